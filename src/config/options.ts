@@ -1,0 +1,101 @@
+import cron from 'node-cron';
+import { z } from 'zod';
+import { ConfigError } from '../errors.js';
+
+/**
+ * Every setting of chaintap, with its default, in one place. Built once from the environment
+ * (and a `.env` file, loaded by the CLI) plus command-line overrides; nothing else reads process.env.
+ */
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+const url = (protocols: string[]) =>
+  z.string().refine((value) => {
+    try {
+      return protocols.includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  }, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+const cronExpression = z.string().refine((value) => cron.validate(value), 'must be a valid cron expression');
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+export const optionsSchema = z.object({
+  DATABASE_URL: url(['postgres:', 'postgresql:']).default('postgres://postgres@127.0.0.1:5432/chaintap'),
+  DATABASE_POOL_SIZE: int(1, 200).default(10),
+  REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_{}-]+$/, 'may contain letters, digits, _, - and a {hash tag} only')
+    .default('chaintap'),
+  UPSTREAM_BASE_URL: url(['http:', 'https:']).default('http://127.0.0.1:8787'),
+  UPSTREAM_API_KEY: z.string().min(1).optional(),
+  /** Requests per second the upstream allows; shared by every worker process through Redis. */
+  UPSTREAM_RPS: z.coerce.number().positive().max(100_000).default(10),
+  /** Requests in flight at once per process (BullMQ worker concurrency and p-limit fan-out). */
+  UPSTREAM_CONCURRENCY: int(1, 1000).default(16),
+  UPSTREAM_TIMEOUT_MS: int(100, 600_000).default(15_000),
+  /** In-request retries of transient faults before the job's own attempt fails. */
+  UPSTREAM_MAX_RETRIES: int(0, 20).default(3),
+  /** Unit the upstream expects for the `timestamp` request field (not documented upstream). */
+  UPSTREAM_TIMESTAMP_UNIT: z.enum(['seconds', 'milliseconds']).default('seconds'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  PRICE_CRON: cronExpression.default('* * * * *'),
+  POSITIONS_CRON: cronExpression.default('*/15 * * * *'),
+  NFT_CRON: cronExpression.default('0 * * * *'),
+  MAINTENANCE_CRON: cronExpression.default('30 3 * * *'),
+  /** Send force_refresh=true on every Nth positions tick (0: never). */
+  FORCE_REFRESH_EVERY: int(0).default(0),
+  /** How many missed price slots a scheduler that was down enqueues when it comes back. */
+  CATCHUP_MAX_SLOTS: int(0, 100_000).default(60),
+  JOB_ATTEMPTS: int(1, 100).default(5),
+  JOB_BACKOFF_MS: int(0).default(2_000),
+  SHUTDOWN_GRACE_MS: int(0).default(30_000),
+
+  RAW_RETENTION_DAYS: int(0).default(14),
+  /** Detach token_prices partitions older than this many days (0: keep everything). */
+  PRICE_PARTITION_DETACH_DAYS: int(0).default(0),
+
+  OPS_HOST: z.string().min(1).default('127.0.0.1'),
+  OPS_PORT: int(0, 65_535).default(9464),
+  OPS_TOKEN: z.string().min(1).optional(),
+  METRICS_ENABLED: bool.default(true),
+});
+
+export type OptionsInput = z.input<typeof optionsSchema>;
+export type Options = z.output<typeof optionsSchema>;
+export const optionNames = Object.keys(optionsSchema.shape) as (keyof Options)[];
+
+/**
+ * Builds the options from an environment (default: process.env) and overrides (command-line flags),
+ * overrides winning. Empty strings count as unset. Throws ConfigError naming every bad setting.
+ */
+export function loadOptions(
+  overrides: Partial<Record<keyof Options, string | number | boolean | undefined>> = {},
+  env: Record<string, string | undefined> = process.env,
+): Options {
+  const input: Record<string, unknown> = {};
+  for (const name of optionNames) {
+    const value = overrides[name] ?? env[name];
+    if (value !== undefined && value !== '') input[name] = typeof value === 'string' ? value.trim() : String(value);
+  }
+  const parsed = optionsSchema.safeParse(input);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const name = issue.path.join('.');
+      // Never echo the value: it may be a secret.
+      return `  ${name}: ${issue.message}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+/** The API key, or a clear error for commands that call the upstream. */
+export function requireApiKey(options: Options): string {
+  if (!options.UPSTREAM_API_KEY) {
+    throw new ConfigError('UPSTREAM_API_KEY is not set: the upstream requires an API key (see .env.example)');
+  }
+  return options.UPSTREAM_API_KEY;
+}

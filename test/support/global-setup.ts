@@ -1,0 +1,49 @@
+import net from 'node:net';
+import type { TestProject } from 'vitest/node';
+
+/**
+ * Finds the PostgreSQL and Redis the tests run against: DATABASE_URL / REDIS_URL when set, else the
+ * local services when they answer, else containers started by testcontainers (only where a Docker
+ * engine exists; it is imported lazily so that machines without one never load it).
+ * DATABASE_URL here is an admin connection: every test file creates its own database from it.
+ */
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgAdminUrl: string;
+    redisUrl: string;
+  }
+}
+
+function answers(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port, timeout: 1000 });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+  });
+}
+
+export default async function setup(project: TestProject) {
+  const stops: (() => Promise<unknown>)[] = [];
+  let pgAdminUrl = process.env.DATABASE_URL;
+  let redisUrl = process.env.REDIS_URL;
+  if (!pgAdminUrl && (await answers('127.0.0.1', 5432))) pgAdminUrl = 'postgres://postgres@127.0.0.1:5432/postgres';
+  if (!redisUrl && (await answers('127.0.0.1', 6379))) redisUrl = 'redis://127.0.0.1:6379';
+  if (!pgAdminUrl) {
+    const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
+    const container = await new PostgreSqlContainer('postgres:15').withUsername('postgres').withPassword('postgres').start();
+    stops.push(() => container.stop());
+    pgAdminUrl = container.getConnectionUri().replace(/\/[^/]*$/, '/postgres');
+  }
+  if (!redisUrl) {
+    const { RedisContainer } = await import('@testcontainers/redis');
+    const container = await new RedisContainer('redis:7').start();
+    stops.push(() => container.stop());
+    redisUrl = container.getConnectionUrl();
+  }
+  project.provide('pgAdminUrl', pgAdminUrl);
+  project.provide('redisUrl', redisUrl);
+  return async () => {
+    for (const stop of stops) await stop();
+  };
+}
