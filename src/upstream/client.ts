@@ -1,0 +1,191 @@
+import pLimit from 'p-limit';
+import { requireApiKey, type Options } from '../config/options.js';
+import { InvalidInputError } from '../errors.js';
+import { normalizeAddress, parseChainFilter, parseNftChain, type NftChain } from '../normalize/address.js';
+import { normalizeCoinType } from '../normalize/coin-type.js';
+import type { Logger } from '../ops/logger.js';
+import type { Metrics } from '../ops/metrics.js';
+import { createUpstreamHttp, type UpstreamResponse } from './http-client.js';
+import type { RateLimiter } from './rate-limiter.js';
+import {
+  nftHoldingsResponse,
+  positionsResponse,
+  protocolsResponse,
+  tokenPriceResponse,
+  type NftHoldingsResponse,
+  type PositionsResponse,
+  type ProtocolsResponse,
+  type TokenPriceResponse,
+} from './schemas.js';
+
+export type { UpstreamResponse };
+
+/** The upstream's limit on tokens in one price request (upstream-api.md section 8). */
+export const MAX_COINS_PER_PRICE_REQUEST = 50;
+
+export interface PriceRequestOptions {
+  /** Ask for the price at this time; omitted: the current price. */
+  at?: Date;
+  signal?: AbortSignal;
+}
+
+export interface PositionsRequestOptions {
+  chain?: string;
+  protocols?: string[];
+  forceRefresh?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface NftHoldingsRequestOptions {
+  chain?: NftChain;
+  includePnl?: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * The upstream's operations (upstream-api.md section 4), validated against the wire schemas. Input
+ * is checked before any request (InvalidInputError); failures are the classes of errors.ts.
+ */
+export interface UpstreamClient {
+  /** One price request for 1 to 50 coin types (any spelling; sent in normal form, duplicates once). */
+  fetchTokenPriceBatch(coinTypes: string[], opts?: PriceRequestOptions): Promise<UpstreamResponse<TokenPriceResponse>>;
+  /** Any number of coin types: validated and de-duplicated up front, then batched and fetched in parallel. */
+  fetchTokenPrices(coinTypes: string[], opts?: PriceRequestOptions): Promise<UpstreamResponse<TokenPriceResponse>[]>;
+  fetchPositions(address: string, opts?: PositionsRequestOptions): Promise<UpstreamResponse<PositionsResponse>>;
+  fetchNftHoldings(address: string, opts?: NftHoldingsRequestOptions): Promise<UpstreamResponse<NftHoldingsResponse>>;
+  fetchProtocols(opts?: { signal?: AbortSignal }): Promise<UpstreamResponse<ProtocolsResponse>>;
+  /** Closes the keep-alive connections. */
+  close(): Promise<void>;
+}
+
+export interface UpstreamClientSettings {
+  options: Options;
+  logger: Logger;
+  metrics: Metrics;
+  rateLimiter: RateLimiter;
+  /** Default: UPSTREAM_API_KEY (ConfigError when it is not set). */
+  apiKey?: string;
+}
+
+export function createUpstreamClient({ options, logger, metrics, rateLimiter, apiKey }: UpstreamClientSettings): UpstreamClient {
+  const http = createUpstreamHttp({
+    baseUrl: options.UPSTREAM_BASE_URL,
+    apiKey: apiKey ?? requireApiKey(options),
+    timeoutMs: options.UPSTREAM_TIMEOUT_MS,
+    maxRetries: options.UPSTREAM_MAX_RETRIES,
+    rateLimiter,
+    logger,
+    metrics,
+  });
+
+  function sendPriceBatch(coinTypes: string[], at: Date | undefined, signal: AbortSignal | undefined) {
+    const timestamp = at === undefined ? undefined : requestTimestamp(at, options.UPSTREAM_TIMESTAMP_UNIT);
+    return http.send({
+      operation: 'prices',
+      method: 'POST',
+      path: '/tokens/sui/price',
+      json: { addresses: coinTypes.join(','), ...(timestamp === undefined ? {} : { timestamp }) },
+      schema: tokenPriceResponse,
+      signal,
+    });
+  }
+
+  return {
+    async fetchTokenPriceBatch(coinTypes, opts = {}) {
+      const batch = uniqueCoinTypes(coinTypes);
+      if (batch.length === 0 || batch.length > MAX_COINS_PER_PRICE_REQUEST) {
+        throw new InvalidInputError(
+          `a price request takes 1 to ${MAX_COINS_PER_PRICE_REQUEST} distinct coin types, got ${batch.length}`,
+        );
+      }
+      return sendPriceBatch(batch, opts.at, opts.signal);
+    },
+
+    async fetchTokenPrices(coinTypes, opts = {}) {
+      const batches = chunk(uniqueCoinTypes(coinTypes), MAX_COINS_PER_PRICE_REQUEST);
+      if (opts.at !== undefined) requestTimestamp(opts.at, options.UPSTREAM_TIMESTAMP_UNIT);
+      // When one batch fails the others are abandoned, so they stop spending the rate budget.
+      const siblings = new AbortController();
+      const onAbort = () => siblings.abort(opts.signal!.reason);
+      if (opts.signal?.aborted) onAbort();
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      const limit = pLimit(options.UPSTREAM_CONCURRENCY);
+      try {
+        return await Promise.all(batches.map((batch) => limit(() => sendPriceBatch(batch, opts.at, siblings.signal))));
+      } catch (error) {
+        siblings.abort(new Error('another price batch of the same call failed'));
+        throw error;
+      } finally {
+        opts.signal?.removeEventListener('abort', onAbort);
+      }
+    },
+
+    async fetchPositions(address, opts = {}) {
+      const query: string[] = [];
+      if (opts.chain !== undefined) query.push(`chain=${encodeURIComponent(parseChainFilter(opts.chain))}`);
+      if (opts.protocols?.length) query.push(`protocol=${opts.protocols.map(protocolName).map(encodeURIComponent).join(',')}`);
+      if (opts.forceRefresh) query.push('force_refresh=true');
+      return http.send({
+        operation: 'positions',
+        method: 'GET',
+        path: `/v2/address/${encodeURIComponent(normalizeAddress(address))}/positions${queryString(query)}`,
+        schema: positionsResponse,
+        signal: opts.signal,
+      });
+    },
+
+    async fetchNftHoldings(address, opts = {}) {
+      const query: string[] = [];
+      if (opts.chain !== undefined) query.push(`chain=${encodeURIComponent(parseNftChain(opts.chain))}`);
+      if (opts.includePnl) query.push('includePnl=true');
+      return http.send({
+        operation: 'nfts',
+        method: 'GET',
+        path: `/v2/address/${encodeURIComponent(normalizeAddress(address))}/nft-holding${queryString(query)}`,
+        schema: nftHoldingsResponse,
+        signal: opts.signal,
+      });
+    },
+
+    fetchProtocols(opts = {}) {
+      return http.send({
+        operation: 'protocols',
+        method: 'GET',
+        path: '/v2/defi/protocols',
+        schema: protocolsResponse,
+        signal: opts.signal,
+      });
+    },
+
+    close: () => http.close(),
+  };
+}
+
+/** Normal forms, first occurrence first; throws InvalidInputError on the first bad coin type. */
+function uniqueCoinTypes(coinTypes: string[]): string[] {
+  return [...new Set(coinTypes.map(normalizeCoinType))];
+}
+
+/** The price request's `timestamp` field in the configured unit (the upstream does not document it). */
+function requestTimestamp(at: Date, unit: Options['UPSTREAM_TIMESTAMP_UNIT']): number {
+  const ms = at.getTime();
+  if (Number.isNaN(ms)) throw new InvalidInputError('invalid price time: not a valid date');
+  return unit === 'seconds' ? Math.floor(ms / 1000) : ms;
+}
+
+/** The upstream takes protocols comma-separated, so a name may not contain one. */
+function protocolName(input: string): string {
+  const name = input.trim();
+  if (!name || name.includes(',')) throw new InvalidInputError(`invalid protocol "${input}": expected a protocol id without commas`);
+  return name;
+}
+
+function queryString(parts: string[]): string {
+  return parts.length ? `?${parts.join('&')}` : '';
+}
+
+function chunk<T>(items: T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
+}

@@ -1,0 +1,116 @@
+import { ChaintapError } from '../errors.js';
+
+/**
+ * What can go wrong when calling the upstream, as a few classes that map onto queue behaviour:
+ * retry (TransientError), wait and retry without spending an attempt (RateLimitedError), stop and
+ * alert (AuthError), fail without retry (PermanentError), quarantine (InvalidPayloadError).
+ * Only the upstream client constructs these, so only it decides what is retryable.
+ */
+
+export type UpstreamOperation = 'prices' | 'positions' | 'nfts' | 'protocols';
+
+/** Error bodies are kept for diagnosis, but never more than this many bytes of them. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+export interface UpstreamErrorDetails {
+  operation: UpstreamOperation;
+  /** Path and query of the request (never carries the key, which travels in a header). */
+  url: string;
+  /** HTTP status, when an answer arrived. */
+  status?: number;
+  /** Response body as received (truncated to MAX_ERROR_BODY_BYTES except for InvalidPayloadError). */
+  body?: string;
+  /** Requests sent for this call, retries included. */
+  attempts?: number;
+  cause?: unknown;
+}
+
+export abstract class UpstreamError extends ChaintapError {
+  readonly operation: UpstreamOperation;
+  readonly url: string;
+  readonly status?: number;
+  readonly body?: string;
+  /** True when the body was cut to MAX_ERROR_BODY_BYTES. */
+  readonly bodyTruncated: boolean;
+  readonly attempts: number;
+  abstract readonly retryable: boolean;
+
+  constructor(message: string, details: UpstreamErrorDetails, keepWholeBody = false) {
+    super(`${details.operation} ${details.url}: ${message}`, { cause: details.cause });
+    this.operation = details.operation;
+    this.url = details.url;
+    this.status = details.status;
+    const body = details.body === undefined || keepWholeBody ? details.body : truncateUtf8(details.body, MAX_ERROR_BODY_BYTES);
+    this.body = body;
+    this.bodyTruncated = body !== details.body;
+    this.attempts = details.attempts ?? 1;
+  }
+}
+
+/** 401 or 403: the key was rejected. Never retried; the message never contains the key. */
+export class AuthError extends UpstreamError {
+  readonly retryable = false;
+  constructor(details: UpstreamErrorDetails) {
+    super(`the upstream rejected the API key (HTTP ${details.status}); check UPSTREAM_API_KEY`, details);
+  }
+}
+
+/** 429 after the in-request retries: the caller re-queues the job after retryAfterMs. */
+export class RateLimitedError extends UpstreamError {
+  readonly retryable = true;
+  readonly retryAfterMs: number;
+  constructor(details: UpstreamErrorDetails & { retryAfterMs: number }) {
+    super(`rate limited by the upstream (HTTP 429), retry after ${details.retryAfterMs} ms`, details);
+    this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+/** 5xx, 408, a timeout, a network failure, or a 200 whose body is not JSON: worth another try. */
+export class TransientError extends UpstreamError {
+  readonly retryable = true;
+  /** Short machine-readable cause: server_error, timeout, network, invalid_json. */
+  readonly reason: TransientReason;
+  constructor(message: string, details: UpstreamErrorDetails & { reason: TransientReason }) {
+    super(message, details);
+    this.reason = details.reason;
+  }
+}
+export type TransientReason = 'server_error' | 'timeout' | 'network' | 'invalid_json';
+
+/** Any other non-2xx answer (400, 404, 3xx...): the request itself is wrong; retrying cannot help. */
+export class PermanentError extends UpstreamError {
+  readonly retryable = false;
+  constructor(details: UpstreamErrorDetails) {
+    super(`the upstream refused the request (HTTP ${details.status})${snippet(details.body)}`, details);
+  }
+}
+
+/** A JSON 2xx body that fails the wire schema. Carries the whole body so it can be quarantined. */
+export class InvalidPayloadError extends UpstreamError {
+  readonly retryable = false;
+  declare readonly body: string;
+  /** Readable summary of what did not fit, one `path: message` per line. */
+  readonly issues: string;
+  constructor(details: UpstreamErrorDetails & { body: string; issues: string }) {
+    super(`the response does not match the expected shape:\n${details.issues}`, details, true);
+    this.issues = details.issues;
+  }
+}
+
+/** The first few hundred characters of a body, for an error message. */
+export function snippet(body: string | undefined, max = 200): string {
+  if (!body) return '';
+  const flat = body.replace(/\s+/g, ' ').trim();
+  return flat ? `: ${flat.length > max ? `${flat.slice(0, max)}…` : flat}` : '';
+}
+
+function truncateUtf8(text: string, maxBytes: number): string {
+  // Cheap check first: a string of n UTF-16 units has at most 3n UTF-8 bytes.
+  if (text.length * 3 <= maxBytes) return text;
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= maxBytes) return text;
+  // Step back to the start of a character so the cut never splits one.
+  let end = maxBytes;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString('utf8');
+}

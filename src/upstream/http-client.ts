@@ -1,0 +1,221 @@
+import { Agent, errors as undiciErrors, request as undiciRequest } from 'undici';
+import type { z } from 'zod';
+import type { Logger } from '../ops/logger.js';
+import type { Metrics } from '../ops/metrics.js';
+import {
+  AuthError,
+  InvalidPayloadError,
+  PermanentError,
+  RateLimitedError,
+  TransientError,
+  snippet,
+  type TransientReason,
+  type UpstreamOperation,
+} from './errors.js';
+import type { RateLimiter } from './rate-limiter.js';
+import {
+  MAX_IN_REQUEST_RATE_LIMIT_WAIT_MS,
+  MAX_RATE_LIMIT_RETRIES,
+  backoffDelayMs,
+  parseRetryAfterMs,
+} from './retry-policy.js';
+import { sleep } from './sleep.js';
+
+/** A validated upstream answer together with what was received, for raw storage and run records. */
+export interface UpstreamResponse<T> {
+  operation: UpstreamOperation;
+  /** Path and query as sent (the key travels in a header, never here). */
+  url: string;
+  status: number;
+  /** Body text as received. */
+  body: string;
+  data: T;
+  receivedAt: Date;
+  /** Duration of the attempt that succeeded. */
+  durationMs: number;
+  /** Requests sent for this call, retries included. */
+  attempts: number;
+}
+
+export interface UpstreamRequest<T> {
+  operation: UpstreamOperation;
+  method: 'GET' | 'POST';
+  /** Path and query, already URL-encoded, starting with '/'. */
+  path: string;
+  /** Sent as JSON. */
+  json?: unknown;
+  schema: z.ZodType<T>;
+  signal?: AbortSignal;
+}
+
+export interface UpstreamHttpSettings {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+  /** Transient faults retried within one request. */
+  maxRetries: number;
+  rateLimiter: RateLimiter;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+export interface UpstreamHttp {
+  send<T>(request: UpstreamRequest<T>): Promise<UpstreamResponse<T>>;
+  /** Closes the keep-alive connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * The one place that talks HTTP to the upstream: every attempt waits for the shared rate limit,
+ * carries the key, is timed out, measured and logged, and its outcome is classified (errors.ts).
+ * Transient faults are retried here with backoff, 429s after pausing the shared budget.
+ */
+export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp {
+  const { apiKey, timeoutMs, maxRetries, rateLimiter, metrics } = settings;
+  const logger = settings.logger.child({ component: 'upstream' });
+  const base = settings.baseUrl.replace(/\/+$/, '');
+  const agent = new Agent({
+    keepAliveTimeout: 10_000,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connect: { timeout: timeoutMs },
+  });
+  // A body that echoes the key must not carry it into logs, errors or the database.
+  const scrub = (text: string) => (apiKey.length >= 4 ? text.split(apiKey).join('[redacted]') : text);
+
+  async function attempt<T>(request: UpstreamRequest<T>, attempts: number): Promise<UpstreamResponse<T>> {
+    const { operation, path } = request;
+    const details = { operation, url: path, attempts };
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+    const onCallerAbort = () => controller.abort(request.signal!.reason);
+    request.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const started = performance.now();
+    let status: number;
+    let text: string;
+    let retryAfter: string | string[] | undefined;
+    try {
+      const response = await undiciRequest(base + path, {
+        dispatcher: agent,
+        method: request.method,
+        headers: {
+          'x-api-key': apiKey,
+          accept: 'application/json',
+          ...(request.json === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: request.json === undefined ? undefined : JSON.stringify(request.json),
+        signal: controller.signal,
+      });
+      status = response.statusCode;
+      retryAfter = response.headers['retry-after'];
+      text = scrub(await response.body.text());
+    } catch (error) {
+      // The caller gave up (shutdown): not an upstream fault, nothing to record.
+      request.signal?.throwIfAborted();
+      const reason: TransientReason = controller.signal.aborted || isTimeout(error) ? 'timeout' : 'network';
+      const durationMs = performance.now() - started;
+      record(operation, reason, durationMs);
+      logger.debug({ operation, url: path, status: reason, durationMs, attempt: attempts }, 'upstream request failed');
+      throw new TransientError(reason === 'timeout' ? `no answer within ${timeoutMs} ms` : `network error: ${scrub(describe(error))}`, {
+        ...details,
+        reason,
+        cause: error,
+      });
+    } finally {
+      clearTimeout(timer);
+      request.signal?.removeEventListener('abort', onCallerAbort);
+    }
+    const durationMs = performance.now() - started;
+    record(operation, String(status), durationMs);
+    logger.debug({ operation, url: path, status, durationMs, attempt: attempts }, 'upstream request');
+    return classify(request, { ...details, status, body: text }, durationMs, retryAfter);
+  }
+
+  function classify<T>(
+    request: UpstreamRequest<T>,
+    answer: { operation: UpstreamOperation; url: string; attempts: number; status: number; body: string },
+    durationMs: number,
+    retryAfter: string | string[] | undefined,
+  ): UpstreamResponse<T> {
+    const { status, body } = answer;
+    if (status === 401 || status === 403) throw new AuthError(answer);
+    if (status === 429) throw new RateLimitedError({ ...answer, retryAfterMs: parseRetryAfterMs(retryAfter) });
+    if (status >= 500 || status === 408) {
+      throw new TransientError(`the upstream failed (HTTP ${status})${snippet(body)}`, { ...answer, reason: 'server_error' });
+    }
+    if (status < 200 || status >= 300) throw new PermanentError(answer);
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch (error) {
+      throw new TransientError(`HTTP ${status} with a body that is not JSON${snippet(body, 100)}`, {
+        ...answer,
+        reason: 'invalid_json',
+        cause: error,
+      });
+    }
+    const parsed = request.schema.safeParse(json);
+    if (!parsed.success) throw new InvalidPayloadError({ ...answer, issues: summarizeIssues(parsed.error.issues) });
+    return { ...answer, operation: request.operation, data: parsed.data, receivedAt: new Date(), durationMs };
+  }
+
+  function record(operation: UpstreamOperation, status: string, durationMs: number) {
+    metrics.upstreamRequests.inc({ operation, status });
+    metrics.upstreamLatency.observe({ operation }, durationMs / 1000);
+  }
+
+  return {
+    async send(request) {
+      let transientRetries = 0;
+      let rateLimitRetries = 0;
+      for (let attempts = 1; ; attempts++) {
+        await rateLimiter.acquire(request.signal);
+        try {
+          return await attempt(request, attempts);
+        } catch (error) {
+          if (error instanceof RateLimitedError) {
+            metrics.upstreamRateLimited.inc({ operation: request.operation });
+            // Every process sharing the budget waits, not only this request.
+            await rateLimiter.pause(error.retryAfterMs);
+            if (rateLimitRetries >= MAX_RATE_LIMIT_RETRIES || error.retryAfterMs > MAX_IN_REQUEST_RATE_LIMIT_WAIT_MS) throw error;
+            rateLimitRetries++;
+            metrics.upstreamRetries.inc({ operation: request.operation, reason: 'rate_limited' });
+            logger.debug({ operation: request.operation, url: request.path, retryAfterMs: error.retryAfterMs }, 'upstream rate limited, retrying');
+            continue;
+          }
+          if (!(error instanceof TransientError) || transientRetries >= maxRetries) throw error;
+          const delayMs = backoffDelayMs(transientRetries++);
+          metrics.upstreamRetries.inc({ operation: request.operation, reason: error.reason });
+          logger.debug({ operation: request.operation, url: request.path, reason: error.reason, delayMs }, 'upstream request retrying');
+          await sleep(delayMs, request.signal);
+        }
+      }
+    },
+    close: () => agent.close(),
+  };
+}
+
+function isTimeout(error: unknown): boolean {
+  return (
+    error instanceof undiciErrors.HeadersTimeoutError ||
+    error instanceof undiciErrors.BodyTimeoutError ||
+    error instanceof undiciErrors.ConnectTimeoutError
+  );
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  return `${typeof code === 'string' ? `${code}: ` : ''}${error.message}${cause}`;
+}
+
+/** zod issues as `path: message` lines, at most 20 of them. */
+export function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  const lines = issues.slice(0, 20).map((issue) => {
+    const path = issue.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('');
+    return `${path ? path.replace(/^\./, '') : '(root)'}: ${issue.message}`;
+  });
+  if (issues.length > 20) lines.push(`… and ${issues.length - 20} more`);
+  return lines.join('\n');
+}
