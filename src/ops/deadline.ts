@@ -1,0 +1,11 @@
+/**
+ * Rejects when `promise` has not settled within `ms`. The ops endpoints answer within bounded time
+ * even when Redis or Postgres hangs (a worker's Redis connection queues commands while offline).
+ */
+export function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,34 @@
+/**
+ * A tagged template for server-rendered HTML that escapes every interpolated value unless it is
+ * already HTML (built by this same tag). Escaping by default means a field from the database or a
+ * queue can never inject markup into the status page.
+ */
+export class Html {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
+type Interpolation = Html | string | number | bigint | boolean | null | undefined | readonly Interpolation[];
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (character) => ESCAPES[character]!);
+}
+
+function render(value: Interpolation): string {
+  if (value instanceof Html) return value.text;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === null || value === undefined || value === false) return '';
+  return escapeHtml(String(value));
+}
+
+export function html(strings: TemplateStringsArray, ...values: Interpolation[]): Html {
+  let text = strings[0]!;
+  values.forEach((value, index) => {
+    text += render(value) + strings[index + 1]!;
+  });
+  return new Html(text);
+}

@@ -1,0 +1,111 @@
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Context } from '../context.js';
+import type { Database } from '../db/client.js';
+import type { Queues } from '../queue/queues.js';
+import { registerBullBoard } from './bull-board.js';
+import { requireOpsToken } from './ops-token.js';
+import { checkReadiness } from './readiness.js';
+import { refreshScrapeGauges } from './scrape-gauges.js';
+import { loadStatusPageData } from './status-page-data.js';
+import { renderStatusPage } from './status-page.js';
+
+/** How long /readyz, /metrics and the status page wait for Postgres or Redis before answering without them. */
+const DEPENDENCY_TIMEOUT_MS = 3_000;
+
+export interface OpsServerDependencies {
+  context: Context;
+  database: Database;
+  /** Any connection to the Redis that holds the queues; used for the readiness PING. */
+  redis: Redis;
+  queues: Queues;
+}
+
+export interface OpsServer {
+  app: FastifyInstance;
+  /** Listens on OPS_HOST:OPS_PORT (port 0: any free port) and resolves to the server's URL. */
+  listen(): Promise<string>;
+  /** Stops listening. The database, Redis connection and queues belong to the caller and stay open. */
+  close(): Promise<void>;
+}
+
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
+/**
+ * The operations HTTP server of a chaintap process: liveness, readiness, Prometheus metrics,
+ * Bull Board and the status page. With OPS_TOKEN set, every route but /healthz requires it.
+ */
+export function createOpsServer(dependencies: OpsServerDependencies): OpsServer {
+  const { context, database, redis, queues } = dependencies;
+  const { options, metrics } = context;
+  const logger = context.logger.child({ component: 'ops-server' });
+  // Fastify's own request logging would write URLs, and a URL may carry ?token=: we log errors ourselves.
+  const app = Fastify({ logger: false, disableRequestLogging: true });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    logger.error({ err: error, method: request.method, path: pathOf(request.url) }, 'ops server request failed');
+    const status = typeof error.statusCode === 'number' && error.statusCode >= 400 ? error.statusCode : 500;
+    return reply.code(status).send({ error: status >= 500 ? 'internal error' : error.message });
+  });
+  if (options.OPS_TOKEN) app.addHook('onRequest', requireOpsToken(options.OPS_TOKEN));
+  app.addHook('onSend', async (_request, reply) => {
+    // Links carry ?token=: keep it out of Referer headers sent to other sites.
+    reply.header('referrer-policy', 'no-referrer');
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  app.get('/readyz', async (_request, reply) => {
+    const readiness = await checkReadiness(database.sql, redis, DEPENDENCY_TIMEOUT_MS);
+    if (!readiness.ready) logger.warn({ checks: readiness.checks }, 'not ready');
+    return reply.code(readiness.ready ? 200 : 503).send({ status: readiness.ready ? 'ready' : 'unavailable', ...readiness });
+  });
+
+  if (options.METRICS_ENABLED) {
+    app.get('/metrics', async (_request, reply) => {
+      await refreshScrapeGauges({
+        metrics,
+        queues,
+        sql: database.sql,
+        logger,
+        now: () => new Date(),
+        timeoutMs: DEPENDENCY_TIMEOUT_MS,
+      });
+      return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    });
+  }
+
+  app.get('/', async (request, reply) => {
+    const data = await loadStatusPageData({ sql: database.sql, queues, now: new Date(), timeoutMs: DEPENDENCY_TIMEOUT_MS });
+    const token = (request.query as { token?: string }).token;
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:")
+      .send(renderStatusPage(data, { token: options.OPS_TOKEN && token ? token : undefined }));
+  });
+
+  registerBullBoard(app, queues);
+
+  return {
+    app,
+    async listen() {
+      const url = await app.listen({ host: options.OPS_HOST, port: options.OPS_PORT });
+      if (!options.OPS_TOKEN && !isLoopback(options.OPS_HOST)) {
+        logger.warn({ host: options.OPS_HOST }, 'ops server listens beyond loopback without OPS_TOKEN: anyone who reaches it can use Bull Board');
+      }
+      logger.info({ url }, 'ops server listening');
+      return url;
+    },
+    async close() {
+      await app.close();
+    },
+  };
+}

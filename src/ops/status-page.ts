@@ -1,0 +1,178 @@
+import { shortCoinType } from '../normalize/coin-type.js';
+import { DATASETS } from '../queue/queues.js';
+import { Html, html } from './html.js';
+import { renderPriceChartSvg, type PricePoint } from './price-chart-svg.js';
+import { QUEUE_STATES } from './queue-depths.js';
+import type { Section, StatusPageData } from './status-page-data.js';
+import type { WatchedTokenRow } from './status-queries.js';
+
+/** Seconds between automatic reloads of the page. */
+export const STATUS_REFRESH_SECONDS = 30;
+
+export interface StatusPageLinks {
+  /** Carried on every link so that a browser opened with `?token=` stays authorised. */
+  token?: string;
+}
+
+const STYLE = new Html(`
+  :root { color-scheme: light; }
+  body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; background: #f6f8fa; color: #1f2328; }
+  header { background: #24292f; color: #fff; padding: 12px 24px; display: flex; align-items: baseline; gap: 24px; flex-wrap: wrap; }
+  header h1 { font-size: 18px; margin: 0; }
+  header a { color: #9ecbff; }
+  header .generated { color: #c9d1d9; margin-left: auto; font-size: 12px; }
+  main { max-width: 1240px; margin: 0 auto; padding: 16px 24px 40px; }
+  section { background: #fff; border: 1px solid #d0d7de; border-radius: 6px; padding: 12px 16px; margin-bottom: 16px; }
+  h2 { font-size: 15px; margin: 0 0 8px; }
+  table { border-collapse: collapse; width: 100%; font-size: 13px; }
+  th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #eaeef2; vertical-align: top; }
+  th { color: #57606a; font-weight: 600; }
+  td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+  .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; }
+  .muted { color: #57606a; }
+  .error { color: #cf222e; }
+  .pill { display: inline-block; padding: 0 8px; border-radius: 10px; font-size: 12px; }
+  .pill.failed { background: #ffebe9; color: #cf222e; }
+  .pill.retrying { background: #fff8c5; color: #9a6700; }
+  .pill.quarantined { background: #fbefff; color: #8250df; }
+  .never { color: #cf222e; font-weight: 600; }
+  .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(380px, 1fr)); gap: 12px; }
+  .token { border: 1px solid #eaeef2; border-radius: 6px; padding: 8px 10px; }
+  .token .name { font-weight: 600; }
+  .token .coin { display: block; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+  .token .latest { font-variant-numeric: tabular-nums; }
+  .up { color: #1a7f37; } .down { color: #cf222e; }
+  .truncate { max-width: 420px; overflow: hidden; text-overflow: ellipsis; }
+`);
+
+function formatTime(time: Date | null | undefined): string {
+  return time ? `${time.toISOString().slice(0, 19).replace('T', ' ')} UTC` : '—';
+}
+
+/** "42 s", "5 min 3 s", "2 h 10 min", "3 d 4 h". */
+export function formatAge(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
+}
+
+function shortCoin(coinType: string): string {
+  try {
+    return shortCoinType(coinType);
+  } catch {
+    return coinType;
+  }
+}
+
+function failed(section: { ok: false; error: string }): Html {
+  return html`<p class="error">Unavailable: ${section.error}</p>`;
+}
+
+function freshnessSection(data: StatusPageData): Html {
+  const freshness = data.freshness;
+  if (!freshness.ok) return failed(freshness);
+  const byDataset = new Map(freshness.value.map((row) => [row.dataset, row]));
+  const names = [...new Set([...DATASETS, ...byDataset.keys()])];
+  const rows = names.map((dataset) => {
+    const row = byDataset.get(dataset);
+    if (!row?.newestTick) {
+      return html`<tr data-dataset="${dataset}"><td>${dataset}</td><td class="num">${row?.targets ?? 0}</td><td class="never" colspan="4">no successful run yet</td></tr>`;
+    }
+    const age = (data.now.getTime() - row.newestTick.getTime()) / 1000;
+    return html`<tr data-dataset="${dataset}"><td>${dataset}</td><td class="num">${row.targets}</td><td class="num freshness">${formatAge(age)}</td><td>${formatTime(row.newestTick)}</td><td>${formatTime(row.oldestTick)}</td><td>${formatTime(row.lastSuccessAt)}</td></tr>`;
+  });
+  return html`<table><thead><tr><th>dataset</th><th class="num">targets</th><th class="num">freshness</th><th>last tick</th><th>stalest target's tick</th><th>last success at</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function queuesSection(data: StatusPageData): Html {
+  if (!data.queues.ok) return failed(data.queues);
+  const head = QUEUE_STATES.map((state) => html`<th class="num">${state}</th>`);
+  const rows = data.queues.value.map(
+    ({ queue, counts }) =>
+      html`<tr data-queue="${queue}"><td>${queue}</td>${QUEUE_STATES.map((state) => html`<td class="num" data-state="${state}">${counts[state]}</td>`)}</tr>`,
+  );
+  return html`<table><thead><tr><th>queue</th>${head}</tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function change(token: WatchedTokenRow): Html {
+  if (!token.price || !token.price24hAgo || Number(token.price24hAgo) === 0) return html``;
+  const percent = ((Number(token.price) - Number(token.price24hAgo)) / Number(token.price24hAgo)) * 100;
+  const sign = percent > 0 ? '+' : '';
+  return html` <span class="${percent >= 0 ? 'up' : 'down'}">${sign}${percent.toFixed(2)} % / 24 h</span>`;
+}
+
+function tokenCard(token: WatchedTokenRow, series: PricePoint[], data: StatusPageData): Html {
+  const name = token.symbol ?? shortCoin(token.coinType);
+  const chart = renderPriceChartSvg(series, {
+    from: data.since,
+    to: data.now,
+    title: `${name} price, last 24 h (${series.length} prices)`,
+  });
+  const latest = token.price
+    ? html`<span class="latest mono">${token.price}</span>${change(token)} <span class="muted">at ${formatTime(token.priceTime)}</span>`
+    : html`<span class="muted">no price yet</span>`;
+  return html`<div class="token" data-coin-type="${token.coinType}"><span class="name">${name}</span><span class="coin mono muted" title="${token.coinType}">${shortCoin(token.coinType)}</span><div>${latest}</div>${chart}</div>`;
+}
+
+function pricesSection(data: StatusPageData): Html {
+  const tokens = data.tokens;
+  if (!tokens.ok) return failed(tokens);
+  if (tokens.value.watched.length === 0) return html`<p class="muted">No watched tokens (chaintap tokens add &lt;coin type&gt;).</p>`;
+  const series = new Map<string, PricePoint[]>();
+  for (const row of tokens.value.prices) {
+    const points = series.get(row.coinType) ?? [];
+    points.push({ time: row.priceTime, price: row.price });
+    series.set(row.coinType, points);
+  }
+  return html`<div class="charts">${tokens.value.watched.map((token) => tokenCard(token, series.get(token.coinType) ?? [], data))}</div>`;
+}
+
+function statusPill(status: string): Html {
+  return html`<span class="pill ${status}">${status}</span>`;
+}
+
+function failuresSection(data: StatusPageData): Html {
+  if (!data.failures.ok) return failed(data.failures);
+  if (data.failures.value.length === 0) return html`<p class="muted">No failed, retrying or quarantined runs.</p>`;
+  const rows = data.failures.value.map(
+    (run) =>
+      html`<tr data-run-id="${run.id}"><td>${formatTime(run.startedAt)}</td><td>${run.dataset}</td><td class="mono">${run.target}</td><td>${formatTime(run.tick)}</td><td>${statusPill(run.status)}</td><td class="num">${run.attempts}</td><td class="num">${run.httpStatus ?? '—'}</td><td class="truncate">${run.error ?? ''}</td></tr>`,
+  );
+  return html`<table><thead><tr><th>started</th><th>dataset</th><th>target</th><th>tick</th><th>status</th><th class="num">attempts</th><th class="num">HTTP</th><th>error</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function quarantinedSection(data: StatusPageData): Html {
+  if (!data.quarantined.ok) return failed(data.quarantined);
+  if (data.quarantined.value.length === 0) return html`<p class="muted">No quarantined payloads.</p>`;
+  const rows = data.quarantined.value.map(
+    (payload) =>
+      html`<tr data-quarantine-id="${payload.id}"><td>${formatTime(payload.receivedAt)}</td><td>${payload.dataset}</td><td class="mono">${payload.endpoint}</td><td class="mono">${payload.target ?? '—'}</td><td>${formatTime(payload.tick)}</td><td class="num">${payload.httpStatus ?? '—'}</td><td class="truncate">${payload.reason}</td></tr>`,
+  );
+  return html`<table><thead><tr><th>received</th><th>dataset</th><th>endpoint</th><th>target</th><th>tick</th><th class="num">HTTP</th><th>reason</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function section(id: string, title: string, body: Html): Html {
+  return html`<section id="${id}"><h2>${title}</h2>${body}</section>`;
+}
+
+/** The whole status page as one HTML document: no scripts, reloads itself every 30 s. */
+export function renderStatusPage(data: StatusPageData, links: StatusPageLinks = {}): string {
+  const href = (path: string) => (links.token ? `${path}?token=${encodeURIComponent(links.token)}` : path);
+  const failing = (s: Section<unknown>) => (s.ok ? 0 : 1);
+  const unavailable = failing(data.freshness) + failing(data.queues) + failing(data.tokens) + failing(data.failures) + failing(data.quarantined);
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="refresh" content="${STATUS_REFRESH_SECONDS}">
+<title>chaintap status</title><style>${STYLE}</style></head>
+<body><header><h1>chaintap status</h1><nav><a href="${href('/queues')}">Queues (Bull Board)</a> · <a href="${href('/metrics')}">Metrics</a> · <a href="${href('/readyz')}">Readiness</a></nav><span class="generated">${formatTime(data.now)} · reloads every ${STATUS_REFRESH_SECONDS} s${unavailable ? html` · <span class="error">${unavailable} section(s) unavailable</span>` : ''}</span></header>
+<main>
+${section('datasets', 'Datasets', freshnessSection(data))}
+${section('queues', 'Queues', queuesSection(data))}
+${section('prices', 'Watched token prices, last 24 hours', pricesSection(data))}
+${section('failures', 'Recent failures', failuresSection(data))}
+${section('quarantine', 'Quarantined payloads', quarantinedSection(data))}
+</main></body></html>
+`.text;
+}
