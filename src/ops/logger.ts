@@ -33,11 +33,10 @@ export function createLogger(settings: LoggerSettings): Logger {
     level: settings.level,
     base: { pid: process.pid },
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    hooks: secrets.length
-      ? {
-          streamWrite: (line) => secrets.reduce((text, secret) => text.split(secret).join('[redacted]'), line),
-        }
-      : undefined,
+    // An explicit `hooks: undefined` would replace pino's default hooks and break it: only set when needed.
+    ...(secrets.length
+      ? { hooks: { streamWrite: (line: string) => secrets.reduce((text, secret) => text.split(secret).join('[redacted]'), line) } }
+      : {}),
   };
   if (settings.destination) return pino(options, settings.destination);
   if (pretty) {

@@ -27,6 +27,7 @@ export function parseRetryAfterMs(value: string | string[] | undefined, now: num
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!text) return DEFAULT_RETRY_AFTER_MS;
   if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text) * 1000);
-  const date = Date.parse(text);
+  // An HTTP date names a weekday and month; Date.parse alone would also take "-5" as a year.
+  const date = /[a-z]{3}/i.test(text) ? Date.parse(text) : Number.NaN;
   return Number.isNaN(date) ? DEFAULT_RETRY_AFTER_MS : Math.max(0, date - now);
 }
