@@ -1,0 +1,94 @@
+import { ConfigError } from '../errors.js';
+import { seededRandom } from './hash.js';
+
+/** Faults the simulated upstream injects; rates are shares of authenticated requests, 0 to 1. */
+export interface SimulatorFaults {
+  latencyMs: number;
+  latencyJitterMs: number;
+  spikeRate: number;
+  spikeMs: number;
+  error5xxRate: number;
+  error429Rate: number;
+  retryAfterSeconds: number;
+  malformedRate: number;
+  timeoutRate: number;
+  /** 0 = off; else more than this many requests in any trailing 1000 ms are answered 429. */
+  rateLimitRps: number;
+}
+
+export const NO_FAULTS: SimulatorFaults = {
+  latencyMs: 0,
+  latencyJitterMs: 0,
+  spikeRate: 0,
+  spikeMs: 0,
+  error5xxRate: 0,
+  error429Rate: 0,
+  retryAfterSeconds: 1,
+  malformedRate: 0,
+  timeoutRate: 0,
+  rateLimitRps: 0,
+};
+
+const RATES = ['spikeRate', 'error5xxRate', 'error429Rate', 'malformedRate', 'timeoutRate'] as const;
+
+/** The faults with `changes` applied; throws ConfigError for a negative value, a rate above 1 or shares summing above 1. */
+export function resolveFaults(changes: Partial<SimulatorFaults>, current: SimulatorFaults = NO_FAULTS): SimulatorFaults {
+  const faults = { ...current };
+  for (const [name, value] of Object.entries(changes) as [keyof SimulatorFaults, number | undefined][]) {
+    if (value === undefined) continue;
+    if (!(name in NO_FAULTS)) throw new ConfigError(`unknown simulator fault "${name}"`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      throw new ConfigError(`simulator fault ${name} must be a non-negative number`);
+    }
+    faults[name] = value;
+  }
+  for (const name of RATES) {
+    if (faults[name] > 1) throw new ConfigError(`simulator fault ${name} must be between 0 and 1`);
+  }
+  const shares = faults.error5xxRate + faults.error429Rate + faults.malformedRate + faults.timeoutRate;
+  if (shares > 1) throw new ConfigError('simulator faults error5xxRate + error429Rate + malformedRate + timeoutRate must not exceed 1');
+  return faults;
+}
+
+export type FaultKind = 'none' | 'timeout' | 'error5xx' | 'error429' | 'malformed';
+
+export interface FaultDecision {
+  kind: FaultKind;
+  /** Delay before the answer: latency, jitter and spike. */
+  delayMs: number;
+  /** A number in [0, 1) choosing the fault's flavour (which 5xx, which malformed body). */
+  flavour: number;
+}
+
+/**
+ * Fault draws from a seeded sequence. Every request takes exactly four numbers, so the counts of
+ * each fault over N requests depend only on the seed and N, not on the order requests arrive in.
+ */
+export class FaultDraws {
+  private readonly next: () => number;
+
+  constructor(seed: number = Math.floor(Math.random() * 4294967296)) {
+    this.next = seededRandom(seed);
+  }
+
+  draw(faults: SimulatorFaults): FaultDecision {
+    const kindRoll = this.next();
+    const jitterRoll = this.next();
+    const spikeRoll = this.next();
+    const flavour = this.next();
+    const delayMs = faults.latencyMs + jitterRoll * faults.latencyJitterMs + (spikeRoll < faults.spikeRate ? faults.spikeMs : 0);
+    return { kind: faultKind(kindRoll, faults), delayMs, flavour };
+  }
+}
+
+function faultKind(roll: number, faults: SimulatorFaults): FaultKind {
+  let bound = faults.timeoutRate;
+  if (roll < bound) return 'timeout';
+  bound += faults.error5xxRate;
+  if (roll < bound) return 'error5xx';
+  bound += faults.error429Rate;
+  if (roll < bound) return 'error429';
+  bound += faults.malformedRate;
+  if (roll < bound) return 'malformed';
+  return 'none';
+}

@@ -1,0 +1,77 @@
+/**
+ * Deterministic hashing for the simulated world: every value the simulator returns is a function of
+ * (seed, what is asked, world time), so tests can predict it and two runs agree. cyrb53 is fast and
+ * well spread, which matters at thousands of requests per second.
+ */
+export function hashOf(...parts: (string | number)[]): number {
+  const text = parts.join('\u0000');
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+/** A number in [0, 1) derived from the parts. */
+export function unitOf(...parts: (string | number)[]): number {
+  return hashOf(...parts) / 2 ** 53;
+}
+
+/** A sequence of numbers in [0, 1) from a 32-bit seed (mulberry32). */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A seeded sequence for one entity: pick(), between() and chance() draw in a fixed order. */
+export class Draws {
+  private readonly next: () => number;
+
+  constructor(...parts: (string | number)[]) {
+    this.next = seededRandom(hashOf(...parts) % 4294967296);
+  }
+
+  unit(): number {
+    return this.next();
+  }
+
+  between(min: number, max: number): number {
+    return min + (max - min) * this.next();
+  }
+
+  /** An integer in [min, max]. */
+  integer(min: number, max: number): number {
+    return min + Math.floor((max - min + 1) * this.next());
+  }
+
+  chance(probability: number): boolean {
+    return this.next() < probability;
+  }
+
+  pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.next() * items.length)] as T;
+  }
+
+  hex(digits: number): string {
+    let out = '';
+    while (out.length < digits) out += Math.floor(this.next() * 4294967296).toString(16).padStart(8, '0');
+    return out.slice(0, digits);
+  }
+}
+
+/** A number rounded to `digits` significant digits, as the shortest JSON number. */
+export function significant(value: number, digits = 12): number {
+  if (value === 0 || !Number.isFinite(value)) return value;
+  return Number(value.toPrecision(digits));
+}

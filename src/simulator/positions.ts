@@ -1,0 +1,420 @@
+import { InvalidInputError } from '../errors.js';
+import { normalizeAddress, parseChainFilter } from '../normalize/address.js';
+import { Draws, hashOf, significant } from './hash.js';
+import type { Json, JsonObject } from './json.js';
+import { positionTokenPrice, positionTokens, type PositionToken } from './position-tokens.js';
+import {
+  findProtocol,
+  POSITION_TYPES,
+  protocolsFor,
+  type PositionChain,
+  type PositionType,
+  type SimulatedProtocol,
+} from './protocols.js';
+import { DEFAULT_SEED, epochOf, resolveWorld, slotOccupant, type SimulatorWorld } from './world.js';
+
+/**
+ * DeFi positions of the simulated upstream. An address has `positionsPerAddress` slots; slot i
+ * always holds the same one of the nine variants (rotated per address, so an address with nine or
+ * more slots shows every variant), and its occupant lives 2 to 8 epochs before it closes and a new
+ * position opens in its place. Within an epoch everything is constant; values are amounts times the
+ * token prices at the epoch start.
+ */
+const YEAR_MS = 365 * 86_400_000;
+const LIFETIME_EPOCHS = { min: 2, max: 8 };
+
+export interface PositionFilter {
+  /** Chain name, compared case-insensitively ('sui', 'ethereum', 'arbitrum'). */
+  chain?: string;
+  /** Protocol ids (meta.protocol.protocol); unknown ids are rejected. */
+  protocols?: string[];
+}
+
+interface Build {
+  owner: string;
+  type: PositionType;
+  chain: PositionChain;
+  protocol: SimulatedProtocol;
+  draws: Draws;
+  seed: string;
+  openedAt: number;
+  valuedAt: number;
+  ageYears: number;
+  tokenAs: 'string' | 'object';
+  numbersAs: 'number' | 'string';
+}
+
+/** The positions of an address at a world time, filtered, exactly as the server answers them. */
+export function simulatedPositions(
+  address: string,
+  worldTimeMs: number,
+  seed: string = DEFAULT_SEED,
+  world: Partial<SimulatorWorld> = {},
+  filter: PositionFilter = {},
+): JsonObject[] {
+  const owner = normalizeAddress(address);
+  const chain = filter.chain === undefined ? undefined : parseChainFilter(filter.chain).toLowerCase();
+  const protocols = filter.protocols?.map((id) => {
+    if (!findProtocol(id)) throw new InvalidInputError(`unknown protocol "${id}": see /v2/defi/protocols`);
+    return id;
+  });
+  const { positionsPerAddress, epochMs } = resolveWorld(world);
+  const epoch = epochOf(worldTimeMs, { epochMs });
+  const rotation = hashOf(seed, owner, 'variants') % POSITION_TYPES.length;
+  const positions: JsonObject[] = [];
+  for (let slot = 0; slot < positionsPerAddress; slot++) {
+    const type = POSITION_TYPES[(slot + rotation) % POSITION_TYPES.length]!;
+    const occupant = slotOccupant(`${seed}|${owner}|position|${slot}`, epoch, LIFETIME_EPOCHS.min, LIFETIME_EPOCHS.max);
+    const draws = new Draws(seed, owner, 'position', slot, occupant.generation);
+    const build = startBuild(owner, type, draws, seed, occupant.openedEpoch * epochMs, epoch * epochMs);
+    if (chain !== undefined && build.chain !== chain) continue;
+    if (protocols !== undefined && !protocols.includes(build.protocol.protocol)) continue;
+    positions.push(VARIANTS[type](build));
+  }
+  return positions;
+}
+
+function startBuild(owner: string, type: PositionType, draws: Draws, seed: string, openedAt: number, valuedAt: number): Build {
+  const roll = draws.unit();
+  let chain: PositionChain = roll < 0.75 ? 'sui' : roll < 0.9 ? 'ethereum' : 'arbitrum';
+  let candidates = protocolsFor(type, chain);
+  if (candidates.length === 0) {
+    chain = 'sui';
+    candidates = protocolsFor(type, chain);
+  }
+  const style = VARIANT_STYLE[type];
+  return {
+    owner,
+    type,
+    chain,
+    protocol: draws.pick(candidates),
+    draws,
+    seed,
+    openedAt,
+    valuedAt,
+    ageYears: (valuedAt - openedAt) / YEAR_MS,
+    ...style,
+  };
+}
+
+/** How each variant spells its amount entries (the document leaves the types open). */
+const VARIANT_STYLE: Record<PositionType, Pick<Build, 'tokenAs' | 'numbersAs'>> = {
+  liquidity_pool: { tokenAs: 'string', numbersAs: 'number' },
+  lending_supply: { tokenAs: 'object', numbersAs: 'number' },
+  lending_borrow: { tokenAs: 'object', numbersAs: 'string' },
+  staking: { tokenAs: 'string', numbersAs: 'number' },
+  farming: { tokenAs: 'object', numbersAs: 'number' },
+  vesting: { tokenAs: 'string', numbersAs: 'string' },
+  perp: { tokenAs: 'object', numbersAs: 'number' },
+  vault: { tokenAs: 'string', numbersAs: 'string' },
+  liquid_staking: { tokenAs: 'string', numbersAs: 'number' },
+};
+
+function numeric(build: Build, value: number): number | string {
+  const rounded = significant(value, 12);
+  return build.numbersAs === 'string' ? String(rounded) : rounded;
+}
+
+function priceAt(build: Build, token: PositionToken, timeMs: number): number | null {
+  return positionTokenPrice(token, timeMs, build.seed);
+}
+
+function tokenRef(build: Build, token: PositionToken, withPrice: boolean): Json {
+  if (build.tokenAs === 'string') return token.address;
+  const ref: JsonObject = { address: token.address, symbol: token.symbol, decimals: token.decimals };
+  const price = priceAt(build, token, build.valuedAt);
+  if (withPrice && price !== null) ref.price = price;
+  return ref;
+}
+
+/** An amount entry valued at the epoch start. */
+function amountEntry(build: Build, token: PositionToken, amount: number, withPrice = true): JsonObject {
+  const price = priceAt(build, token, build.valuedAt);
+  return {
+    amount: numeric(build, amount),
+    value: price === null ? null : numeric(build, amount * price),
+    token: tokenRef(build, token, withPrice),
+  };
+}
+
+/** How much of a token `usd` dollars bought when the position opened. */
+function amountFor(build: Build, token: PositionToken, usd: number): number {
+  return usd / (priceAt(build, token, build.openedAt) ?? 1);
+}
+
+function pickToken(build: Build, role: PositionToken['role'], except?: PositionToken): PositionToken {
+  const candidates = positionTokens(build.chain, role).filter((token) => token !== except);
+  return build.draws.pick(candidates.length > 0 ? candidates : positionTokens(build.chain, 'major'));
+}
+
+function positionId(build: Build): string {
+  return `0x${build.draws.hex(64)}`;
+}
+
+function meta(build: Build): JsonObject {
+  const { name, logo, url, protocol } = build.protocol;
+  return { protocol: { name, logo, url, protocol } };
+}
+
+function farmingEntry(build: Build, baseApr: number, rewardsApr: number, rewards: Json): JsonObject {
+  const totalApr = baseApr + rewardsApr;
+  return {
+    base_apr: numeric(build, baseApr),
+    rewards_apr: numeric(build, rewardsApr),
+    total_apr: numeric(build, totalApr),
+    total_apy: numeric(build, Math.expm1(Math.log1p(totalApr / 365) * 365)),
+    rewards,
+  };
+}
+
+const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
+  /** Two-token concentrated liquidity: constant-product amounts, ticks, fee tier, optional farm. */
+  liquidity_pool(build) {
+    const id: Json = build.chain === 'sui' ? positionId(build) : build.draws.integer(100_000, 999_999);
+    const a = pickToken(build, 'major');
+    const b = pickToken(build, 'stable');
+    const usd = build.draws.between(100, 50_000);
+    const a0 = amountFor(build, a, usd / 2);
+    const b0 = amountFor(build, b, usd / 2);
+    const ratio = (priceAt(build, a, build.valuedAt) ?? 1) / (priceAt(build, b, build.valuedAt) ?? 1);
+    const k = a0 * b0;
+    const feeApr = build.draws.between(0.02, 0.4);
+    const fees = build.ageYears * feeApr * 0.5;
+    const tick = build.draws.integer(-60_000, 60_000);
+    const farmed = build.draws.chance(0.5);
+    const reward = pickToken(build, 'reward');
+    return {
+      positionId: id,
+      owner: build.owner,
+      chain: build.chain,
+      type: build.type,
+      input: [amountEntry(build, a, a0), amountEntry(build, b, b0)],
+      yieldCollected: [amountEntry(build, a, a0 * fees * 0.4), amountEntry(build, b, b0 * fees * 0.4)],
+      current: {
+        tokens: [amountEntry(build, a, Math.sqrt(k / ratio)), amountEntry(build, b, Math.sqrt(k * ratio))],
+        yield: [amountEntry(build, a, a0 * fees * 0.6), amountEntry(build, b, b0 * fees * 0.6)],
+      },
+      fee: build.draws.pick([0.0001, 0.0005, 0.0025, 0.003, 0.01]),
+      farming: farmed
+        ? [farmingEntry(build, feeApr, build.draws.between(0.01, 0.3), [amountEntry(build, reward, usd * build.ageYears * 0.01)])]
+        : [],
+      meta: meta(build),
+      poolId: `0x${build.draws.hex(64)}`,
+      tickLower: tick,
+      tickUpper: tick + build.draws.pick([10, 60, 200, 2000]),
+      inRange: build.draws.chance(0.7),
+      liquidity: String(Math.floor(Math.sqrt(k) * 1e6)),
+    };
+  },
+
+  /** Supplied to a lending market: token objects with price, no yieldCollected, farming null. */
+  lending_supply(build) {
+    const token = pickToken(build, build.draws.chance(0.5) ? 'stable' : 'major');
+    const supplied = amountFor(build, token, build.draws.between(50, 100_000));
+    const apy = build.draws.between(0.005, 0.15);
+    return {
+      positionId: positionId(build),
+      owner: build.owner,
+      chain: build.chain,
+      type: build.type,
+      input: [amountEntry(build, token, supplied)],
+      current: {
+        tokens: [amountEntry(build, token, supplied * (1 + apy * build.ageYears))],
+        yield: [amountEntry(build, token, supplied * apy * build.ageYears)],
+      },
+      fee: 0,
+      farming: null,
+      meta: meta(build),
+      supplyApy: significant(apy, 6),
+      collateral: build.draws.chance(0.8),
+      healthFactor: significant(build.draws.between(1.05, 12), 6),
+    };
+  },
+
+  /** Borrowed from a lending market: numeric strings, rewards as an object keyed by symbol. */
+  lending_borrow(build) {
+    const token = pickToken(build, 'stable');
+    const reward = pickToken(build, 'reward');
+    const borrowed = amountFor(build, token, build.draws.between(50, 40_000));
+    const apr = build.draws.between(0.02, 0.2);
+    const rewardsApr = build.draws.between(0, 0.05);
+    return {
+      positionId: positionId(build),
+      owner: build.owner,
+      chain: build.chain,
+      type: build.type,
+      input: [amountEntry(build, token, borrowed)],
+      yieldCollected: [],
+      current: {
+        tokens: [amountEntry(build, token, borrowed * (1 + apr * build.ageYears))],
+        yield: [amountEntry(build, token, borrowed * apr * build.ageYears)],
+      },
+      fee: numeric(build, build.draws.between(0, 0.001)),
+      farming: [
+        farmingEntry(build, -apr, rewardsApr, { [reward.symbol]: numeric(build, borrowed * rewardsApr * build.ageYears) }),
+      ],
+      meta: meta(build),
+      borrowApy: significant(apr, 6),
+      healthFactor: significant(build.draws.between(1.01, 4), 6),
+      liquidationThreshold: significant(build.draws.between(0.6, 0.9), 4),
+      debt: true,
+    };
+  },
+
+  /** Staked with a validator or a staking pool: rewards as a plain number. */
+  staking(build) {
+    const token = pickToken(build, 'major');
+    const staked = amountFor(build, token, build.draws.between(100, 200_000));
+    const apr = build.draws.between(0.02, 0.08);
+    const earned = staked * apr * build.ageYears;
+    return {
+      positionId: positionId(build),
+      owner: build.owner,
+      chain: build.chain,
+      type: build.type,
+      input: [amountEntry(build, token, staked)],
+      yieldCollected: [amountEntry(build, token, earned * 0.25)],
+      current: { tokens: [amountEntry(build, token, staked)], yield: [amountEntry(build, token, earned * 0.75)] },
+      fee: significant(build.draws.pick([0.02, 0.05, 0.08, 0.1]), 4),
+      farming: [farmingEntry(build, apr, 0, significant(earned, 12))],
+      meta: meta(build),
+      validator: `0x${build.draws.hex(build.chain === 'sui' ? 64 : 40)}`,
+      stakedAt: new Date(build.openedAt).toISOString(),
+      status: 'active',
+    };
+  },
+
+  /** An LP token staked in a farm: token objects without price, rewards as amount entries. */
+  farming(build) {
+    const a = pickToken(build, 'major');
+    const b = pickToken(build, 'stable');
+    const reward = pickToken(build, 'reward');
+    const usd = build.draws.between(100, 30_000);
+    const rewardsApr = build.draws.between(0.05, 0.6);
+    const rewardAmount = amountFor(build, reward, usd * rewardsApr * build.ageYears);
+    return {
+      positionId: positionId(build),
+      owner: build.owner,
+      chain: build.chain,
+      type: build.type,
+      input: [amountEntry(build, a, amountFor(build, a, usd / 2), false), amountEntry(build, b, amountFor(build, b, usd / 2), false)],
+      yieldCollected: [amountEntry(build, reward, rewardAmount * 0.5, false)],
+      current: {
+        tokens: [amountEntry(build, a, amountFor(build, a, usd / 2), false), amountEntry(build, b, amountFor(build, b, usd / 2), false)],
+        yield: [amountEntry(build, reward, rewardAmount * 0.5, false)],
+      },
+      fee: significant(build.draws.between(0, 0.02), 6),
+      farming: [farmingEntry(build, build.draws.between(0.01, 0.1), rewardsApr, [amountEntry(build, reward, rewardAmount * 0.5, false)])],
+      meta: meta(build),
+      farmId: `0x${build.draws.hex(64)}`,
+      boost: significant(build.draws.between(1, 2.5), 4),
+    };
+  },
+
+  /** Tokens unlocking over time: no input, no yieldCollected, no current.yield, fee and farming null. */
+  vesting(build) {
+    const token = pickToken(build, 'reward');
+    const total = amountFor(build, token, build.draws.between(500, 100_000));
+    const durationMs = build.draws.integer(30, 720) * 86_400_000;
+    const vested = Math.min(1, (build.valuedAt - build.openedAt) / durationMs);
+    const claimedShare = vested * build.draws.between(0, 1);
+    return {
+      positionId: positionId(build),
+      owner: build.owner,
+      chain: build.chain,
+      type: build.type,
+      input: [],
+      current: { tokens: [amountEntry(build, token, total * (1 - claimedShare))] },
+      fee: null,
+      farming: null,
+      meta: meta(build),
+      unlockAt: build.openedAt + durationMs,
+      cliffAt: build.openedAt + Math.floor(durationMs / 4),
+      totalAmount: numeric(build, total),
+      vestedAmount: numeric(build, total * vested),
+      claimedAmount: numeric(build, total * claimedShare),
+    };
+  },
+
+  /** A leveraged perpetual: no owner field, collateral plus unrealized PnL, market details. */
+  perp(build) {
+    const collateralToken = pickToken(build, 'stable');
+    const market = pickToken(build, 'major');
+    const collateral = amountFor(build, collateralToken, build.draws.between(50, 20_000));
+    const leverage = build.draws.pick([1.5, 2, 3, 5, 10, 20]);
+    const side = build.draws.chance(0.6) ? 'long' : 'short';
+    const entryPrice = priceAt(build, market, build.openedAt) ?? 1;
+    const markPrice = priceAt(build, market, build.valuedAt) ?? entryPrice;
+    const sizeUsd = collateral * leverage;
+    const move = (markPrice - entryPrice) / entryPrice;
+    const pnl = sizeUsd * (side === 'long' ? move : -move);
+    return {
+      positionId: positionId(build),
+      chain: build.chain,
+      type: build.type,
+      input: [amountEntry(build, collateralToken, collateral)],
+      current: { tokens: [amountEntry(build, collateralToken, Math.max(0, collateral + pnl))], yield: [] },
+      fee: significant(sizeUsd * 0.0006, 10),
+      farming: [],
+      meta: meta(build),
+      market: `${market.symbol}-PERP`,
+      side,
+      leverage,
+      sizeUsd: significant(sizeUsd, 10),
+      entryPrice: significant(entryPrice, 10),
+      markPrice: significant(markPrice, 10),
+      liquidationPrice: significant(entryPrice * (side === 'long' ? 1 - 0.9 / leverage : 1 + 0.9 / leverage), 10),
+      unrealizedPnl: significant(pnl, 10),
+    };
+  },
+
+  /** Shares of a yield vault: numeric strings, fee as a string, farming with empty rewards. */
+  vault(build) {
+    const token = pickToken(build, build.draws.chance(0.5) ? 'stable' : 'major');
+    const deposited = amountFor(build, token, build.draws.between(100, 80_000));
+    const apy = build.draws.between(0.02, 0.25);
+    const sharePrice = 1 + apy * build.ageYears;
+    return {
+      positionId: positionId(build),
+      owner: build.owner,
+      chain: build.chain,
+      type: build.type,
+      input: [amountEntry(build, token, deposited)],
+      yieldCollected: [],
+      current: {
+        tokens: [amountEntry(build, token, deposited * sharePrice)],
+        yield: [amountEntry(build, token, deposited * (sharePrice - 1))],
+      },
+      fee: String(build.draws.pick([0.1, 0.15, 0.2])),
+      farming: [farmingEntry(build, apy, 0, [])],
+      meta: meta(build),
+      vaultId: `0x${build.draws.hex(build.chain === 'sui' ? 64 : 40)}`,
+      shares: numeric(build, deposited),
+      sharePrice: significant(sharePrice, 12),
+      strategy: build.draws.pick(['lending-loop', 'clmm-rebalance', 'delta-neutral', 'stable-yield']),
+    };
+  },
+
+  /** The native token swapped for a liquid staking token: no yieldCollected, farming null. */
+  liquid_staking(build) {
+    const native = positionTokens(build.chain, 'major')[0]!;
+    const lst = pickToken(build, 'liquid_staking');
+    const staked = amountFor(build, native, build.draws.between(100, 100_000));
+    const apy = build.draws.between(0.025, 0.06);
+    const exchangeRate = 1.02 + apy * ((build.valuedAt / YEAR_MS) % 3);
+    return {
+      positionId: positionId(build),
+      owner: build.owner,
+      chain: build.chain,
+      type: build.type,
+      input: [amountEntry(build, native, staked)],
+      current: { tokens: [amountEntry(build, lst, staked / exchangeRate)], yield: [] },
+      fee: 0,
+      farming: null,
+      meta: meta(build),
+      lstCoinType: lst.address,
+      exchangeRate: significant(exchangeRate, 12),
+      apy: significant(apy, 6),
+    };
+  },
+};

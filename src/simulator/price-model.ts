@@ -1,0 +1,46 @@
+import { Draws, unitOf } from './hash.js';
+
+/**
+ * A smooth-ish price walk that exists at every instant, past or future, without state: the log price
+ * is a sum of three waves (about a month, a day and two hours long) plus a little per-minute noise.
+ * Prices are sampled on a 60 s grid, so every instant of one minute has the same price.
+ */
+export const PRICE_GRID_MS = 60_000;
+
+export interface PriceModel {
+  key: string;
+  logBase: number;
+  waves: { amplitude: number; periodMinutes: number; phase: number }[];
+  noise: number;
+}
+
+export function priceModel(key: string, seed: string, options: { base?: number; stable?: boolean } = {}): PriceModel {
+  const draws = new Draws(seed, key, 'price-model');
+  const base = options.base ?? 10 ** draws.between(-4, 3);
+  const scale = options.stable ? 0.01 : 1;
+  return {
+    key: `${seed}\u0000${key}`,
+    logBase: Math.log(base),
+    waves: [
+      { amplitude: scale * draws.between(0.1, 0.4), periodMinutes: draws.between(20_000, 60_000), phase: draws.between(0, 2 * Math.PI) },
+      { amplitude: scale * draws.between(0.02, 0.08), periodMinutes: draws.between(900, 2_000), phase: draws.between(0, 2 * Math.PI) },
+      { amplitude: scale * draws.between(0.005, 0.02), periodMinutes: draws.between(60, 180), phase: draws.between(0, 2 * Math.PI) },
+    ],
+    noise: scale * 0.003,
+  };
+}
+
+/** The start of the grid minute a time falls into. */
+export function priceGridTime(timeMs: number): number {
+  return Math.floor(timeMs / PRICE_GRID_MS) * PRICE_GRID_MS;
+}
+
+/** The (unrounded) price of a model at a time. */
+export function modelPriceAt(model: PriceModel, timeMs: number): number {
+  const minute = Math.floor(timeMs / PRICE_GRID_MS);
+  let logPrice = model.logBase + model.noise * (2 * unitOf(model.key, minute) - 1);
+  for (const wave of model.waves) {
+    logPrice += wave.amplitude * Math.sin((2 * Math.PI * minute) / wave.periodMinutes + wave.phase);
+  }
+  return Math.exp(logPrice);
+}

@@ -1,0 +1,206 @@
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { FaultDraws, resolveFaults, type FaultDecision, type SimulatorFaults } from './faults.js';
+import { errorAnswer, matchRoute, WorldAnswers, type Answer, type Route } from './routes.js';
+import { SlidingWindow } from './sliding-window.js';
+import { StatsRecorder, type SimulatorStats } from './stats.js';
+import { DEFAULT_SEED, resolveWorld, type SimulatorWorld } from './world.js';
+
+export interface SimulatorOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: a random free port. */
+  port?: number;
+  /** Requests whose x-api-key differs get 401 before anything else happens. */
+  apiKey: string;
+  /** Default 'chaintap'. */
+  seed?: string;
+  faults?: Partial<SimulatorFaults>;
+  world?: Partial<SimulatorWorld>;
+  /** World time = (fixedTimeMs ?? now) + clockOffsetMs. */
+  clockOffsetMs?: number;
+  /** Freezes the world time (tests, fault-vs-clean comparisons). */
+  fixedTimeMs?: number;
+  /** Seed of the fault draws; default random. */
+  faultSeed?: number;
+}
+
+export interface RunningSimulator {
+  url: string;
+  port: number;
+  stats(): SimulatorStats;
+  resetStats(): void;
+  setFaults(faults: Partial<SimulatorFaults>): void;
+  setClockOffset(ms: number): void;
+  close(): Promise<void>;
+}
+
+type OperationRoute = Extract<Route, { kind: 'operation' }>;
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const HTML_ERRORS: Record<number, string> = {
+  502: '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n',
+  503: '<html>\r\n<head><title>503 Service Temporarily Unavailable</title></head>\r\n<body>\r\n<center><h1>503 Service Temporarily Unavailable</h1></center>\r\n</body>\r\n</html>\r\n',
+};
+
+/** Starts the simulated upstream (upstream-api.md) on plain node:http with keep-alive. */
+export async function startSimulator(options: SimulatorOptions): Promise<RunningSimulator> {
+  if (!options.apiKey) throw new TypeError('startSimulator needs an apiKey');
+  const expectedKey = Buffer.from(options.apiKey);
+  const answers = new WorldAnswers(options.seed ?? DEFAULT_SEED, resolveWorld(options.world));
+  const stats = new StatsRecorder();
+  const limiter = new SlidingWindow(1000);
+  const draws = new FaultDraws(options.faultSeed);
+  let faults = resolveFaults(options.faults ?? {});
+  let clockOffsetMs = options.clockOffsetMs ?? 0;
+  const held = new Set<ServerResponse>();
+  const timers = new Set<NodeJS.Timeout>();
+
+  const worldTime = () => (options.fixedTimeMs ?? Date.now()) + clockOffsetMs;
+
+  const send = (res: ServerResponse, answer: Answer, delayMs: number, headers: Record<string, string> = {}) => {
+    const write = () => {
+      stats.answered(answer.status);
+      res.writeHead(answer.status, {
+        'content-type': answer.body.startsWith('<') ? 'text/html' : 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(answer.body),
+        ...headers,
+      });
+      res.end(answer.body);
+    };
+    if (delayMs <= 0) return write();
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      write();
+    }, delayMs);
+    timers.add(timer);
+  };
+
+  const answerOperation = (res: ServerResponse, route: OperationRoute, query: string, rawBody: string, fault: FaultDecision) => {
+    const answer = answers.answer(route.operation, route.address, new URLSearchParams(query), rawBody, worldTime());
+    send(res, fault.kind === 'malformed' && answer.status === 200 ? malformed(answer, fault) : answer, fault.delayMs);
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const now = performance.now();
+    const target = req.url ?? '/';
+    const queryStart = target.indexOf('?');
+    const pathname = queryStart === -1 ? target : target.slice(0, queryStart);
+    const route = matchRoute(req.method ?? 'GET', pathname);
+    const header = req.headers['x-api-key'];
+    const apiKey = Array.isArray(header) ? header.join(', ') : header;
+    stats.arrived(now, apiKey, route.kind === 'operation' ? route.operation : undefined);
+    const fault = draws.draw(faults);
+
+    if (apiKey === undefined || !sameKey(Buffer.from(apiKey), expectedKey)) {
+      req.resume();
+      return send(res, errorAnswer(401, 'unauthorized', 'missing or invalid x-api-key header'), fault.delayMs);
+    }
+    if (faults.rateLimitRps > 0) {
+      if (limiter.count(now) >= faults.rateLimitRps) {
+        req.resume();
+        const retryAfter = String(Math.max(1, Math.ceil(limiter.msUntilSlotFrees(now) / 1000)));
+        const answer = errorAnswer(429, 'rate_limited', `more than ${faults.rateLimitRps} requests per second`);
+        return send(res, answer, fault.delayMs, { 'retry-after': retryAfter });
+      }
+      limiter.add(now);
+    }
+    if (route.kind !== 'operation' || (fault.kind !== 'none' && fault.kind !== 'malformed')) req.resume();
+    if (fault.kind === 'timeout') {
+      stats.answered('timeout');
+      held.add(res);
+      res.on('close', () => held.delete(res));
+      return;
+    }
+    if (fault.kind === 'error5xx') return send(res, serverError(fault), fault.delayMs);
+    if (fault.kind === 'error429') {
+      const answer = errorAnswer(429, 'too_many_requests', 'rate limit exceeded, retry later');
+      return send(res, answer, fault.delayMs, { 'retry-after': String(faults.retryAfterSeconds) });
+    }
+    if (route.kind === 'not-found') return send(res, errorAnswer(404, 'not_found', `no such path: ${pathname}`), fault.delayMs);
+    if (route.kind === 'method-not-allowed') {
+      return send(res, errorAnswer(405, 'method_not_allowed', `use ${route.allow}`), fault.delayMs, { allow: route.allow });
+    }
+    const query = queryStart === -1 ? '' : target.slice(queryStart + 1);
+    if (req.method !== 'POST') {
+      req.resume();
+      return answerOperation(res, route, query, '', fault);
+    }
+    readBody(req, (rawBody) => {
+      if (rawBody === undefined) {
+        return send(res, errorAnswer(413, 'payload_too_large', `the body exceeds ${MAX_BODY_BYTES} bytes`), fault.delayMs);
+      }
+      answerOperation(res, route, query, rawBody, fault);
+    });
+  };
+
+  const server = createServer({ keepAliveTimeout: 30_000 }, handle);
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port, address } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    stats: () => stats.snapshot(),
+    resetStats: () => {
+      stats.reset();
+    },
+    setFaults: (changes) => {
+      faults = resolveFaults(changes, faults);
+    },
+    setClockOffset: (ms) => {
+      clockOffsetMs = ms;
+    },
+    close: async () => {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      for (const res of held) res.destroy();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+/** The body as text, or undefined when it is larger than MAX_BODY_BYTES. */
+function readBody(req: IncomingMessage, done: (body: string | undefined) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+  });
+  req.on('end', () => done(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString('utf8')));
+}
+
+function sameKey(given: Buffer, expected: Buffer): boolean {
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** A 500 with a JSON body, or a 502/503 that a gateway answered, half the time in HTML. */
+function serverError(fault: FaultDecision): Answer {
+  const status = fault.flavour < 1 / 3 ? 500 : fault.flavour < 2 / 3 ? 502 : 503;
+  const html = status !== 500 && (fault.flavour * 6) % 1 < 0.5;
+  if (html) return { status, body: HTML_ERRORS[status]! };
+  if (status === 500) return errorAnswer(500, 'internal_error', 'internal server error');
+  return errorAnswer(status, status === 502 ? 'bad_gateway' : 'service_unavailable', 'the upstream is temporarily unavailable');
+}
+
+/** A 200 whose body is not valid JSON (cut short, an HTML page) or valid JSON of the wrong shape. */
+function malformed(answer: Answer, fault: FaultDecision): Answer {
+  if (fault.flavour < 0.25) return { status: 200, body: answer.body.slice(0, Math.max(1, Math.floor(answer.body.length / 2))) };
+  if (fault.flavour < 0.5) return { status: 200, body: '<!DOCTYPE html><html><body><h1>Maintenance</h1></body></html>' };
+  if (fault.flavour < 0.75) return { status: 200, body: `{"data":{"items":${answer.body}}}` };
+  return { status: 200, body: '{"data":"unavailable","status":"degraded"}' };
+}

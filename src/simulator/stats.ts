@@ -1,0 +1,58 @@
+import { hashOf } from './hash.js';
+import { SlidingWindow } from './sliding-window.js';
+
+export type Operation = 'prices' | 'positions' | 'nfts' | 'protocols';
+
+/** What the simulator has seen since it started or its stats were last reset. */
+export interface SimulatorStats {
+  requests: number;
+  /** By status code ('200', '401', '429', '500', ...) and 'timeout' for requests never answered. */
+  byStatus: Record<string, number>;
+  byOperation: Record<string, number>;
+  /** The most requests received in any trailing 1000 ms window so far. */
+  maxInTrailingSecond: number;
+  /** Distinct x-api-key values seen (a request without the header counts as none). */
+  apiKeysSeen: number;
+}
+
+export class StatsRecorder {
+  private requests = 0;
+  private byStatus: Record<string, number> = {};
+  private byOperation: Record<string, number> = {};
+  private maxInTrailingSecond = 0;
+  private readonly window = new SlidingWindow(1000);
+  /** Hashes, not the keys: the simulator holds no copy of what clients send as secrets. */
+  private readonly keys = new Set<number>();
+
+  arrived(now: number, apiKey: string | undefined, operation: Operation | undefined): void {
+    this.requests++;
+    this.window.add(now);
+    this.maxInTrailingSecond = Math.max(this.maxInTrailingSecond, this.window.count(now));
+    if (apiKey !== undefined) this.keys.add(hashOf(apiKey));
+    if (operation) this.byOperation[operation] = (this.byOperation[operation] ?? 0) + 1;
+  }
+
+  answered(status: number | 'timeout'): void {
+    const key = String(status);
+    this.byStatus[key] = (this.byStatus[key] ?? 0) + 1;
+  }
+
+  snapshot(): SimulatorStats {
+    return {
+      requests: this.requests,
+      byStatus: { ...this.byStatus },
+      byOperation: { ...this.byOperation },
+      maxInTrailingSecond: this.maxInTrailingSecond,
+      apiKeysSeen: this.keys.size,
+    };
+  }
+
+  reset(): void {
+    this.requests = 0;
+    this.byStatus = {};
+    this.byOperation = {};
+    this.maxInTrailingSecond = 0;
+    this.window.clear();
+    this.keys.clear();
+  }
+}
