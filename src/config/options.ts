@@ -15,7 +15,10 @@ const url = (protocols: string[]) =>
       return false;
     }
   }, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
-const cronExpression = z.string().refine((value) => cron.validate(value), 'must be a valid cron expression');
+// Five fields (minute resolution): a tick's logical time is a whole minute.
+const cronExpression = z
+  .string()
+  .refine((value) => value.trim().split(/\s+/).length === 5 && cron.validate(value), 'must be a valid five-field cron expression');
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');

@@ -1,0 +1,73 @@
+import { Command } from 'commander';
+import { addWatchedAddresses, listProtocolIds, listWatchedAddresses, removeWatchedAddresses } from '../../db/index.js';
+import { collectValues } from '../input-lines.js';
+import { withDatabase } from './database-command.js';
+
+interface AddFlags {
+  file?: string;
+  chain?: string;
+  protocols?: string;
+  nftChain?: string;
+  pnl?: boolean;
+}
+
+export function addressesCommand(): Command {
+  const addresses = new Command('addresses').description('manage the address watchlist and its per-address options');
+  addresses
+    .command('add')
+    .description('add addresses (or update their options); all are validated first, nothing is written if one is invalid')
+    .argument('[addresses...]')
+    .option('--file <path>', 'read addresses from a file, one per line')
+    .option('--chain <chain>', 'positions: only this chain (positions are then never closed by absence)')
+    .option('--protocols <list>', 'positions: only these protocols, comma-separated')
+    .option('--nft-chain <chain>', 'NFT holdings: one chain (BTC, SOL, SUI, ETH, ...) or ALL', 'ALL')
+    .option('--pnl', 'NFT holdings: include profit and loss', false)
+    .action(async (args: string[], flags: AddFlags) => {
+      const list = await collectValues(args, flags.file);
+      const protocols = flags.protocols?.split(',').map((p) => p.trim()).filter(Boolean);
+      await withDatabase(async (database, context) => {
+        const result = await addWatchedAddresses(database, list, {
+          chain: flags.chain,
+          protocols,
+          nftChain: flags.nftChain,
+          includePnl: flags.pnl ?? false,
+        });
+        console.log(`added ${result.added} address(es), updated ${result.updated}`);
+        if (protocols?.length) {
+          const known = new Set(await listProtocolIds(database));
+          const unknown = protocols.filter((p) => !known.has(p));
+          if (known.size === 0) {
+            context.logger.warn('the protocol list has not been synced yet (the daily maintenance job does it): protocols not checked');
+          } else if (unknown.length) {
+            console.warn(`warning: unknown protocol(s) ${unknown.join(', ')}: the synced protocol list does not have them`);
+          }
+        }
+      });
+    });
+  addresses
+    .command('remove')
+    .description('stop watching addresses (their history is kept)')
+    .argument('[addresses...]')
+    .option('--file <path>', 'read addresses from a file, one per line')
+    .action(async (args: string[], flags: { file?: string }) => {
+      const list = await collectValues(args, flags.file);
+      const removed = await withDatabase((database) => removeWatchedAddresses(database, list));
+      console.log(`removed ${removed} address(es)`);
+    });
+  addresses
+    .command('list')
+    .description('print the watched addresses with their options')
+    .action(async () => {
+      const list = await withDatabase((database) => listWatchedAddresses(database));
+      for (const a of list) {
+        const options = [
+          a.chain ? `chain=${a.chain}` : undefined,
+          a.protocols?.length ? `protocols=${a.protocols.join(',')}` : undefined,
+          `nft-chain=${a.nftChain}`,
+          a.includePnl ? 'pnl' : undefined,
+        ].filter(Boolean);
+        console.log(`${a.address}\t${options.join(' ')}`);
+      }
+    });
+  return addresses;
+}

@@ -1,0 +1,46 @@
+import { Command } from 'commander';
+import { InvalidInputError } from '../../errors.js';
+import { parseInterval } from '../../scheduler/backfill-plan.js';
+import { runBackfill } from '../../scheduler/backfill.js';
+import { createProgressBar } from '../progress-bar.js';
+import { openResources, openUpstreamClient } from '../resources.js';
+import { createCliContext } from '../runtime.js';
+
+function parseTime(flag: string, value: string): Date {
+  const time = new Date(value);
+  if (Number.isNaN(time.getTime())) throw new InvalidInputError(`invalid ${flag} "${value}": expected an ISO time such as 2026-01-01T00:00:00Z`);
+  return time;
+}
+
+export function backfillCommand(): Command {
+  const backfill = new Command('backfill').description('fill past data through the upstream');
+  backfill
+    .command('prices')
+    .description('prices at every interval step from --from to --to (both included); stored times are skipped, so a re-run resumes')
+    .requiredOption('--from <iso>', 'first time')
+    .requiredOption('--to <iso>', 'last time')
+    .option('--interval <step>', 'step such as 15m, 1h, 1d', '1h')
+    .option('--tokens <list>', 'comma-separated coin types (default: the token watchlist)')
+    .action(async (flags: { from: string; to: string; interval: string; tokens?: string }) => {
+      const from = parseTime('--from', flags.from);
+      const to = parseTime('--to', flags.to);
+      const intervalMs = parseInterval(flags.interval);
+      const coinTypes = flags.tokens?.split(',').map((coin) => coin.trim()).filter(Boolean);
+      const context = createCliContext();
+      const resources = await openResources(context);
+      const client = openUpstreamClient(context, resources.redis);
+      const bar = createProgressBar('backfill');
+      try {
+        const outcome = await runBackfill({ context, ...resources, client }, { from, to, intervalMs, coinTypes, onProgress: bar.update });
+        bar.finish();
+        console.log(
+          `backfill: ${outcome.steps} step(s) x ${outcome.coinTypes} token(s); ${outcome.skipped} already stored, ${outcome.jobs} request(s) ${outcome.complete ? 'done' : 'NOT all done'}`,
+        );
+        process.exitCode = outcome.complete ? 0 : 1;
+      } finally {
+        await client.close();
+        await resources.close();
+      }
+    });
+  return backfill;
+}

@@ -1,0 +1,57 @@
+import { Command } from 'commander';
+import { addWatchedAddresses, addWatchedTokens, listWatchedAddresses, listWatchedTokens } from '../../db/index.js';
+import { createDatabase } from '../../db/client.js';
+import { loadOptions } from '../../config/options.js';
+import { startSimulator } from '../../simulator/index.js';
+import { migrateDatabase } from './migrate.js';
+import { runServices } from './services.js';
+
+export const DEMO_API_KEY = 'demo-key-not-secret';
+
+export const DEMO_TOKENS = [
+  '0x2::sui::SUI',
+  '0xdba34672e30cb065b1f93e3ab55318768fd6fef66c15942c9f7cb846e2f900e7::usdc::USDC',
+  '0x06864a6f921804860930db6ddbe2e16acdf8504495ea7481637a1c8b9a8fe54b::cetus::CETUS',
+  '0xa99b8952d4f7d947ea77fe0ecdcc9e5fc0bcab2841d6e2a5aa00c3044e5544b5::navx::NAVX',
+  '0x5d4b302506645c37ff133b98c4b50a5ae14841659738d6d733d59d0d217a93bf::coin::COIN',
+];
+
+export const DEMO_ADDRESSES = [
+  '0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e',
+  '0x1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f809',
+  '0xd8da6bf26964af9d7eed9e03e53415d37aa96045',
+];
+
+/**
+ * The zero-configuration main job: the simulated upstream in this process, migrations, a sample
+ * watchlist (only when the watchlist is empty), then `start` with a first tick of every dataset.
+ */
+export function demoCommand(): Command {
+  return new Command('demo')
+    .description('run everything against the built-in simulated upstream: migrate, sample watchlist, start')
+    .action(async () => {
+      const env = loadOptions({}, process.env);
+      const apiKey = env.UPSTREAM_API_KEY ?? DEMO_API_KEY;
+      const base = new URL(env.UPSTREAM_BASE_URL);
+      const simulator = await startSimulator({ apiKey, host: base.hostname, port: Number(base.port || 8787) });
+      try {
+        await migrateDatabase(env.DATABASE_URL);
+        const database = createDatabase(env.DATABASE_URL, { max: 2 });
+        try {
+          if ((await listWatchedTokens(database)).length === 0) await addWatchedTokens(database, DEMO_TOKENS);
+          if ((await listWatchedAddresses(database)).length === 0) {
+            await addWatchedAddresses(database, DEMO_ADDRESSES, { includePnl: true });
+          }
+        } finally {
+          await database.close();
+        }
+        console.log(`simulated upstream at ${simulator.url}; status page at http://${env.OPS_HOST}:${env.OPS_PORT}/ ; Ctrl-C to stop`);
+        await runServices(
+          { scheduler: true, workers: true, ops: true, produceNow: true },
+          { UPSTREAM_API_KEY: apiKey, UPSTREAM_BASE_URL: simulator.url },
+        );
+      } finally {
+        await simulator.close();
+      }
+    });
+}

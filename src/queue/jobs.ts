@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import type { Dataset, QueueName } from './queues.js';
+
+/** What each queue's jobs carry. Times travel as ISO strings (job data is JSON). */
+export interface PriceJobData {
+  tick: string;
+  /** A stable name for this batch of coin types (ingestion_runs.target). */
+  target: string;
+  coinTypes: string[];
+  /** Ask for the price at this time (catch-up and backfill); absent: the current price. */
+  at?: string;
+  /** Set for backfill jobs, whose completion is tracked apart from the scheduled ticks. */
+  backfill?: true;
+}
+
+export interface PositionsJobData {
+  tick: string;
+  address: string;
+  chain?: string;
+  protocols?: string[];
+  forceRefresh: boolean;
+}
+
+export interface NftJobData {
+  tick: string;
+  address: string;
+  chain: string;
+  includePnl: boolean;
+}
+
+export interface MaintenanceJobData {
+  tick: string;
+}
+
+export interface JobDataByQueue {
+  prices: PriceJobData;
+  positions: PositionsJobData;
+  nfts: NftJobData;
+  maintenance: MaintenanceJobData;
+}
+
+/** What a processed job reports back (BullMQ return value, and run-once's summary). */
+export interface JobResult {
+  outcome: 'succeeded' | 'quarantined';
+  rowsWritten: number;
+}
+
+/** The tick as it appears in job ids: ISO without ':' (BullMQ forbids it), e.g. 2026-11-21T20-45-00Z. */
+export function tickLabel(tick: Date): string {
+  return tick.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/:/g, '-');
+}
+
+/**
+ * Deterministic job id from dataset, target and tick: the same tick enqueued twice (two schedulers,
+ * a retried producer, run-once twice) is one job while the first one is kept.
+ */
+export function jobId(queue: QueueName, target: string, tick: Date): string {
+  return `${queue}-${target.replace(/:/g, '_')}-${tickLabel(tick)}`;
+}
+
+/** A short stable name for a batch of coin types: the same set gives the same name. */
+export function priceBatchTarget(coinTypes: string[], kind: 'tokens' | 'backfill' = 'tokens'): string {
+  const digest = createHash('sha256').update([...coinTypes].sort().join(',')).digest('hex').slice(0, 12);
+  return `${kind}-${digest}`;
+}
+
+export type { Dataset };

@@ -1,0 +1,72 @@
+import { listWatchedTokens, storedPriceTimes } from '../db/index.js';
+import { InvalidInputError } from '../errors.js';
+import { normalizeCoinType } from '../normalize/coin-type.js';
+import { jobOptions } from '../queue/job-options.js';
+import { createWorkerPool } from '../worker/workers.js';
+import { backfillTimes, planBackfill } from './backfill-plan.js';
+import { waitForTicks, type CycleDeps } from './run-cycle.js';
+
+export interface BackfillRequest {
+  from: Date;
+  to: Date;
+  intervalMs: number;
+  /** Default: the token watchlist. */
+  coinTypes?: string[];
+  onProgress?: (finished: number, expected: number) => void;
+}
+
+export interface BackfillOutcome {
+  steps: number;
+  coinTypes: number;
+  jobs: number;
+  skipped: number;
+  complete: boolean;
+}
+
+/**
+ * Prices at every step of a time range through the upstream's `timestamp` parameter. Times already
+ * stored are skipped and job ids are deterministic, so an interrupted backfill, run again, resumes
+ * where it stopped (jobs still queued from the first run are the same jobs).
+ */
+export async function runBackfill(deps: CycleDeps, request: BackfillRequest): Promise<BackfillOutcome> {
+  const coinTypes = request.coinTypes
+    ? [...new Set(request.coinTypes.map((coin) => normalizeCoinType(coin)))]
+    : await listWatchedTokens(deps.database);
+  if (coinTypes.length === 0) throw new InvalidInputError('no tokens to backfill: pass --tokens or add tokens to the watchlist');
+  const times = backfillTimes(request.from, request.to, request.intervalMs);
+  const last = times[times.length - 1]!;
+  const stored = await storedPriceTimes(deps.database, coinTypes, request.from, new Date(last.getTime() + request.intervalMs));
+  const plan = planBackfill(coinTypes, times, request.intervalMs, stored);
+  deps.context.logger.info({ steps: times.length, coinTypes: coinTypes.length, jobs: plan.jobs.length, skipped: plan.skipped }, 'backfill planned');
+
+  const pool = createWorkerPool({ ...deps, queueNames: ['prices'] });
+  try {
+    for (const [tick, jobs] of plan.byTick) await deps.tracker.expect('backfill', new Date(tick), jobs);
+    const defaults = jobOptions(deps.context.options);
+    for (let i = 0; i < plan.jobs.length; i += 1000) {
+      await deps.queues.prices.addBulk(
+        plan.jobs.slice(i, i + 1000).map((job) => ({ name: job.name, data: job.data, opts: { ...defaults, ...job.opts } })),
+      );
+    }
+    await retryFailedFromEarlierRuns(deps, new Set(plan.jobs.map((job) => job.opts.jobId)));
+    const complete = await waitForTicks(deps, {
+      streams: [...plan.byTick.keys()].map((tick) => ({ stream: 'backfill' as const, tick: new Date(tick) })),
+      queues: ['prices'],
+      onProgress: request.onProgress,
+    });
+    return { steps: times.length, coinTypes: coinTypes.length, jobs: plan.jobs.length, skipped: plan.skipped, complete };
+  } finally {
+    await pool.close();
+  }
+}
+
+/** A job that failed for good in an earlier run keeps its id (and would block re-adding): retry it. */
+async function retryFailedFromEarlierRuns(deps: CycleDeps, ids: Set<string>): Promise<void> {
+  if (ids.size === 0) return;
+  const failed = await deps.queues.prices.getJobs(['failed'], 0, -1);
+  for (const job of failed) {
+    if (!job.id || !ids.has(job.id)) continue;
+    await deps.tracker.reopen('backfill', new Date(job.data.tick), job.id);
+    await job.retry('failed');
+  }
+}

@@ -1,0 +1,78 @@
+import type { JobsOptions } from 'bullmq';
+import {
+  jobId,
+  priceBatchTarget,
+  type MaintenanceJobData,
+  type NftJobData,
+  type PositionsJobData,
+  type PriceJobData,
+} from '../queue/jobs.js';
+import type { QueueName } from '../queue/queues.js';
+import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/client.js';
+
+/**
+ * Pure: which jobs a tick produces. Ids come from dataset, target and tick only, so any number of
+ * producers of the same tick enqueue the same jobs once.
+ */
+export interface PlannedJob<T> {
+  name: string;
+  data: T;
+  opts: JobsOptions & { jobId: string };
+}
+
+export interface WatchedAddressOptions {
+  address: string;
+  chain: string | null;
+  protocols: string[] | null;
+  nftChain: string;
+  includePnl: boolean;
+}
+
+function planned<T>(queue: QueueName, target: string, tick: Date, data: T): PlannedJob<T> {
+  const id = jobId(queue, target, tick);
+  return { name: queue, data, opts: { jobId: id } };
+}
+
+/** Sorted, split into requests of at most 50 coin types; `at` asks for prices at that time. */
+export function priceJobs(coinTypes: string[], tick: Date, options: { at?: Date; kind?: 'tokens' | 'backfill' } = {}): PlannedJob<PriceJobData>[] {
+  const sorted = [...new Set(coinTypes)].sort();
+  const jobs: PlannedJob<PriceJobData>[] = [];
+  for (let i = 0; i < sorted.length; i += MAX_COINS_PER_PRICE_REQUEST) {
+    const batch = sorted.slice(i, i + MAX_COINS_PER_PRICE_REQUEST);
+    const target = priceBatchTarget(batch, options.kind ?? 'tokens');
+    jobs.push(planned('prices', target, tick, {
+      tick: tick.toISOString(),
+      target,
+      coinTypes: batch,
+      ...(options.at ? { at: options.at.toISOString() } : {}),
+    }));
+  }
+  return jobs;
+}
+
+export function positionJobs(addresses: WatchedAddressOptions[], tick: Date, forceRefresh: boolean): PlannedJob<PositionsJobData>[] {
+  return addresses.map((watched) =>
+    planned('positions', watched.address, tick, {
+      tick: tick.toISOString(),
+      address: watched.address,
+      ...(watched.chain ? { chain: watched.chain } : {}),
+      ...(watched.protocols?.length ? { protocols: watched.protocols } : {}),
+      forceRefresh,
+    }),
+  );
+}
+
+export function nftJobs(addresses: WatchedAddressOptions[], tick: Date): PlannedJob<NftJobData>[] {
+  return addresses.map((watched) =>
+    planned('nfts', watched.address, tick, {
+      tick: tick.toISOString(),
+      address: watched.address,
+      chain: watched.nftChain,
+      includePnl: watched.includePnl,
+    }),
+  );
+}
+
+export function maintenanceJobs(tick: Date): PlannedJob<MaintenanceJobData>[] {
+  return [planned('maintenance', 'daily', tick, { tick: tick.toISOString() })];
+}

@@ -1,0 +1,65 @@
+import type { Context } from '../context.js';
+import type { Database } from '../db/client.js';
+import { listWatchedAddresses, listWatchedTokens } from '../db/index.js';
+import { jobOptions } from '../queue/job-options.js';
+import type { Dataset, QueueName, Queues } from '../queue/queues.js';
+import type { TickTracker } from '../queue/tick-tracker.js';
+import { announceTickComplete } from '../worker/tick-notification.js';
+import { cronMatcher, shouldForceRefresh } from './cron-slots.js';
+import { maintenanceJobs, nftJobs, positionJobs, priceJobs, type PlannedJob } from './job-builders.js';
+
+export interface ProducerDeps {
+  context: Context;
+  database: Database;
+  queues: Queues;
+  tracker: TickTracker;
+}
+
+export interface ProducedTick {
+  queue: QueueName;
+  tick: Date;
+  jobs: number;
+  jobIds: string[];
+}
+
+/**
+ * Enqueues one tick of one queue from the current watchlist. Safe to run twice for the same tick
+ * (deterministic job ids); a tick with no work is announced complete at once.
+ */
+export async function produceTick(
+  deps: ProducerDeps,
+  queue: QueueName,
+  tick: Date,
+  options: { at?: Date } = {},
+): Promise<ProducedTick> {
+  const jobs = await planTick(deps, queue, tick, options);
+  const defaults = jobOptions(deps.context.options);
+  if (queue !== 'maintenance') {
+    const emptyTickComplete = await deps.tracker.expect(queue as Dataset, tick, jobs.length);
+    if (emptyTickComplete) await announceTickComplete(deps.database, deps.context.logger, queue as Dataset, tick);
+  }
+  // addBulk in slices keeps each Redis round trip small with 10,000s of addresses.
+  for (let i = 0; i < jobs.length; i += 1000) {
+    await deps.queues[queue].addBulk(
+      jobs.slice(i, i + 1000).map((job) => ({ name: job.name, data: job.data, opts: { ...defaults, ...job.opts } })),
+    );
+  }
+  deps.context.logger.info({ queue, tick: tick.toISOString(), jobs: jobs.length }, 'tick enqueued');
+  return { queue, tick, jobs: jobs.length, jobIds: jobs.map((job) => job.opts.jobId) };
+}
+
+async function planTick(deps: ProducerDeps, queue: QueueName, tick: Date, options: { at?: Date }): Promise<PlannedJob<unknown>[]> {
+  const settings = deps.context.options;
+  switch (queue) {
+    case 'prices':
+      return priceJobs(await listWatchedTokens(deps.database), tick, { at: options.at });
+    case 'positions': {
+      const force = shouldForceRefresh(cronMatcher(settings.POSITIONS_CRON), tick, settings.FORCE_REFRESH_EVERY);
+      return positionJobs(await listWatchedAddresses(deps.database), tick, force);
+    }
+    case 'nfts':
+      return nftJobs(await listWatchedAddresses(deps.database), tick);
+    case 'maintenance':
+      return maintenanceJobs(tick);
+  }
+}

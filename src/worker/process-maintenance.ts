@@ -1,0 +1,44 @@
+import type { Job } from 'bullmq';
+import { commitJob, detachOldPricePartitions, ensurePartitions, pruneRawResponses, writeProtocols } from '../db/index.js';
+import { normalizeProtocols } from '../normalize/index.js';
+import type { JobResult, MaintenanceJobData } from '../queue/jobs.js';
+import type { UpstreamClient } from '../upstream/client.js';
+import { runIngestionJob, type IngestionDeps } from './ingestion-job.js';
+
+const DAY = 24 * 3600 * 1000;
+/** Partitions are created this far ahead so that no insert ever waits on DDL at a month boundary. */
+const PARTITIONS_AHEAD_MS = 62 * DAY;
+
+/**
+ * The daily housekeeping: sync the protocol list, then prune raw responses past retention, create
+ * partitions ahead and detach old price partitions when configured. Each part records its own run.
+ */
+export function processMaintenance(deps: IngestionDeps, client: UpstreamClient) {
+  return async (job: Job<MaintenanceJobData>, signal: AbortSignal): Promise<JobResult> => {
+    const tick = new Date(job.data.tick);
+    const { options, logger } = deps.context;
+    const protocols = await runIngestionJob(deps, job, {
+      dataset: 'protocols',
+      target: 'all',
+      tick,
+      endpoint: '/v2/defi/protocols',
+      fetch: (abort) => client.fetchProtocols({ signal: abort }),
+      normalize: (data) => normalizeProtocols(data),
+      write: (tx, rows) => writeProtocols(tx, rows),
+    }, signal);
+
+    const created = await ensurePartitions(deps.database, { from: new Date(tick.getTime() - DAY), to: new Date(tick.getTime() + PARTITIONS_AHEAD_MS) });
+    const pruned = await pruneRawResponses(deps.database, options.RAW_RETENTION_DAYS, tick);
+    const detached = options.PRICE_PARTITION_DETACH_DAYS > 0
+      ? await detachOldPricePartitions(deps.database, options.PRICE_PARTITION_DETACH_DAYS, tick)
+      : [];
+    // The housekeeping's own run record, so that dataset_freshness shows when it last ran.
+    await commitJob(deps.database, {
+      run: { jobId: job.id ?? 'maintenance', dataset: 'maintenance', target: 'housekeeping', tick, attempts: job.attemptsMade + 1, startedAt: new Date() },
+      raw: [],
+      write: async () => ({}),
+    });
+    logger.info({ tick: tick.toISOString(), partitionsCreated: created, rawPruned: pruned, partitionsDetached: detached }, 'maintenance done');
+    return { outcome: 'succeeded', rowsWritten: protocols.rowsWritten };
+  };
+}

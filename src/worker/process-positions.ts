@@ -1,0 +1,26 @@
+import type { Job } from 'bullmq';
+import { writePositions } from '../db/index.js';
+import { normalizePositions } from '../normalize/index.js';
+import type { JobResult, PositionsJobData } from '../queue/jobs.js';
+import type { UpstreamClient } from '../upstream/client.js';
+import { runIngestionJob, type IngestionDeps } from './ingestion-job.js';
+
+/** The DeFi positions of one address at one tick. */
+export function processPositions(deps: IngestionDeps, client: UpstreamClient) {
+  return (job: Job<PositionsJobData>, signal: AbortSignal): Promise<JobResult> => {
+    const { address, chain, protocols, forceRefresh } = job.data;
+    const tick = new Date(job.data.tick);
+    // Only an unfiltered answer is the whole truth about an address: only it closes positions.
+    const complete = !chain && !protocols?.length;
+    return runIngestionJob(deps, job, {
+      dataset: 'positions',
+      trackedStream: 'positions',
+      target: address,
+      tick,
+      endpoint: `/v2/address/${encodeURIComponent(address)}/positions`,
+      fetch: (abort) => client.fetchPositions(address, { chain, protocols, forceRefresh, signal: abort }),
+      normalize: (data) => normalizePositions(data, { owner: address, snapshotAt: tick }),
+      write: (tx, rows) => writePositions(tx, rows, { owner: address, snapshotAt: tick, complete }),
+    }, signal);
+  };
+}

@@ -1,0 +1,93 @@
+import { Worker, type Processor } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Context } from '../context.js';
+import type { Database } from '../db/client.js';
+import type { QueueName, Queues } from '../queue/queues.js';
+import { createRedisConnection } from '../queue/redis-connection.js';
+import type { TickTracker } from '../queue/tick-tracker.js';
+import type { UpstreamClient } from '../upstream/client.js';
+import type { IngestionDeps } from './ingestion-job.js';
+import { processMaintenance } from './process-maintenance.js';
+import { processNfts } from './process-nfts.js';
+import { processPositions } from './process-positions.js';
+import { processPrices } from './process-prices.js';
+
+export interface WorkerPool {
+  workers: Worker[];
+  /** Stops taking jobs, lets active ones finish within the grace period, then forces the rest. */
+  close(): Promise<void>;
+}
+
+export interface WorkerPoolDeps {
+  context: Context;
+  database: Database;
+  client: UpstreamClient;
+  queues: Queues;
+  tracker: TickTracker;
+  queueNames?: readonly QueueName[];
+}
+
+/**
+ * BullMQ workers, one per queue, each with UPSTREAM_CONCURRENCY jobs at a time. The upstream rate
+ * limit itself is enforced by the client's Redis-shared pacer across all processes; the BullMQ
+ * limiter below is a loose backstop that also enables queue.rateLimit() for 429s.
+ */
+export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
+  const { context, client, queues } = deps;
+  const { options, logger } = context;
+  const names = deps.queueNames ?? (['prices', 'positions', 'nfts', 'maintenance'] as const);
+  // Aborted only when the grace period runs out: a SIGTERM lets active requests finish.
+  const hardStop = new AbortController();
+  const connections: Redis[] = [];
+
+  const workers = names.map((name) => {
+    const ingestion: IngestionDeps = { context, database: deps.database, tracker: deps.tracker, queue: queues[name] };
+    const process = processorFor(name, ingestion, client);
+    const connection = createRedisConnection(options.REDIS_URL, 'worker');
+    connections.push(connection);
+    const worker = new Worker(name, (job) => process(job, hardStop.signal), {
+      connection,
+      prefix: options.QUEUE_PREFIX,
+      concurrency: name === 'maintenance' ? 1 : options.UPSTREAM_CONCURRENCY,
+      limiter: { max: Math.max(1, Math.ceil(options.UPSTREAM_RPS * 2)), duration: 1000 },
+      lockDuration: Math.max(30_000, options.UPSTREAM_TIMEOUT_MS * (options.UPSTREAM_MAX_RETRIES + 2)),
+      maxStalledCount: 3,
+      autorun: true,
+    });
+    worker.on('error', (error) => logger.error({ queue: name, err: error.message }, 'worker error'));
+    return worker;
+  });
+
+  return {
+    workers,
+    async close() {
+      const graceful = Promise.all(workers.map((worker) => worker.close()));
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<'expired'>((resolve) => {
+        timer = setTimeout(() => resolve('expired'), options.SHUTDOWN_GRACE_MS);
+      });
+      const outcome = await Promise.race([graceful.then(() => 'closed' as const), expired]);
+      clearTimeout(timer);
+      if (outcome === 'expired') {
+        logger.warn({ graceMs: options.SHUTDOWN_GRACE_MS }, 'grace period over: aborting active jobs (they will be retried)');
+        hardStop.abort();
+        await Promise.race([Promise.all(workers.map((worker) => worker.close(true))), delay(5_000)]);
+      }
+      for (const connection of connections) connection.disconnect();
+    },
+  };
+}
+
+function processorFor(name: QueueName, deps: IngestionDeps, client: UpstreamClient) {
+  const processors: Record<QueueName, (job: never, signal: AbortSignal) => ReturnType<Processor>> = {
+    prices: processPrices(deps, client),
+    positions: processPositions(deps, client),
+    nfts: processNfts(deps, client),
+    maintenance: processMaintenance(deps, client),
+  };
+  return processors[name] as (job: unknown, signal: AbortSignal) => ReturnType<Processor>;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
