@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../src/errors.js';
+import { backfillTimes, parseInterval, planBackfill } from '../../src/scheduler/backfill-plan.js';
+
+const HOUR = 3_600_000;
+const coin = (i: number) => `0x${i.toString(16).padStart(64, '0')}::coin::C${i}`;
+
+describe('backfill planning', () => {
+  it('parses intervals and rejects nonsense', () => {
+    expect(parseInterval('1h')).toBe(HOUR);
+    expect(parseInterval('15m')).toBe(15 * 60_000);
+    expect(parseInterval('2d')).toBe(2 * 24 * HOUR);
+    for (const bad of ['', 'h', '0h', '1w', '-1h', '1.5h']) expect(() => parseInterval(bad)).toThrow(InvalidInputError);
+  });
+
+  it('includes both ends', () => {
+    const times = backfillTimes(new Date('2026-01-01T00:00:00Z'), new Date('2026-01-02T00:00:00Z'), HOUR);
+    expect(times).toHaveLength(25);
+    expect(times[24]!.toISOString()).toBe('2026-01-02T00:00:00.000Z');
+    expect(() => backfillTimes(new Date('2026-01-02Z'), new Date('2026-01-01Z'), HOUR)).toThrow(/--from/);
+  });
+
+  it('asks only for what is missing, in batches of at most 50, with deterministic ids', () => {
+    const coins = Array.from({ length: 120 }, (_, i) => coin(i + 1));
+    const times = backfillTimes(new Date('2026-01-01T00:00:00Z'), new Date('2026-01-01T02:00:00Z'), HOUR);
+    const stored = new Map<string, Set<number>>();
+    // Every coin stored at 01:00 (a sample 10 minutes into the step counts), coin 1 also at 00:00.
+    for (const c of coins) stored.set(c, new Set([times[1]!.getTime() + 10 * 60_000]));
+    stored.get(coin(1))!.add(times[0]!.getTime());
+
+    const plan = planBackfill(coins, times, HOUR, stored);
+    expect(plan.skipped).toBe(121);
+    expect(plan.byTick.get(times[1]!.getTime())).toBeUndefined();
+    const at0 = plan.jobs.filter((job) => job.data.tick === times[0]!.toISOString());
+    expect(at0.flatMap((job) => job.data.coinTypes).sort()).toEqual(coins.slice(1).sort());
+    expect(plan.jobs.every((job) => job.data.coinTypes.length <= 50 && job.data.backfill && job.data.at === job.data.tick)).toBe(true);
+    expect(plan.jobs.flatMap((job) => job.data.coinTypes)).toHaveLength(119 + 120);
+    expect(plan.jobs.every((job) => !job.opts.jobId.includes(':'))).toBe(true);
+
+    const again = planBackfill(coins, times, HOUR, stored);
+    expect(again.jobs.map((job) => job.opts.jobId)).toEqual(plan.jobs.map((job) => job.opts.jobId));
+  });
+});
