@@ -1,0 +1,201 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../src/errors.js';
+import { loadOptions, type OptionsInput } from '../../src/config/options.js';
+import { createLogger } from '../../src/ops/logger.js';
+import { createMetrics } from '../../src/ops/metrics.js';
+import { MAX_COINS_PER_PRICE_REQUEST, createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
+import { createLocalRateLimiter } from '../../src/upstream/rate-limiter.js';
+import { json, startFaultServer, text, type Answer, type FaultServer } from './fault-server.js';
+
+/**
+ * What the client sends (paths, query strings, bodies, batches) and which odd but valid answers it
+ * accepts, checked at a real HTTP server that records every request and answers scripted bodies.
+ */
+const API_KEY = 'test-key-requests-0001';
+const address64 = `0x${'ab'.repeat(32)}`;
+const coinType = (i: number) => `0x${i.toString(16).padStart(64, '0')}::coin${i}::COIN${i}`;
+
+describe('upstream client requests', () => {
+  let server: FaultServer;
+  let client: UpstreamClient;
+  const makeClient = (overrides: Partial<Record<keyof OptionsInput, string | number>> = {}) =>
+    createUpstreamClient({
+      options: loadOptions({ UPSTREAM_BASE_URL: server.url, UPSTREAM_API_KEY: API_KEY, UPSTREAM_CONCURRENCY: 2, ...overrides }, {}),
+      logger: createLogger({ level: 'silent', pretty: false }),
+      metrics: createMetrics({ defaultMetrics: false }),
+      rateLimiter: createLocalRateLimiter(1000),
+    });
+
+  beforeAll(async () => {
+    server = await startFaultServer();
+  });
+  beforeEach(() => {
+    server.requests.length = 0;
+    server.script();
+    server.fallback(json(200, { data: [] }));
+    client = makeClient();
+  });
+  afterEach(() => client.close());
+  afterAll(() => server.close());
+
+  const sentCoinTypes = () => server.requests.map((request) => (JSON.parse(request.body) as { addresses: string }).addresses.split(','));
+
+  describe('prices', () => {
+    it('splits 120 coin types into 3 requests of at most 50, duplicates in another spelling sent once', async () => {
+      const coinTypes = Array.from({ length: 120 }, (_, i) => coinType(i + 1));
+      // The same types again in their short, upper-case spelling.
+      const respelled = coinTypes.slice(0, 30).map((type) => type.replace(/^0x0*/, '0x').replace(/^0x([0-9a-f]+)/, (_, hex: string) => `0x${hex.toUpperCase()}`));
+      const responses = await client.fetchTokenPrices([...coinTypes, ...respelled, '0x2::sui::SUI', '0x0002::sui::SUI']);
+      expect(responses).toHaveLength(3);
+      expect(server.requests).toHaveLength(3);
+      const batches = sentCoinTypes();
+      for (const batch of batches) expect(batch.length).toBeLessThanOrEqual(MAX_COINS_PER_PRICE_REQUEST);
+      const sent = batches.flat();
+      expect(sent).toHaveLength(121);
+      expect(new Set(sent).size).toBe(121);
+      expect(sent).toContain(`0x${'0'.repeat(63)}2::sui::SUI`);
+      expect(sent).toContain(coinType(1));
+      for (const request of server.requests) {
+        expect(request).toMatchObject({ method: 'POST', url: '/tokens/sui/price' });
+        expect(request.headers['content-type']).toBe('application/json');
+        expect(JSON.parse(request.body)).not.toHaveProperty('timestamp');
+      }
+    });
+
+    it('sends the requested time in the configured unit', async () => {
+      const at = new Date('2025-03-01T12:00:00.750Z');
+      await client.fetchTokenPriceBatch(['0x2::sui::SUI'], { at });
+      expect(JSON.parse(server.requests[0]!.body)).toEqual({ addresses: `0x${'0'.repeat(63)}2::sui::SUI`, timestamp: 1740830400 });
+      const millisClient = makeClient({ UPSTREAM_TIMESTAMP_UNIT: 'milliseconds' });
+      await millisClient.fetchTokenPriceBatch(['0x2::sui::SUI'], { at });
+      await millisClient.close();
+      expect(JSON.parse(server.requests[1]!.body)).toMatchObject({ timestamp: 1740830400750 });
+    });
+
+    it('rejects bad coin types before any request, with a clear message', async () => {
+      const good = Array.from({ length: 60 }, (_, i) => coinType(i + 1));
+      await expect(client.fetchTokenPrices([...good, '0x2::sui'])).rejects.toThrow(/invalid coin type "0x2::sui": expected address::module::Name/);
+      await expect(client.fetchTokenPrices([...good, '0xabc::lp::LP<0x2::sui::SUI,0x3::x::X>'])).rejects.toThrow(/contains a comma/);
+      await expect(client.fetchTokenPriceBatch(['sui'])).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(client.fetchTokenPriceBatch([])).rejects.toThrow(/1 to 50 distinct coin types, got 0/);
+      await expect(client.fetchTokenPriceBatch(good)).rejects.toThrow(/1 to 50 distinct coin types, got 60/);
+      await expect(client.fetchTokenPrices(good, { at: new Date('nope') })).rejects.toThrow(/invalid price time/);
+      expect(server.requests).toHaveLength(0);
+      expect(await client.fetchTokenPrices([])).toEqual([]);
+    });
+
+    it('abandons the other batches of a call when one fails', async () => {
+      server.script(json(200, { data: [] }), text(404, 'gone'));
+      const coinTypes = Array.from({ length: 500 }, (_, i) => coinType(i + 1));
+      await expect(client.fetchTokenPrices(coinTypes)).rejects.toThrow(/HTTP 404/);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Concurrency 2: the batches still queued when the 404 came were never sent.
+      expect(server.requests.length).toBeLessThan(5);
+    });
+
+    it('returns the body as received and the validated data', async () => {
+      const body = `{"data":[{"contract_address":"0x2::sui::SUI","symbol":"SUI","price":"3.1415","last24hPrice":3,"timestamp":"1740830400000","decimals":"9","source":"agg","extra":{"a":1}}]}`;
+      server.fallback(text(200, body));
+      const response = await client.fetchTokenPriceBatch(['0x2::sui::SUI']);
+      expect(response).toMatchObject({ operation: 'prices', url: '/tokens/sui/price', status: 200, body, attempts: 1 });
+      expect(response.receivedAt).toBeInstanceOf(Date);
+      expect(response.durationMs).toBeGreaterThanOrEqual(0);
+      expect(response.data.data[0]).toEqual({
+        contract_address: '0x2::sui::SUI',
+        symbol: 'SUI',
+        price: '3.1415',
+        last24hPrice: 3,
+        timestamp: '1740830400000',
+        decimals: '9',
+        source: 'agg',
+        extra: { a: 1 },
+      });
+    });
+  });
+
+  describe('positions, NFTs and protocols', () => {
+    it('builds the positions path and query, URL-encoded', async () => {
+      await client.fetchPositions(address64.toUpperCase().replace('0X', '0x'), {
+        chain: 'sui',
+        protocols: ['cetus', 'navi protocol', 'a&b'],
+        forceRefresh: true,
+      });
+      await client.fetchPositions(address64);
+      expect(server.requests.map((request) => [request.method, request.url])).toEqual([
+        ['GET', `/v2/address/${address64}/positions?chain=sui&protocol=cetus,navi%20protocol,a%26b&force_refresh=true`],
+        ['GET', `/v2/address/${address64}/positions`],
+      ]);
+      await expect(client.fetchPositions(address64, { protocols: ['a,b'] })).rejects.toThrow(/invalid protocol "a,b"/);
+      await expect(client.fetchPositions('0x12/../../x')).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(client.fetchPositions(address64, { chain: 'sui&x=1' })).rejects.toBeInstanceOf(InvalidInputError);
+      expect(server.requests).toHaveLength(2);
+    });
+
+    it('builds the NFT path and query', async () => {
+      server.fallback(json(200, []));
+      const base58 = 'DRpbCBMxVnDK7maPM5tGv6MvB3v1sRMC86PZ8okm21hy';
+      await client.fetchNftHoldings(base58, { chain: 'SOL', includePnl: true });
+      await client.fetchNftHoldings(address64, { includePnl: false });
+      expect(server.requests.map((request) => request.url)).toEqual([
+        `/v2/address/${base58}/nft-holding?chain=SOL&includePnl=true`,
+        `/v2/address/${address64}/nft-holding`,
+      ]);
+      await expect(client.fetchNftHoldings(address64, { chain: 'DOGE' as never })).rejects.toThrow(/unknown NFT chain/);
+    });
+
+    it('asks for the protocols', async () => {
+      server.fallback(json(200, ['cetus', { id: 'navi', name: 'NAVI' }]));
+      const response = await client.fetchProtocols();
+      expect(server.requests[0]).toMatchObject({ method: 'GET', url: '/v2/defi/protocols' });
+      expect(response.data).toEqual(['cetus', { id: 'navi', name: 'NAVI' }]);
+    });
+
+    it('accepts odd but valid position payloads and keeps unknown fields', async () => {
+      const odd = {
+        data: [
+          {
+            positionId: 12345,
+            owner: address64,
+            input: [{ amount: '1000000000', value: '12.5', token: { address: '0x2::sui::SUI', symbol: 'SUI' } }],
+            current: { tokens: [{ amount: 1.5, value: 3, token: '0x2::sui::SUI' }] },
+            fee: '0.003',
+            chain: 'sui',
+            type: 'liquidity',
+            farming: null,
+            meta: { protocol: { name: 'Cetus', protocol: 'cetus' } },
+            tickLower: -443580,
+          },
+        ],
+        page: { next: null },
+      };
+      server.fallback(json(200, odd));
+      const { data } = await client.fetchPositions(address64);
+      const [position] = data.data;
+      expect(position).toMatchObject({
+        positionId: '12345',
+        yieldCollected: [],
+        farming: [],
+        fee: '0.003',
+        tickLower: -443580,
+        current: { tokens: [{ amount: 1.5, value: 3, token: '0x2::sui::SUI' }], yield: [] },
+      });
+      expect(position!.input[0]!.token).toEqual({ address: '0x2::sui::SUI', symbol: 'SUI' });
+      expect(data).toMatchObject({ page: { next: null } });
+    });
+
+    it('accepts NFT holdings wrapped in { data: [...] }, and a missing or null data array', async () => {
+      const group = { collectionId: 'c1', tokens: [{ tokenId: 7, price: '1.2' }], floorPrice: '0.5', profit: null, rarity: 'x' };
+      const answers: Answer[] = [json(200, { data: [group] }), json(200, [group]), json(200, { data: null })];
+      server.script(...answers);
+      const wrapped = await client.fetchNftHoldings(address64);
+      const bare = await client.fetchNftHoldings(address64);
+      const empty = await client.fetchNftHoldings(address64);
+      expect(wrapped.data).toEqual(bare.data);
+      expect(wrapped.data[0]).toMatchObject({ collectionId: 'c1', tokens: [{ tokenId: '7', price: '1.2' }], profit: null, rarity: 'x' });
+      expect(empty.data).toEqual([]);
+      server.fallback(json(200, {}));
+      const prices = await client.fetchTokenPriceBatch(['0x2::sui::SUI']);
+      expect(prices.data.data).toEqual([]);
+    });
+  });
+});
