@@ -55,6 +55,8 @@ export const optionsSchema = z.object({
   JOB_ATTEMPTS: int(1, 100).default(5),
   JOB_BACKOFF_MS: int(0).default(2_000),
   SHUTDOWN_GRACE_MS: int(0).default(30_000),
+  /** A job whose worker stops renewing its lock this long (crashed, killed) is taken up by another. */
+  JOB_LOCK_MS: int(1_000).default(60_000),
 
   RAW_RETENTION_DAYS: int(0).default(14),
   /** Detach token_prices partitions older than this many days (0: keep everything). */

@@ -50,7 +50,9 @@ export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
       prefix: options.QUEUE_PREFIX,
       concurrency: name === 'maintenance' ? 1 : options.UPSTREAM_CONCURRENCY,
       limiter: { max: Math.max(1, Math.ceil(options.UPSTREAM_RPS * 2)), duration: 1000 },
-      lockDuration: Math.max(30_000, options.UPSTREAM_TIMEOUT_MS * (options.UPSTREAM_MAX_RETRIES + 2)),
+      // The lock is renewed while a job runs; it expiring means the worker died: another takes the job.
+      lockDuration: options.JOB_LOCK_MS,
+      stalledInterval: options.JOB_LOCK_MS,
       maxStalledCount: 3,
       autorun: true,
     });
