@@ -101,7 +101,6 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
       if (!options.OPS_TOKEN && !isLoopback(options.OPS_HOST)) {
         logger.warn({ host: options.OPS_HOST }, 'ops server listens beyond loopback without OPS_TOKEN: anyone who reaches it can use Bull Board');
       }
-      logger.info({ url }, 'ops server listening');
       return url;
     },
     async close() {

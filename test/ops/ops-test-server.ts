@@ -1,0 +1,41 @@
+import { Writable } from 'node:stream';
+import type { Redis } from 'ioredis';
+import { loadOptions, type Options } from '../../src/config/options.js';
+import type { Context } from '../../src/context.js';
+import type { Database } from '../../src/db/client.js';
+import { createLogger } from '../../src/ops/logger.js';
+import { createMetrics } from '../../src/ops/metrics.js';
+import { createOpsServer, type OpsServer } from '../../src/ops/server.js';
+import type { Queues } from '../../src/queue/queues.js';
+
+export interface RunningOpsServer extends OpsServer {
+  url: string;
+  context: Context;
+  /** Every log line the server wrote. */
+  logLines: string[];
+}
+
+/** An ops server on a free loopback port over the given stores, logging into memory. */
+export async function startOpsServer(input: {
+  database: Database;
+  redis: Redis;
+  queues: Queues;
+  options?: Partial<Record<keyof Options, string>>;
+}): Promise<RunningOpsServer> {
+  const logLines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      logLines.push(String(chunk));
+      done();
+    },
+  });
+  const context: Context = {
+    options: loadOptions({ OPS_HOST: '127.0.0.1', OPS_PORT: '0', ...input.options }, {}),
+    logger: createLogger({ level: 'debug', destination }),
+    metrics: createMetrics(),
+    signal: new AbortController().signal,
+  };
+  const server = createOpsServer({ context, database: input.database, redis: input.redis, queues: input.queues });
+  const url = await server.listen();
+  return { ...server, url, context, logLines };
+}
