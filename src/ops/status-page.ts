@@ -41,6 +41,8 @@ const STYLE = new Html(`
   .token .name { font-weight: 600; }
   .token .coin { display: block; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
   .token .latest { font-variant-numeric: tabular-nums; }
+  .token .when { font-size: 12px; }
+  .price-chart { display: block; width: 100%; height: auto; margin-top: 4px; }
   .up { color: #1a7f37; } .down { color: #cf222e; }
   .truncate { max-width: 420px; overflow: hidden; text-overflow: ellipsis; }
 `);
@@ -111,9 +113,9 @@ function tokenCard(token: WatchedTokenRow, series: PricePoint[], data: StatusPag
     title: `${name} price, last 24 h (${series.length} prices)`,
   });
   const latest = token.price
-    ? html`<span class="latest mono">${token.price}</span>${change(token)} <span class="muted">at ${formatTime(token.priceTime)}</span>`
-    : html`<span class="muted">no price yet</span>`;
-  return html`<div class="token" data-coin-type="${token.coinType}"><span class="name">${name}</span><span class="coin mono muted" title="${token.coinType}">${shortCoin(token.coinType)}</span><div>${latest}</div>${chart}</div>`;
+    ? html`<div><span class="latest mono">${token.price}</span>${change(token)}</div><div class="when muted">price time ${formatTime(token.priceTime)} · ${series.length} prices in 24 h</div>`
+    : html`<div class="muted">no price yet</div>`;
+  return html`<div class="token" data-coin-type="${token.coinType}"><span class="name">${name}</span><span class="coin mono muted" title="${token.coinType}">${shortCoin(token.coinType)}</span>${latest}${chart}</div>`;
 }
 
 function pricesSection(data: StatusPageData): Html {

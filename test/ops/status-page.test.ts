@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import type { StatusPageData } from '../../src/ops/status-page-data.js';
+import { formatAge, renderStatusPage } from '../../src/ops/status-page.js';
+
+const now = new Date('2024-05-02T12:00:00Z');
+const since = new Date('2024-05-01T12:00:00Z');
+const SUI = '0x0000000000000000000000000000000000000000000000000000000000000002::sui::SUI';
+
+function data(overrides: Partial<StatusPageData> = {}): StatusPageData {
+  return {
+    now,
+    since,
+    freshness: { ok: true, value: [] },
+    queues: { ok: true, value: [] },
+    tokens: { ok: true, value: { watched: [], prices: [] } },
+    failures: { ok: true, value: [] },
+    quarantined: { ok: true, value: [] },
+    ...overrides,
+  };
+}
+
+describe('renderStatusPage', () => {
+  it('reloads itself every 30 s and runs no script', () => {
+    const page = renderStatusPage(data());
+    expect(page).toContain('<meta http-equiv="refresh" content="30">');
+    expect(page).not.toContain('<script');
+  });
+
+  it('escapes every value that comes from the stores', () => {
+    const hostile = '<img src=x onerror=alert(1)>';
+    const page = renderStatusPage(
+      data({
+        failures: {
+          ok: true,
+          value: [{ id: '1', dataset: 'positions', target: hostile, tick: now, status: 'failed', attempts: 1, httpStatus: 500, error: hostile, startedAt: now, finishedAt: now }],
+        },
+        quarantined: {
+          ok: true,
+          value: [{ id: '2', receivedAt: now, dataset: 'nfts', endpoint: hostile, target: null, tick: null, httpStatus: 200, reason: hostile }],
+        },
+        tokens: { ok: true, value: { watched: [{ coinType: SUI, symbol: hostile, price: '1', price24hAgo: null, priceTime: now }], prices: [] } },
+      }),
+    );
+    expect(page).not.toContain('<img');
+    expect(page).toContain('&lt;img src=x onerror=alert(1)&gt;');
+  });
+
+  it('shows each dataset, including one that never succeeded', () => {
+    const page = renderStatusPage(
+      data({ freshness: { ok: true, value: [{ dataset: 'prices', targets: 2, newestTick: new Date(now.getTime() - 90_000), oldestTick: new Date(now.getTime() - 150_000), lastSuccessAt: now }] } }),
+    );
+    expect(page).toMatch(/<tr data-dataset="prices">.*1 min 30 s.*2024-05-02 11:58:30 UTC.*2024-05-02 11:57:30 UTC/);
+    expect(page).toMatch(/<tr data-dataset="positions">.*no successful run yet/);
+    expect(page).toMatch(/<tr data-dataset="nfts">.*no successful run yet/);
+  });
+
+  it('keeps the other sections when one store does not answer', () => {
+    const page = renderStatusPage(
+      data({
+        queues: { ok: false, error: 'Redis did not answer within 3000 ms' },
+        tokens: { ok: true, value: { watched: [{ coinType: SUI, symbol: 'SUI', price: '1.5', price24hAgo: '1.2', priceTime: now }], prices: [{ coinType: SUI, priceTime: now, price: '1.5' }] } },
+      }),
+    );
+    expect(page).toContain('Unavailable: Redis did not answer within 3000 ms');
+    expect(page).toContain('1 section(s) unavailable');
+    expect(page).toContain('+25.00 % / 24 h');
+    expect(page).toContain('class="price-line"');
+  });
+
+  it('puts the token on its links only when given one', () => {
+    expect(renderStatusPage(data(), { token: 'a b&c' })).toContain('href="/queues?token=a%20b%26c"');
+    expect(renderStatusPage(data())).toContain('href="/queues"');
+  });
+});
+
+describe('formatAge', () => {
+  it('reads as seconds, minutes, hours or days', () => {
+    expect(formatAge(42.4)).toBe('42 s');
+    expect(formatAge(303)).toBe('5 min 3 s');
+    expect(formatAge(7_800)).toBe('2 h 10 min');
+    expect(formatAge(3 * 86_400 + 4 * 3600 + 5)).toBe('3 d 4 h');
+    expect(formatAge(-3)).toBe('0 s');
+  });
+});
