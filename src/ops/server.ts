@@ -19,6 +19,8 @@ export interface OpsServerDependencies {
   /** Any connection to the Redis that holds the queues; used for the readiness PING. */
   redis: Redis;
   queues: Queues;
+  /** The clock of the status page and the freshness gauge; default: the system clock. */
+  now?: () => Date;
 }
 
 export interface OpsServer {
@@ -44,6 +46,7 @@ function isLoopback(host: string): boolean {
  */
 export function createOpsServer(dependencies: OpsServerDependencies): OpsServer {
   const { context, database, redis, queues } = dependencies;
+  const now = dependencies.now ?? (() => new Date());
   const { options, metrics } = context;
   const logger = context.logger.child({ component: 'ops-server' });
   // Fastify's own request logging would write URLs, and a URL may carry ?token=: we log errors ourselves.
@@ -75,7 +78,7 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
         queues,
         sql: database.sql,
         logger,
-        now: () => new Date(),
+        now,
         timeoutMs: DEPENDENCY_TIMEOUT_MS,
       });
       return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
@@ -83,7 +86,7 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
   }
 
   app.get('/', async (request, reply) => {
-    const data = await loadStatusPageData({ sql: database.sql, queues, now: new Date(), timeoutMs: DEPENDENCY_TIMEOUT_MS });
+    const data = await loadStatusPageData({ sql: database.sql, queues, now: now(), timeoutMs: DEPENDENCY_TIMEOUT_MS });
     const token = (request.query as { token?: string }).token;
     return reply
       .type('text/html; charset=utf-8')

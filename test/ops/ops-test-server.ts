@@ -21,6 +21,7 @@ export async function startOpsServer(input: {
   redis: Redis;
   queues: Queues;
   options?: Partial<Record<keyof Options, string>>;
+  now?: () => Date;
 }): Promise<RunningOpsServer> {
   const logLines: string[] = [];
   const destination = new Writable({
@@ -35,7 +36,7 @@ export async function startOpsServer(input: {
     metrics: createMetrics(),
     signal: new AbortController().signal,
   };
-  const server = createOpsServer({ context, database: input.database, redis: input.redis, queues: input.queues });
+  const server = createOpsServer({ context, database: input.database, redis: input.redis, queues: input.queues, now: input.now });
   const url = await server.listen();
   return { ...server, url, context, logLines };
 }
