@@ -220,13 +220,20 @@ describe('OPS_TOKEN', () => {
   });
 
   it('carries the token on the status page links and never logs it', async () => {
-    const server = await start({ OPS_TOKEN: token });
-    const page = await (await fetch(`${server.url}/?token=${encodeURIComponent(token)}`)).text();
-    expect(page).toContain(`href="/queues?token=${token}"`);
-    expect(page).toContain(`href="/metrics?token=${token}"`);
-    await fetch(`${server.url}/readyz?token=${encodeURIComponent(token)}`);
-    await fetch(`${server.url}/metrics?token=wrong-${token}`);
-    expect(server.logLines.length).toBeGreaterThan(0);
-    expect(server.logLines.join('')).not.toContain(token);
+    // Unreachable Postgres: readiness, metrics and the status page all log what failed.
+    const unreachable = createDatabase('postgres://postgres@127.0.0.1:1/chaintap', { max: 1 });
+    try {
+      const server = await start({ OPS_TOKEN: token }, { database: unreachable });
+      const page = await (await fetch(`${server.url}/?token=${encodeURIComponent(token)}`)).text();
+      expect(page).toContain(`href="/queues?token=${token}"`);
+      expect(page).toContain(`href="/metrics?token=${token}"`);
+      expect((await fetch(`${server.url}/readyz?token=${encodeURIComponent(token)}`)).status).toBe(503);
+      expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      await fetch(`${server.url}/metrics?token=wrong-${token}`);
+      expect(server.logLines.length).toBeGreaterThan(1);
+      expect(server.logLines.join('')).not.toContain(token);
+    } finally {
+      await unreachable.close();
+    }
   });
 });
