@@ -211,7 +211,7 @@ function describe(error: unknown): string {
 }
 
 /** zod issues as `path: message` lines, at most 20 of them. */
-export function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {
+function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {
   const lines = issues.slice(0, 20).map((issue) => {
     const path = issue.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('');
     return `${path ? path.replace(/^\./, '') : '(root)'}: ${issue.message}`;
