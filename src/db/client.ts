@@ -5,6 +5,7 @@ import * as schema from './schema/index.js';
 export type Schema = typeof schema;
 export type Db = PostgresJsDatabase<Schema>;
 export type Sql = postgres.Sql;
+export type TransactionSql = postgres.TransactionSql;
 
 export interface Database {
   sql: Sql;
@@ -13,8 +14,37 @@ export interface Database {
 }
 
 /**
+ * Type ids whose parsing drizzle() switches off: timestamptz, timestamp, date, time, numeric and
+ * their arrays. postgres.js registers array handlers at its first connection, only where none exist.
+ */
+const DRIZZLE_TYPES = [1184, 1114, 1082, 1083, 1185, 1115, 1182, 1231];
+
+/**
+ * A Drizzle handle over a postgres.js client: the pool, or a transaction of it (`pool` given).
+ * drizzle() reads and changes `client.options`, which a postgres.js transaction lacks: it gets the
+ * pool's. drizzle() also switches the client's date parsing off (it parses dates itself), in options
+ * shared by the pool and its transactions; turning it back on keeps raw `sql` queries returning
+ * Date and taking arrays of times, and Drizzle's timestamptz columns read a Date as well as a string.
+ */
+export function bindDrizzle(client: Sql | TransactionSql, pool?: Sql): Db {
+  const target = client as Sql;
+  if (!('options' in target) && pool) Object.assign(target, { options: pool.options });
+  const { parsers, serializers } = target.options;
+  const saved = DRIZZLE_TYPES.map((type) => [type, parsers[type], serializers[type]] as const);
+  const db = drizzle(target, { schema });
+  for (const [type, parse, serialize] of saved) {
+    if (parse) parsers[type] = parse;
+    else delete parsers[type];
+    if (serialize) serializers[type] = serialize;
+    else delete serializers[type];
+  }
+  return db;
+}
+
+/**
  * One postgres.js pool and its Drizzle handle. `numeric` columns stay strings end to end (exact);
- * timestamptz comes back as Date.
+ * timestamptz comes back as Date. json/jsonb parameters of raw queries must be passed as JSON text
+ * with a cast (`${JSON.stringify(value)}::jsonb`): Drizzle turns postgres.js's JSON serializer off.
  */
 export function createDatabase(url: string, options: { max?: number; applicationName?: string } = {}): Database {
   const sql = postgres(url, {
@@ -27,6 +57,6 @@ export function createDatabase(url: string, options: { max?: number; application
     max_lifetime: 60 * 30,
     connect_timeout: 10,
   });
-  const db = drizzle(sql, { schema });
+  const db = bindDrizzle(sql);
   return { sql, db, close: () => sql.end({ timeout: 5 }) };
 }

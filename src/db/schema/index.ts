@@ -1,2 +1,7 @@
 // Every table and view of the data contract (docs/schema.md), one file per table group.
-export {};
+export * from './watchlist.js';
+export * from './prices.js';
+export * from './positions.js';
+export * from './nfts.js';
+export * from './operations.js';
+export * from './views.js';

@@ -1,0 +1,34 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { TransactionSql } from './client.js';
+
+export type CopyValue = string | number | Date | null;
+
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+/** Rows per chunk written to the COPY stream: large enough to keep per-write overhead small. */
+const ROWS_PER_CHUNK = 2000;
+
+/** A field in COPY text format: \N for null, ISO 8601 for times, tab/newline/backslash escaped. */
+function copyField(value: CopyValue): string {
+  if (value === null) return '\\N';
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'number') return String(value);
+  return value.replace(/[\\\t\n\r]/g, (char) => ESCAPES[char]!);
+}
+
+/** The COPY text of rows, in chunks (built once, so that a retried COPY reuses it). */
+export function copyText(rows: CopyValue[][]): string[] {
+  const chunks: string[] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_CHUNK) {
+    let chunk = '';
+    for (const row of rows.slice(i, i + ROWS_PER_CHUNK)) chunk += `${row.map(copyField).join('\t')}\n`;
+    chunks.push(chunk);
+  }
+  return chunks;
+}
+
+/** COPY ... FROM STDIN of prepared text into `table (columns)`. */
+export async function copyInto(sql: TransactionSql, table: string, columns: readonly string[], text: string[]): Promise<void> {
+  const stream = await sql`copy ${sql(table)} (${sql(columns as string[])}) from stdin`.writable();
+  await pipeline(Readable.from(text), stream);
+}

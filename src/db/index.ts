@@ -1,0 +1,15 @@
+// The storage layer: the pool, the job transaction, the stores and the maintenance operations.
+export { createDatabase, type Database, type Db, type Sql } from './client.js';
+export { ensureDatabase, runMigrations } from './migrate.js';
+export { withTransaction, type Tx } from './transaction.js';
+export { ensurePartitions, detachOldPricePartitions, PARTITIONED_TABLES, ARCHIVE_SCHEMA } from './partitions.js';
+export { commitJob, recordJobFailure, quarantinePayload, type RunRecord } from './stores/jobs.js';
+export { pruneRawResponses, type RawRecord } from './stores/raw-responses.js';
+export { writeTokenPrices, storedPriceTimes } from './stores/prices.js';
+export { writePositions, type PositionsWriteContext } from './stores/positions.js';
+export { writeNftHoldings, type NftWriteContext } from './stores/nfts.js';
+export { writeProtocols, listProtocolIds } from './stores/protocols.js';
+export {
+  addWatchedTokens, removeWatchedTokens, listWatchedTokens, addWatchedAddresses, removeWatchedAddresses, listWatchedAddresses,
+  type WatchedAddress, type WatchedAddressOptions,
+} from './stores/watchlist.js';

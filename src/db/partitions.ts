@@ -1,0 +1,122 @@
+import type { Database, Sql } from './client.js';
+import { withTransaction, type Tx } from './transaction.js';
+
+/** The tables range-partitioned by month (UTC) of their time column; referenced tables first. */
+export const PARTITIONED_TABLES = ['token_price_points', 'position_snapshots', 'position_amounts', 'position_farming', 'nft_holding_snapshots'] as const;
+export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
+
+/** Schema the detached price partitions are moved to. */
+export const ARCHIVE_SCHEMA = 'chaintap_archive';
+
+/** Partitions known to exist, per pool: "table:YYYY-MM-01". Only ever holds committed partitions. */
+const known = new WeakMap<Sql, Set<string>>();
+
+function knownPartitions(database: Database): Set<string> {
+  let set = known.get(database.sql);
+  if (!set) known.set(database.sql, (set = new Set()));
+  return set;
+}
+
+/** First day (UTC) of the month of a time, as YYYY-MM-01. */
+export function monthOf(time: Date): string {
+  return `${time.toISOString().slice(0, 7)}-01`;
+}
+
+function monthsBetween(from: Date, to: Date): string[] {
+  const months: string[] = [];
+  const cursor = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), 1));
+  while (cursor <= to) {
+    months.push(monthOf(cursor));
+    cursor.setUTCMonth(cursor.getUTCMonth() + 1);
+  }
+  return months;
+}
+
+/**
+ * Makes sure the partitions of `tables` exist for every month of `times`, inside the caller's
+ * transaction (a writer calls it before its first insert). What this process has seen exist is
+ * cached; partitions created here are cached once the transaction commits.
+ */
+export async function ensureMonthPartitions(tx: Tx, tables: readonly PartitionedTable[], times: Iterable<Date>): Promise<void> {
+  const cache = knownPartitions(tx.database);
+  const months = [...new Set([...times].map(monthOf))];
+  const wanted = tables.flatMap((table) => months.map((month) => ({ table, month }))).filter(({ table, month }) => !cache.has(`${table}:${month}`));
+  if (wanted.length === 0) return;
+  const rows = await tx.sql<{ table: string; month: string; created: boolean }[]>`
+    select w.parent as table, w.month::text as month, chaintap_ensure_month_partition(w.parent, w.month) as created
+    from unnest(${wanted.map((w) => w.table)}::text[], ${wanted.map((w) => w.month)}::date[]) with ordinality as w(parent, month, n)
+    order by w.n`;
+  for (const row of rows) {
+    const key = `${row.table}:${row.month}`;
+    if (row.created) tx.afterCommit(() => cache.add(key));
+    else cache.add(key);
+  }
+}
+
+/** Forgets what this process knows about `table`'s partitions (after a write found one missing). */
+export function forgetPartitions(database: Database, table: PartitionedTable): void {
+  const cache = knownPartitions(database);
+  for (const key of cache) if (key.startsWith(`${table}:`)) cache.delete(key);
+}
+
+const DEADLOCK = '40P01';
+
+/**
+ * Creates the partitions of every partitioned table for each month from `from` to `to` (the
+ * maintenance job runs it ahead of time). One short transaction per partition: attaching one takes
+ * locks on the tables its foreign keys link, so it is not held longer than needed. Returns how many
+ * were created.
+ */
+export async function ensurePartitions(database: Database, range: { from: Date; to: Date }): Promise<number> {
+  let created = 0;
+  for (const table of PARTITIONED_TABLES) {
+    for (const month of monthsBetween(range.from, range.to)) {
+      created += await retryOnDeadlock(() => withTransaction(database, async (tx) => {
+        const [row] = await tx.sql<{ created: boolean }[]>`select chaintap_ensure_month_partition(${table}, ${month}::date) as created`;
+        tx.afterCommit(() => knownPartitions(database).add(`${table}:${month}`));
+        return row!.created ? 1 : 0;
+      }));
+    }
+  }
+  return created;
+}
+
+async function retryOnDeadlock<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if ((error as { code?: string }).code !== DEADLOCK || attempt >= attempts) throw error;
+    }
+  }
+}
+
+/**
+ * Detaches the token_price_points partitions whose month ended more than `olderThanDays` days
+ * before `now` and moves them to the chaintap_archive schema (readers no longer see them; an
+ * operator dumps or drops them). A later write into such a month creates a fresh partition.
+ * Returns the archived tables' qualified names. `olderThanDays` <= 0 detaches nothing.
+ */
+export async function detachOldPricePartitions(database: Database, olderThanDays: number, now: Date): Promise<string[]> {
+  if (olderThanDays <= 0) return [];
+  const cutoff = new Date(now.getTime() - olderThanDays * 86_400_000);
+  const partitions = await database.sql<{ name: string; upper: Date }[]>`
+    select c.relname as name,
+           (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']+)''\\)'))[1]::timestamptz as upper
+    from pg_inherits i
+    join pg_class c on c.oid = i.inhrelid
+    where i.inhparent = 'public.token_price_points'::regclass`;
+  const archived: string[] = [];
+  for (const { name } of partitions.filter((p) => p.upper !== null && p.upper <= cutoff).sort((a, b) => a.name.localeCompare(b.name))) {
+    await withTransaction(database, async (tx) => {
+      await tx.sql`alter table token_price_points detach partition ${tx.sql(name)}`;
+      const [taken] = await tx.sql`select 1 from pg_tables where schemaname = ${ARCHIVE_SCHEMA} and tablename = ${name}`;
+      const archivedName = taken ? `${name}_${now.getTime()}` : name;
+      if (taken) await tx.sql`alter table ${tx.sql(name)} rename to ${tx.sql(archivedName)}`;
+      await tx.sql`alter table ${tx.sql(archivedName)} set schema ${tx.sql(ARCHIVE_SCHEMA)}`;
+      archived.push(`${ARCHIVE_SCHEMA}.${archivedName}`);
+    });
+  }
+  if (archived.length > 0) forgetPartitions(database, 'token_price_points');
+  return archived;
+}

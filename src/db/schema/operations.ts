@@ -1,0 +1,83 @@
+import { sql } from 'drizzle-orm';
+import { bigint, bigserial, check, index, integer, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
+
+export const RUN_STATUSES = ['running', 'succeeded', 'retrying', 'failed', 'quarantined'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** One row per job (dataset, target, tick): its latest outcome. */
+export const ingestionRuns = pgTable(
+  'ingestion_runs',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    jobId: text('job_id').notNull(),
+    dataset: text('dataset').notNull(),
+    target: text('target').notNull(),
+    tick: timestamp('tick', { withTimezone: true }).notNull(),
+    status: text('status').$type<RunStatus>().notNull(),
+    attempts: integer('attempts').notNull(),
+    httpStatus: integer('http_status'),
+    rowsWritten: integer('rows_written').notNull().default(0),
+    error: text('error'),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [
+    unique('ingestion_runs_dataset_target_tick_key').on(t.dataset, t.target, t.tick),
+    check('ingestion_runs_status_check', sql`${t.status} in ('running', 'succeeded', 'retrying', 'failed', 'quarantined')`),
+  ],
+);
+
+/**
+ * Every upstream response body as received (never the request headers, so never the key). The
+ * same body for the same job is stored once. Pruned after RAW_RETENTION_DAYS.
+ */
+export const rawResponses = pgTable(
+  'raw_responses',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
+    dataset: text('dataset').notNull(),
+    endpoint: text('endpoint').notNull(),
+    target: text('target').notNull(),
+    tick: timestamp('tick', { withTimezone: true }).notNull(),
+    httpStatus: integer('http_status').notNull(),
+    /** SHA-256 (hex) of the body's UTF-8 bytes. */
+    sha256: text('sha256').notNull(),
+    body: text('body').notNull(),
+  },
+  (t) => [
+    unique('raw_responses_job_body_key').on(t.dataset, t.target, t.tick, t.endpoint, t.sha256),
+    index('raw_responses_received_at_idx').on(t.receivedAt),
+  ],
+);
+
+/** Bodies that failed validation or normalization, with the reason: nothing is dropped silently. */
+export const quarantinedPayloads = pgTable(
+  'quarantined_payloads',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
+    dataset: text('dataset').notNull(),
+    endpoint: text('endpoint').notNull(),
+    target: text('target').notNull(),
+    tick: timestamp('tick', { withTimezone: true }).notNull(),
+    httpStatus: integer('http_status'),
+    reason: text('reason').notNull(),
+    body: text('body').notNull(),
+    /** The same body in raw_responses; null once that is pruned (this row keeps its own copy). */
+    rawResponseId: bigint('raw_response_id', { mode: 'number' }).references(() => rawResponses.id, { onDelete: 'set null' }),
+  },
+  (t) => [unique('quarantined_payloads_raw_response_id_key').on(t.rawResponseId)],
+);
+
+/** Newest successful tick per (dataset, target), kept by commitJob; read through dataset_freshness. */
+export const datasetWatermarks = pgTable(
+  'dataset_watermarks',
+  {
+    dataset: text('dataset').notNull(),
+    target: text('target').notNull(),
+    lastSuccessTick: timestamp('last_success_tick', { withTimezone: true }).notNull(),
+    lastSuccessAt: timestamp('last_success_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ name: 'dataset_watermarks_pkey', columns: [t.dataset, t.target] })],
+);

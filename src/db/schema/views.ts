@@ -1,0 +1,81 @@
+import { date, integer, numeric, pgView, text, timestamp } from 'drizzle-orm/pg-core';
+
+/**
+ * The reporting views, typed for queries. They are created by hand-written SQL migrations
+ * (`.existing()`: drizzle-kit does not generate them); docs/schema.md describes each one.
+ */
+const at = (name: string) => timestamp(name, { withTimezone: true });
+
+/** One row per stored price (over token_price_points): the data contract's token_prices. */
+export const tokenPrices = pgView('token_prices', {
+  coinType: text('coin_type').notNull(),
+  priceTime: at('price_time').notNull(),
+  price: numeric('price').notNull(),
+  price24hAgo: numeric('price_24h_ago'),
+  source: text('source'),
+  fetchedAt: at('fetched_at').notNull(),
+}).existing();
+
+export const latestTokenPrices = pgView('latest_token_prices', {
+  coinType: text('coin_type').notNull(),
+  symbol: text('symbol'),
+  price: numeric('price').notNull(),
+  price24hAgo: numeric('price_24h_ago'),
+  priceTime: at('price_time').notNull(),
+  source: text('source'),
+  fetchedAt: at('fetched_at').notNull(),
+}).existing();
+
+export const tokenPricesDailyOhlc = pgView('token_prices_daily_ohlc', {
+  coinType: text('coin_type').notNull(),
+  day: date('day', { mode: 'string' }).notNull(),
+  open: numeric('open').notNull(),
+  high: numeric('high').notNull(),
+  low: numeric('low').notNull(),
+  close: numeric('close').notNull(),
+  samples: integer('samples').notNull(),
+}).existing();
+
+export const latestPortfolio = pgView('latest_portfolio', {
+  owner: text('owner').notNull(),
+  positionsValue: numeric('positions_value'),
+  nftValue: numeric('nft_value'),
+  totalValue: numeric('total_value').notNull(),
+  positionsSnapshotAt: at('positions_snapshot_at'),
+  nftSnapshotAt: at('nft_snapshot_at'),
+}).existing();
+
+export const positionPnl = pgView('position_pnl', {
+  owner: text('owner').notNull(),
+  positionId: text('position_id').notNull(),
+  protocolId: text('protocol_id'),
+  type: text('type').notNull(),
+  chain: text('chain').notNull(),
+  snapshotAt: at('snapshot_at').notNull(),
+  inputValue: numeric('input_value'),
+  yieldCollectedValue: numeric('yield_collected_value'),
+  currentValue: numeric('current_value'),
+  currentYieldValue: numeric('current_yield_value'),
+  pnl: numeric('pnl'),
+}).existing();
+
+export const nftPnl = pgView('nft_pnl', {
+  owner: text('owner').notNull(),
+  collectionId: text('collection_id').notNull(),
+  collectionName: text('collection_name'),
+  chain: text('chain'),
+  snapshotAt: at('snapshot_at').notNull(),
+  tokenCount: integer('token_count').notNull(),
+  floorPrice: numeric('floor_price'),
+  marketPrice: numeric('market_price'),
+  realizedPnl: numeric('realized_pnl'),
+  unrealizedPnl: numeric('unrealized_pnl'),
+}).existing();
+
+export const datasetFreshness = pgView('dataset_freshness', {
+  dataset: text('dataset').notNull(),
+  target: text('target').notNull(),
+  lastSuccessTick: at('last_success_tick').notNull(),
+  lastSuccessAt: at('last_success_at').notNull(),
+}).existing();
+

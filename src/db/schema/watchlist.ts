@@ -1,0 +1,21 @@
+import { boolean, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+
+/** The token watchlist: coin types in their normal form (src/normalize/coin-type.ts). */
+export const watchedTokens = pgTable('watched_tokens', {
+  coinType: text('coin_type').primaryKey(),
+  addedAt: timestamp('added_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** The address watchlist with the options each address is refreshed with. */
+export const watchedAddresses = pgTable('watched_addresses', {
+  address: text('address').primaryKey(),
+  /** Positions: only this chain (null: every chain). A filtered refresh never closes positions. */
+  chain: text('chain'),
+  /** Positions: only these protocol ids (null: every protocol). */
+  protocols: text('protocols').array(),
+  /** NFT holdings: one chain of the upstream's list, or ALL. */
+  nftChain: text('nft_chain').notNull().default('ALL'),
+  /** NFT holdings: ask for profit and loss. */
+  includePnl: boolean('include_pnl').notNull().default(false),
+  addedAt: timestamp('added_at', { withTimezone: true }).notNull().defaultNow(),
+});

@@ -1,0 +1,158 @@
+import { normalizeCoinType } from '../../normalize/coin-type.js';
+import type { NormalizedTokenPrices, PriceRow, TokenRow } from '../../normalize/rows.js';
+import type { Database, TransactionSql } from '../client.js';
+import { copyInto, copyText, type CopyValue } from '../copy.js';
+import { ensureMonthPartitions, forgetPartitions } from '../partitions.js';
+import type { Tx } from '../transaction.js';
+import { priceSourceIds } from './price-sources.js';
+
+const POINT_COLUMNS = ['price_time', 'token_id', 'fetch_delay_s', 'source_id', 'price', 'price_24h_ago'] as const;
+const UNIQUE_VIOLATION = '23505';
+/** "no partition of relation ... found for row": another process detached a partition we cached. */
+const NO_PARTITION = '23514';
+
+/**
+ * Writes a price answer: tokens (new ones inserted, known ones updated only when something
+ * changed), then the prices into token_price_points. Prices take the fast path first: a COPY straight
+ * into the table inside a savepoint. When a price is already stored (a rewritten tick, an overlapping
+ * backfill) the COPY fails on the key, and the rows go through a temporary staging table instead:
+ * new ones inserted, stored ones updated only when price, price_24h_ago or source differ. So writing
+ * the same answer twice changes nothing, and one (coin type, price time) is stored once.
+ */
+export async function writeTokenPrices(tx: Tx, normalized: NormalizedTokenPrices): Promise<Record<string, number>> {
+  const written: Record<string, number> = {};
+  if (normalized.tokens.length === 0 && normalized.prices.length === 0) return written;
+  const tokensWritten = await upsertTokens(tx.sql, normalized.tokens);
+  if (tokensWritten > 0) written.tokens = tokensWritten;
+  if (normalized.prices.length === 0) return written;
+
+  const tokenIds = await tokenIdsOf(tx.sql, normalized.prices.map((price) => price.coinType));
+  const sourceIds = await priceSourceIds(tx, normalized.prices.map((price) => price.source));
+  const points = pricePoints(normalized.prices, tokenIds, sourceIds);
+  await ensureMonthPartitions(tx, ['token_price_points'], normalized.prices.map((price) => price.priceTime));
+  const text = copyText(points);
+  const pricesWritten = await writePoints(tx, points, text);
+  if (pricesWritten > 0) written.token_prices = pricesWritten;
+  return written;
+}
+
+async function writePoints(tx: Tx, points: CopyValue[][], text: string[]): Promise<number> {
+  if (await anyStored(tx.sql, points)) return mergeThroughStage(tx.sql, text);
+  try {
+    await tx.sql.savepoint((sp) => copyInto(sp, 'token_price_points', POINT_COLUMNS, text));
+    return points.length;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === UNIQUE_VIOLATION) return mergeThroughStage(tx.sql, text);
+    if (code === NO_PARTITION) forgetPartitions(tx.database, 'token_price_points');
+    throw error;
+  }
+}
+
+/**
+ * Whether the first or last point (by key) is stored already: a rewritten tick or an overlapping
+ * backfill then skips the COPY that would fail anyway.
+ */
+async function anyStored(sql: TransactionSql, points: CopyValue[][]): Promise<boolean> {
+  const ends = [points[0]!, points[points.length - 1]!];
+  const [row] = await sql`
+    select 1 from token_price_points p
+    join unnest(${ends.map((p) => p[1] as number)}::int[], ${ends.map((p) => (p[0] as Date).toISOString())}::timestamptz[]) as k(token_id, price_time)
+      on p.token_id = k.token_id and p.price_time = k.price_time
+    limit 1`;
+  return row !== undefined;
+}
+
+/** COPY into a temporary table, then insert the new points and update the changed ones. */
+async function mergeThroughStage(sql: TransactionSql, text: string[]): Promise<number> {
+  await sql`create temporary table if not exists token_price_points_stage (like token_price_points) on commit drop`;
+  await sql`truncate token_price_points_stage`;
+  await copyInto(sql, 'token_price_points_stage', POINT_COLUMNS, text);
+  const updated = await sql`
+    update token_price_points p
+    set price = s.price, price_24h_ago = s.price_24h_ago, source_id = s.source_id, fetch_delay_s = s.fetch_delay_s
+    from token_price_points_stage s
+    where p.token_id = s.token_id and p.price_time = s.price_time
+      and (p.price, p.price_24h_ago, p.source_id) is distinct from (s.price, s.price_24h_ago, s.source_id)`;
+  const inserted = await sql`
+    insert into token_price_points (price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago)
+    select s.price_time, s.token_id, s.fetch_delay_s, s.source_id, s.price, s.price_24h_ago
+    from token_price_points_stage s
+    where not exists (select 1 from token_price_points p where p.token_id = s.token_id and p.price_time = s.price_time)
+    on conflict do nothing`;
+  return updated.count + inserted.count;
+}
+
+/** Points sorted by key: consecutive index positions, and one lock order for concurrent writers. */
+function pricePoints(prices: PriceRow[], tokenIds: Map<string, number>, sourceIds: Map<string, number>): CopyValue[][] {
+  const points = prices.map((price): CopyValue[] => [
+    price.priceTime,
+    tokenIds.get(price.coinType)!,
+    Math.floor(price.fetchedAt.getTime() / 1000) - Math.floor(price.priceTime.getTime() / 1000),
+    price.source === null ? null : sourceIds.get(price.source)!,
+    price.price,
+    price.price24hAgo,
+  ]);
+  return points.sort((a, b) => (a[1] as number) - (b[1] as number) || (a[0] as Date).getTime() - (b[0] as Date).getTime());
+}
+
+/**
+ * Inserts the tokens not stored yet (without drawing identity values for the others), then updates
+ * the stored ones whose fields move: symbol and decimals when given, first/last seen widened,
+ * last_price_time advanced. Out-of-order answers never move a time backwards.
+ */
+async function upsertTokens(sql: TransactionSql, tokens: TokenRow[]): Promise<number> {
+  if (tokens.length === 0) return 0;
+  const columns = [
+    tokens.map((t) => t.coinType),
+    tokens.map((t) => t.symbol),
+    tokens.map((t) => t.decimals),
+    tokens.map((t) => t.firstSeenAt.toISOString()),
+    tokens.map((t) => t.lastSeenAt.toISOString()),
+    tokens.map((t) => t.lastPriceTime?.toISOString() ?? null),
+  ];
+  const incoming = sql`unnest(${columns[0]}::text[], ${columns[1]}::text[], ${columns[2]}::int[], ${columns[3]}::timestamptz[], ${columns[4]}::timestamptz[], ${columns[5]}::timestamptz[])
+    as i(coin_type, symbol, decimals, first_seen_at, last_seen_at, last_price_time)`;
+  const inserted = await sql`
+    insert into tokens (coin_type, symbol, decimals, first_seen_at, last_seen_at, last_price_time)
+    select i.* from ${incoming}
+    where not exists (select 1 from tokens t where t.coin_type = i.coin_type)
+    order by i.coin_type
+    on conflict (coin_type) do nothing`;
+  const updated = await sql`
+    update tokens t
+    set symbol = coalesce(i.symbol, t.symbol),
+        decimals = coalesce(i.decimals, t.decimals),
+        first_seen_at = least(t.first_seen_at, i.first_seen_at),
+        last_seen_at = greatest(t.last_seen_at, i.last_seen_at),
+        last_price_time = greatest(t.last_price_time, i.last_price_time)
+    from ${incoming}
+    where t.coin_type = i.coin_type
+      and (t.symbol, t.decimals, t.first_seen_at, t.last_seen_at, t.last_price_time) is distinct from
+          (coalesce(i.symbol, t.symbol), coalesce(i.decimals, t.decimals), least(t.first_seen_at, i.first_seen_at),
+           greatest(t.last_seen_at, i.last_seen_at), greatest(t.last_price_time, i.last_price_time))`;
+  return inserted.count + updated.count;
+}
+
+async function tokenIdsOf(sql: TransactionSql, coinTypes: string[]): Promise<Map<string, number>> {
+  const rows = await sql<{ coinType: string; id: number }[]>`
+    select coin_type as "coinType", id from tokens where coin_type = any(${[...new Set(coinTypes)]}::text[])`;
+  return new Map(rows.map((row) => [row.coinType, row.id]));
+}
+
+/**
+ * The stored price times of the given coin types (any spelling; keys are their normal forms) in
+ * [from, to), as epoch milliseconds: what a backfill can skip.
+ */
+export async function storedPriceTimes(database: Database, coinTypes: string[], from: Date, to: Date): Promise<Map<string, Set<number>>> {
+  const normal = [...new Set(coinTypes.map((coinType) => normalizeCoinType(coinType)))];
+  const stored = new Map<string, Set<number>>(normal.map((coinType) => [coinType, new Set<number>()]));
+  if (normal.length === 0) return stored;
+  const rows = await database.sql<{ coinType: string; priceTime: Date }[]>`
+    select t.coin_type as "coinType", p.price_time as "priceTime"
+    from tokens t
+    join token_price_points p on p.token_id = t.id
+    where t.coin_type = any(${normal}::text[]) and p.price_time >= ${from} and p.price_time < ${to}`;
+  for (const row of rows) stored.get(row.coinType)!.add(row.priceTime.getTime());
+  return stored;
+}

@@ -1,0 +1,43 @@
+import Big from 'big.js';
+import type { NumericValue } from '../upstream/schemas.js';
+import { UnreadablePayloadError } from './unreadable-payload-error.js';
+
+/** Beyond this many digits a number is not a price or an amount (Postgres numeric holds more). */
+const MAX_EXPONENT = 1000;
+
+/**
+ * The exact decimal spelling of a wire number, for a Postgres numeric: a JSON number through its
+ * shortest round-trip spelling (String(n)), a numeric string as written; exponents spelled out
+ * ("1e-9" -> "0.000000001"), so nothing rounds on the way. null/undefined give null.
+ */
+export function toDecimalString(value: NumericValue | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  return toBig(value).toFixed();
+}
+
+export function toBig(value: NumericValue): Big {
+  const spelled = typeof value === 'number' ? String(value) : value.trim();
+  let big: Big;
+  try {
+    big = new Big(spelled);
+  } catch {
+    throw new UnreadablePayloadError(`"${spelled}" is not a decimal number`);
+  }
+  if (big.e > MAX_EXPONENT || big.e < -MAX_EXPONENT) {
+    throw new UnreadablePayloadError(`"${spelled}" is out of range for an amount or a price`);
+  }
+  return big;
+}
+
+/**
+ * Exact sum of decimal strings: "0" for none, null when any of them is null (an entry without a
+ * value makes the total unknown, never silently smaller).
+ */
+export function sumDecimals(values: (string | null)[]): string | null {
+  let total = new Big(0);
+  for (const value of values) {
+    if (value === null) return null;
+    total = total.plus(value);
+  }
+  return total.toFixed();
+}

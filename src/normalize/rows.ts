@@ -1,0 +1,51 @@
+import type {
+  nftCollections, nftHoldingSnapshots, nftTokens, positionAmounts, positionFarming, positions, positionSnapshots, protocols, tokens,
+} from '../db/schema/index.js';
+
+/** An insert row with every column present (null rather than missing), as normalizers produce them. */
+type Complete<T> = { [K in keyof T]-?: Exclude<T[K], undefined> };
+
+export type TokenRow = Complete<Omit<typeof tokens.$inferInsert, 'id'>>;
+
+/** One row of the token_prices view (stored compactly in token_price_points). */
+export interface PriceRow {
+  coinType: string;
+  priceTime: Date;
+  price: string;
+  price24hAgo: string | null;
+  source: string | null;
+  fetchedAt: Date;
+}
+
+export interface NormalizedTokenPrices {
+  tokens: TokenRow[];
+  prices: PriceRow[];
+  /** Coin types the upstream answered with price null (known token, no price for that time). */
+  missing: string[];
+}
+
+export type ProtocolRow = Complete<typeof protocols.$inferInsert>;
+export type PositionRow = Complete<typeof positions.$inferInsert>;
+export type PositionSnapshotRow = Complete<Omit<typeof positionSnapshots.$inferInsert, 'id'>>;
+/** Amount and farming rows name their snapshot by position id; the writer resolves the snapshot. */
+export type PositionAmountRow = Complete<Omit<typeof positionAmounts.$inferInsert, 'snapshotId' | 'snapshotAt'>> & { positionId: string };
+export type PositionFarmingRow = Complete<Omit<typeof positionFarming.$inferInsert, 'snapshotId' | 'snapshotAt'>> & { positionId: string };
+export type PositionAmountKind = PositionAmountRow['kind'];
+
+export interface NormalizedPositions {
+  protocols: ProtocolRow[];
+  positions: PositionRow[];
+  snapshots: PositionSnapshotRow[];
+  amounts: PositionAmountRow[];
+  farming: PositionFarmingRow[];
+}
+
+export type NftCollectionRow = Complete<typeof nftCollections.$inferInsert>;
+export type NftHoldingSnapshotRow = Complete<typeof nftHoldingSnapshots.$inferInsert>;
+export type NftTokenRow = Complete<typeof nftTokens.$inferInsert>;
+
+export interface NormalizedNftHoldings {
+  collections: NftCollectionRow[];
+  holdings: NftHoldingSnapshotRow[];
+  tokens: NftTokenRow[];
+}

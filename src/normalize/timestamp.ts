@@ -1,0 +1,34 @@
+import Big from 'big.js';
+import type { NumericValue } from '../upstream/schemas.js';
+import { toBig } from './decimal.js';
+import { UnreadablePayloadError } from './unreadable-payload-error.js';
+
+/**
+ * Upper bounds (exclusive) of a Unix time in each unit, read by magnitude: below 1e11 it is seconds
+ * (1e11 s is the year 5138), below 1e14 milliseconds, below 1e17 microseconds, below 1e20 nanoseconds.
+ */
+const UNITS: { below: number; perMillisecond: number }[] = [
+  { below: 1e11, perMillisecond: 1e-3 },
+  { below: 1e14, perMillisecond: 1 },
+  { below: 1e17, perMillisecond: 1e3 },
+  { below: 1e20, perMillisecond: 1e6 },
+];
+/** Times outside these years are nonsense for prices of tokens that exist. */
+const EARLIEST = Date.UTC(1990, 0, 1);
+const LATEST = Date.UTC(2200, 0, 1);
+
+/**
+ * A Unix time in s, ms, µs or ns (unit decided by magnitude, see UNITS) as a Date, truncated to the
+ * millisecond. Throws UnreadablePayloadError on anything that cannot be a time of a price.
+ */
+export function toTimestamp(value: NumericValue): Date {
+  const time = toBig(value);
+  const magnitude = time.abs().toNumber();
+  const unit = UNITS.find((candidate) => magnitude < candidate.below);
+  if (time.lte(0) || !unit) throw new UnreadablePayloadError(`timestamp ${String(value)} is not a Unix time`);
+  const milliseconds = time.div(new Big(unit.perMillisecond)).round(0, Big.roundDown).toNumber();
+  if (milliseconds < EARLIEST || milliseconds >= LATEST) {
+    throw new UnreadablePayloadError(`timestamp ${String(value)} is ${new Date(milliseconds).toISOString()}: not a plausible price time`);
+  }
+  return new Date(milliseconds);
+}

@@ -1,0 +1,38 @@
+import { InvalidInputError } from '../errors.js';
+import { normalizeCoinType } from './coin-type.js';
+
+/** Fields of a token object that may carry its coin type or address, in order of preference. */
+const ID_FIELDS = ['coinType', 'coin_type', 'coin', 'address', 'contract_address', 'contractAddress', 'tokenAddress', 'token_address', 'id'];
+
+export interface TokenRef {
+  /** Coin type in its normal form when it is one (so it joins token_prices), else as given. */
+  token: string | null;
+  tokenSymbol: string | null;
+  /** The token object as received; null when the token came as a string. */
+  tokenInfo: Record<string, unknown> | null;
+}
+
+/** Reads the `token` of an amount entry, a string or an object (its shape is not documented). */
+export function readTokenRef(token: string | Record<string, unknown> | null | undefined): TokenRef {
+  if (token === null || token === undefined) return { token: null, tokenSymbol: null, tokenInfo: null };
+  if (typeof token === 'string') return { token: tokenId(token), tokenSymbol: null, tokenInfo: null };
+  const idField = ID_FIELDS.find((field) => typeof token[field] === 'string' && token[field] !== '');
+  const symbol = token.symbol;
+  return {
+    token: idField ? tokenId(token[idField] as string) : null,
+    tokenSymbol: typeof symbol === 'string' ? symbol : null,
+    tokenInfo: token,
+  };
+}
+
+/** The normal form of a coin type, so that both spellings of one token are one token; else as given. */
+export function tokenId(value: string): string | null {
+  const trimmed = value.trim();
+  if (!trimmed) return null;
+  try {
+    return normalizeCoinType(trimmed);
+  } catch (error) {
+    if (error instanceof InvalidInputError) return trimmed;
+    throw error;
+  }
+}
