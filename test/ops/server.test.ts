@@ -14,7 +14,7 @@ let queues: Queues;
 const servers: RunningOpsServer[] = [];
 
 beforeAll(async () => {
-  database = await createTestDatabase({ migrate: false });
+  database = await createTestDatabase();
   testRedis = createTestRedis();
   redis = createRedisConnection(testRedis.url, 'producer');
   queues = createQueues(redis, testRedis.prefix);

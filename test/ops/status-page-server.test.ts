@@ -1,0 +1,97 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
+import { createRedisConnection } from '../../src/queue/redis-connection.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { startOpsServer, type RunningOpsServer } from './ops-test-server.js';
+import { SEED_NOW, SEEDED_TOKENS, seedStatusRows } from './status-seed.js';
+
+let database: TestDatabase;
+let testRedis: TestRedis;
+let redis: Redis;
+let queues: Queues;
+let server: RunningOpsServer;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await seedStatusRows(database);
+  testRedis = createTestRedis();
+  redis = createRedisConnection(testRedis.url, 'producer');
+  queues = createQueues(redis, testRedis.prefix);
+  await queues.prices.add('prices', { batch: 0 }, { jobId: 'prices-batch-0-x' });
+  server = await startOpsServer({ database, redis, queues, now: () => SEED_NOW });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await closeQueues(queues);
+  redis.disconnect();
+  await testRedis.cleanup();
+  await database.drop();
+});
+
+/** The HTML of one element, from its opening tag with `attribute` to the matching closing tag name. */
+function element(page: string, tag: string, attribute: string): string {
+  const start = page.indexOf(`<${tag} ${attribute}`);
+  if (start < 0) throw new Error(`no <${tag} ${attribute}> in the page`);
+  return page.slice(start, page.indexOf(`</${tag}>`, start) + tag.length + 3);
+}
+
+describe('status page over seeded rows', () => {
+  let page: string;
+  beforeAll(async () => {
+    const response = await fetch(`${server.url}/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    page = await response.text();
+  });
+
+  it('shows each dataset with its freshness and last tick', () => {
+    const prices = element(page, 'tr', 'data-dataset="prices"');
+    expect(prices).toContain('<td class="num">2</td>');
+    expect(prices).toContain('1 min 0 s');
+    expect(prices).toContain('2026-11-21 11:59:00 UTC');
+    expect(prices).toContain('2026-11-21 11:58:00 UTC');
+    expect(element(page, 'tr', 'data-dataset="positions"')).toContain('15 min 0 s');
+    expect(element(page, 'tr', 'data-dataset="nfts"')).toContain('no successful run yet');
+  });
+
+  it('shows queue depths read from Redis', () => {
+    const prices = element(page, 'tr', 'data-queue="prices"');
+    expect(prices).toContain('<td class="num" data-state="waiting">1</td>');
+  });
+
+  it('lists failed and retrying runs and quarantined payloads, escaped', () => {
+    const failures = element(page, 'section', 'id="failures"');
+    expect(failures).toContain('0xdead');
+    expect(failures).toContain('<span class="pill failed">failed</span>');
+    expect(failures).toContain('<span class="pill retrying">retrying</span>');
+    expect(failures).toContain('upstream answered 500 &lt;html&gt;');
+    expect(failures).not.toContain('batch-0');
+    const quarantine = element(page, 'section', 'id="quarantine"');
+    expect(quarantine).toContain('/v2/address/0xfeed/positions');
+    expect(quarantine).toContain('data[0].positionId: expected string');
+  });
+
+  it('charts every watched token with one vertex per price of the last 24 hours', () => {
+    for (const token of SEEDED_TOKENS) {
+      // A token card ends with its chart.
+      const start = page.indexOf(`<div class="token" data-coin-type="${token.coinType}"`);
+      expect(start).toBeGreaterThan(0);
+      const card = page.slice(start, page.indexOf('</svg>', start));
+      expect(card).toContain(`<span class="name">${token.symbol}</span>`);
+      expect(card).toContain(`<span class="latest mono">${token.prices.at(-1)!.price}</span>`);
+      const points = /<polyline class="price-line" points="([^"]*)"/.exec(card)![1]!.split(' ');
+      // The price 30 hours old is outside the window.
+      expect(points).toHaveLength(token.prices.length);
+    }
+  });
+
+  it('exports dataset freshness from the watermarks on /metrics', async () => {
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toContain('chaintap_dataset_freshness_seconds{dataset="prices"} 60\n');
+    expect(metrics).toContain('chaintap_dataset_freshness_seconds{dataset="positions"} 900\n');
+    expect(metrics).toContain('chaintap_queue_jobs{queue="prices",state="waiting"} 1\n');
+  });
+});

@@ -1,0 +1,109 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import type { Redis } from 'ioredis';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
+import { createRedisConnection } from '../../src/queue/redis-connection.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { startOpsServer, type RunningOpsServer } from './ops-test-server.js';
+import { SEED_NOW, SEEDED_TOKENS, seedStatusRows } from './status-seed.js';
+
+/**
+ * The status page as a person sees it: Debian's Chromium, headless, loads the page from a server over
+ * seeded rows, and the SVG charts must be drawn with every price. The screenshot is left in
+ * test-results/status-page.png. CI installs Chromium (`apt-get install -y chromium`, see .ci/run).
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOT = 'test-results/status-page.png';
+const TOKEN = 'browser-test-ops-token';
+
+let database: TestDatabase;
+let testRedis: TestRedis;
+let redis: Redis;
+let queues: Queues;
+let server: RunningOpsServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is not installed at ${CHROMIUM}: run "apt-get update && apt-get install -y chromium" (.ci/run does this)`);
+  }
+  database = await createTestDatabase();
+  await seedStatusRows(database);
+  testRedis = createTestRedis();
+  redis = createRedisConnection(testRedis.url, 'producer');
+  queues = createQueues(redis, testRedis.prefix);
+  await queues.positions.add('positions', { address: '0xabc' }, { jobId: 'positions-0xabc-1' });
+  server = await startOpsServer({ database, redis, queues, now: () => SEED_NOW, options: { OPS_TOKEN: TOKEN } });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  if (queues) await closeQueues(queues);
+  redis?.disconnect();
+  await testRedis?.cleanup();
+  await database?.drop();
+});
+
+describe('status page in headless Chromium', () => {
+  it('draws each watched token\'s prices as a line with one vertex per price', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      const response = await page.goto(`${server.url}/?token=${TOKEN}`);
+      expect(response?.status()).toBe(200);
+      expect(await page.title()).toBe('chaintap status');
+
+      for (const token of SEEDED_TOKENS) {
+        const line = page.locator(`.token[data-coin-type="${token.coinType}"] svg.price-chart polyline.price-line`);
+        // As the browser parsed it: the polyline's own point list.
+        const vertices = await line.evaluate((element) => (element as unknown as { points: { numberOfItems: number } }).points.numberOfItems);
+        expect(vertices).toBe(token.prices.length);
+        const box = await line.boundingBox();
+        expect(box!.width).toBeGreaterThan(200);
+        expect(box!.height).toBeGreaterThan(40);
+        await expect(page.locator(`.token[data-coin-type="${token.coinType}"] .name`).textContent()).resolves.toBe(token.symbol);
+      }
+      await expect(page.locator('tr[data-dataset="prices"] .freshness').textContent()).resolves.toBe('1 min 0 s');
+      await expect(page.locator('tr[data-queue="positions"] [data-state="waiting"]').textContent()).resolves.toBe('1');
+      await expect(page.locator('#failures .pill.failed').count()).resolves.toBe(1);
+      await expect(page.locator('#quarantine tbody tr').count()).resolves.toBe(1);
+
+      mkdirSync('test-results', { recursive: true });
+      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('opens Bull Board from the page link, its own requests passing with the cookie the token visit set', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      await page.goto(`${server.url}/?token=${TOKEN}`);
+      await page.click('text=Queues (Bull Board)');
+      await page.waitForURL(/\/queues/);
+      // The board's UI lists the queues it fetched from /queues/api/queues.
+      await page.getByText('positions', { exact: true }).first().waitFor({ timeout: 15_000 });
+      await expect(page.getByText('maintenance', { exact: true }).first().isVisible()).resolves.toBe(true);
+      await page.waitForLoadState('networkidle');
+      await page.screenshot({ path: 'test-results/bull-board.png' });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('is refused without the token', async () => {
+    const page = await browser.newPage();
+    try {
+      const response = await page.goto(`${server.url}/`);
+      expect(response?.status()).toBe(401);
+    } finally {
+      await page.close();
+    }
+  });
+});
