@@ -16,7 +16,7 @@ export function toDecimalString(value: NumericValue | null | undefined): string 
 }
 
 export function toBig(value: NumericValue): Big {
-  const spelled = typeof value === 'number' ? String(value) : value.trim();
+  const spelled = typeof value === 'number' ? String(value) : value.trim().replace(/^\+/, '');
   let big: Big;
   try {
     big = new Big(spelled);

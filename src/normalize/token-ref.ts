@@ -1,11 +1,12 @@
 import { InvalidInputError } from '../errors.js';
+import { normalizeAddress } from './address.js';
 import { normalizeCoinType } from './coin-type.js';
 
 /** Fields of a token object that may carry its coin type or address, in order of preference. */
 const ID_FIELDS = ['coinType', 'coin_type', 'coin', 'address', 'contract_address', 'contractAddress', 'tokenAddress', 'token_address', 'id'];
 
 export interface TokenRef {
-  /** Coin type in its normal form when it is one (so it joins token_prices), else as given. */
+  /** Coin type or address in its normal form when it is one (so it joins token_prices), else as given. */
   token: string | null;
   tokenSymbol: string | null;
   /** The token object as received; null when the token came as a string. */
@@ -25,14 +26,19 @@ export function readTokenRef(token: string | Record<string, unknown> | null | un
   };
 }
 
-/** The normal form of a coin type, so that both spellings of one token are one token; else as given. */
+/**
+ * The normal form of a coin type (so that both spellings of one token are one token) or of an
+ * address (hex lower-cased); anything else as given.
+ */
 export function tokenId(value: string): string | null {
   const trimmed = value.trim();
   if (!trimmed) return null;
-  try {
-    return normalizeCoinType(trimmed);
-  } catch (error) {
-    if (error instanceof InvalidInputError) return trimmed;
-    throw error;
+  for (const normalize of [normalizeCoinType, normalizeAddress]) {
+    try {
+      return normalize(trimmed);
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+    }
   }
+  return trimmed;
 }

@@ -1,0 +1,47 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { normalizeNftHoldings, normalizePositions, normalizeProtocols, normalizeTokenPrices } from '../../src/normalize/index.js';
+import { nftHoldingsResponse, positionsResponse, protocolsResponse, tokenPriceResponse } from '../../src/upstream/schemas.js';
+
+/**
+ * Golden fixtures: test/fixtures/normalize/<case>/response.json (an upstream body) and expected.json
+ * (the rows, as JSON). The case name's prefix says which operation answered.
+ */
+export const FIXTURES = fileURLToPath(new URL('../fixtures/normalize', import.meta.url));
+
+export const FIXTURE_CONTEXT = {
+  owner: '0xa1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1',
+  snapshotAt: new Date('2026-11-21T12:00:00.000Z'),
+  fetchedAt: new Date('2026-11-21T12:00:05.250Z'),
+};
+
+export function fixtureCases(): string[] {
+  return readdirSync(FIXTURES).sort();
+}
+
+export function readFixture(name: string, file: 'response.json' | 'expected.json'): unknown {
+  return JSON.parse(readFileSync(join(FIXTURES, name, file), 'utf8'));
+}
+
+/** Validates the body with the wire schema and normalizes it; the result as plain JSON. */
+export function normalizeFixture(name: string): unknown {
+  const body = readFixture(name, 'response.json');
+  const { owner, snapshotAt, fetchedAt } = FIXTURE_CONTEXT;
+  const kind = name.split('-')[0];
+  const rows = (() => {
+    switch (kind) {
+      case 'prices':
+        return normalizeTokenPrices(tokenPriceResponse.parse(body), { fetchedAt });
+      case 'positions':
+        return normalizePositions(positionsResponse.parse(body), { owner, snapshotAt });
+      case 'nfts':
+        return normalizeNftHoldings(nftHoldingsResponse.parse(body), { owner, snapshotAt });
+      case 'protocols':
+        return normalizeProtocols(protocolsResponse.parse(body));
+      default:
+        throw new Error(`fixture ${name}: unknown kind "${kind}" (prefix with prices-, positions-, nfts- or protocols-)`);
+    }
+  })();
+  return JSON.parse(JSON.stringify(rows));
+}
