@@ -1,0 +1,25 @@
+import { Command } from 'commander';
+import { startSimulator } from '../../simulator/index.js';
+import { loadSimulatorOptions, SIMULATOR_SETTINGS, type SimulatorFlags } from '../../simulator/options.js';
+
+/**
+ * `chaintap simulate`: the simulated upstream as a process of its own, for local runs, benchmarks and
+ * fault tests. Runs until SIGTERM/SIGINT, then prints what it served.
+ */
+export function simulateCommand(env: Record<string, string | undefined>): Command {
+  const command = new Command('simulate').description(
+    'run the simulated upstream (the three operations plus /v2/defi/protocols) with optional latency, errors and a rate limit',
+  );
+  for (const entry of SIMULATOR_SETTINGS) command.option(entry.flag, `${entry.description} [${entry.env}]`);
+  return command.action(async (flags: SimulatorFlags) => {
+    const simulator = await startSimulator(loadSimulatorOptions(flags, env));
+    console.log(`simulated upstream listening on ${simulator.url}`);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
+    const stats = simulator.stats();
+    await simulator.close();
+    console.log(JSON.stringify(stats));
+  });
+}
