@@ -49,8 +49,9 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
   const now = dependencies.now ?? (() => new Date());
   const { options, metrics } = context;
   const logger = context.logger.child({ component: 'ops-server' });
-  // Fastify's own request logging would write URLs, and a URL may carry ?token=: we log errors ourselves.
-  const app = Fastify({ logger: false, disableRequestLogging: true });
+  // No Fastify logger: its request logs would write URLs, and a URL may carry ?token=. Errors are
+  // logged below with the path only.
+  const app = Fastify({ logger: false });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     logger.error({ err: error, method: request.method, path: pathOf(request.url) }, 'ops server request failed');

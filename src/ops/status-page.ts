@@ -101,8 +101,10 @@ function queuesSection(data: StatusPageData): Html {
 function change(token: WatchedTokenRow): Html {
   if (!token.price || !token.price24hAgo || Number(token.price24hAgo) === 0) return html``;
   const percent = ((Number(token.price) - Number(token.price24hAgo)) / Number(token.price24hAgo)) * 100;
-  const sign = percent > 0 ? '+' : '';
-  return html` <span class="${percent >= 0 ? 'up' : 'down'}">${sign}${percent.toFixed(2)} % / 24 h</span>`;
+  // Display only: two decimals, and a change that rounds to zero shows as 0.00 rather than -0.00.
+  const shown = Math.abs(percent) < 0.005 ? 0 : percent;
+  const sign = shown > 0 ? '+' : '';
+  return html` <span class="${shown >= 0 ? 'up' : 'down'}">${sign}${shown.toFixed(2)} % / 24 h</span>`;
 }
 
 function tokenCard(token: WatchedTokenRow, series: PricePoint[], data: StatusPageData): Html {

@@ -67,6 +67,14 @@ describe('renderStatusPage', () => {
     expect(page).toContain('class="price-line"');
   });
 
+  it('shows a change that rounds to zero as 0.00 %', () => {
+    const page = renderStatusPage(
+      data({ tokens: { ok: true, value: { watched: [{ coinType: SUI, symbol: 'SUI', price: '0.99994', price24hAgo: '0.99995', priceTime: now }], prices: [] } } }),
+    );
+    expect(page).toContain('0.00 % / 24 h');
+    expect(page).not.toContain('-0.00');
+  });
+
   it('puts the token on its links only when given one', () => {
     expect(renderStatusPage(data(), { token: 'a b&c' })).toContain('href="/queues?token=a%20b%26c"');
     expect(renderStatusPage(data())).toContain('href="/queues"');
