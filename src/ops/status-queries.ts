@@ -41,13 +41,14 @@ export interface FailedRunRow {
   finishedAt: Date | null;
 }
 
+/** Newest first. `order by r.id`, not the text `id` of the output: that would sort as text and scan the table. */
 export function loadRecentFailures(sql: Sql, limit: number): Promise<FailedRunRow[]> {
   return sql<FailedRunRow[]>`
     select id::text, dataset, target, tick, status, attempts, http_status as "httpStatus",
            left(error, 300) as error, started_at as "startedAt", finished_at as "finishedAt"
-    from ingestion_runs
+    from ingestion_runs r
     where status in ('failed', 'retrying', 'quarantined')
-    order by id desc
+    order by r.id desc
     limit ${limit}`;
 }
 
@@ -66,8 +67,8 @@ export function loadRecentQuarantined(sql: Sql, limit: number): Promise<Quaranti
   return sql<QuarantinedRow[]>`
     select id::text, received_at as "receivedAt", dataset, endpoint, target, tick,
            http_status as "httpStatus", left(reason, 300) as reason
-    from quarantined_payloads
-    order by id desc
+    from quarantined_payloads q
+    order by q.id desc
     limit ${limit}`;
 }
 

@@ -88,6 +88,17 @@ describe('status page over seeded rows', () => {
     }
   });
 
+  it('lists failures newest first by id, past ten (ids compared as numbers, not text)', async () => {
+    await database.sql`
+      insert into ingestion_runs (job_id, dataset, target, tick, status, attempts, started_at)
+      select 'positions-0x' || i || '-1', 'positions', '0x' || i, ${SEED_NOW}, 'failed', 1, ${SEED_NOW}
+      from generate_series(1, 12) i`;
+    const page = await (await fetch(`${server.url}/`)).text();
+    const ids = [...element(page, 'section', 'id="failures"').matchAll(/data-run-id="(\d+)"/g)].map((match) => Number(match[1]));
+    expect(ids.length).toBe(14);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+  });
+
   it('exports dataset freshness from the watermarks on /metrics', async () => {
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     expect(metrics).toContain('chaintap_dataset_freshness_seconds{dataset="prices"} 60\n');
