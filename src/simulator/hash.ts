@@ -17,6 +17,14 @@ export function hashOf(...parts: (string | number)[]): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
+/** A number in [0, 1) from a 53-bit hash and an integer, without string work (hot paths). */
+export function unitOfPair(hash: number, value: number): number {
+  let h = Math.imul((hash % 4294967296) ^ Math.imul(value | 0, 0x9e3779b1), 0x85ebca6b) ^ Math.floor(value / 4294967296);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  h = Math.imul(h ^ (h >>> 16), 0x27d4eb2f);
+  return ((h ^ (h >>> 15)) >>> 0) / 4294967296;
+}
+
 /** A number in [0, 1) derived from the parts. */
 export function unitOf(...parts: (string | number)[]): number {
   return hashOf(...parts) / 2 ** 53;
@@ -64,14 +72,20 @@ export class Draws {
   }
 
   hex(digits: number): string {
-    let out = '';
-    while (out.length < digits) out += Math.floor(this.next() * 4294967296).toString(16).padStart(8, '0');
-    return out.slice(0, digits);
+    const bytes = Buffer.allocUnsafe(Math.ceil(digits / 8) * 4);
+    for (let offset = 0; offset < bytes.length; offset += 4) bytes.writeUInt32BE(Math.floor(this.next() * 4294967296), offset);
+    return bytes.toString('hex', 0, Math.ceil(digits / 2)).slice(0, digits);
   }
 }
 
-/** A number rounded to `digits` significant digits, as the shortest JSON number. */
+/**
+ * A number rounded to `digits` (at most 15) significant digits. Arithmetic rather than toPrecision
+ * for speed; the powers of ten used are exact doubles, so the result prints as the rounded decimal.
+ */
 export function significant(value: number, digits = 12): number {
   if (value === 0 || !Number.isFinite(value)) return value;
+  const exponent = digits - 1 - Math.floor(Math.log10(Math.abs(value)));
+  if (exponent >= 0 && exponent <= 22) return Math.round(value * 10 ** exponent) / 10 ** exponent;
+  if (exponent < 0 && exponent >= -22) return Math.round(value / 10 ** -exponent) * 10 ** -exponent;
   return Number(value.toPrecision(digits));
 }

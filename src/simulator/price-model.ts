@@ -1,4 +1,4 @@
-import { Draws, unitOf } from './hash.js';
+import { Draws, hashOf, unitOfPair } from './hash.js';
 
 /**
  * A smooth-ish price walk that exists at every instant, past or future, without state: the log price
@@ -8,7 +8,7 @@ import { Draws, unitOf } from './hash.js';
 export const PRICE_GRID_MS = 60_000;
 
 export interface PriceModel {
-  key: string;
+  keyHash: number;
   logBase: number;
   waves: { amplitude: number; periodMinutes: number; phase: number }[];
   noise: number;
@@ -19,7 +19,7 @@ export function priceModel(key: string, seed: string, options: { base?: number; 
   const base = options.base ?? 10 ** draws.between(-4, 3);
   const scale = options.stable ? 0.01 : 1;
   return {
-    key: `${seed}\u0000${key}`,
+    keyHash: hashOf(seed, key, 'noise'),
     logBase: Math.log(base),
     waves: [
       { amplitude: scale * draws.between(0.1, 0.4), periodMinutes: draws.between(20_000, 60_000), phase: draws.between(0, 2 * Math.PI) },
@@ -38,7 +38,7 @@ export function priceGridTime(timeMs: number): number {
 /** The (unrounded) price of a model at a time. */
 export function modelPriceAt(model: PriceModel, timeMs: number): number {
   const minute = Math.floor(timeMs / PRICE_GRID_MS);
-  let logPrice = model.logBase + model.noise * (2 * unitOf(model.key, minute) - 1);
+  let logPrice = model.logBase + model.noise * (2 * unitOfPair(model.keyHash, minute) - 1);
   for (const wave of model.waves) {
     logPrice += wave.amplitude * Math.sin((2 * Math.PI * minute) / wave.periodMinutes + wave.phase);
   }

@@ -40,7 +40,8 @@ export function errorAnswer(status: number, error: string, message: string): Ans
  * within an epoch (positions, NFTs) or a price-grid minute (prices), so repeated requests are cheap.
  */
 export class WorldAnswers {
-  private readonly cache = new BoundedCache<string>(20_000);
+  // About 16 MB: keys and bodies are ASCII, one byte per character in V8.
+  private readonly cache = new BoundedCache(16_000_000);
 
   constructor(
     private readonly seed: string,

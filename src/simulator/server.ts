@@ -3,6 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { FaultDraws, resolveFaults, type FaultDecision, type SimulatorFaults } from './faults.js';
+import { answerControl, CONTROL_PREFIX } from './control.js';
+import { MAX_BODY_BYTES, readBody } from './request-body.js';
 import { errorAnswer, matchRoute, WorldAnswers, type Answer, type Route } from './routes.js';
 import { SlidingWindow } from './sliding-window.js';
 import { StatsRecorder, type SimulatorStats } from './stats.js';
@@ -27,19 +29,23 @@ export interface SimulatorOptions {
   faultSeed?: number;
 }
 
-export interface RunningSimulator {
-  url: string;
-  port: number;
+/** What a running simulator lets its owner change; also served under /_simulator/ (see control.ts). */
+export interface SimulatorControl {
   stats(): SimulatorStats;
   resetStats(): void;
   setFaults(faults: Partial<SimulatorFaults>): void;
+  /** World time = (fixedTimeMs ?? now) + ms. */
   setClockOffset(ms: number): void;
+}
+
+export interface RunningSimulator extends SimulatorControl {
+  url: string;
+  port: number;
   close(): Promise<void>;
 }
 
 type OperationRoute = Extract<Route, { kind: 'operation' }>;
 
-const MAX_BODY_BYTES = 1024 * 1024;
 const HTML_ERRORS: Record<number, string> = {
   502: '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n',
   503: '<html>\r\n<head><title>503 Service Temporarily Unavailable</title></head>\r\n<body>\r\n<center><h1>503 Service Temporarily Unavailable</h1></center>\r\n</body>\r\n</html>\r\n',
@@ -83,14 +89,28 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     send(res, fault.kind === 'malformed' && answer.status === 200 ? malformed(answer, fault) : answer, fault.delayMs);
   };
 
+  const control: SimulatorControl = {
+    stats: () => stats.snapshot(),
+    resetStats: () => stats.reset(),
+    setFaults: (changes) => {
+      faults = resolveFaults(changes, faults);
+    },
+    setClockOffset: (ms) => {
+      clockOffsetMs = ms;
+    },
+  };
+
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const now = performance.now();
     const target = req.url ?? '/';
     const queryStart = target.indexOf('?');
     const pathname = queryStart === -1 ? target : target.slice(0, queryStart);
-    const route = matchRoute(req.method ?? 'GET', pathname);
     const header = req.headers['x-api-key'];
     const apiKey = Array.isArray(header) ? header.join(', ') : header;
+    if (pathname.startsWith(CONTROL_PREFIX) && apiKey !== undefined && sameKey(Buffer.from(apiKey), expectedKey)) {
+      return answerControl(req, res, pathname, control);
+    }
+    const route = matchRoute(req.method ?? 'GET', pathname);
     stats.arrived(now, apiKey, route.kind === 'operation' ? route.operation : undefined);
     const fault = draws.draw(faults);
 
@@ -151,16 +171,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   return {
     url: `http://${host}:${port}`,
     port,
-    stats: () => stats.snapshot(),
-    resetStats: () => {
-      stats.reset();
-    },
-    setFaults: (changes) => {
-      faults = resolveFaults(changes, faults);
-    },
-    setClockOffset: (ms) => {
-      clockOffsetMs = ms;
-    },
+    ...control,
     close: async () => {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
@@ -171,17 +182,6 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       });
     },
   };
-}
-
-/** The body as text, or undefined when it is larger than MAX_BODY_BYTES. */
-function readBody(req: IncomingMessage, done: (body: string | undefined) => void): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  req.on('data', (chunk: Buffer) => {
-    size += chunk.length;
-    if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-  });
-  req.on('end', () => done(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString('utf8')));
 }
 
 function sameKey(given: Buffer, expected: Buffer): boolean {

@@ -1,0 +1,53 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ChaintapError } from '../errors.js';
+import { readBody } from './request-body.js';
+import type { SimulatorControl } from './server.js';
+
+/**
+ * The simulator's own endpoints, for a simulator run as a separate process (`chaintap simulate`):
+ * benchmarks and fault tests read its stats and change its faults and clock over HTTP. They need
+ * the API key, are not counted in the stats and never get faults.
+ *
+ *   GET  /_simulator/stats           -> SimulatorStats
+ *   POST /_simulator/stats/reset     -> {}
+ *   POST /_simulator/faults          {latencyMs?, error5xxRate?, ...} -> {}
+ *   POST /_simulator/clock           {offsetMs} -> {}
+ */
+export const CONTROL_PREFIX = '/_simulator/';
+
+export function answerControl(req: IncomingMessage, res: ServerResponse, pathname: string, control: SimulatorControl): void {
+  const reply = (status: number, body: unknown) => {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  };
+  const route = `${req.method} ${pathname}`;
+  if (route === 'GET /_simulator/stats') {
+    req.resume();
+    return reply(200, control.stats());
+  }
+  if (route === 'POST /_simulator/stats/reset') {
+    req.resume();
+    control.resetStats();
+    return reply(200, {});
+  }
+  if (route !== 'POST /_simulator/faults' && route !== 'POST /_simulator/clock') {
+    req.resume();
+    return reply(404, { error: 'not_found', message: `no such simulator endpoint: ${route}` });
+  }
+  readBody(req, (text) => {
+    try {
+      const body: unknown = JSON.parse(text ?? '');
+      if (typeof body !== 'object' || body === null) throw new ChaintapError('the body must be a JSON object');
+      if (route === 'POST /_simulator/faults') control.setFaults(body);
+      else {
+        const { offsetMs } = body as { offsetMs?: unknown };
+        if (typeof offsetMs !== 'number' || !Number.isSafeInteger(offsetMs)) throw new ChaintapError('offsetMs must be an integer');
+        control.setClockOffset(offsetMs);
+      }
+      reply(200, {});
+    } catch (error) {
+      reply(400, { error: 'bad_request', message: error instanceof Error ? error.message : String(error) });
+    }
+  });
+}
