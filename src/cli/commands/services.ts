@@ -72,5 +72,7 @@ export function workerCommand(): Command {
 export function schedulerCommand(): Command {
   return new Command('scheduler')
     .description('the cron producers only (two may run at once for availability)')
-    .action(() => runServices({ scheduler: true, workers: false, ops: false }));
+    // Off by default so that a scheduler and a worker on one machine do not both claim OPS_PORT.
+    .option('--ops', 'also serve the ops server (/healthz, /readyz, /metrics, status page) on OPS_HOST:OPS_PORT')
+    .action((flags: { ops?: boolean }) => runServices({ scheduler: true, workers: false, ops: flags.ops === true }));
 }
