@@ -9,6 +9,7 @@ import {
   simulatedToken,
   simulatedTokenPrice,
 } from '../../src/simulator/index.js';
+import { nftHoldingsResponse, positionsResponse } from '../../src/upstream/schemas.js';
 
 const T = Date.parse('2026-03-01T12:00:00Z');
 const EPOCH_MS = 15 * 60_000;
@@ -120,5 +121,15 @@ describe('simulated NFT holdings', () => {
     const ids = (i: number) => simulatedNftHoldings(addressNo(i), T, undefined, { collectionsPerAddress: 40 }).map((group) => group.collectionId);
     const first = new Set(ids(1));
     expect(ids(2).some((id) => first.has(id))).toBe(true);
+  });
+});
+
+describe('every simulated answer', () => {
+  it('validates against the wire schemas, for many addresses and epochs', () => {
+    for (let i = 0; i < 200; i++) {
+      const time = T + i * 7 * EPOCH_MS;
+      expect(positionsResponse.safeParse({ data: simulatedPositions(addressNo(i), time) }).success).toBe(true);
+      expect(nftHoldingsResponse.safeParse(simulatedNftHoldings(addressNo(i), time, undefined, undefined, { includePnl: true })).success).toBe(true);
+    }
   });
 });
