@@ -5,9 +5,6 @@
  */
 export class Html {
   constructor(readonly text: string) {}
-  toString(): string {
-    return this.text;
-  }
 }
 
 type Interpolation = Html | string | number | bigint | boolean | null | undefined | readonly Interpolation[];
