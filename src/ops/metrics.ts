@@ -6,7 +6,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  */
 export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
   const registry = new Registry();
-  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'chaintap_process_' });
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'chaintap_' });
   const registers = [registry];
   return {
     registry,

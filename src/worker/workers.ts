@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Worker, type Processor } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Context } from '../context.js';
@@ -38,6 +39,8 @@ export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
   const names = deps.queueNames ?? (['prices', 'positions', 'nfts', 'maintenance'] as const);
   // Aborted only when the grace period runs out: a SIGTERM lets active requests finish.
   const hardStop = new AbortController();
+  // Every in-flight request listens to it: hundreds of listeners are expected, not a leak.
+  setMaxListeners(0, hardStop.signal);
   const connections: Redis[] = [];
 
   const workers = names.map((name) => {

@@ -118,7 +118,7 @@ describe('ops server', () => {
     ]) {
       expect(before, name).toContain(`# TYPE ${name} `);
     }
-    // Process metrics (prom-client's defaults under the chaintap_process_ prefix).
+    // Process metrics (prom-client defaults under the chaintap_ prefix).
     expect(before).toMatch(/^# TYPE chaintap_process_\w*cpu_seconds_total counter$/m);
     expect(before).toMatch(/^# TYPE chaintap_process_\w*resident_memory_bytes gauge$/m);
     expect(sample(before, 'chaintap_upstream_requests_total{operation="token_price",status="200"}')).toBeUndefined();
