@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { TransactionSql } from './client.js';
 
@@ -27,8 +27,21 @@ export function copyText(rows: CopyValue[][]): string[] {
   return chunks;
 }
 
-/** COPY ... FROM STDIN of prepared text into `table (columns)`. */
+/**
+ * COPY ... FROM STDIN of prepared text into `table (columns)`. Rejects with the server's error
+ * (e.g. 23505 unique_violation). postgres.js 3.4.9 never settles the stream when the server rejects
+ * the data after the last chunk was sent (porsager/postgres#1173, fix pending in #1183): the error
+ * only reaches the query's own reject, so it is passed on to the stream from there.
+ */
 export async function copyInto(sql: TransactionSql, table: string, columns: readonly string[], text: string[]): Promise<void> {
-  const stream = await sql`copy ${sql(table)} (${sql(columns as string[])}) from stdin`.writable();
-  await pipeline(Readable.from(text), stream);
+  const query = sql`copy ${sql(table)} (${sql(columns as string[])}) from stdin`;
+  const internals = query as unknown as { reject: (error: unknown) => void };
+  const reject = internals.reject;
+  const opened: { stream?: Writable } = {};
+  internals.reject = (error) => {
+    opened.stream?.destroy(error instanceof Error ? error : new Error(String(error)));
+    reject(error);
+  };
+  opened.stream = await query.writable();
+  await pipeline(Readable.from(text), opened.stream);
 }

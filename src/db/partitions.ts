@@ -112,11 +112,22 @@ export async function detachOldPricePartitions(database: Database, olderThanDays
       await tx.sql`alter table token_price_points detach partition ${tx.sql(name)}`;
       const [taken] = await tx.sql`select 1 from pg_tables where schemaname = ${ARCHIVE_SCHEMA} and tablename = ${name}`;
       const archivedName = taken ? `${name}_${now.getTime()}` : name;
-      if (taken) await tx.sql`alter table ${tx.sql(name)} rename to ${tx.sql(archivedName)}`;
+      if (taken) await renameWithIndexes(tx, name, archivedName);
       await tx.sql`alter table ${tx.sql(archivedName)} set schema ${tx.sql(ARCHIVE_SCHEMA)}`;
       archived.push(`${ARCHIVE_SCHEMA}.${archivedName}`);
     });
   }
   if (archived.length > 0) forgetPartitions(database, 'token_price_points');
   return archived;
+}
+
+/** Renames a table and the indexes named after it (index names must be unique in a schema too). */
+async function renameWithIndexes(tx: Tx, name: string, newName: string): Promise<void> {
+  const indexes = await tx.sql<{ index: string }[]>`
+    select i.relname as index from pg_index x join pg_class i on i.oid = x.indexrelid
+    where x.indrelid = ${`public.${name}`}::regclass and starts_with(i.relname, ${`${name}_`})`;
+  await tx.sql`alter table ${tx.sql(name)} rename to ${tx.sql(newName)}`;
+  for (const { index } of indexes) {
+    await tx.sql`alter index ${tx.sql(index)} rename to ${tx.sql(newName + index.slice(name.length))}`;
+  }
 }

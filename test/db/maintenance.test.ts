@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  commitJob, detachOldPricePartitions, ensurePartitions, PARTITIONED_TABLES, pruneRawResponses, quarantinePayload, writeTokenPrices,
+} from '../../src/db/index.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { priceRows, run, SUI } from './job-helpers.js';
+
+const NOW = new Date('2026-11-21T03:30:00Z');
+const DAY = 86_400_000;
+
+describe('maintenance', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+
+  const partitionsOf = async (table: string) => (await database.sql`
+    select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = ${table}::regclass order by 1`).map((r) => r.relname as string);
+
+  it('creates every partitioned table\'s monthly partitions ahead, once', async () => {
+    await expect(ensurePartitions(database, { from: NOW, to: new Date(NOW.getTime() + 62 * DAY) })).resolves.toBe(3 * PARTITIONED_TABLES.length);
+    await expect(ensurePartitions(database, { from: NOW, to: new Date(NOW.getTime() + 62 * DAY) })).resolves.toBe(0);
+    for (const table of PARTITIONED_TABLES) expect(await partitionsOf(table)).toEqual([`${table}_p2026_11`, `${table}_p2026_12`, `${table}_p2027_01`]);
+  });
+
+  it('prunes raw responses past retention, keeping quarantined bodies', async () => {
+    const raw = (daysAgo: number, target: string) => ({
+      dataset: 'prices', endpoint: '/tokens/sui/price', target, tick: NOW, httpStatus: 200, body: `{"n":${daysAgo}}`, receivedAt: new Date(NOW.getTime() - daysAgo * DAY),
+    });
+    await commitJob(database, { run: run('prices', 'a', NOW), raw: [raw(20, 'a'), raw(15, 'a'), raw(13, 'a'), raw(0, 'a')], write: async () => ({}) });
+    await quarantinePayload(database, { run: run('prices', 'q', NOW), raw: raw(30, 'q'), reason: 'bad' });
+    await expect(pruneRawResponses(database, 14, NOW)).resolves.toBe(3);
+    await expect(database.sql`select body from raw_responses order by received_at`).resolves.toEqual([{ body: '{"n":13}' }, { body: '{"n":0}' }]);
+    await expect(database.sql`select body, raw_response_id from quarantined_payloads`).resolves.toEqual([{ body: '{"n":30}', raw_response_id: null }]);
+    await expect(pruneRawResponses(database, 14, NOW)).resolves.toBe(0);
+  });
+
+  it('detaches old price partitions into the archive schema, and a later write into such a month starts a new one', async () => {
+    const price = (at: string) => ({ contract_address: '0x2::sui::SUI', symbol: 'SUI', price: 3, timestamp: new Date(at).getTime() / 1000 });
+    const write = (at: string) => commitJob(database, {
+      run: run('prices', `backfill-${at}`, NOW), raw: [], write: (tx) => writeTokenPrices(tx, priceRows([price(at)], NOW)),
+    });
+    await write('2026-06-10T00:00:00Z');
+    await write('2026-09-30T23:59:00Z');
+    await expect(detachOldPricePartitions(database, 0, NOW)).resolves.toEqual([]);
+    // 60 days before Nov 21 is Sep 22: June (ends Jul 1) goes, September (ends Oct 1) stays.
+    await expect(detachOldPricePartitions(database, 60, NOW)).resolves.toEqual(['chaintap_archive.token_price_points_p2026_06']);
+    expect(await partitionsOf('token_price_points')).not.toContain('token_price_points_p2026_06');
+    await expect(database.sql`select count(*)::int as n from chaintap_archive.token_price_points_p2026_06`).resolves.toEqual([{ n: 1 }]);
+    await expect(database.sql`select count(*)::int as n from token_prices where coin_type = ${SUI}`).resolves.toEqual([{ n: 1 }]);
+
+    await write('2026-06-11T00:00:00Z');
+    expect(await partitionsOf('token_price_points')).toContain('token_price_points_p2026_06');
+    const detachedAgain = await detachOldPricePartitions(database, 60, NOW);
+    expect(detachedAgain).toEqual([expect.stringMatching(/^chaintap_archive\.token_price_points_p2026_06_\d+$/)]);
+  });
+});

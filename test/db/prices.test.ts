@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storedPriceTimes, writeTokenPrices } from '../../src/db/index.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { commit, priceRows, snapshotOf, SUI, USDC } from './job-helpers.js';
+
+const T0 = new Date('2026-11-21T12:00:00Z');
+const seconds = (date: Date) => date.getTime() / 1000;
+const minute = (n: number) => new Date(T0.getTime() + n * 60_000);
+const entry = (coin: string, price: number | string, at: Date, extra: Record<string, unknown> = {}) => ({
+  contract_address: coin,
+  symbol: coin.split('::')[2],
+  price,
+  last24hPrice: 1,
+  timestamp: seconds(at),
+  decimals: 9,
+  source: 'pyth',
+  ...extra,
+});
+
+describe('writeTokenPrices', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+
+  const write = (data: unknown[], fetchedAt: Date, target = 'batch-1', tick = fetchedAt) =>
+    commit(database, 'prices', target, tick, (tx) => writeTokenPrices(tx, priceRows(data, fetchedAt)));
+
+  it('stores prices readable through token_prices, numbers exact', async () => {
+    const result = await write([
+      entry('0x2::sui::SUI', '1234.5', minute(0), { last24hPrice: 1e-9 }),
+      entry(USDC, 123456789012.12346, minute(0), { last24hPrice: null, source: null }),
+    ], minute(0.5));
+    expect(result.byTable).toEqual({ tokens: 2, token_prices: 2 });
+    const rows = await database.sql`select * from token_prices order by coin_type`;
+    expect(rows).toEqual([
+      { coin_type: SUI, price_time: minute(0), price: '1234.5', price_24h_ago: '0.000000001', source: 'pyth', fetched_at: new Date(minute(0).getTime() + 30_000) },
+      { coin_type: USDC, price_time: minute(0), price: '123456789012.12346', price_24h_ago: null, source: null, fetched_at: new Date(minute(0).getTime() + 30_000) },
+    ]);
+  });
+
+  it('changes nothing when the same answer is written again, even fetched later', async () => {
+    const data = [entry('0x2::sui::SUI', 3.21, minute(1)), entry(USDC, 0.9999, minute(1))];
+    await write(data, minute(1));
+    const before = [...(await snapshotOf(database, 'token_price_points', { versions: true })), ...(await snapshotOf(database, 'tokens', { versions: true }))];
+    const again = await write(data, minute(2));
+    expect(again.byTable).toEqual({});
+    const after = [...(await snapshotOf(database, 'token_price_points', { versions: true })), ...(await snapshotOf(database, 'tokens', { versions: true }))];
+    expect(after).toEqual(before);
+  });
+
+  it('stores one price per (coin type, price time), whatever the spelling of the coin type', async () => {
+    await write([entry(`0x${'0'.repeat(63)}2::sui::SUI`, 3.3, minute(3))], minute(3));
+    await write([entry('0x2::sui::SUI', 3.3, minute(3))], minute(4), 'batch-2');
+    const [row] = await database.sql`select count(*)::int as n from token_prices where coin_type = ${SUI} and price_time = ${minute(3)}`;
+    expect(row).toEqual({ n: 1 });
+    await expect(database.sql`select count(*)::int as n from tokens`).resolves.toEqual([{ n: 2 }]);
+  });
+
+  it('merges a batch that is partly stored: new prices inserted, changed ones corrected, the rest untouched', async () => {
+    const versions = await snapshotOf(database, 'token_price_points', { versions: true });
+    const result = await write([
+      entry('0x2::sui::SUI', 3.21, minute(1)), // stored, unchanged
+      entry(USDC, '0.99990', minute(1)), // stored, the same number spelled otherwise
+      entry('0x2::sui::SUI', 3.3, minute(3), { source: 'cetus' }), // stored, source corrected
+      entry('0x2::sui::SUI', 3.4, minute(5)), // new
+    ], minute(6));
+    expect(result.byTable.token_prices).toBe(2);
+    const after = await snapshotOf(database, 'token_price_points', { versions: true });
+    expect(after.length).toBe(versions.length + 1);
+    expect(after.filter((row) => versions.includes(row)).length).toBe(versions.length - 1);
+    const [corrected] = await database.sql`select source from token_prices where coin_type = ${SUI} and price_time = ${minute(3)}`;
+    expect(corrected).toEqual({ source: 'cetus' });
+  });
+
+  it('falls back from the optimistic COPY when a stored price sits inside the batch', async () => {
+    const result = await write([
+      entry('0x2::sui::SUI', 2.9, minute(-40)), // new, first by key
+      entry('0x2::sui::SUI', 3.21, minute(1)), // stored: the COPY fails on it
+      entry(USDC, 1, minute(40)), // new, last by key
+    ], minute(41), 'overlap');
+    expect(result.byTable.token_prices).toBe(2);
+    const rows = await database.sql`select coin_type, price from token_prices where price_time in (${minute(-40)}, ${minute(1)}, ${minute(40)}) order by price_time, coin_type`;
+    expect(rows.map((r) => r.price)).toEqual(['2.9', '3.21', '0.9999', '1']);
+  });
+
+  it('keeps the newest price as latest when an older answer arrives late', async () => {
+    await write([entry('0x2::sui::SUI', 3.0, minute(-30))], minute(7), 'late', minute(-30));
+    const [latest] = await database.sql`select price, price_time from latest_token_prices where coin_type = ${SUI}`;
+    expect(latest).toEqual({ price: '3.4', price_time: minute(5) });
+    const [token] = await database.sql`select first_seen_at, last_seen_at from tokens where coin_type = ${SUI}`;
+    expect(token).toEqual({ first_seen_at: minute(-40), last_seen_at: minute(5) });
+  });
+
+  it('writes prices years in the past, creating their month partitions on demand', async () => {
+    const old = [new Date('2021-03-15T00:00:00Z'), new Date('2021-04-02T00:00:00Z'), new Date('2019-12-31T23:59:59Z')];
+    const result = await write(old.map((at) => entry(USDC, 1.0001, at)), minute(8), 'backfill', minute(8));
+    expect(result.byTable.token_prices).toBe(3);
+    const partitions = await database.sql`
+      select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid
+      where i.inhparent = 'token_price_points'::regclass order by 1`;
+    expect(partitions.map((p) => p.relname)).toEqual(expect.arrayContaining([
+      'token_price_points_p2019_12', 'token_price_points_p2021_03', 'token_price_points_p2021_04', 'token_price_points_p2026_11',
+    ]));
+  });
+
+  it('lists the price times stored per coin type for backfill skipping', async () => {
+    const stored = await storedPriceTimes(database, ['0x2::sui::SUI', USDC, '0x9::none::NONE'], minute(0), minute(5));
+    expect([...stored.keys()].sort()).toEqual([`0x${'0'.repeat(63)}9::none::NONE`, SUI, USDC].sort());
+    expect([...stored.get(SUI)!].sort()).toEqual([minute(0), minute(1), minute(3)].map((d) => d.getTime()));
+    expect([...stored.get(USDC)!].sort()).toEqual([minute(0), minute(1)].map((d) => d.getTime()));
+    expect(stored.get(SUI)!.has(minute(5).getTime())).toBe(false);
+    expect(stored.get(`0x${'0'.repeat(63)}9::none::NONE`)!.size).toBe(0);
+  });
+
+  it('records a token answered without a price, and no price row for it', async () => {
+    const coin = '0xbeef::nope::NOPE';
+    const result = await write([{ ...entry(coin, 1, minute(9)), price: null, timestamp: 0 }], minute(9), 'nulls');
+    expect(result.byTable).toEqual({ tokens: 1 });
+    const [token] = await database.sql`select symbol, last_price_time from tokens where coin_type like '%::nope::NOPE'`;
+    expect(token).toEqual({ symbol: 'NOPE', last_price_time: null });
+  });
+});
