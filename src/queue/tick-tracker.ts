@@ -47,8 +47,8 @@ export interface TickTracker {
   /** Marks one job finished; true for exactly one caller: the one that completed the tick. */
   finish(stream: TickStream, tick: Date, jobId: string): Promise<boolean>;
   progress(stream: TickStream, tick: Date): Promise<TickProgress>;
-  /** A finished job that is run again (a failed job retried by hand) no longer counts as finished. */
-  reopen(stream: TickStream, tick: Date, jobId: string): Promise<void>;
+  /** Finished jobs that run again (re-enqueued after removal, or retried by hand) no longer count as finished. */
+  reopen(stream: TickStream, tick: Date, jobIds: string[]): Promise<void>;
 }
 
 export function createTickTracker(redis: Redis, prefix: string): TickTracker {
@@ -74,9 +74,11 @@ export function createTickTracker(redis: Redis, prefix: string): TickTracker {
       ]);
       return { expected: Number(expected ?? 0), finished, complete: completed === 1 };
     },
-    async reopen(stream, tick, id) {
+    async reopen(stream, tick, ids) {
+      if (ids.length === 0) return;
       const [, finishedKey, completedKey] = keys(stream, tick);
-      await redis.multi().srem(finishedKey, id).del(completedKey).exec();
+      const removed = await redis.srem(finishedKey, ...ids);
+      if (removed > 0) await redis.del(completedKey);
     },
   };
 }

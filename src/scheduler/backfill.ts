@@ -66,7 +66,7 @@ async function retryFailedFromEarlierRuns(deps: CycleDeps, ids: Set<string>): Pr
   const failed = await deps.queues.prices.getJobs(['failed'], 0, -1);
   for (const job of failed) {
     if (!job.id || !ids.has(job.id)) continue;
-    await deps.tracker.reopen('backfill', new Date(job.data.tick), job.id);
+    await deps.tracker.reopen('backfill', new Date(job.data.tick), [job.id]);
     await job.retry('failed');
   }
 }

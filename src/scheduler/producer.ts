@@ -2,7 +2,8 @@ import type { Context } from '../context.js';
 import type { Database } from '../db/client.js';
 import { listWatchedAddresses, listWatchedTokens } from '../db/index.js';
 import { jobOptions } from '../queue/job-options.js';
-import type { Dataset, QueueName, Queues } from '../queue/queues.js';
+import type { Queue } from 'bullmq';
+import type { QueueName, Queues } from '../queue/queues.js';
 import type { TickTracker } from '../queue/tick-tracker.js';
 import { announceTickComplete } from '../worker/tick-notification.js';
 import { cronMatcher, shouldForceRefresh } from './cron-slots.js';
@@ -35,8 +36,11 @@ export async function produceTick(
   const jobs = await planTick(deps, queue, tick, options);
   const defaults = jobOptions(deps.context.options);
   if (queue !== 'maintenance') {
-    const emptyTickComplete = await deps.tracker.expect(queue as Dataset, tick, jobs.length);
-    if (emptyTickComplete) await announceTickComplete(deps.database, deps.context.logger, queue as Dataset, tick);
+    // Jobs of this tick that are gone from Redis (removed after their retention) run again: they
+    // must not count as finished from their first run.
+    await deps.tracker.reopen(queue, tick, await missingJobIds(deps.queues[queue], jobs.map((job) => job.opts.jobId)));
+    const emptyTickComplete = await deps.tracker.expect(queue, tick, jobs.length);
+    if (emptyTickComplete) await announceTickComplete(deps.database, deps.context.logger, queue, tick);
   }
   // addBulk in slices keeps each Redis round trip small with 10,000s of addresses.
   for (let i = 0; i < jobs.length; i += 1000) {
@@ -46,6 +50,17 @@ export async function produceTick(
   }
   deps.context.logger.info({ queue, tick: tick.toISOString(), jobs: jobs.length }, 'tick enqueued');
   return { queue, tick, jobs: jobs.length, jobIds: jobs.map((job) => job.opts.jobId) };
+}
+
+/** The ids among `ids` that have no job in the queue (any state). */
+export async function missingJobIds(queue: Queue, ids: string[]): Promise<string[]> {
+  const missing: string[] = [];
+  for (let i = 0; i < ids.length; i += 1000) {
+    const slice = ids.slice(i, i + 1000);
+    const states = await Promise.all(slice.map((id) => queue.getJobState(id)));
+    slice.forEach((id, index) => states[index] === 'unknown' && missing.push(id));
+  }
+  return missing;
 }
 
 async function planTick(deps: ProducerDeps, queue: QueueName, tick: Date, options: { at?: Date }): Promise<PlannedJob<unknown>[]> {

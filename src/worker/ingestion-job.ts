@@ -45,7 +45,7 @@ export async function runIngestionJob<T, Rows>(
   signal: AbortSignal,
 ): Promise<JobResult> {
   const { context, database } = deps;
-  const { metrics, logger } = context;
+  const { metrics } = context;
   const queueName = job.queueName;
   const run: RunRecord = {
     jobId: job.id ?? 'unknown',
@@ -160,6 +160,9 @@ function rawRecord<T, Rows>(spec: IngestionSpec<T, Rows>, endpoint: string, http
 export function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = (error as { cause?: unknown }).cause;
-  if (error.name === 'DrizzleQueryError' && cause instanceof Error) return `${cause.name}: ${cause.message}`;
+  // Drizzle's query errors embed the whole SQL and its parameters: the cause is what went wrong.
+  if (error.message.startsWith('Failed query') && cause instanceof Error) return describe(cause);
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return `${error.name} ${code}: ${error.message}`;
   return `${error.name}: ${error.message}`;
 }

@@ -35,7 +35,7 @@ describe('tick tracker (real Redis)', () => {
     await tracker.expect('backfill', tick, 1);
     expect(await tracker.finish('backfill', tick, 'x')).toBe(true);
     expect((await tracker.progress('prices', tick)).complete).toBe(false);
-    await tracker.reopen('backfill', tick, 'x');
+    await tracker.reopen('backfill', tick, ['x']);
     expect(await tracker.progress('backfill', tick)).toEqual({ expected: 1, finished: 0, complete: false });
     expect(await tracker.finish('backfill', tick, 'x')).toBe(true);
   });

@@ -1,0 +1,99 @@
+import { Writable } from 'node:stream';
+import { loadOptions, type Options } from '../../src/config/options.js';
+import type { Context } from '../../src/context.js';
+import { createLogger } from '../../src/ops/logger.js';
+import { createMetrics } from '../../src/ops/metrics.js';
+import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
+import { createRedisConnection } from '../../src/queue/redis-connection.js';
+import { createTickTracker, type TickTracker } from '../../src/queue/tick-tracker.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
+import { createSharedRateLimiter } from '../../src/upstream/rate-limiter.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+import { createTestRedis, type TestRedis } from './redis.js';
+
+export const TEST_API_KEY = 'test-key-7f3a9c';
+
+/** A fixed world time, so that every run of a test sees the same simulated upstream. */
+export const WORLD_TIME = Date.parse('2026-11-21T12:00:00Z');
+
+export interface PipelineHarness {
+  context: Context;
+  options: Options;
+  database: TestDatabase;
+  redis: TestRedis;
+  simulator: RunningSimulator;
+  queues: Queues;
+  tracker: TickTracker;
+  client: UpstreamClient;
+  /** Every log line written so far (JSON), to check what the logs say and that the key is absent. */
+  logs: string[];
+  /** The environment a child `chaintap` process needs to work on the same database, Redis and upstream. */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/**
+ * A pipeline of this test file's own: its database, its BullMQ prefix, a simulated upstream and an
+ * in-process context. Options override the defaults the way environment variables would.
+ */
+export async function createPipelineHarness(
+  settings: { options?: Record<string, string>; simulator?: Partial<SimulatorOptions>; apiKey?: string } = {},
+): Promise<PipelineHarness> {
+  const database = await createTestDatabase();
+  const redis = createTestRedis();
+  const simulator = await startSimulator({ apiKey: TEST_API_KEY, fixedTimeMs: WORLD_TIME, faultSeed: 7, ...settings.simulator });
+  const env: Record<string, string> = {
+    DATABASE_URL: database.url,
+    REDIS_URL: redis.url,
+    QUEUE_PREFIX: redis.prefix,
+    UPSTREAM_BASE_URL: simulator.url,
+    UPSTREAM_API_KEY: settings.apiKey ?? TEST_API_KEY,
+    UPSTREAM_RPS: '1000',
+    UPSTREAM_CONCURRENCY: '8',
+    UPSTREAM_TIMEOUT_MS: '5000',
+    JOB_ATTEMPTS: '3',
+    JOB_BACKOFF_MS: '100',
+    LOG_LEVEL: 'info',
+    ...settings.options,
+  };
+  const options = loadOptions({}, env);
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, callback) {
+      logs.push(String(chunk));
+      callback();
+    },
+  });
+  const logger = createLogger({ level: options.LOG_LEVEL, secrets: [options.UPSTREAM_API_KEY], destination });
+  const metrics = createMetrics({ defaultMetrics: false });
+  const shutdown = new AbortController();
+  const context: Context = { options, logger, metrics, signal: shutdown.signal };
+  const connection = createRedisConnection(options.REDIS_URL, 'worker');
+  const queues = createQueues(connection, options.QUEUE_PREFIX);
+  const tracker = createTickTracker(connection, options.QUEUE_PREFIX);
+  const rateLimiter = createSharedRateLimiter({ redis: connection, key: `${options.QUEUE_PREFIX}:upstream:pace`, rps: options.UPSTREAM_RPS, metrics });
+  const client = createUpstreamClient({ options, logger, metrics, rateLimiter });
+  return {
+    context,
+    options,
+    database,
+    redis,
+    simulator,
+    queues,
+    tracker,
+    client,
+    logs,
+    env,
+    async close() {
+      shutdown.abort();
+      await client.close();
+      await Promise.all(Object.values(queues).map((queue) => queue.obliterate({ force: true }).catch(() => undefined)));
+      await closeQueues(queues);
+      connection.disconnect();
+      await simulator.close();
+      await redis.cleanup();
+      await database.drop();
+    },
+  };
+}
