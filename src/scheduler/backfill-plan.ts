@@ -29,10 +29,10 @@ export function planBackfill(
   times: Date[],
   intervalMs: number,
   stored: Map<string, Set<number>>,
-): { jobs: PlannedJob<PriceJobData>[]; skipped: number; byTick: Map<number, number> } {
+): { jobs: PlannedJob<PriceJobData>[]; skipped: number; byTick: Map<number, string[]> } {
   const storedSorted = new Map([...stored].map(([coin, set]) => [coin, [...set].sort((a, b) => a - b)]));
   const jobs: PlannedJob<PriceJobData>[] = [];
-  const byTick = new Map<number, number>();
+  const byTick = new Map<number, string[]>();
   let skipped = 0;
   for (const time of times) {
     const start = time.getTime();
@@ -43,7 +43,7 @@ export function planBackfill(
       ...job,
       data: { ...job.data, backfill: true as const },
     }));
-    byTick.set(start, planned.length);
+    byTick.set(start, planned.map((job) => job.opts.jobId));
     jobs.push(...planned);
   }
   return { jobs, skipped, byTick };

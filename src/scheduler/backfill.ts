@@ -41,7 +41,7 @@ export async function runBackfill(deps: CycleDeps, request: BackfillRequest): Pr
 
   const pool = createWorkerPool({ ...deps, queueNames: ['prices'] });
   try {
-    for (const [tick, jobs] of plan.byTick) await deps.tracker.expect('backfill', new Date(tick), jobs);
+    for (const [tick, ids] of plan.byTick) await deps.tracker.expect('backfill', new Date(tick), ids);
     const defaults = jobOptions(deps.context.options);
     for (let i = 0; i < plan.jobs.length; i += 1000) {
       await deps.queues.prices.addBulk(

@@ -38,8 +38,9 @@ export async function produceTick(
   if (queue !== 'maintenance') {
     // Jobs of this tick that are gone from Redis (removed after their retention) run again: they
     // must not count as finished from their first run.
-    await deps.tracker.reopen(queue, tick, await missingJobIds(deps.queues[queue], jobs.map((job) => job.opts.jobId)));
-    const emptyTickComplete = await deps.tracker.expect(queue, tick, jobs.length);
+    const ids = jobs.map((job) => job.opts.jobId);
+    await deps.tracker.reopen(queue, tick, await missingJobIds(deps.queues[queue], ids));
+    const emptyTickComplete = await deps.tracker.expect(queue, tick, ids);
     if (emptyTickComplete) await announceTickComplete(deps.database, deps.context.logger, queue, tick);
   }
   // addBulk in slices keeps each Redis round trip small with 10,000s of addresses.

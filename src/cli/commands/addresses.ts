@@ -15,13 +15,14 @@ export function addressesCommand(): Command {
   const addresses = new Command('addresses').description('manage the address watchlist and its per-address options');
   addresses
     .command('add')
-    .description('add addresses (or update their options); all are validated first, nothing is written if one is invalid')
+    .description('add addresses, or update the options given for watched ones; all are validated first, nothing is written if one is invalid')
     .argument('[addresses...]')
     .option('--file <path>', 'read addresses from a file, one per line')
     .option('--chain <chain>', 'positions: only this chain (positions are then never closed by absence)')
     .option('--protocols <list>', 'positions: only these protocols, comma-separated')
-    .option('--nft-chain <chain>', 'NFT holdings: one chain (BTC, SOL, SUI, ETH, ...) or ALL', 'ALL')
-    .option('--pnl', 'NFT holdings: include profit and loss', false)
+    .option('--nft-chain <chain>', 'NFT holdings: one chain (BTC, SOL, SUI, ETH, ...) or ALL (default for new addresses: ALL)')
+    .option('--pnl', 'NFT holdings: include profit and loss')
+    .option('--no-pnl', 'NFT holdings: without profit and loss (the default for new addresses)')
     .action(async (args: string[], flags: AddFlags) => {
       const list = await collectValues(args, flags.file);
       const protocols = flags.protocols?.split(',').map((p) => p.trim()).filter(Boolean);
@@ -30,7 +31,7 @@ export function addressesCommand(): Command {
           chain: flags.chain,
           protocols,
           nftChain: flags.nftChain,
-          includePnl: flags.pnl ?? false,
+          includePnl: flags.pnl,
         });
         console.log(`added ${result.added} address(es), updated ${result.updated}`);
         if (protocols?.length) {
