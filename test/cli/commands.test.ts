@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+
+const SUI_LONG = `0x${'0'.repeat(63)}2::sui::SUI`;
+const USDC = `0x${'d'.repeat(64)}::usdc::USDC`;
+const ADDRESS = '0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e';
+
+let harness: PipelineHarness;
+beforeAll(async () => {
+  harness = await createPipelineHarness();
+});
+afterAll(async () => harness?.close());
+
+const cli = (...args: string[]) => runCli(args, harness.env);
+
+describe('chaintap CLI, as a user runs it', () => {
+  it('migrates again without harm', async () => {
+    const result = await cli('migrate');
+    expect(result.stderr).not.toMatch(/"level":(40|50|60)/);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('database migrated');
+  });
+
+  it('manages the token watchlist in one normal form, and an invalid coin type writes nothing', async () => {
+    expect((await cli('tokens', 'add', '0x2::sui::SUI', USDC, SUI_LONG)).stdout).toContain('added 2 token(s), 0 already watched');
+    expect((await cli('tokens', 'add', SUI_LONG)).stdout).toContain('added 0 token(s), 1 already watched');
+    const bad = await cli('tokens', 'add', `0x${'e'.repeat(64)}::cetus::CETUS`, '0x2::sui');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('invalid coin type "0x2::sui"');
+    expect((await cli('tokens', 'list')).stdout.trim().split('\n')).toEqual([SUI_LONG, USDC].sort());
+  });
+
+  it('manages addresses with their options', async () => {
+    const added = await cli('addresses', 'add', ADDRESS, '--nft-chain', 'sui', '--pnl', '--chain', 'sui');
+    expect(added.code).toBe(0);
+    const unknownChain = await cli('addresses', 'add', '0xd8da6bf26964af9d7eed9e03e53415d37aa96045', '--nft-chain', 'DOGE');
+    expect(unknownChain.code).toBe(1);
+    expect(unknownChain.stderr).toContain('unknown NFT chain "DOGE"');
+    const list = await cli('addresses', 'list');
+    expect(list.stdout.trim()).toBe(`${ADDRESS}\tchain=sui nft-chain=SUI pnl`);
+    // Options not given are kept when an address is added again.
+    await cli('addresses', 'add', ADDRESS, '--protocols', 'cetus');
+    expect((await cli('addresses', 'list')).stdout.trim()).toBe(`${ADDRESS}\tchain=sui protocols=cetus nft-chain=SUI pnl`);
+  });
+
+  it('runs one cycle and prints a summary, exit 0', async () => {
+    const result = await cli('run-once', '--tick', '2026-11-21T11:00:00Z');
+    expect(result.stderr).not.toMatch(/error/i);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('cycle 2026-11-21T11:00:00.000Z');
+    expect(result.stdout).toMatch(/prices\s+1\s+1\s+0\s+0\s+\d+/);
+    expect(result.stdout).toMatch(/positions\s+1\s+1\s+0\s+0\s+\d+/);
+    expect(result.stdout).toMatch(/nfts\s+1\s+1\s+0\s+0\s+\d+/);
+    const bad = await cli('run-once', '--datasets', 'prices,weather');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('invalid --datasets');
+  });
+
+  it('backfills prices', async () => {
+    const result = await cli('backfill', 'prices', '--from', '2026-11-20T00:00:00Z', '--to', '2026-11-20T03:00:00Z', '--interval', '1h');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('backfill: 4 step(s) x 2 token(s); 0 already stored, 4 request(s) done');
+    const [row] = await harness.database.sql`
+      select count(*)::int as n from token_prices where price_time between '2026-11-20T00:00:00Z' and '2026-11-20T03:00:00Z'`;
+    expect(row!.n).toBe(8);
+  });
+
+  it('reports status', async () => {
+    const result = await cli('status');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/positions\s+last tick 2026-11-21T11:00:00.000Z/);
+    expect(result.stdout).toMatch(/failures in the last 24 hours\n\s+none/);
+  });
+
+  it('explains every command with --help', async () => {
+    const help = await cli('--help');
+    for (const command of ['migrate', 'tokens', 'addresses', 'run-once', 'backfill', 'start', 'worker', 'scheduler', 'demo', 'status', 'simulate']) {
+      expect(help.stdout).toContain(command);
+    }
+    expect((await cli('backfill', 'prices', '--help')).stdout).toContain('--interval');
+  });
+});
