@@ -1,0 +1,65 @@
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addWatchedAddresses } from '../../src/db/index.js';
+import { produceTick } from '../../src/scheduler/producer.js';
+import { waitForTicks } from '../../src/scheduler/run-cycle.js';
+import { spawnCli } from '../support/cli.js';
+import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+
+const RPS = 20;
+const addresses = Array.from({ length: 40 }, (_, i) => `0x${(i + 1).toString(16).padStart(64, 'a')}`);
+
+let harness: PipelineHarness;
+const workers: ChildProcess[] = [];
+
+beforeAll(async () => {
+  harness = await createPipelineHarness({
+    options: { UPSTREAM_RPS: String(RPS), UPSTREAM_CONCURRENCY: '8', OPS_PORT: '0' },
+    // The simulator enforces the same limit: any burst over it would be answered 429.
+    simulator: { faults: { rateLimitRps: RPS, latencyMs: 30 } },
+  });
+  await addWatchedAddresses(harness.database, addresses, {});
+});
+afterAll(async () => {
+  for (const worker of workers) worker.kill('SIGKILL');
+  await harness?.close();
+});
+
+function startWorker(): Promise<ChildProcess> {
+  const child = spawnCli(['worker'], harness.env);
+  workers.push(child);
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stderr?.on('data', (chunk) => {
+      output += chunk;
+      if (output.includes('chaintap running')) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${output}`)));
+  });
+}
+
+describe('two worker processes share one upstream rate limit', () => {
+  it('never exceed UPSTREAM_RPS together, and finish every job', async () => {
+    await Promise.all([startWorker(), startWorker()]);
+    const tick = new Date('2026-11-21T12:00:00Z');
+    const producer = { context: harness.context, database: harness.database, queues: harness.queues, tracker: harness.tracker };
+    const started = Date.now();
+    await produceTick(producer, 'positions', tick);
+    await produceTick(producer, 'nfts', tick);
+    const complete = await waitForTicks(producer, {
+      streams: [{ stream: 'positions', tick }, { stream: 'nfts', tick }],
+      queues: ['positions', 'nfts'],
+    });
+    const seconds = (Date.now() - started) / 1000;
+    expect(complete).toBe(true);
+
+    const stats = harness.simulator.stats();
+    expect(stats.byStatus['429'] ?? 0).toBe(0);
+    expect(stats.requests).toBe(80);
+    expect(stats.maxInTrailingSecond).toBeLessThanOrEqual(RPS);
+    // 80 requests at 20/s cannot take less than ~3 s (the first second's 20 go at once at most).
+    expect(seconds).toBeGreaterThan((80 - RPS) / RPS);
+    const [runs] = await harness.database.sql`select count(*) filter (where status = 'succeeded')::int as ok, count(*)::int as all from ingestion_runs`;
+    expect(runs).toEqual({ ok: 80, all: 80 });
+  });
+});
