@@ -1,0 +1,85 @@
+import postgres from 'postgres';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { produceTick } from '../../src/scheduler/producer.js';
+import { watchAtomicity } from '../support/fault-atomicity.js';
+import { faultSeed, seededRandom, startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.js';
+import {
+  ALL_DATASETS, FAULT_TICK, compareWithReference, faultWatchlist, jobCount, recordScenario, referenceRun, runOutcomes, seedWatchlist,
+  waitForTickComplete, type Reference,
+} from '../support/fault-scenario.js';
+import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+
+// Workers killed with SIGKILL twice at random points of a cycle; the next worker takes over the
+// killed one's jobs once their locks expire (JOB_LOCK_MS), and the data end up exactly as without.
+const watchlist = faultWatchlist({ tokens: 120, addresses: 60 });
+const jobs = jobCount(watchlist);
+let reference: Reference;
+let harness: PipelineHarness;
+const workers: ChaintapProcess[] = [];
+
+beforeAll(async () => {
+  reference = await referenceRun(watchlist);
+  harness = await createPipelineHarness({
+    options: { JOB_LOCK_MS: '3000', UPSTREAM_CONCURRENCY: '4', UPSTREAM_RPS: '20', JOB_ATTEMPTS: '5', JOB_BACKOFF_MS: '200' },
+    simulator: { faults: { latencyMs: 150, latencyJitterMs: 150 } },
+  });
+  await seedWatchlist(harness.database, watchlist);
+});
+
+afterAll(async () => {
+  await Promise.all(workers.map((worker) => worker.stop('SIGKILL')));
+  await harness?.close();
+});
+
+it('SIGKILL of a worker mid-cycle, twice, with another taking over: identical data, nothing partial ever visible', async () => {
+  const seed = faultSeed();
+  const random = seededRandom(seed);
+  console.log(`[faults] worker-crash FAULTS_SEED=${seed}`);
+  const watcherSql = postgres(harness.database.url, { max: 1, onnotice: () => {} });
+  const watcher = watchAtomicity(watcherSql, FAULT_TICK, reference.batches, reference.view);
+  const finished = async () => {
+    const progress = await Promise.all(ALL_DATASETS.map((dataset) => harness.tracker.progress(dataset, FAULT_TICK)));
+    return progress.reduce((sum, p) => sum + p.finished, 0);
+  };
+  const kills: { worker: string; atFinished: number; active: number }[] = [];
+  let atomicity: Awaited<ReturnType<typeof watcher.stop>>;
+  const killWhen = async (worker: ChaintapProcess, share: number) => {
+    const target = Math.floor(jobs * share);
+    await waitFor(`${target} of ${jobs} jobs finished before killing ${worker.name}`, async () => (await finished()) >= target, 90_000);
+    const counts = await Promise.all(ALL_DATASETS.map((dataset) => harness.queues[dataset].getJobCounts('active')));
+    const exit = await worker.stop('SIGKILL');
+    expect(exit.signal).toBe('SIGKILL');
+    kills.push({ worker: worker.name, atFinished: await finished(), active: counts.reduce((sum, c) => sum + (c.active ?? 0), 0) });
+  };
+
+  try {
+    const first = await startWorker('worker-1', harness.env);
+    workers.push(first);
+    const producer = { context: harness.context, database: harness.database, queues: harness.queues, tracker: harness.tracker };
+    for (const dataset of ALL_DATASETS) await produceTick(producer, dataset, FAULT_TICK);
+
+    await killWhen(first, 0.1 + random() * 0.25);
+    const second = await startWorker('worker-2', harness.env);
+    workers.push(second);
+    await killWhen(second, 0.5 + random() * 0.3);
+    const third = await startWorker('worker-3', harness.env);
+    workers.push(third);
+    await waitForTickComplete(harness, 120_000);
+  } finally {
+    atomicity = await watcher.stop();
+    await watcherSql.end();
+  }
+
+  // Each kill hit jobs in flight: their work was taken over, not skipped.
+  expect(kills.map((kill) => kill.active > 0)).toEqual([true, true]);
+  expect(await runOutcomes(harness.database)).toEqual({ succeeded: jobs });
+  const { comparison, counts } = await compareWithReference(harness.database, reference);
+  recordScenario('worker SIGKILL twice', comparison, { seed, kills, atomicityObservations: atomicity.observations });
+  expect(comparison.differences).toEqual({});
+  expect(comparison.tablesDiffering).toEqual([]);
+  expect({ duplicates: comparison.duplicates, lost: comparison.lost, changed: comparison.changed, extra: comparison.extra })
+    .toEqual({ duplicates: 0, lost: 0, changed: 0, extra: 0 });
+  expect(counts.position_snapshots).toBeGreaterThan(0);
+  expect(atomicity.violations).toEqual([]);
+  expect(atomicity.observations).toBeGreaterThan(10);
+});
