@@ -1,7 +1,7 @@
 import { and, eq, param, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { NftTokenRow, NormalizedNftHoldings } from '../../normalize/rows.js';
-import { batchesFor } from '../batches.js';
+import { batchesFor, lastByKey } from '../batches.js';
 import { ensureMonthPartitions } from '../partitions.js';
 import { nftCollections, nftHoldingSnapshots, nftRefreshes, nftTokens } from '../schema/index.js';
 import type { Tx } from '../transaction.js';
@@ -57,7 +57,7 @@ async function upsertCollections(tx: Tx, rows: NormalizedNftHoldings['collection
     [c.lastSeenAt, sql`greatest(${c.lastSeenAt}, excluded.last_seen_at)`],
   ];
   let written = 0;
-  for (const batch of batchesFor(rows, 18)) {
+  for (const batch of batchesFor(lastByKey(rows, (row) => row.collectionId), 18)) {
     const result = await tx.db
       .insert(c)
       .values(batch)
