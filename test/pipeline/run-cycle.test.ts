@@ -82,7 +82,6 @@ describe('one full cycle through queues, workers and the simulated upstream', ()
     const requestsBefore = harness.simulator.stats().requests;
     const outcome = await runCycle(deps(), { tick, datasets: ['prices', 'positions', 'nfts'] });
     expect(outcome.complete).toBe(true);
-    if (harness.simulator.stats().requests - requestsBefore !== 8) console.log(harness.logs.filter((l) => /retry|fail|error/i.test(l)).join(''), harness.simulator.stats());
     expect(harness.simulator.stats().requests - requestsBefore).toBe(8);
     expect(await tableDigest(harness.database)).toEqual(before);
   });
