@@ -143,8 +143,9 @@ export interface DataComparison {
 }
 
 /**
- * Compares a run with the fault-free reference. `scope` limits the reference to the keys a run could
- * have (e.g. the targets that succeeded); by default every key counts.
+ * Compares a run with the fault-free reference. Every row the run has must equal the reference's row
+ * of the same key. `scope` says which of the reference's keys the run must have (e.g. those of the
+ * targets that succeeded): a missing key in scope is lost; by default every key is in scope.
  */
 export function compareData(found: DataSnapshot, expected: DataSnapshot, scope?: (table: string, key: string) => boolean): DataComparison {
   const result: DataComparison = { rowsExpected: 0, rowsFound: 0, duplicates: 0, lost: 0, extra: 0, changed: 0, differences: {}, tablesDiffering: [] };
@@ -164,13 +165,16 @@ export function compareData(found: DataSnapshot, expected: DataSnapshot, scope?:
     result.rowsFound += got.rows;
     result.duplicates += got.duplicates;
     for (const [key, value] of want.values) {
-      if (!inScope(key)) continue;
-      result.rowsExpected++;
       const other = got.values.get(key);
       if (other === undefined) {
+        if (!inScope(key)) continue;
+        result.rowsExpected++;
         result.lost++;
         note(table, `lost ${key}`);
-      } else if (other !== value) {
+        continue;
+      }
+      result.rowsExpected++;
+      if (other !== value) {
         result.changed++;
         note(table, `changed ${key}: ${value} -> ${other}`);
       }

@@ -1,0 +1,110 @@
+import postgres from 'postgres';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { produceTick } from '../../src/scheduler/producer.js';
+import { watchAtomicity } from '../support/fault-atomicity.js';
+import { startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.js';
+import {
+  ALL_DATASETS, FAULT_TICK, compareWithReference, faultWatchlist, jobCount, recordScenario, referenceRun, runOutcomes, seedWatchlist,
+  waitForTickComplete, type Reference,
+} from '../support/fault-scenario.js';
+import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+
+// Postgres connections terminated mid-cycle, then the database unreachable for 10 seconds. Jobs
+// retry with the default backoff (JOB_ATTEMPTS 5, JOB_BACKOFF_MS 2000: about 15 s or more before
+// the last attempt) and the cycle completes once Postgres is back. All the while a connection of the
+// test's own (spared by the terminations) checks that no job is ever half visible.
+const OUTAGE_MS = 10_000;
+const watchlist = faultWatchlist({ tokens: 120, addresses: 60 });
+const jobs = jobCount(watchlist);
+let reference: Reference;
+let harness: PipelineHarness;
+let admin: postgres.Sql;
+const workers: ChaintapProcess[] = [];
+
+beforeAll(async () => {
+  reference = await referenceRun(watchlist);
+  harness = await createPipelineHarness({
+    options: { JOB_LOCK_MS: '10000', UPSTREAM_CONCURRENCY: '4', UPSTREAM_RPS: '15', JOB_ATTEMPTS: '5', JOB_BACKOFF_MS: '2000' },
+    simulator: { faults: { latencyMs: 150, latencyJitterMs: 150 } },
+  });
+  await seedWatchlist(harness.database, watchlist);
+  admin = postgres(inject('pgAdminUrl'), { max: 1, onnotice: () => {} });
+});
+
+afterAll(async () => {
+  await Promise.all(workers.map((worker) => worker.stop('SIGKILL')));
+  if (admin && harness) await admin.unsafe(`alter database "${harness.database.name}" allow_connections true`).catch(() => undefined);
+  await admin?.end();
+  await harness?.close();
+});
+
+it('jobs retry through terminated connections and a 10 s outage; the cycle completes; no partial job is ever visible', async () => {
+  const name = harness.database.name;
+  const watcherSql = postgres(harness.database.url, { max: 1, onnotice: () => {}, idle_timeout: 0, max_lifetime: 0 });
+  const [{ pid: watcherPid }] = (await watcherSql`select pg_backend_pid() as pid`) as unknown as [{ pid: number }];
+  const terminateOthers = async () => {
+    const [row] = await admin`
+      select count(*)::int as n from (
+        select pg_terminate_backend(pid) from pg_stat_activity where datname = ${name} and pid <> ${watcherPid}
+      ) t`;
+    return row!.n as number;
+  };
+  const connectedOthers = async () => {
+    const [row] = await admin`select count(*)::int as n from pg_stat_activity where datname = ${name} and pid <> ${watcherPid}`;
+    return row!.n as number;
+  };
+  const finished = async () => {
+    const progress = await Promise.all(ALL_DATASETS.map((dataset) => harness.tracker.progress(dataset, FAULT_TICK)));
+    return progress.reduce((sum, p) => sum + p.finished, 0);
+  };
+
+  const watcher = watchAtomicity(watcherSql, FAULT_TICK, reference.batches, reference.view);
+  let atomicity: Awaited<ReturnType<typeof watcher.stop>>;
+  const phases: Record<string, unknown> = {};
+  try {
+    const worker = await startWorker('worker', harness.env);
+    workers.push(worker);
+    const producer = { context: harness.context, database: harness.database, queues: harness.queues, tracker: harness.tracker };
+    for (const dataset of ALL_DATASETS) await produceTick(producer, dataset, FAULT_TICK);
+
+    await waitFor('a sixth of the jobs finished', async () => (await finished()) >= Math.floor(jobs / 6), 60_000);
+    phases.terminatedMidCycle = { finished: await finished(), backends: await terminateOthers() };
+
+    await waitFor('a third of the jobs finished', async () => (await finished()) >= Math.floor(jobs / 3), 60_000);
+    const outageStart = Date.now();
+    try {
+      await admin.unsafe(`alter database "${name}" allow_connections false`);
+      const terminated = await terminateOthers();
+      phases.outage = { finished: await finished(), backends: terminated };
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      await terminateOthers(); // a connection that was being set up as the door closed
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, OUTAGE_MS - (Date.now() - outageStart))));
+      // Unreachable the whole time: nothing but the watcher got in.
+      expect(await connectedOthers()).toBe(0);
+    } finally {
+      await admin.unsafe(`alter database "${name}" allow_connections true`);
+    }
+    phases.outageMs = Date.now() - outageStart;
+    phases.finishedAfterOutage = await finished();
+    expect(phases.finishedAfterOutage).toBeLessThan(jobs);
+    await waitForTickComplete(harness, 120_000);
+  } finally {
+    atomicity = await watcher.stop();
+    await watcherSql.end();
+  }
+
+  expect(await runOutcomes(harness.database)).toEqual({ succeeded: jobs });
+  const [retried] = await harness.database.sql<{ n: number }[]>`select count(*)::int as n from ingestion_runs where attempts > 1`;
+  const { comparison } = await compareWithReference(harness.database, reference);
+  recordScenario('Postgres connections terminated, then unreachable 10 s', comparison, {
+    ...phases, jobsRetried: retried!.n, atomicityObservations: atomicity.observations, atomicityFailedReads: atomicity.failedReads,
+  });
+  // The faults hit jobs: they failed attempts and succeeded on a later one.
+  expect(retried!.n).toBeGreaterThan(0);
+  expect(comparison.differences).toEqual({});
+  expect(comparison.tablesDiffering).toEqual([]);
+  expect({ duplicates: comparison.duplicates, lost: comparison.lost, changed: comparison.changed, extra: comparison.extra })
+    .toEqual({ duplicates: 0, lost: 0, changed: 0, extra: 0 });
+  expect(atomicity.violations).toEqual([]);
+  expect(atomicity.observations).toBeGreaterThan(20);
+});
