@@ -66,7 +66,7 @@ it('5xx, 429 with Retry-After, malformed bodies, 2 s spikes and timeouts togethe
   expect((stats.byStatus['500'] ?? 0) + (stats.byStatus['502'] ?? 0) + (stats.byStatus['503'] ?? 0)).toBeGreaterThanOrEqual(certain.error5xx);
   // The spikes reached the pipeline as answers slower than a second, not as timeouts.
   const latency = (await harness.context.metrics.upstreamLatency.get()).values.filter((v) => v.metricName?.endsWith('_bucket'));
-  const answeredWithin = (le: number) => latency.filter((v) => v.labels.le === le).reduce((sum, v) => sum + v.value, 0);
+  const answeredWithin = (le: number) => latency.filter((v) => (v.labels as Record<string, unknown>).le === le).reduce((sum, v) => sum + v.value, 0);
   expect(answeredWithin(2.5) - answeredWithin(1)).toBeGreaterThanOrEqual(certain.answeredSpike);
 
   const sql = harness.database.sql;
