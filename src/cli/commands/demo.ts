@@ -1,10 +1,17 @@
 import { Command } from 'commander';
 import { addWatchedAddresses, addWatchedTokens, listWatchedAddresses, listWatchedTokens } from '../../db/index.js';
-import { createDatabase } from '../../db/client.js';
 import { loadOptions } from '../../config/options.js';
+import type { Context } from '../../context.js';
+import { runBackfill } from '../../scheduler/backfill.js';
+import { floorToMinute } from '../../scheduler/cron-slots.js';
 import { startSimulator } from '../../simulator/index.js';
+import { openResources, openUpstreamClient } from '../resources.js';
+import { createCliContext } from '../runtime.js';
 import { migrateDatabase } from './migrate.js';
 import { runServices } from './services.js';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 
 export const DEMO_API_KEY = 'demo-key-not-secret';
 
@@ -23,33 +30,43 @@ export const DEMO_ADDRESSES = [
 ];
 
 /**
+ * A sample watchlist when the watchlist is empty, and the last 24 hours of hourly prices for it, so
+ * that the status page's charts have a history from the first minute.
+ */
+async function seedDemo(context: Context): Promise<void> {
+  const resources = await openResources(context);
+  const client = openUpstreamClient(context, resources.redis);
+  try {
+    const { database } = resources;
+    if ((await listWatchedTokens(database)).length === 0) await addWatchedTokens(database, DEMO_TOKENS);
+    if ((await listWatchedAddresses(database)).length === 0) await addWatchedAddresses(database, DEMO_ADDRESSES, { includePnl: true });
+    const to = floorToMinute(new Date());
+    to.setUTCMinutes(0);
+    await runBackfill({ context, ...resources, client }, { from: new Date(to.getTime() - DAY), to, intervalMs: HOUR });
+  } finally {
+    await client.close();
+    await resources.close();
+  }
+}
+
+/**
  * The zero-configuration main job: the simulated upstream in this process, migrations, a sample
- * watchlist (only when the watchlist is empty), then `start` with a first tick of every dataset.
+ * watchlist with a day of price history, then `start` with a first tick of every dataset.
  */
 export function demoCommand(): Command {
   return new Command('demo')
     .description('run everything against the built-in simulated upstream: migrate, sample watchlist, start')
     .action(async () => {
-      const env = loadOptions({}, process.env);
-      const apiKey = env.UPSTREAM_API_KEY ?? DEMO_API_KEY;
-      const base = new URL(env.UPSTREAM_BASE_URL);
+      const settings = loadOptions({}, process.env);
+      const apiKey = settings.UPSTREAM_API_KEY ?? DEMO_API_KEY;
+      const base = new URL(settings.UPSTREAM_BASE_URL);
       const simulator = await startSimulator({ apiKey, host: base.hostname, port: Number(base.port || 8787) });
       try {
-        await migrateDatabase(env.DATABASE_URL);
-        const database = createDatabase(env.DATABASE_URL, { max: 2 });
-        try {
-          if ((await listWatchedTokens(database)).length === 0) await addWatchedTokens(database, DEMO_TOKENS);
-          if ((await listWatchedAddresses(database)).length === 0) {
-            await addWatchedAddresses(database, DEMO_ADDRESSES, { includePnl: true });
-          }
-        } finally {
-          await database.close();
-        }
-        console.log(`simulated upstream at ${simulator.url}; status page at http://${env.OPS_HOST}:${env.OPS_PORT}/ ; Ctrl-C to stop`);
-        await runServices(
-          { scheduler: true, workers: true, ops: true, produceNow: true },
-          { UPSTREAM_API_KEY: apiKey, UPSTREAM_BASE_URL: simulator.url },
-        );
+        const context = createCliContext({ UPSTREAM_API_KEY: apiKey, UPSTREAM_BASE_URL: simulator.url });
+        await migrateDatabase(settings.DATABASE_URL);
+        await seedDemo(context);
+        console.log(`simulated upstream at ${simulator.url}; status page at http://${settings.OPS_HOST}:${settings.OPS_PORT}/ ; Ctrl-C to stop`);
+        await runServices({ scheduler: true, workers: true, ops: true, produceNow: true }, context);
       } finally {
         await simulator.close();
       }

@@ -6,7 +6,8 @@ import { produceTick } from '../../scheduler/producer.js';
 import { createScheduler, type Scheduler } from '../../scheduler/scheduler.js';
 import { createWorkerPool, type WorkerPool } from '../../worker/workers.js';
 import { openResources, openUpstreamClient } from '../resources.js';
-import { createCliContext, untilShutdown, type OptionOverrides } from '../runtime.js';
+import type { Context } from '../../context.js';
+import { createCliContext, untilShutdown } from '../runtime.js';
 
 export interface ServiceSelection {
   scheduler: boolean;
@@ -21,8 +22,7 @@ export interface ServiceSelection {
  * SIGTERM/SIGINT, then stops the scheduler, lets active jobs finish within SHUTDOWN_GRACE_MS and
  * closes every connection.
  */
-export async function runServices(selection: ServiceSelection, overrides: OptionOverrides = {}): Promise<void> {
-  const context = createCliContext(overrides);
+export async function runServices(selection: ServiceSelection, context: Context): Promise<void> {
   const resources = await openResources(context);
   const client = selection.workers ? openUpstreamClient(context, resources.redis) : undefined;
   let scheduler: Scheduler | undefined;
@@ -57,7 +57,7 @@ export async function runServices(selection: ServiceSelection, overrides: Option
 export function startCommand(): Command {
   return new Command('start')
     .description('scheduler, workers and the ops server in one process')
-    .action(() => runServices({ scheduler: true, workers: true, ops: true }));
+    .action(() => runServices({ scheduler: true, workers: true, ops: true }, createCliContext()));
 }
 
 export function workerCommand(): Command {
@@ -65,7 +65,7 @@ export function workerCommand(): Command {
     .description('workers and the ops server (run any number, on any machine, against one Redis and Postgres)')
     .option('--concurrency <n>', 'jobs at a time per queue (UPSTREAM_CONCURRENCY)')
     .action((flags: { concurrency?: string }) =>
-      runServices({ scheduler: false, workers: true, ops: true }, { UPSTREAM_CONCURRENCY: flags.concurrency }),
+      runServices({ scheduler: false, workers: true, ops: true }, createCliContext({ UPSTREAM_CONCURRENCY: flags.concurrency })),
     );
 }
 
@@ -74,5 +74,5 @@ export function schedulerCommand(): Command {
     .description('the cron producers only (two may run at once for availability)')
     // Off by default so that a scheduler and a worker on one machine do not both claim OPS_PORT.
     .option('--ops', 'also serve the ops server (/healthz, /readyz, /metrics, status page) on OPS_HOST:OPS_PORT')
-    .action((flags: { ops?: boolean }) => runServices({ scheduler: true, workers: false, ops: flags.ops === true }));
+    .action((flags: { ops?: boolean }) => runServices({ scheduler: true, workers: false, ops: flags.ops === true }, createCliContext()));
 }
