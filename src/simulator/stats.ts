@@ -13,6 +13,12 @@ export interface SimulatorStats {
   maxInTrailingSecond: number;
   /** Distinct x-api-key values seen (a request without the header counts as none). */
   apiKeysSeen: number;
+  /**
+   * Arrival times (epoch milliseconds, sub-millisecond precision) of the first and the last request,
+   * null before any: requests / (last - first) is the rate a client achieved.
+   */
+  firstRequestAt: number | null;
+  lastRequestAt: number | null;
 }
 
 export class StatsRecorder {
@@ -20,12 +26,18 @@ export class StatsRecorder {
   private byStatus: Record<string, number> = {};
   private byOperation: Record<string, number> = {};
   private maxInTrailingSecond = 0;
+  private firstRequestAt: number | null = null;
+  private lastRequestAt: number | null = null;
   private readonly window = new SlidingWindow(1000);
   /** Hashes, not the keys: the simulator holds no copy of what clients send as secrets. */
   private readonly keys = new Set<number>();
 
+  /** `now` is performance.now() of the arrival. */
   arrived(now: number, apiKey: string | undefined, operation: Operation | undefined): void {
     this.requests++;
+    const at = performance.timeOrigin + now;
+    this.firstRequestAt ??= at;
+    this.lastRequestAt = at;
     this.window.add(now);
     this.maxInTrailingSecond = Math.max(this.maxInTrailingSecond, this.window.count(now));
     if (apiKey !== undefined) this.keys.add(hashOf(apiKey));
@@ -44,6 +56,8 @@ export class StatsRecorder {
       byOperation: { ...this.byOperation },
       maxInTrailingSecond: this.maxInTrailingSecond,
       apiKeysSeen: this.keys.size,
+      firstRequestAt: this.firstRequestAt,
+      lastRequestAt: this.lastRequestAt,
     };
   }
 
@@ -52,6 +66,8 @@ export class StatsRecorder {
     this.byStatus = {};
     this.byOperation = {};
     this.maxInTrailingSecond = 0;
+    this.firstRequestAt = null;
+    this.lastRequestAt = null;
     this.window.clear();
     this.keys.clear();
   }

@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { call, TEST_KEY } from './simulator-requests.js';
+
+let simulator: RunningSimulator;
+
+beforeAll(async () => {
+  simulator = await startSimulator({ apiKey: TEST_KEY, faultSeed: 1 });
+});
+afterAll(async () => {
+  await simulator.close();
+});
+
+describe('the span of the requests in the stats', () => {
+  it('is null before any request and after a reset', async () => {
+    expect(simulator.stats()).toMatchObject({ firstRequestAt: null, lastRequestAt: null });
+    await call(simulator, '/v2/defi/protocols');
+    simulator.resetStats();
+    expect(simulator.stats()).toMatchObject({ firstRequestAt: null, lastRequestAt: null });
+  });
+
+  it('holds the arrival times of the first and the last request, as epoch milliseconds', async () => {
+    simulator.resetStats();
+    const before = Date.now();
+    await call(simulator, '/v2/defi/protocols');
+    const first = simulator.stats();
+    await call(simulator, '/v2/defi/protocols');
+    await call(simulator, '/v2/defi/protocols', { apiKey: null });
+    const after = Date.now();
+    const { firstRequestAt, lastRequestAt, requests } = simulator.stats();
+    expect(requests).toBe(3);
+    expect(firstRequestAt).toBe(first.firstRequestAt);
+    expect(first.lastRequestAt).toBe(first.firstRequestAt);
+    expect(lastRequestAt!).toBeGreaterThan(firstRequestAt!);
+    expect(firstRequestAt!).toBeGreaterThanOrEqual(before - 1);
+    expect(lastRequestAt!).toBeLessThanOrEqual(after + 1);
+  });
+});
