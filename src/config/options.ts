@@ -61,6 +61,10 @@ export const optionsSchema = z.object({
   RAW_RETENTION_DAYS: int(0).default(14),
   /** Detach token_prices partitions older than this many days (0: keep everything). */
   PRICE_PARTITION_DETACH_DAYS: int(0).default(0),
+  /** Snapshot history: every tick is kept this many days (0: keep every tick forever). */
+  SNAPSHOT_FULL_RESOLUTION_DAYS: int(0, 36_500).default(7),
+  /** Then one snapshot per hour up to this age, one per day after it (0: one per hour forever). */
+  SNAPSHOT_HOURLY_DAYS: int(0, 36_500).default(90),
 
   OPS_HOST: z.string().min(1).default('127.0.0.1'),
   OPS_PORT: int(0, 65_535).default(9464),

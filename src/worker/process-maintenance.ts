@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import { commitJob, detachOldPricePartitions, ensurePartitions, pruneRawResponses, writeProtocols } from '../db/index.js';
+import { downsampleSnapshots } from '../db/downsample.js';
 import { normalizeProtocols } from '../normalize/index.js';
 import type { JobResult, MaintenanceJobData } from '../queue/jobs.js';
 import type { UpstreamClient } from '../upstream/client.js';
@@ -11,7 +12,8 @@ const PARTITIONS_AHEAD_MS = 62 * DAY;
 
 /**
  * The daily housekeeping: sync the protocol list, then prune raw responses past retention, create
- * partitions ahead and detach old price partitions when configured. Each part records its own run.
+ * partitions ahead, detach old price partitions when configured and thin the snapshot history
+ * (SNAPSHOT_FULL_RESOLUTION_DAYS, SNAPSHOT_HOURLY_DAYS). Each part records its own run.
  */
 export function processMaintenance(deps: IngestionDeps, client: UpstreamClient) {
   return async (job: Job<MaintenanceJobData>, signal: AbortSignal): Promise<JobResult> => {
@@ -32,13 +34,18 @@ export function processMaintenance(deps: IngestionDeps, client: UpstreamClient) 
     const detached = options.PRICE_PARTITION_DETACH_DAYS > 0
       ? await detachOldPricePartitions(deps.database, options.PRICE_PARTITION_DETACH_DAYS, tick)
       : [];
+    const downsampled = await downsampleSnapshots(deps.database, {
+      now: tick,
+      fullResolutionDays: options.SNAPSHOT_FULL_RESOLUTION_DAYS,
+      hourlyDays: options.SNAPSHOT_HOURLY_DAYS,
+    });
     // The housekeeping's own run record, so that dataset_freshness shows when it last ran.
     await commitJob(deps.database, {
       run: { jobId: job.id ?? 'maintenance', dataset: 'maintenance', target: 'housekeeping', tick, attempts: job.attemptsMade + 1, startedAt: new Date() },
       raw: [],
       write: async () => ({}),
     });
-    logger.info({ tick: tick.toISOString(), partitionsCreated: created, rawPruned: pruned, partitionsDetached: detached }, 'maintenance done');
+    logger.info({ tick: tick.toISOString(), partitionsCreated: created, rawPruned: pruned, partitionsDetached: detached, snapshotsThinned: downsampled.deleted }, 'maintenance done');
     return { outcome: 'succeeded', rowsWritten: protocols.rowsWritten };
   };
 }
