@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { normalizeCoinType } from '../../src/normalize/coin-type.js';
 import { runCli } from '../support/cli.js';
+import { recordScenario } from '../support/fault-scenario.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { tableDigest } from '../support/table-digest.js';
 
@@ -98,6 +100,17 @@ describe('tokens', () => {
     const [stored] = await database.sql`
       select count(*)::int as n, count(*) filter (where coin_type ~ '^0x[0-9a-f]{64}::coin[0-9]+::COIN[0-9]+$')::int as normal from watched_tokens`;
     expect(stored).toEqual({ n: 6_000, normal: 6_000 });
+    // Exactly the file's distinct coin types, in their normal form: none lost, none twice.
+    const expected = new Set(Array.from({ length: 6_000 }, (_, i) => normalizeCoinType(coin(i))));
+    const rows = (await database.sql<{ coin_type: string }[]>`select coin_type from watched_tokens`).map((row) => row.coin_type);
+    const found = new Set(rows);
+    const lost = [...expected].filter((coinType) => !found.has(coinType)).length;
+    const duplicates = rows.length - found.size;
+    recordScenario('10,000-line token file (duplicates, other spellings, blanks)', {
+      rowsExpected: expected.size, rowsFound: rows.length, duplicates, lost, changed: 0, extra: rows.filter((row) => !expected.has(row)).length,
+      differences: {}, tablesDiffering: [],
+    });
+    expect({ lost, duplicates, found: rows.length }).toEqual({ lost: 0, duplicates: 0, found: 6_000 });
 
     const again = await runCli(['tokens', 'add', '--file', path], env);
     expect(again.code).toBe(0);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { FAULT_TICK, faultWatchlist, jobCount, seedWatchlist } from '../support/fault-scenario.js';
+import { FAULT_TICK, faultWatchlist, jobCount, recordScenario, seedWatchlist } from '../support/fault-scenario.js';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
 import { countRows } from '../support/table-digest.js';
 
@@ -47,5 +47,8 @@ it('fails every job fast without retries, says it is an auth failure, writes not
     select (select count(*) from raw_responses where body like ${`%${WRONG_KEY}%`} or endpoint like ${`%${WRONG_KEY}%`})::int
          + (select count(*) from ingestion_runs where error like ${`%${WRONG_KEY}%`})::int as n`;
   expect(leak!.n).toBe(0);
-  console.log(`[faults] ${JSON.stringify({ scenario: 'wrong API key', jobs, requests: stats.requests, runs })}`);
+  const dataRows = written.reduce((sum, [, n]) => sum + n, 0);
+  recordScenario('wrong API key', { rowsExpected: 0, rowsFound: dataRows, duplicates: 0, lost: 0, changed: 0, extra: dataRows, differences: {}, tablesDiffering: [] }, {
+    jobs, requests: stats.requests, failedRuns: jobs,
+  });
 });
