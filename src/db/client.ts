@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import * as schema from './schema/index.js';
@@ -42,6 +43,19 @@ export function bindDrizzle(client: Sql | TransactionSql, pool?: Sql): Db {
 }
 
 /**
+ * The connection's socket, with TCP_NODELAY (postgres.js does not set it). A COPY writes its data,
+ * its end and the COMMIT as separate small packets; with Nagle's algorithm each waits for the
+ * server's delayed ACK (about 40 ms), so a small COPY took 90 ms instead of 1. postgres.js handles
+ * TLS on this socket itself; writes made before it connects are queued by Node. (With several hosts
+ * in the URL, the first one is used.)
+ */
+function connectWithoutDelay(options: { host: string[]; port: number[]; path?: string | false }): net.Socket {
+  return options.path
+    ? net.connect({ path: options.path, noDelay: true })
+    : net.connect({ host: options.host[0], port: options.port[0], noDelay: true });
+}
+
+/**
  * One postgres.js pool and its Drizzle handle. `numeric` columns stay strings end to end (exact);
  * timestamptz comes back as Date. json/jsonb parameters of raw queries must be passed as JSON text
  * with a cast (`${JSON.stringify(value)}::jsonb`): Drizzle turns postgres.js's JSON serializer off.
@@ -56,6 +70,8 @@ export function createDatabase(url: string, options: { max?: number; application
     idle_timeout: 60,
     max_lifetime: 60 * 30,
     connect_timeout: 10,
+    // A documented option that postgres.js's type declarations leave out.
+    ...({ socket: connectWithoutDelay } as object),
   });
   const db = bindDrizzle(sql);
   return { sql, db, close: () => sql.end({ timeout: 5 }) };
