@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { Worker, type Processor } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Context } from '../context.js';
 import type { Database } from '../db/client.js';
@@ -12,6 +12,8 @@ import { processMaintenance } from './process-maintenance.js';
 import { processNfts } from './process-nfts.js';
 import { processPositions } from './process-positions.js';
 import { processPrices } from './process-prices.js';
+
+type JobProcessor = (job: Job, signal: AbortSignal) => Promise<unknown>;
 
 export interface WorkerPool {
   workers: Worker[];
@@ -83,14 +85,17 @@ export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
   };
 }
 
-function processorFor(name: QueueName, deps: IngestionDeps, client: UpstreamClient) {
-  const processors: Record<QueueName, (job: never, signal: AbortSignal) => ReturnType<Processor>> = {
-    prices: processPrices(deps, client),
-    positions: processPositions(deps, client),
-    nfts: processNfts(deps, client),
-    maintenance: processMaintenance(deps, client),
-  };
-  return processors[name] as (job: unknown, signal: AbortSignal) => ReturnType<Processor>;
+function processorFor(name: QueueName, deps: IngestionDeps, client: UpstreamClient): JobProcessor {
+  switch (name) {
+    case 'prices':
+      return processPrices(deps, client) as JobProcessor;
+    case 'positions':
+      return processPositions(deps, client) as JobProcessor;
+    case 'nfts':
+      return processNfts(deps, client) as JobProcessor;
+    case 'maintenance':
+      return processMaintenance(deps, client) as JobProcessor;
+  }
 }
 
 function delay(ms: number): Promise<void> {
