@@ -85,6 +85,21 @@ describe('writeTokenPrices', () => {
     expect(rows.map((r) => r.price)).toEqual(['2.9', '3.21', '0.9999', '1']);
   });
 
+  it('merges a large batch (through a staging table) with the same outcome', async () => {
+    const coins = Array.from({ length: 12 }, (_, i) => `0x${(i + 0x100).toString(16)}::bulk::B${i}`);
+    const times = Array.from({ length: 1000 }, (_, i) => new Date(Date.UTC(2026, 7, 1) + i * 60_000));
+    // The first price of each coin changed when `corrected`.
+    const data = (corrected: boolean) => coins.flatMap((coin) => times.map((time, t) => entry(coin, corrected && t === 0 ? '2.5' : '1.25', time)));
+    const first = await write(data(false), minute(42), 'bulk');
+    expect(first.byTable.token_prices).toBe(12_000);
+    const before = await snapshotOf(database, 'token_price_points_p2026_08', { versions: true });
+    const again = await write(data(false), minute(43), 'bulk');
+    expect(again.byTable.token_prices).toBeUndefined();
+    expect(await snapshotOf(database, 'token_price_points_p2026_08', { versions: true })).toEqual(before);
+    const corrected = await write([...data(true), entry(coins[0]!, '9', new Date(Date.UTC(2026, 7, 2)))], minute(44), 'bulk');
+    expect(corrected.byTable.token_prices).toBe(13);
+  });
+
   it('keeps the newest price as latest when an older answer arrives late', async () => {
     await write([entry('0x2::sui::SUI', 3.0, minute(-30))], minute(7), 'late', minute(-30));
     const [latest] = await database.sql`select price, price_time from latest_token_prices where coin_type = ${SUI}`;
