@@ -1,11 +1,8 @@
-import { and, eq, param, sql, type SQL } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import type { NftTokenRow, NormalizedNftHoldings } from '../../normalize/rows.js';
-import { batchesFor, lastByKey } from '../batches.js';
+import type { NftCollectionRow, NftHoldingSnapshotRow, NftTokenRow, NormalizedNftHoldings } from '../../normalize/rows.js';
+import { lastByKey } from '../batches.js';
+import { jsonText } from '../json-text.js';
 import { ensureMonthPartitions } from '../partitions.js';
-import { nftCollections, nftHoldingSnapshots, nftRefreshes, nftTokens } from '../schema/index.js';
 import type { Tx } from '../transaction.js';
-import { changes, excluded, newest, setOf } from '../upsert-sql.js';
 
 export interface NftWriteContext {
   owner: string;
@@ -14,106 +11,151 @@ export interface NftWriteContext {
   scopeChain: string;
 }
 
-/** Collection columns that describe it: taken from the newest answer only. */
-const COLLECTION_FIELDS = [
-  'chain', 'name', 'description', 'externalUrl', 'imageUrl', 'totalItems', 'verified', 'scam', 'nativeTokenName',
-  'nativeTokenSymbol', 'nativeTokenDecimals', 'nativeTokenCmcId', 'nativeTokenCmcSlug', 'nativeTokenCgId', 'extra',
-] as const;
-/** Token columns that describe it: taken from the newest answer only. */
-const TOKEN_FIELDS = ['chain', 'contractAddress', 'name', 'imageUrl', 'rank', 'rarityScore', 'royalty', 'price', 'cost', 'extra'] as const;
-const HOLDING_FIELDS = ['chain', 'tokenCount', 'floorPrice', 'marketPrice', 'realizedPnl', 'unrealizedPnl', 'extra'] as const;
+const iso = (time: Date) => time.toISOString();
+/** postgres.js sends an array of booleans as one boolean: booleans travel as text. */
+const boolText = (value: boolean | null) => (value === null ? null : String(value));
+
+/**
+ * The ON CONFLICT assignments of a table with history: descriptive columns from the newest answer
+ * only (an older tick never overwrites them), first/last seen widened, and the condition that
+ * touches a row only when one of them moves.
+ */
+function newestWins(columns: readonly string[], more: Record<string, string> = {}): { set: string; changed: string } {
+  const newest = (column: string) => `case when excluded.last_seen_at >= t.last_seen_at then excluded.${column} else t.${column} end`;
+  const values: Record<string, string> = {
+    ...Object.fromEntries(columns.map((column) => [column, newest(column)])),
+    first_seen_at: 'least(t.first_seen_at, excluded.first_seen_at)',
+    last_seen_at: 'greatest(t.last_seen_at, excluded.last_seen_at)',
+    ...more,
+  };
+  const names = Object.keys(values);
+  return {
+    set: names.map((name) => `${name} = ${values[name]}`).join(', '),
+    changed: `(${names.map((name) => `t.${name}`).join(', ')}) is distinct from (${names.map((name) => values[name]).join(', ')})`,
+  };
+}
+
+const COLLECTION_UPDATE = newestWins([
+  'chain', 'name', 'description', 'external_url', 'image_url', 'total_items', 'verified', 'scam', 'native_token_name',
+  'native_token_symbol', 'native_token_decimals', 'native_token_cmc_id', 'native_token_cmc_slug', 'native_token_cg_id', 'extra',
+]);
+const TOKEN_UPDATE = newestWins(['chain', 'contract_address', 'name', 'image_url', 'rank', 'rarity_score', 'royalty', 'price', 'cost', 'extra'], {
+  // Seen at or after the tick that released it: held again.
+  released_at: 'case when excluded.last_seen_at >= t.released_at then null else t.released_at end',
+});
 
 /**
  * Writes one owner's NFT holdings at one tick: collections, one holding snapshot per collection,
  * the tokens held (released when a refresh covering their chain no longer returns them, held again
  * when they come back), and the refresh itself. Keyed by the tick: writing the same answer again
  * changes nothing; an older tick arriving late never moves history back.
+ *
+ * Each statement takes its rows as one array per column (unnest), so its text never changes and it
+ * is prepared once per connection; none needs another's result, so all are sent together
+ * (postgres.js pipelines them; Postgres runs them in order): one round trip per job.
  */
 export async function writeNftHoldings(tx: Tx, normalized: NormalizedNftHoldings, ctx: NftWriteContext): Promise<Record<string, number>> {
   await ensureMonthPartitions(tx, ['nft_holding_snapshots'], [ctx.snapshotAt]);
   const scope = ctx.scopeChain.toUpperCase();
   // An answer for one chain holds only that chain, whatever a collection leaves out.
   const scoped = <T extends { chain: string | null }>(row: T): T => ({ ...row, chain: row.chain ?? (scope === 'ALL' ? null : scope) });
+  const tokens = normalized.tokens.map(scoped);
+  const [collections, , holdings, upserted, released, refreshes] = await Promise.all([
+    upsertCollections(tx, normalized.collections.map(scoped)),
+    deleteStaleHoldings(tx, ctx, scope, normalized.holdings.map((holding) => holding.collectionId)),
+    upsertHoldings(tx, normalized.holdings.map(scoped)),
+    upsertTokens(tx, tokens),
+    releaseMissing(tx, ctx, scope, tokens),
+    recordRefresh(tx, ctx, scope, normalized),
+  ]);
   const written: Record<string, number> = {};
   const count = (table: string, n: number) => {
     if (n > 0) written[table] = (written[table] ?? 0) + n;
   };
-  const tokens = normalized.tokens.map(scoped);
-  count('nft_collections', await upsertCollections(tx, normalized.collections.map(scoped)));
-  await deleteStaleHoldings(tx, ctx, scope, normalized.holdings.map((holding) => holding.collectionId));
-  count('nft_holding_snapshots', await upsertHoldings(tx, normalized.holdings.map(scoped)));
-  count('nft_tokens', await upsertTokens(tx, tokens));
-  count('nft_tokens', await releaseMissing(tx, ctx, scope, tokens));
-  count('nft_refreshes', await recordRefresh(tx, ctx, scope, normalized));
+  count('nft_collections', collections);
+  count('nft_holding_snapshots', holdings);
+  count('nft_tokens', upserted);
+  count('nft_tokens', released);
+  count('nft_refreshes', refreshes);
   return written;
 }
 
-async function upsertCollections(tx: Tx, rows: NormalizedNftHoldings['collections']): Promise<number> {
-  const c = nftCollections;
-  const newer = sql`excluded.last_seen_at >= ${c.lastSeenAt}`;
-  const assignments: [AnyPgColumn, SQL][] = [
-    ...COLLECTION_FIELDS.map((field): [AnyPgColumn, SQL] => [c[field], newest(c[field], newer)]),
-    [c.firstSeenAt, sql`least(${c.firstSeenAt}, excluded.first_seen_at)`],
-    [c.lastSeenAt, sql`greatest(${c.lastSeenAt}, excluded.last_seen_at)`],
-  ];
-  let written = 0;
-  for (const batch of batchesFor(lastByKey(rows, (row) => row.collectionId), 18)) {
-    const result = await tx.db
-      .insert(c)
-      .values(batch)
-      .onConflictDoUpdate({ target: c.collectionId, set: setOf(c, assignments), setWhere: changes(assignments) })
-      .returning({ collectionId: c.collectionId });
-    written += result.length;
-  }
-  return written;
+/**
+ * Collections are shared by every owner: upserted in key order (one lock order for concurrent
+ * jobs). The descriptive columns come from the newest answer only.
+ */
+async function upsertCollections(tx: Tx, rows: NftCollectionRow[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const c = lastByKey(rows, (row) => row.collectionId);
+  const result = await tx.sql`
+    insert into nft_collections as t (
+      collection_id, chain, name, description, external_url, image_url, total_items, verified, scam, native_token_name,
+      native_token_symbol, native_token_decimals, native_token_cmc_id, native_token_cmc_slug, native_token_cg_id, extra, first_seen_at, last_seen_at)
+    select i.collection_id, i.chain, i.name, i.description, i.external_url, i.image_url, i.total_items, i.verified, i.scam, i.native_token_name,
+           i.native_token_symbol, i.native_token_decimals, i.native_token_cmc_id, i.native_token_cmc_slug, i.native_token_cg_id, i.extra::jsonb,
+           i.first_seen_at, i.last_seen_at
+    from unnest(
+      ${c.map((r) => r.collectionId)}::text[], ${c.map((r) => r.chain)}::text[], ${c.map((r) => r.name)}::text[], ${c.map((r) => r.description)}::text[],
+      ${c.map((r) => r.externalUrl)}::text[], ${c.map((r) => r.imageUrl)}::text[], ${c.map((r) => r.totalItems)}::bigint[], ${c.map((r) => boolText(r.verified))}::text[]::boolean[],
+      ${c.map((r) => boolText(r.scam))}::text[]::boolean[], ${c.map((r) => r.nativeTokenName)}::text[], ${c.map((r) => r.nativeTokenSymbol)}::text[],
+      ${c.map((r) => r.nativeTokenDecimals)}::int[], ${c.map((r) => r.nativeTokenCmcId)}::text[], ${c.map((r) => r.nativeTokenCmcSlug)}::text[],
+      ${c.map((r) => r.nativeTokenCgId)}::text[], ${c.map((r) => jsonText(r.extra))}::text[], ${c.map((r) => iso(r.firstSeenAt))}::timestamptz[],
+      ${c.map((r) => iso(r.lastSeenAt))}::timestamptz[])
+      as i(collection_id, chain, name, description, external_url, image_url, total_items, verified, scam, native_token_name,
+           native_token_symbol, native_token_decimals, native_token_cmc_id, native_token_cmc_slug, native_token_cg_id, extra, first_seen_at, last_seen_at)
+    on conflict (collection_id) do update set ${tx.sql.unsafe(COLLECTION_UPDATE.set)}
+    where ${tx.sql.unsafe(COLLECTION_UPDATE.changed)}`;
+  return result.count;
 }
 
 /** A rewrite of a tick whose answer lost collections removes their holding rows of that tick. */
 async function deleteStaleHoldings(tx: Tx, ctx: NftWriteContext, scope: string, returned: string[]): Promise<void> {
-  const h = nftHoldingSnapshots;
-  await tx.db.delete(h).where(and(
-    eq(h.owner, ctx.owner),
-    eq(h.snapshotAt, ctx.snapshotAt),
-    scope === 'ALL' ? undefined : sql`upper(${h.chain}) = ${scope}`,
-    returned.length > 0 ? sql`${h.collectionId} <> all(${param(returned)}::text[])` : undefined,
-  ));
+  await tx.sql`
+    delete from nft_holding_snapshots
+    where owner = ${ctx.owner} and snapshot_at = ${ctx.snapshotAt}
+      and (${scope} = 'ALL' or upper(chain) = ${scope})
+      and collection_id <> all(${returned}::text[])`;
 }
 
-async function upsertHoldings(tx: Tx, rows: NormalizedNftHoldings['holdings']): Promise<number> {
-  const h = nftHoldingSnapshots;
-  const assignments = HOLDING_FIELDS.map((field): [AnyPgColumn, SQL] => [h[field], excluded(h[field])]);
-  let written = 0;
-  for (const batch of batchesFor(rows, 10)) {
-    const result = await tx.db
-      .insert(h)
-      .values(batch)
-      .onConflictDoUpdate({ target: [h.owner, h.collectionId, h.snapshotAt], set: setOf(h, assignments), setWhere: changes(assignments) })
-      .returning({ collectionId: h.collectionId });
-    written += result.length;
-  }
-  return written;
+async function upsertHoldings(tx: Tx, rows: NftHoldingSnapshotRow[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const result = await tx.sql`
+    insert into nft_holding_snapshots as t (owner, collection_id, snapshot_at, chain, token_count, floor_price, market_price, realized_pnl, unrealized_pnl, extra)
+    select i.owner, i.collection_id, i.snapshot_at, i.chain, i.token_count, i.floor_price, i.market_price, i.realized_pnl, i.unrealized_pnl, i.extra::jsonb
+    from unnest(
+      ${rows.map((r) => r.owner)}::text[], ${rows.map((r) => r.collectionId)}::text[], ${rows.map((r) => iso(r.snapshotAt))}::timestamptz[],
+      ${rows.map((r) => r.chain)}::text[], ${rows.map((r) => r.tokenCount)}::int[], ${rows.map((r) => r.floorPrice)}::numeric[],
+      ${rows.map((r) => r.marketPrice)}::numeric[], ${rows.map((r) => r.realizedPnl)}::numeric[], ${rows.map((r) => r.unrealizedPnl)}::numeric[],
+      ${rows.map((r) => jsonText(r.extra))}::text[])
+      as i(owner, collection_id, snapshot_at, chain, token_count, floor_price, market_price, realized_pnl, unrealized_pnl, extra)
+    on conflict (owner, collection_id, snapshot_at) do update set
+      chain = excluded.chain, token_count = excluded.token_count, floor_price = excluded.floor_price, market_price = excluded.market_price,
+      realized_pnl = excluded.realized_pnl, unrealized_pnl = excluded.unrealized_pnl, extra = excluded.extra
+    where (t.chain, t.token_count, t.floor_price, t.market_price, t.realized_pnl, t.unrealized_pnl, t.extra) is distinct from
+          (excluded.chain, excluded.token_count, excluded.floor_price, excluded.market_price, excluded.realized_pnl, excluded.unrealized_pnl, excluded.extra)`;
+  return result.count;
 }
 
 async function upsertTokens(tx: Tx, rows: NftTokenRow[]): Promise<number> {
-  const t = nftTokens;
-  const newer = sql`excluded.last_seen_at >= ${t.lastSeenAt}`;
-  const assignments: [AnyPgColumn, SQL][] = [
-    ...TOKEN_FIELDS.map((field): [AnyPgColumn, SQL] => [t[field], newest(t[field], newer)]),
-    [t.firstSeenAt, sql`least(${t.firstSeenAt}, excluded.first_seen_at)`],
-    [t.lastSeenAt, sql`greatest(${t.lastSeenAt}, excluded.last_seen_at)`],
-    // Seen at or after the tick that released it: held again.
-    [t.releasedAt, sql`case when excluded.last_seen_at >= ${t.releasedAt} then null else ${t.releasedAt} end`],
-  ];
-  let written = 0;
-  for (const batch of batchesFor(rows, 16)) {
-    const result = await tx.db
-      .insert(t)
-      .values(batch)
-      .onConflictDoUpdate({ target: [t.owner, t.collectionId, t.tokenId], set: setOf(t, assignments), setWhere: changes(assignments) })
-      .returning({ tokenId: t.tokenId });
-    written += result.length;
-  }
-  return written;
+  if (rows.length === 0) return 0;
+  const result = await tx.sql`
+    insert into nft_tokens as t (
+      owner, collection_id, token_id, chain, contract_address, name, image_url, rank, rarity_score, royalty, price, cost, extra,
+      first_seen_at, last_seen_at, released_at)
+    select i.owner, i.collection_id, i.token_id, i.chain, i.contract_address, i.name, i.image_url, i.rank, i.rarity_score, i.royalty,
+           i.price, i.cost, i.extra::jsonb, i.first_seen_at, i.last_seen_at, i.released_at
+    from unnest(
+      ${rows.map((r) => r.owner)}::text[], ${rows.map((r) => r.collectionId)}::text[], ${rows.map((r) => r.tokenId)}::text[],
+      ${rows.map((r) => r.chain)}::text[], ${rows.map((r) => r.contractAddress)}::text[], ${rows.map((r) => r.name)}::text[],
+      ${rows.map((r) => r.imageUrl)}::text[], ${rows.map((r) => r.rank)}::text[], ${rows.map((r) => r.rarityScore)}::numeric[],
+      ${rows.map((r) => r.royalty)}::numeric[], ${rows.map((r) => r.price)}::numeric[], ${rows.map((r) => r.cost)}::numeric[],
+      ${rows.map((r) => jsonText(r.extra))}::text[], ${rows.map((r) => iso(r.firstSeenAt))}::timestamptz[],
+      ${rows.map((r) => iso(r.lastSeenAt))}::timestamptz[], ${rows.map((r) => (r.releasedAt ? iso(r.releasedAt) : null))}::timestamptz[])
+      as i(owner, collection_id, token_id, chain, contract_address, name, image_url, rank, rarity_score, royalty, price, cost, extra,
+           first_seen_at, last_seen_at, released_at)
+    on conflict (owner, collection_id, token_id) do update set ${tx.sql.unsafe(TOKEN_UPDATE.set)}
+    where ${tx.sql.unsafe(TOKEN_UPDATE.changed)}`;
+  return result.count;
 }
 
 /**
@@ -121,30 +163,24 @@ async function upsertTokens(tx: Tx, rows: NftTokenRow[]): Promise<number> {
  * later tick. A token already released at a later tick is released at this earlier one instead.
  */
 async function releaseMissing(tx: Tx, ctx: NftWriteContext, scope: string, returned: NftTokenRow[]): Promise<number> {
-  const t = nftTokens;
-  const result = await tx.db
-    .update(t)
-    .set({ releasedAt: ctx.snapshotAt })
-    .where(and(
-      eq(t.owner, ctx.owner),
-      scope === 'ALL' ? undefined : sql`upper(${t.chain}) = ${scope}`,
-      sql`${t.lastSeenAt} <= ${ctx.snapshotAt}`,
-      sql`(${t.releasedAt} is null or ${t.releasedAt} > ${ctx.snapshotAt})`,
-      sql`not exists (
-        select 1 from unnest(${param(returned.map((row) => row.collectionId))}::text[], ${param(returned.map((row) => row.tokenId))}::text[]) as k(collection_id, token_id)
-        where k.collection_id = ${t.collectionId} and k.token_id = ${t.tokenId})`,
-    ))
-    .returning({ tokenId: t.tokenId });
-  return result.length;
+  const result = await tx.sql`
+    update nft_tokens t set released_at = ${ctx.snapshotAt}
+    where t.owner = ${ctx.owner}
+      and (${scope} = 'ALL' or upper(t.chain) = ${scope})
+      and t.last_seen_at <= ${ctx.snapshotAt}
+      and (t.released_at is null or t.released_at > ${ctx.snapshotAt})
+      and not exists (
+        select 1 from unnest(${returned.map((row) => row.collectionId)}::text[], ${returned.map((row) => row.tokenId)}::text[]) as k(collection_id, token_id)
+        where k.collection_id = t.collection_id and k.token_id = t.token_id)`;
+  return result.count;
 }
 
 async function recordRefresh(tx: Tx, ctx: NftWriteContext, scope: string, normalized: NormalizedNftHoldings): Promise<number> {
-  const r = nftRefreshes;
-  const assignments: [AnyPgColumn, SQL][] = [r.scopeChain, r.collectionCount, r.tokenCount].map((column) => [column, excluded(column)]);
-  const result = await tx.db
-    .insert(r)
-    .values({ owner: ctx.owner, snapshotAt: ctx.snapshotAt, scopeChain: scope, collectionCount: normalized.holdings.length, tokenCount: normalized.tokens.length })
-    .onConflictDoUpdate({ target: [r.owner, r.snapshotAt], set: setOf(r, assignments), setWhere: changes(assignments) })
-    .returning({ owner: r.owner });
-  return result.length;
+  const result = await tx.sql`
+    insert into nft_refreshes as t (owner, snapshot_at, scope_chain, collection_count, token_count)
+    values (${ctx.owner}, ${ctx.snapshotAt}, ${scope}, ${normalized.holdings.length}, ${normalized.tokens.length})
+    on conflict (owner, snapshot_at) do update set
+      scope_chain = excluded.scope_chain, collection_count = excluded.collection_count, token_count = excluded.token_count
+    where (t.scope_chain, t.collection_count, t.token_count) is distinct from (excluded.scope_chain, excluded.collection_count, excluded.token_count)`;
+  return result.count;
 }

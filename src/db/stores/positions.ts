@@ -1,12 +1,8 @@
-import { and, eq, inArray, notInArray, sql, type SQL } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import type { NormalizedPositions, PositionAmountRow, PositionFarmingRow } from '../../normalize/rows.js';
-import { batchesFor } from '../batches.js';
+import type { NormalizedPositions, PositionAmountRow, PositionFarmingRow, PositionRow, PositionSnapshotRow } from '../../normalize/rows.js';
+import { jsonText } from '../json-text.js';
 import { ensureMonthPartitions } from '../partitions.js';
-import { positionAmounts, positionFarming, positionRefreshes, positions, positionSnapshots } from '../schema/index.js';
 import type { Tx } from '../transaction.js';
-import { changes, excluded, newest, setOf } from '../upsert-sql.js';
-import { writeProtocols } from './protocols.js';
+import { upsertProtocols } from './protocols.js';
 
 export interface PositionsWriteContext {
   owner: string;
@@ -22,47 +18,65 @@ const AMOUNT_KINDS = ['input', 'yield_collected', 'current_token', 'current_yiel
  * per position with its amounts and farming entries, and the refresh itself. Keyed by the tick:
  * writing the same answer again changes nothing. History follows the newest tick only: an older
  * tick arriving late never moves last_seen_at back, nor closes or reopens a position.
+ *
+ * Each statement takes its rows as one array per column (unnest): its text never changes, so it is
+ * prepared once per connection, and the statements that do not need an earlier one's result are
+ * sent together (postgres.js pipelines them; Postgres runs them in order). Two round trips per job.
  */
 export async function writePositions(tx: Tx, normalized: NormalizedPositions, ctx: PositionsWriteContext): Promise<Record<string, number>> {
   await ensureMonthPartitions(tx, ['position_snapshots', 'position_amounts', 'position_farming'], [ctx.snapshotAt]);
-  const written: Record<string, number> = { ...(await writeProtocols(tx, normalized.protocols)) };
+  const written: Record<string, number> = {};
   const count = (table: string, n: number) => {
     if (n > 0) written[table] = (written[table] ?? 0) + n;
   };
   const ids = normalized.positions.map((position) => position.positionId);
-  count('positions', await upsertPositions(tx, normalized));
-  if (ctx.complete) count('positions', await closeMissing(tx, ctx, ids));
-  if (ctx.complete) await deleteStaleSnapshots(tx, ctx, ids);
-  count('position_snapshots', await upsertSnapshots(tx, normalized));
-  const snapshotIds = await snapshotIdsOf(tx, ctx, ids);
-  count('position_amounts', await replaceAmounts(tx, normalized.amounts, snapshotIds, ctx.snapshotAt));
-  count('position_farming', await replaceFarming(tx, normalized.farming, snapshotIds, ctx.snapshotAt));
-  count('position_refreshes', await recordRefresh(tx, ctx, ids.length));
+  const [protocols, upserted, closed, , snapshots] = await Promise.all([
+    upsertProtocols(tx, normalized.protocols),
+    upsertPositions(tx, normalized.positions),
+    ctx.complete ? closeMissing(tx, ctx, ids) : undefined,
+    ctx.complete ? deleteStaleSnapshots(tx, ctx, ids) : undefined,
+    upsertSnapshots(tx, normalized.snapshots, ctx, ids),
+  ]);
+  count('protocols', protocols);
+  count('positions', upserted);
+  count('positions', closed ?? 0);
+  count('position_snapshots', snapshots.written);
+  const [amounts, farming, refreshes] = await Promise.all([
+    replaceAmounts(tx, normalized.amounts, snapshots.ids, ctx.snapshotAt),
+    replaceFarming(tx, normalized.farming, snapshots.ids, ctx.snapshotAt),
+    recordRefresh(tx, ctx, ids.length),
+  ]);
+  count('position_amounts', amounts);
+  count('position_farming', farming);
+  count('position_refreshes', refreshes);
   return written;
 }
 
-async function upsertPositions(tx: Tx, normalized: NormalizedPositions): Promise<number> {
-  const p = positions;
-  const newer = sql`excluded.last_seen_at >= ${p.lastSeenAt}`;
-  const assignments: [AnyPgColumn, SQL][] = [
-    [p.chain, newest(p.chain, newer)],
-    [p.type, newest(p.type, newer)],
-    [p.protocolId, sql`case when ${newer} then coalesce(excluded.protocol_id, ${p.protocolId}) else ${p.protocolId} end`],
-    [p.firstSeenAt, sql`least(${p.firstSeenAt}, excluded.first_seen_at)`],
-    [p.lastSeenAt, sql`greatest(${p.lastSeenAt}, excluded.last_seen_at)`],
-    // Seen at or after the tick that closed it: open again.
-    [p.closedAt, sql`case when excluded.last_seen_at >= ${p.closedAt} then null else ${p.closedAt} end`],
-  ];
-  let written = 0;
-  for (const batch of batchesFor(normalized.positions, 8)) {
-    const rows = await tx.db
-      .insert(p)
-      .values(batch)
-      .onConflictDoUpdate({ target: [p.owner, p.positionId], set: setOf(p, assignments), setWhere: changes(assignments) })
-      .returning({ positionId: p.positionId });
-    written += rows.length;
-  }
-  return written;
+/** `excluded` wins only when its last_seen_at is at least the stored one (a late old tick never does). */
+async function upsertPositions(tx: Tx, rows: PositionRow[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const result = await tx.sql`
+    insert into positions as t (owner, position_id, chain, type, protocol_id, first_seen_at, last_seen_at, closed_at)
+    select * from unnest(
+      ${rows.map((r) => r.owner)}::text[], ${rows.map((r) => r.positionId)}::text[], ${rows.map((r) => r.chain)}::text[],
+      ${rows.map((r) => r.type)}::text[], ${rows.map((r) => r.protocolId)}::text[], ${rows.map((r) => r.firstSeenAt.toISOString())}::timestamptz[],
+      ${rows.map((r) => r.lastSeenAt.toISOString())}::timestamptz[], ${rows.map((r) => r.closedAt?.toISOString() ?? null)}::timestamptz[])
+    on conflict (owner, position_id) do update set
+      chain = case when excluded.last_seen_at >= t.last_seen_at then excluded.chain else t.chain end,
+      type = case when excluded.last_seen_at >= t.last_seen_at then excluded.type else t.type end,
+      protocol_id = case when excluded.last_seen_at >= t.last_seen_at then coalesce(excluded.protocol_id, t.protocol_id) else t.protocol_id end,
+      first_seen_at = least(t.first_seen_at, excluded.first_seen_at),
+      last_seen_at = greatest(t.last_seen_at, excluded.last_seen_at),
+      -- Seen at or after the tick that closed it: open again.
+      closed_at = case when excluded.last_seen_at >= t.closed_at then null else t.closed_at end
+    where (t.chain, t.type, t.protocol_id, t.first_seen_at, t.last_seen_at, t.closed_at) is distinct from (
+      case when excluded.last_seen_at >= t.last_seen_at then excluded.chain else t.chain end,
+      case when excluded.last_seen_at >= t.last_seen_at then excluded.type else t.type end,
+      case when excluded.last_seen_at >= t.last_seen_at then coalesce(excluded.protocol_id, t.protocol_id) else t.protocol_id end,
+      least(t.first_seen_at, excluded.first_seen_at),
+      greatest(t.last_seen_at, excluded.last_seen_at),
+      case when excluded.last_seen_at >= t.closed_at then null else t.closed_at end)`;
+  return result.count;
 }
 
 /**
@@ -70,131 +84,128 @@ async function upsertPositions(tx: Tx, normalized: NormalizedPositions): Promise
  * later tick. A position already closed at a later tick is closed at this earlier one instead.
  */
 async function closeMissing(tx: Tx, ctx: PositionsWriteContext, returned: string[]): Promise<number> {
-  const rows = await tx.db
-    .update(positions)
-    .set({ closedAt: ctx.snapshotAt })
-    .where(and(
-      eq(positions.owner, ctx.owner),
-      returned.length > 0 ? notInArray(positions.positionId, returned) : undefined,
-      sql`${positions.lastSeenAt} <= ${ctx.snapshotAt}`,
-      sql`(${positions.closedAt} is null or ${positions.closedAt} > ${ctx.snapshotAt})`,
-    ))
-    .returning({ positionId: positions.positionId });
-  return rows.length;
+  const result = await tx.sql`
+    update positions set closed_at = ${ctx.snapshotAt}
+    where owner = ${ctx.owner} and position_id <> all(${returned}::text[])
+      and last_seen_at <= ${ctx.snapshotAt} and (closed_at is null or closed_at > ${ctx.snapshotAt})`;
+  return result.count;
 }
 
 /** A rewrite of a tick whose answer lost positions removes their snapshots of that tick. */
 async function deleteStaleSnapshots(tx: Tx, ctx: PositionsWriteContext, returned: string[]): Promise<void> {
-  await tx.db.delete(positionSnapshots).where(and(
-    eq(positionSnapshots.owner, ctx.owner),
-    eq(positionSnapshots.snapshotAt, ctx.snapshotAt),
-    returned.length > 0 ? notInArray(positionSnapshots.positionId, returned) : undefined,
-  ));
-}
-
-async function upsertSnapshots(tx: Tx, normalized: NormalizedPositions): Promise<number> {
-  const s = positionSnapshots;
-  const assignments = [s.fee, s.inputValue, s.yieldCollectedValue, s.currentValue, s.currentYieldValue, s.extra]
-    .map((column): [AnyPgColumn, SQL] => [column, excluded(column)]);
-  let written = 0;
-  for (const batch of batchesFor(normalized.snapshots, 10)) {
-    const rows = await tx.db
-      .insert(s)
-      .values(batch)
-      .onConflictDoUpdate({ target: [s.owner, s.positionId, s.snapshotAt], set: setOf(s, assignments), setWhere: changes(assignments) })
-      .returning({ id: s.id });
-    written += rows.length;
-  }
-  return written;
-}
-
-async function snapshotIdsOf(tx: Tx, ctx: PositionsWriteContext, positionIds: string[]): Promise<Map<string, number>> {
-  if (positionIds.length === 0) return new Map();
-  const rows = await tx.db
-    .select({ id: positionSnapshots.id, positionId: positionSnapshots.positionId })
-    .from(positionSnapshots)
-    .where(and(eq(positionSnapshots.owner, ctx.owner), eq(positionSnapshots.snapshotAt, ctx.snapshotAt), inArray(positionSnapshots.positionId, positionIds)));
-  return new Map(rows.map((row) => [row.positionId, row.id]));
+  await tx.sql`
+    delete from position_snapshots
+    where owner = ${ctx.owner} and snapshot_at = ${ctx.snapshotAt} and position_id <> all(${returned}::text[])`;
 }
 
 /**
- * Upserts the amount rows of the snapshots (only changed rows are touched), then deletes the rows a
- * rewrite no longer has (an index past the new length of its list).
+ * Upserts the snapshots (a row is touched only when a value moves) and returns how many were
+ * written together with the id of every snapshot of the tick: those just written come from
+ * RETURNING, the unchanged ones from the table as it was before the statement.
+ */
+async function upsertSnapshots(
+  tx: Tx,
+  rows: PositionSnapshotRow[],
+  ctx: PositionsWriteContext,
+  positionIds: string[],
+): Promise<{ written: number; ids: Map<string, number> }> {
+  if (rows.length === 0) return { written: 0, ids: new Map() };
+  const found = await tx.sql<{ id: string; positionId: string; written: boolean }[]>`
+    with written as (
+      insert into position_snapshots as t (owner, position_id, snapshot_at, fee, input_value, yield_collected_value, current_value, current_yield_value, extra)
+      select i.owner, i.position_id, i.snapshot_at, i.fee, i.input_value, i.yield_collected_value, i.current_value, i.current_yield_value, i.extra::jsonb
+      from unnest(
+        ${rows.map((r) => r.owner)}::text[], ${rows.map((r) => r.positionId)}::text[], ${rows.map((r) => r.snapshotAt.toISOString())}::timestamptz[],
+        ${rows.map((r) => r.fee)}::numeric[], ${rows.map((r) => r.inputValue)}::numeric[], ${rows.map((r) => r.yieldCollectedValue)}::numeric[],
+        ${rows.map((r) => r.currentValue)}::numeric[], ${rows.map((r) => r.currentYieldValue)}::numeric[], ${rows.map((r) => jsonText(r.extra))}::text[])
+        as i(owner, position_id, snapshot_at, fee, input_value, yield_collected_value, current_value, current_yield_value, extra)
+      on conflict (owner, position_id, snapshot_at) do update set
+        fee = excluded.fee, input_value = excluded.input_value, yield_collected_value = excluded.yield_collected_value,
+        current_value = excluded.current_value, current_yield_value = excluded.current_yield_value, extra = excluded.extra
+      where (t.fee, t.input_value, t.yield_collected_value, t.current_value, t.current_yield_value, t.extra) is distinct from
+            (excluded.fee, excluded.input_value, excluded.yield_collected_value, excluded.current_value, excluded.current_yield_value, excluded.extra)
+      returning id, position_id
+    )
+    select id::text, position_id as "positionId", true as written from written
+    union all
+    select s.id::text, s.position_id, false from position_snapshots s
+    where s.owner = ${ctx.owner} and s.snapshot_at = ${ctx.snapshotAt} and s.position_id = any(${positionIds}::text[])
+      and s.position_id not in (select position_id from written)`;
+  return {
+    written: found.filter((row) => row.written).length,
+    ids: new Map(found.map((row) => [row.positionId, Number(row.id)])),
+  };
+}
+
+/**
+ * Upserts the amount rows of the snapshots (only changed rows are touched) and, in the same
+ * statement, deletes the rows a rewrite no longer has (an index past the new length of its list).
  */
 async function replaceAmounts(tx: Tx, amounts: PositionAmountRow[], snapshotIds: Map<string, number>, snapshotAt: Date): Promise<number> {
-  const a = positionAmounts;
-  const assignments = [a.token, a.tokenSymbol, a.amount, a.value, a.tokenInfo, a.extra].map((column): [AnyPgColumn, SQL] => [column, excluded(column)]);
-  const rows = amounts.map(({ positionId, ...row }) => ({ ...row, snapshotId: snapshotIds.get(positionId)!, snapshotAt }));
-  let written = 0;
-  for (const batch of batchesFor(rows, 10)) {
-    const result = await tx.db
-      .insert(a)
-      .values(batch)
-      .onConflictDoUpdate({
-        target: [a.snapshotId, a.snapshotAt, a.kind, a.idx],
-        set: setOf(a, assignments),
-        setWhere: changes(assignments),
-      })
-      .returning({ idx: a.idx });
-    written += result.length;
-  }
-  const lengths = [...snapshotIds].flatMap(([positionId, snapshotId]) => AMOUNT_KINDS.map((kind) => ({
-    snapshotId,
-    kind,
-    length: amounts.filter((row) => row.positionId === positionId && row.kind === kind).length,
-  })));
-  await deleteBeyond(tx, 'position_amounts', snapshotAt, lengths);
-  return written;
+  if (snapshotIds.size === 0) return 0;
+  const lengths = new Map<string, number>();
+  for (const row of amounts) lengths.set(`${row.positionId}\u0000${row.kind}`, (lengths.get(`${row.positionId}\u0000${row.kind}`) ?? 0) + 1);
+  const lists = [...snapshotIds].flatMap(([positionId, snapshotId]) =>
+    AMOUNT_KINDS.map((kind) => ({ snapshotId, kind, length: lengths.get(`${positionId}\u0000${kind}`) ?? 0 })));
+  const [row] = await tx.sql<{ written: number }[]>`
+    with written as (
+      insert into position_amounts as t (snapshot_id, snapshot_at, kind, idx, token, token_symbol, amount, value, token_info, extra)
+      select i.snapshot_id, ${snapshotAt}::timestamptz, i.kind::position_amount_kind, i.idx, i.token, i.token_symbol, i.amount, i.value, i.token_info::jsonb, i.extra::jsonb
+      from unnest(
+        ${amounts.map((r) => snapshotIds.get(r.positionId)!)}::bigint[], ${amounts.map((r) => r.kind)}::text[], ${amounts.map((r) => r.idx)}::int[],
+        ${amounts.map((r) => r.token)}::text[], ${amounts.map((r) => r.tokenSymbol)}::text[], ${amounts.map((r) => r.amount)}::numeric[],
+        ${amounts.map((r) => r.value)}::numeric[], ${amounts.map((r) => jsonText(r.tokenInfo))}::text[], ${amounts.map((r) => jsonText(r.extra))}::text[])
+        as i(snapshot_id, kind, idx, token, token_symbol, amount, value, token_info, extra)
+      on conflict (snapshot_id, snapshot_at, kind, idx) do update set
+        token = excluded.token, token_symbol = excluded.token_symbol, amount = excluded.amount, value = excluded.value,
+        token_info = excluded.token_info, extra = excluded.extra
+      where (t.token, t.token_symbol, t.amount, t.value, t.token_info, t.extra) is distinct from
+            (excluded.token, excluded.token_symbol, excluded.amount, excluded.value, excluded.token_info, excluded.extra)
+      returning 1
+    ), removed as (
+      delete from position_amounts c
+      using unnest(${lists.map((l) => l.snapshotId)}::bigint[], ${lists.map((l) => l.kind)}::text[], ${lists.map((l) => l.length)}::int[]) as l(snapshot_id, kind, length)
+      where c.snapshot_at = ${snapshotAt} and c.snapshot_id = l.snapshot_id and c.kind::text = l.kind and c.idx >= l.length
+    )
+    select count(*)::int as written from written`;
+  return row!.written;
 }
 
 async function replaceFarming(tx: Tx, farming: PositionFarmingRow[], snapshotIds: Map<string, number>, snapshotAt: Date): Promise<number> {
-  const f = positionFarming;
-  const assignments = [f.baseApr, f.rewardsApr, f.totalApr, f.totalApy, f.rewards, f.extra].map((column): [AnyPgColumn, SQL] => [column, excluded(column)]);
-  const rows = farming.map(({ positionId, ...row }) => ({ ...row, snapshotId: snapshotIds.get(positionId)!, snapshotAt }));
-  let written = 0;
-  for (const batch of batchesFor(rows, 9)) {
-    const result = await tx.db
-      .insert(f)
-      .values(batch)
-      .onConflictDoUpdate({
-        target: [f.snapshotId, f.snapshotAt, f.idx],
-        set: setOf(f, assignments),
-        setWhere: changes(assignments),
-      })
-      .returning({ idx: f.idx });
-    written += result.length;
-  }
-  const lengths = [...snapshotIds].map(([positionId, snapshotId]) => ({
-    snapshotId,
-    kind: null,
-    length: farming.filter((row) => row.positionId === positionId).length,
-  }));
-  await deleteBeyond(tx, 'position_farming', snapshotAt, lengths);
-  return written;
-}
-
-/** Deletes child rows whose idx is past the new length of their list (per snapshot and kind). */
-async function deleteBeyond(
-  tx: Tx,
-  table: 'position_amounts' | 'position_farming',
-  snapshotAt: Date,
-  lengths: { snapshotId: number; kind: string | null; length: number }[],
-): Promise<void> {
-  if (lengths.length === 0) return;
-  const kindMatch = table === 'position_amounts' ? tx.sql`and c.kind::text = l.kind` : tx.sql``;
-  await tx.sql`
-    delete from ${tx.sql(table)} c
-    using unnest(${lengths.map((l) => l.snapshotId)}::bigint[], ${lengths.map((l) => l.kind)}::text[], ${lengths.map((l) => l.length)}::int[]) as l(snapshot_id, kind, length)
-    where c.snapshot_at = ${snapshotAt} and c.snapshot_id = l.snapshot_id ${kindMatch} and c.idx >= l.length`;
+  if (snapshotIds.size === 0) return 0;
+  const lengths = new Map<string, number>();
+  for (const row of farming) lengths.set(row.positionId, (lengths.get(row.positionId) ?? 0) + 1);
+  const lists = [...snapshotIds].map(([positionId, snapshotId]) => ({ snapshotId, length: lengths.get(positionId) ?? 0 }));
+  const [row] = await tx.sql<{ written: number }[]>`
+    with written as (
+      insert into position_farming as t (snapshot_id, snapshot_at, idx, base_apr, rewards_apr, total_apr, total_apy, rewards, extra)
+      select i.snapshot_id, ${snapshotAt}::timestamptz, i.idx, i.base_apr, i.rewards_apr, i.total_apr, i.total_apy, i.rewards::jsonb, i.extra::jsonb
+      from unnest(
+        ${farming.map((r) => snapshotIds.get(r.positionId)!)}::bigint[], ${farming.map((r) => r.idx)}::int[], ${farming.map((r) => r.baseApr)}::numeric[],
+        ${farming.map((r) => r.rewardsApr)}::numeric[], ${farming.map((r) => r.totalApr)}::numeric[], ${farming.map((r) => r.totalApy)}::numeric[],
+        ${farming.map((r) => jsonText(r.rewards))}::text[], ${farming.map((r) => jsonText(r.extra))}::text[])
+        as i(snapshot_id, idx, base_apr, rewards_apr, total_apr, total_apy, rewards, extra)
+      on conflict (snapshot_id, snapshot_at, idx) do update set
+        base_apr = excluded.base_apr, rewards_apr = excluded.rewards_apr, total_apr = excluded.total_apr,
+        total_apy = excluded.total_apy, rewards = excluded.rewards, extra = excluded.extra
+      where (t.base_apr, t.rewards_apr, t.total_apr, t.total_apy, t.rewards, t.extra) is distinct from
+            (excluded.base_apr, excluded.rewards_apr, excluded.total_apr, excluded.total_apy, excluded.rewards, excluded.extra)
+      returning 1
+    ), removed as (
+      delete from position_farming c
+      using unnest(${lists.map((l) => l.snapshotId)}::bigint[], ${lists.map((l) => l.length)}::int[]) as l(snapshot_id, length)
+      where c.snapshot_at = ${snapshotAt} and c.snapshot_id = l.snapshot_id and c.idx >= l.length
+    )
+    select count(*)::int as written from written`;
+  return row!.written;
 }
 
 async function recordRefresh(tx: Tx, ctx: PositionsWriteContext, positionCount: number): Promise<number> {
-  const r = positionRefreshes;
-  const assignments = [r.complete, r.positionCount].map((column): [AnyPgColumn, SQL] => [column, excluded(column)]);
-  const rows = await tx.db
-    .insert(r)
-    .values({ owner: ctx.owner, snapshotAt: ctx.snapshotAt, complete: ctx.complete, positionCount })
-    .onConflictDoUpdate({ target: [r.owner, r.snapshotAt], set: setOf(r, assignments), setWhere: changes(assignments) })
-    .returning({ owner: r.owner });
-  return rows.length;
+  const result = await tx.sql`
+    insert into position_refreshes as t (owner, snapshot_at, complete, position_count)
+    values (${ctx.owner}, ${ctx.snapshotAt}, ${ctx.complete}, ${positionCount})
+    on conflict (owner, snapshot_at) do update set complete = excluded.complete, position_count = excluded.position_count
+    where (t.complete, t.position_count) is distinct from (excluded.complete, excluded.position_count)`;
+  return result.count;
 }
+

@@ -1,8 +1,6 @@
-import { sql } from 'drizzle-orm';
 import type { ProtocolRow } from '../../normalize/rows.js';
-import { batchesFor, lastByKey } from '../batches.js';
+import { lastByKey } from '../batches.js';
 import type { Database } from '../client.js';
-import { protocols } from '../schema/index.js';
 import type { Tx } from '../transaction.js';
 
 /**
@@ -10,29 +8,25 @@ import type { Tx } from '../transaction.js';
  * keeps its stored value; a row is touched only when a field changes.
  */
 export async function writeProtocols(tx: Tx, rows: ProtocolRow[]): Promise<Record<string, number>> {
-  let written = 0;
-  for (const batch of batchesFor(lastByKey(rows, (row) => row.protocolId), 4)) {
-    const result = await tx.db
-      .insert(protocols)
-      .values(batch)
-      .onConflictDoUpdate({
-        target: protocols.protocolId,
-        set: {
-          name: sql`coalesce(excluded.name, ${protocols.name})`,
-          logo: sql`coalesce(excluded.logo, ${protocols.logo})`,
-          url: sql`coalesce(excluded.url, ${protocols.url})`,
-        },
-        setWhere: sql`(${protocols.name}, ${protocols.logo}, ${protocols.url}) is distinct from
-          (coalesce(excluded.name, ${protocols.name}), coalesce(excluded.logo, ${protocols.logo}), coalesce(excluded.url, ${protocols.url}))`,
-      })
-      .returning({ protocolId: protocols.protocolId });
-    written += result.length;
-  }
+  const written = await upsertProtocols(tx, rows);
   return written > 0 ? { protocols: written } : {};
+}
+
+/** The upsert of writeProtocols; returns how many rows it wrote. Rows go in key order (shared rows: one lock order). */
+export async function upsertProtocols(tx: Tx, rows: ProtocolRow[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const sorted = lastByKey(rows, (row) => row.protocolId);
+  const result = await tx.sql`
+    insert into protocols as t (protocol_id, name, logo, url)
+    select * from unnest(${sorted.map((r) => r.protocolId)}::text[], ${sorted.map((r) => r.name)}::text[], ${sorted.map((r) => r.logo)}::text[], ${sorted.map((r) => r.url)}::text[])
+    on conflict (protocol_id) do update set
+      name = coalesce(excluded.name, t.name), logo = coalesce(excluded.logo, t.logo), url = coalesce(excluded.url, t.url)
+    where (t.name, t.logo, t.url) is distinct from (coalesce(excluded.name, t.name), coalesce(excluded.logo, t.logo), coalesce(excluded.url, t.url))`;
+  return result.count;
 }
 
 /** Every known protocol id (for checking a watchlist's protocol filter). */
 export async function listProtocolIds(database: Database): Promise<string[]> {
-  const rows = await database.db.select({ protocolId: protocols.protocolId }).from(protocols).orderBy(protocols.protocolId);
+  const rows = await database.sql<{ protocolId: string }[]>`select protocol_id as "protocolId" from protocols order by protocol_id`;
   return rows.map((row) => row.protocolId);
 }
