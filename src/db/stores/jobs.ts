@@ -1,9 +1,7 @@
-import { sql, type SQL } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
-import { datasetWatermarks, ingestionRuns, quarantinedPayloads, type RunStatus } from '../schema/index.js';
+import { quarantinedPayloads, type RunStatus } from '../schema/index.js';
 import { withTransaction, type Tx } from '../transaction.js';
-import { changes, excluded, setOf } from '../upsert-sql.js';
 import { insertRawResponses, type RawRecord } from './raw-responses.js';
 
 /** One job: what ingestion_runs records about it. */
@@ -30,9 +28,12 @@ export async function commitJob(
   return withTransaction(database, async (tx) => {
     const byTable = await args.write(tx);
     const rowsWritten = Object.values(byTable).reduce((sum, n) => sum + n, 0);
-    await insertRawResponses(tx, args.raw);
-    await upsertRun(tx, args.run, { status: 'succeeded', httpStatus: args.httpStatus ?? null, rowsWritten, error: null }, true);
-    await advanceWatermark(tx, args.run);
+    // Sent together: postgres.js pipelines them (one round trip), Postgres runs them in order.
+    await Promise.all([
+      insertRawResponses(tx, args.raw),
+      upsertRun(tx, args.run, { status: 'succeeded', httpStatus: args.httpStatus ?? null, rowsWritten, error: null }, true),
+      advanceWatermark(tx, args.run),
+    ]);
     return { rowsWritten, byTable };
   });
 }
@@ -82,6 +83,7 @@ export async function quarantinePayload(database: Database, args: { run: RunReco
 /**
  * One ingestion_runs row per (dataset, target, tick), holding the latest outcome. Only a success
  * replaces a succeeded row: a failed re-run of a tick whose rows are stored does not hide them.
+ * The row changes only when one of its values moves (finished_at alone does not count).
  */
 async function upsertRun(
   tx: Tx,
@@ -89,29 +91,23 @@ async function upsertRun(
   outcome: { status: RunStatus; httpStatus: number | null; rowsWritten: number; error: string | null },
   success: boolean,
 ): Promise<void> {
-  const r = ingestionRuns;
-  const assignments = [r.jobId, r.status, r.attempts, r.httpStatus, r.rowsWritten, r.error, r.startedAt]
-    .map((column): [AnyPgColumn, SQL] => [column, excluded(column)]);
-  await tx.db
-    .insert(r)
-    .values({ ...run, ...outcome, finishedAt: new Date() })
-    .onConflictDoUpdate({
-      target: [r.dataset, r.target, r.tick],
-      set: { ...setOf(r, assignments), finishedAt: sql`excluded.finished_at` },
-      setWhere: success ? changes(assignments) : sql`${r.status} <> 'succeeded' and ${changes(assignments)}`,
-    });
+  await tx.sql`
+    insert into ingestion_runs as r (job_id, dataset, target, tick, status, attempts, http_status, rows_written, error, started_at, finished_at)
+    values (${run.jobId}, ${run.dataset}, ${run.target}, ${run.tick}, ${outcome.status}, ${run.attempts}, ${outcome.httpStatus},
+            ${outcome.rowsWritten}, ${outcome.error}, ${run.startedAt}, ${new Date()})
+    on conflict (dataset, target, tick) do update set
+      job_id = excluded.job_id, status = excluded.status, attempts = excluded.attempts, http_status = excluded.http_status,
+      rows_written = excluded.rows_written, error = excluded.error, started_at = excluded.started_at, finished_at = excluded.finished_at
+    where (${success} or r.status <> 'succeeded')
+      and (r.job_id, r.status, r.attempts, r.http_status, r.rows_written, r.error, r.started_at) is distinct from
+          (excluded.job_id, excluded.status, excluded.attempts, excluded.http_status, excluded.rows_written, excluded.error, excluded.started_at)`;
 }
 
 /** The newest successful tick per (dataset, target); an older tick succeeding later leaves it. */
 async function advanceWatermark(tx: Tx, run: RunRecord): Promise<void> {
-  const w = datasetWatermarks;
-  await tx.db
-    .insert(w)
-    .values({ dataset: run.dataset, target: run.target, lastSuccessTick: run.tick, lastSuccessAt: new Date() })
-    .onConflictDoUpdate({
-      target: [w.dataset, w.target],
-      set: { lastSuccessTick: sql`excluded.last_success_tick`, lastSuccessAt: sql`excluded.last_success_at` },
-      setWhere: sql`excluded.last_success_tick > ${w.lastSuccessTick}`,
-    });
+  await tx.sql`
+    insert into dataset_watermarks as w (dataset, target, last_success_tick, last_success_at)
+    values (${run.dataset}, ${run.target}, ${run.tick}, ${new Date()})
+    on conflict (dataset, target) do update set last_success_tick = excluded.last_success_tick, last_success_at = excluded.last_success_at
+    where excluded.last_success_tick > w.last_success_tick`;
 }
-

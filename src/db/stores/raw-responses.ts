@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { rawResponses } from '../schema/index.js';
 import type { Tx } from '../transaction.js';
@@ -24,30 +24,27 @@ const PRUNE_BATCH = 5000;
  * characters \u0000 (the sha256 is of the body as received).
  */
 export async function insertRawResponses(tx: Tx, records: RawRecord[]): Promise<number[]> {
-  const ids: number[] = [];
-  for (const record of records) {
-    const row = {
-      receivedAt: record.receivedAt,
-      dataset: record.dataset,
-      endpoint: record.endpoint,
-      target: record.target,
-      tick: record.tick,
-      httpStatus: record.httpStatus,
-      sha256: createHash('sha256').update(record.body, 'utf8').digest('hex'),
-      body: record.body.replaceAll('\u0000', '\\u0000'),
-    };
-    const [inserted] = await tx.db.insert(rawResponses).values(row).onConflictDoNothing().returning({ id: rawResponses.id });
-    if (inserted) {
-      ids.push(inserted.id);
-      continue;
-    }
-    const r = rawResponses;
-    const [stored] = await tx.db.select({ id: r.id }).from(r).where(and(
-      eq(r.dataset, row.dataset), eq(r.target, row.target), eq(r.tick, row.tick), eq(r.endpoint, row.endpoint), eq(r.sha256, row.sha256),
-    ));
-    ids.push(stored!.id);
-  }
-  return ids;
+  return Promise.all(records.map(async (record) => {
+    const sha256 = createHash('sha256').update(record.body, 'utf8').digest('hex');
+    const stored = () => tx.sql<{ id: string }[]>`
+      select id::text from raw_responses
+      where dataset = ${record.dataset} and target = ${record.target} and tick = ${record.tick} and endpoint = ${record.endpoint} and sha256 = ${sha256}`;
+    const [row] = await tx.sql<{ id: string }[]>`
+      with inserted as (
+        insert into raw_responses (received_at, dataset, endpoint, target, tick, http_status, sha256, body)
+        values (${record.receivedAt}, ${record.dataset}, ${record.endpoint}, ${record.target}, ${record.tick}, ${record.httpStatus},
+                ${sha256}, ${record.body.replaceAll('\u0000', '\\u0000')})
+        on conflict do nothing
+        returning id
+      )
+      select id::text from inserted
+      union all
+      select r.id::text from raw_responses r
+      where not exists (select 1 from inserted) and r.dataset = ${record.dataset} and r.target = ${record.target}
+        and r.tick = ${record.tick} and r.endpoint = ${record.endpoint} and r.sha256 = ${sha256}`;
+    // Stored by a transaction that committed while this statement ran: a new statement sees it.
+    return Number((row ?? (await stored())[0]!).id);
+  }));
 }
 
 /**
