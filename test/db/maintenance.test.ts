@@ -24,6 +24,17 @@ describe('maintenance', () => {
     for (const table of PARTITIONED_TABLES) expect(await partitionsOf(table)).toEqual([`${table}_p2026_11`, `${table}_p2026_12`, `${table}_p2027_01`]);
   });
 
+  it('lets concurrent writers create the same missing month partitions', async () => {
+    const old = new Date('2015-03-10T00:00:00Z');
+    const price = (coin: string) => ({ contract_address: coin, symbol: 'X', price: 1, timestamp: old.getTime() / 1000 });
+    const jobs = ['0x2::sui::SUI', '0x3::a::A', '0x4::b::B', '0x5::c::C'].map((coin, i) => commitJob(database, {
+      run: run('prices', `concurrent-${i}`, NOW), raw: [], write: (tx) => writeTokenPrices(tx, priceRows([price(coin)], NOW)),
+    }));
+    await expect(Promise.all(jobs)).resolves.toHaveLength(4);
+    expect(await partitionsOf('token_price_points')).toContain('token_price_points_p2015_03');
+    await expect(database.sql`select count(*)::int as n from token_prices where price_time = ${old}`).resolves.toEqual([{ n: 4 }]);
+  });
+
   it('prunes raw responses past retention, keeping quarantined bodies', async () => {
     const raw = (daysAgo: number, target: string) => ({
       dataset: 'prices', endpoint: '/tokens/sui/price', target, tick: NOW, httpStatus: 200, body: `{"n":${daysAgo}}`, receivedAt: new Date(NOW.getTime() - daysAgo * DAY),
@@ -44,8 +55,10 @@ describe('maintenance', () => {
     await write('2026-06-10T00:00:00Z');
     await write('2026-09-30T23:59:00Z');
     await expect(detachOldPricePartitions(database, 0, NOW)).resolves.toEqual([]);
-    // 60 days before Nov 21 is Sep 22: June (ends Jul 1) goes, September (ends Oct 1) stays.
-    await expect(detachOldPricePartitions(database, 60, NOW)).resolves.toEqual(['chaintap_archive.token_price_points_p2026_06']);
+    // 60 days before Nov 21 is Sep 22: March 2015 and June (ends Jul 1) go, September (ends Oct 1) stays.
+    await expect(detachOldPricePartitions(database, 60, NOW)).resolves.toEqual([
+      'chaintap_archive.token_price_points_p2015_03', 'chaintap_archive.token_price_points_p2026_06',
+    ]);
     expect(await partitionsOf('token_price_points')).not.toContain('token_price_points_p2026_06');
     await expect(database.sql`select count(*)::int as n from chaintap_archive.token_price_points_p2026_06`).resolves.toEqual([{ n: 1 }]);
     await expect(database.sql`select count(*)::int as n from token_prices where coin_type = ${SUI}`).resolves.toEqual([{ n: 1 }]);

@@ -85,6 +85,14 @@ describe('writePositions', () => {
     expect(row).toEqual({ extra: { leverage: 5, meta: { tags: ['x'] } } });
   });
 
+  it('lets concurrent jobs of a month without partitions create them', async () => {
+    const old = new Date('2015-05-05T00:00:00Z');
+    const owners = [1, 2, 3, 4].map((n) => `0x${String(n).repeat(64)}`);
+    await Promise.all(owners.map((owner) => commit(database, 'positions', owner, old, (tx) =>
+      writePositions(tx, positionRows([wirePosition('z', { input: 1, current: 2 })], old, owner), { owner, snapshotAt: old, complete: true }))));
+    await expect(database.sql`select count(*)::int as n from position_pnl where snapshot_at = ${old}`).resolves.toEqual([{ n: 4 }]);
+  });
+
   it('records an empty complete refresh and closes what is open', async () => {
     const result = await write(tick(8), []);
     expect(result.byTable).toEqual({ positions: 1, position_refreshes: 1 });
