@@ -2,7 +2,6 @@ import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
 import type { Context } from '../context.js';
 import type { Database } from '../db/client.js';
 import { commitJob, quarantinePayload, recordJobFailure, type RawRecord, type RunRecord, type Tx } from '../db/index.js';
-import type { Dataset } from '../queue/queues.js';
 import type { JobResult } from '../queue/jobs.js';
 import type { TickStream, TickTracker } from '../queue/tick-tracker.js';
 import { AuthError, InvalidPayloadError, PermanentError, RateLimitedError, UpstreamError } from '../upstream/errors.js';
@@ -19,7 +18,7 @@ export interface IngestionDeps {
 }
 
 export interface IngestionSpec<T, Rows> {
-  dataset: Dataset | 'protocols' | 'maintenance';
+  dataset: RunRecord['dataset'];
   /** Which tick's completion this job counts towards; absent for housekeeping jobs. */
   trackedStream?: TickStream;
   target: string;

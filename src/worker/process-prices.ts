@@ -10,9 +10,10 @@ export function processPrices(deps: IngestionDeps, client: UpstreamClient) {
   return (job: Job<PriceJobData>, signal: AbortSignal): Promise<JobResult> => {
     const { coinTypes, target } = job.data;
     const at = job.data.at ? new Date(job.data.at) : undefined;
+    const stream = job.data.backfill ? 'backfill' : 'prices';
     return runIngestionJob(deps, job, {
-      dataset: 'prices',
-      trackedStream: job.data.backfill ? 'backfill' : 'prices',
+      dataset: stream,
+      trackedStream: stream,
       target,
       tick: new Date(job.data.tick),
       endpoint: '/tokens/sui/price',

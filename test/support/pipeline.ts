@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import type { Redis } from 'ioredis';
 import { loadOptions, type Options } from '../../src/config/options.js';
 import type { Context } from '../../src/context.js';
 import { createLogger } from '../../src/ops/logger.js';
@@ -24,6 +25,8 @@ export interface PipelineHarness {
   redis: TestRedis;
   simulator: RunningSimulator;
   queues: Queues;
+  /** The Redis connection the queues and the tracker use. */
+  connection: Redis;
   tracker: TickTracker;
   client: UpstreamClient;
   /** Every log line written so far (JSON), to check what the logs say and that the key is absent. */
@@ -81,6 +84,7 @@ export async function createPipelineHarness(
     redis,
     simulator,
     queues,
+    connection,
     tracker,
     client,
     logs,

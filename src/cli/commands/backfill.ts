@@ -1,9 +1,10 @@
 import { Command } from 'commander';
 import { InvalidInputError } from '../../errors.js';
-import { parseInterval } from '../../scheduler/backfill-plan.js';
+import { backfillTimes, parseInterval } from '../../scheduler/backfill-plan.js';
 import { runBackfill } from '../../scheduler/backfill.js';
 import { createProgressBar } from '../progress-bar.js';
 import { openResources, openUpstreamClient } from '../resources.js';
+import { summarizeRuns } from '../run-summary.js';
 import { createCliContext } from '../runtime.js';
 
 function parseTime(flag: string, value: string): Date {
@@ -33,10 +34,14 @@ export function backfillCommand(): Command {
       try {
         const outcome = await runBackfill({ context, ...resources, client }, { from, to, intervalMs, coinTypes, onProgress: bar.update });
         bar.finish();
+        const [runs] = await summarizeRuns(resources.database, ['backfill'], backfillTimes(from, to, intervalMs));
         console.log(
           `backfill: ${outcome.steps} step(s) x ${outcome.coinTypes} token(s); ${outcome.skipped} already stored, ${outcome.jobs} request(s) ${outcome.complete ? 'done' : 'NOT all done'}`,
         );
-        process.exitCode = outcome.complete ? 0 : 1;
+        if (runs!.failed > 0 || runs!.quarantined > 0) {
+          console.error(`${runs!.failed} request(s) failed and ${runs!.quarantined} were quarantined: run the same command again to retry them`);
+        }
+        process.exitCode = outcome.complete && runs!.failed === 0 ? 0 : 1;
       } finally {
         await client.close();
         await resources.close();

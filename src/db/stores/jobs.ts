@@ -7,7 +7,8 @@ import { insertRawResponses, type RawRecord } from './raw-responses.js';
 /** One job: what ingestion_runs records about it. */
 export interface RunRecord {
   jobId: string;
-  dataset: 'prices' | 'positions' | 'nfts' | 'protocols' | 'maintenance';
+  /** 'backfill': price jobs of `chaintap backfill`, kept apart so they do not count as scheduled freshness. */
+  dataset: 'prices' | 'positions' | 'nfts' | 'backfill' | 'protocols' | 'maintenance';
   target: string;
   tick: Date;
   attempts: number;

@@ -1,0 +1,82 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
+import { createOpsServer, type OpsServer } from '../../src/ops/server.js';
+import { runBackfill } from '../../src/scheduler/backfill.js';
+import { runCycle } from '../../src/scheduler/run-cycle.js';
+import { createPipelineHarness, WORLD_TIME, type PipelineHarness } from '../support/pipeline.js';
+
+/**
+ * The status page after a real run: a day of hourly prices backfilled and one full cycle through
+ * the queues, workers and simulated upstream; then Chromium loads the page and /metrics is scraped.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOT = 'test-results/status-page-run.png';
+const HOUR = 3_600_000;
+const TOKENS = ['0x2::sui::SUI', `0x${'d'.repeat(64)}::usdc::USDC`, `0x${'e'.repeat(64)}::cetus::CETUS`];
+
+let harness: PipelineHarness;
+let server: OpsServer;
+let url: string;
+let browser: Browser;
+const tick = new Date(WORLD_TIME);
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is not installed at ${CHROMIUM}: run "apt-get update && apt-get install -y chromium" (.ci/run does this)`);
+  }
+  harness = await createPipelineHarness({ options: { OPS_HOST: '127.0.0.1', OPS_PORT: '0' } });
+  await addWatchedTokens(harness.database, TOKENS);
+  await addWatchedAddresses(harness.database, ['0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e'], { includePnl: true });
+  const deps = { context: harness.context, database: harness.database, queues: harness.queues, tracker: harness.tracker, client: harness.client };
+  await runBackfill(deps, { from: new Date(WORLD_TIME - 23 * HOUR), to: new Date(WORLD_TIME - HOUR), intervalMs: HOUR });
+  const outcome = await runCycle(deps, { tick, datasets: ['prices', 'positions', 'nfts'] });
+  expect(outcome.complete).toBe(true);
+  server = createOpsServer({ context: harness.context, database: harness.database, redis: harness.connection, queues: harness.queues, now: () => new Date(WORLD_TIME + 60_000) });
+  url = await server.listen();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await harness?.close();
+});
+
+describe('status page and metrics after a real run', () => {
+  it('charts every watched token with the prices the run stored', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      expect((await page.goto(`${url}/`))?.status()).toBe(200);
+      const [stored] = await harness.database.sql<{ n: number }[]>`
+        select count(*)::int as n from token_prices where coin_type = ${`0x${'0'.repeat(63)}2::sui::SUI`}`;
+      expect(stored!.n).toBe(24); // 23 backfilled hours and the cycle's current price
+      const line = page.locator(`.token[data-coin-type="0x${'0'.repeat(63)}2::sui::SUI"] svg.price-chart polyline.price-line`);
+      const vertices = await line.evaluate((element) => (element as unknown as { points: { numberOfItems: number } }).points.numberOfItems);
+      expect(vertices).toBe(24);
+      await expect(page.locator('.token svg.price-chart polyline.price-line').count()).resolves.toBe(TOKENS.length);
+      for (const dataset of ['prices', 'positions', 'nfts']) {
+        await expect(page.locator(`tr[data-dataset="${dataset}"] .freshness`).textContent()).resolves.toBe('1 min 0 s');
+      }
+      mkdirSync('test-results', { recursive: true });
+      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('exports what the run did in /metrics', async () => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 'NaN');
+    expect(value(/^chaintap_upstream_requests_total\{operation="positions",status="200"\} (\d+)$/m)).toBe(1);
+    expect(value(/^chaintap_upstream_requests_total\{operation="prices",status="200"\} (\d+)$/m)).toBe(24);
+    expect(value(/^chaintap_jobs_total\{queue="prices",outcome="completed"\} (\d+)$/m)).toBe(24);
+    expect(value(/^chaintap_rows_written_total\{table="position_snapshots"\} (\d+)$/m)).toBeGreaterThan(0);
+    expect(value(/^chaintap_dataset_freshness_seconds\{dataset="positions"\} (\d+)$/m)).toBe(60);
+    expect(text).toMatch(/^chaintap_queue_jobs\{queue="prices",state="completed"\} 24$/m);
+  });
+});
