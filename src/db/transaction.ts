@@ -1,4 +1,5 @@
 import { bindDrizzle, type Database, type Db, type TransactionSql } from './client.js';
+import { isConnectionLost } from './driver-faults.js';
 
 /** What a writer gets inside a job's transaction. */
 export interface Tx {
@@ -9,6 +10,8 @@ export interface Tx {
   database: Database;
   /** Runs `action` once the transaction has committed (never when it rolls back). */
   afterCommit(action: () => void): void;
+  /** `sql.savepoint`, guarded like the transaction against a lost connection (see withTransaction). */
+  savepoint<T>(work: (sql: TransactionSql) => Promise<T>): Promise<T>;
 }
 
 /** Deadlock and serialization failures: the transaction was rolled back whole and may simply run again. */
@@ -23,11 +26,21 @@ const MAX_TRANSACTION_ATTEMPTS = 4;
 export async function withTransaction<T>(database: Database, work: (tx: Tx) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const actions: (() => void)[] = [];
+    const guard = connectionLossGuard();
     try {
-      const result = await database.sql.begin(async (sql) => {
-        const tx: Tx = { sql, db: bindDrizzle(sql, database.sql), database, afterCommit: (action) => actions.push(action) };
-        return work(tx);
-      });
+      const result = await Promise.race([
+        database.sql.begin(async (sql) => {
+          const tx: Tx = {
+            sql,
+            db: bindDrizzle(sql, database.sql),
+            database,
+            afterCommit: (action) => actions.push(action),
+            savepoint: (inner) => sql.savepoint((sp) => guard.run(() => inner(sp))) as Promise<never>,
+          };
+          return guard.run(() => work(tx));
+        }),
+        guard.lost,
+      ]);
       for (const action of actions) action();
       return result as T;
     } catch (error) {
@@ -35,6 +48,30 @@ export async function withTransaction<T>(database: Database, work: (tx: Tx) => P
       await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80 * attempt));
     }
   }
+}
+
+/**
+ * postgres.js 3.4.9 answers a failed transaction (or savepoint) callback with ROLLBACK on the same
+ * connection even when that connection is gone, and that write throws from a timer where no caller
+ * can catch it: the whole process dies (porsager/postgres#1154, #1208; no fixed release yet). When
+ * the connection was lost, Postgres has rolled the transaction back already: the callback is left
+ * unsettled, so that the driver writes nothing more, and the loss is reported through `lost`.
+ */
+function connectionLossGuard() {
+  let report: (error: unknown) => void = () => undefined;
+  const lost = new Promise<never>((_, reject) => (report = reject));
+  return {
+    lost,
+    async run<R>(work: () => Promise<R>): Promise<R> {
+      try {
+        return await work();
+      } catch (error) {
+        if (!isConnectionLost(error)) throw error;
+        report(error);
+        return new Promise<never>(() => undefined);
+      }
+    },
+  };
 }
 
 /** The SQLSTATE of a Postgres error, also when Drizzle wrapped it. */

@@ -42,7 +42,7 @@ async function writePoints(tx: Tx, points: CopyValue[][]): Promise<number> {
   if (await anyStored(tx.sql, points)) return mergePoints(tx.sql, points);
   const text = copyText(points);
   try {
-    await tx.sql.savepoint((sp) => copyInto(sp, 'token_price_points', POINT_COLUMNS, text));
+    await tx.savepoint((sp) => copyInto(sp, 'token_price_points', POINT_COLUMNS, text));
     return points.length;
   } catch (error) {
     const code = (error as { code?: string }).code;
