@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { loadOptions, type Options } from '../config/options.js';
 import type { Context } from '../context.js';
+import { isLostArrayTypeFetch } from '../db/driver-faults.js';
 import { createLogger } from '../ops/logger.js';
 import { createMetrics } from '../ops/metrics.js';
 
@@ -30,6 +31,12 @@ export function createCliContext(overrides: OptionOverrides = {}): Context {
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  // A known driver fault when Postgres drops a new connection (src/db/driver-faults.ts): logged, not
+  // fatal. Any other unhandled rejection still ends the process, as Node's default does.
+  process.on('unhandledRejection', (reason) => {
+    if (!isLostArrayTypeFetch(reason)) throw reason;
+    logger.warn({ err: (reason as Error).message }, 'a new Postgres connection was lost while starting; the driver reconnects');
+  });
   return { options, logger, metrics, signal: shutdown.signal };
 }
 

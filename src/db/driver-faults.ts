@@ -17,3 +17,14 @@ export function isConnectionLost(error: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * The driver fetches the array types as the first query of every new connection and drops that
+ * promise, so a connection lost during it surfaces as an unhandled rejection, which ends a Node
+ * process (porsager/postgres#1192, #1223). The driver fetches them again on its next connection:
+ * this rejection can be ignored. The error carries the query text (postgres.js adds it).
+ */
+export function isLostArrayTypeFetch(reason: unknown): boolean {
+  const query = (reason as { query?: unknown } | undefined)?.query;
+  return typeof query === 'string' && query.includes('b.typarray') && query.includes('pg_catalog.pg_type') && isConnectionLost(reason);
+}
