@@ -61,7 +61,7 @@ describe('Redis restarted mid-cycle', () => {
     await redis.start();
     const downMs = Date.now() - downAt;
 
-    await waitForTickComplete(harness, 120_000);
+    await waitForTickComplete(harness, 120_000, [worker]);
     expect(await runOutcomes(harness.database)).toEqual({ succeeded: jobs });
     const { comparison } = await compareWithReference(harness.database, reference);
     recordScenario('Redis restarted mid-cycle', comparison, { downMs, positionsJobsAtShutdown: active });

@@ -66,7 +66,7 @@ it('SIGTERM mid-cycle: active jobs finish, the process exits 0 within the grace 
 
   const second = await startWorker('worker-2', harness.env);
   workers.push(second);
-  await waitForTickComplete(harness, 120_000);
+  await waitForTickComplete(harness, 120_000, workers);
   expect(await runOutcomes(harness.database)).toEqual({ succeeded: jobs });
   const { comparison } = await compareWithReference(harness.database, reference);
   recordScenario('SIGTERM during a cycle', comparison, { activeAtSigterm: activeIds.length, exitMs, finishedAtExit });

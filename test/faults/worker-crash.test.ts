@@ -64,7 +64,7 @@ it('SIGKILL of a worker mid-cycle, twice, with another taking over: identical da
     await killWhen(second, 0.5 + random() * 0.3);
     const third = await startWorker('worker-3', harness.env);
     workers.push(third);
-    await waitForTickComplete(harness, 120_000);
+    await waitForTickComplete(harness, 120_000, workers);
   } finally {
     atomicity = await watcher.stop();
     await watcherSql.end();

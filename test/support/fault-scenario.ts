@@ -6,6 +6,7 @@ import type { Dataset } from '../../src/queue/queues.js';
 import { runCycle } from '../../src/scheduler/run-cycle.js';
 import { compareData, readData, rowCounts, type DataComparison, type DataSnapshot } from './fault-digest.js';
 import { priceBatchesOf, readTick, type PriceBatch, type TickView } from './fault-atomicity.js';
+import type { ChaintapProcess } from './fault-processes.js';
 import { createPipelineHarness, type PipelineHarness } from './pipeline.js';
 
 /** The tick every fault scenario runs (the simulator's world time is frozen at it). */
@@ -71,12 +72,25 @@ export function cycleDeps(harness: PipelineHarness) {
   return { context: harness.context, database: harness.database, queues: harness.queues, tracker: harness.tracker, client: harness.client };
 }
 
-/** Polls the tick tracker until every dataset's tick is complete. */
-export async function waitForTickComplete(harness: PipelineHarness, timeoutMs: number, tick = FAULT_TICK, datasets: readonly Dataset[] = ALL_DATASETS): Promise<void> {
+/**
+ * Polls the tick tracker until every dataset's tick is complete. With `workers`, fails at once
+ * when every one of them has exited (nothing would finish the tick), showing their last lines.
+ */
+export async function waitForTickComplete(
+  harness: PipelineHarness,
+  timeoutMs: number,
+  workers: ChaintapProcess[] = [],
+  tick = FAULT_TICK,
+  datasets: readonly Dataset[] = ALL_DATASETS,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const progress = await Promise.all(datasets.map((dataset) => harness.tracker.progress(dataset, tick)));
     if (progress.every((p) => p.complete)) return;
+    if (workers.length > 0 && workers.every((worker) => worker.child.exitCode !== null || worker.child.signalCode !== null)) {
+      const last = workers.map((worker) => `${worker.name} (exit ${worker.child.exitCode ?? worker.child.signalCode}):\n${worker.lines.slice(-15).join('\n')}`);
+      throw new Error(`every worker exited before the tick completed\n${last.join('\n')}`);
+    }
     if (Date.now() > deadline) {
       throw new Error(`tick not complete after ${timeoutMs} ms: ${datasets.map((d, i) => `${d} ${progress[i]!.finished}/${progress[i]!.expected}`).join(', ')}`);
     }
