@@ -1,11 +1,21 @@
 import type {
-  nftCollections, nftHoldingSnapshots, nftTokens, positionAmounts, positionFarming, positions, positionSnapshots, protocols, tokens,
+  nftCollections, nftHoldingSnapshots, nftTokens, positionAmounts, positionFarming, positions, positionSnapshots, protocols,
 } from '../db/schema/index.js';
 
 /** An insert row with every column present (null rather than missing), as normalizers produce them. */
 type Complete<T> = { [K in keyof T]-?: Exclude<T[K], undefined> };
 
-export type TokenRow = Complete<Omit<typeof tokens.$inferInsert, 'id'>>;
+/** What one price answer says about a token (the writer keeps token_catalog from it). */
+export interface TokenRow {
+  coinType: string;
+  symbol: string | null;
+  decimals: number | null;
+  /** Earliest and latest upstream `timestamp` of the token's entries, priced or not. */
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+  /** Latest `timestamp` of a priced entry; null when every entry had price null. */
+  lastPriceTime: Date | null;
+}
 
 /** One row of the token_prices view (stored compactly in token_price_points). */
 export interface PriceRow {

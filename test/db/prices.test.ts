@@ -43,10 +43,10 @@ describe('writeTokenPrices', () => {
   it('changes nothing when the same answer is written again, even fetched later', async () => {
     const data = [entry('0x2::sui::SUI', 3.21, minute(1)), entry(USDC, 0.9999, minute(1))];
     await write(data, minute(1));
-    const before = [...(await snapshotOf(database, 'token_price_points', { versions: true })), ...(await snapshotOf(database, 'tokens', { versions: true }))];
+    const before = [...(await snapshotOf(database, 'token_price_points', { versions: true })), ...(await snapshotOf(database, 'token_catalog', { versions: true }))];
     const again = await write(data, minute(2));
     expect(again.byTable).toEqual({});
-    const after = [...(await snapshotOf(database, 'token_price_points', { versions: true })), ...(await snapshotOf(database, 'tokens', { versions: true }))];
+    const after = [...(await snapshotOf(database, 'token_price_points', { versions: true })), ...(await snapshotOf(database, 'token_catalog', { versions: true }))];
     expect(after).toEqual(before);
   });
 
@@ -133,7 +133,8 @@ describe('writeTokenPrices', () => {
     const coin = '0xbeef::nope::NOPE';
     const result = await write([{ ...entry(coin, 1, minute(9)), price: null, timestamp: 0 }], minute(9), 'nulls');
     expect(result.byTable).toEqual({ tokens: 1 });
-    const [token] = await database.sql`select symbol, last_price_time from tokens where coin_type like '%::nope::NOPE'`;
-    expect(token).toEqual({ symbol: 'NOPE', last_price_time: null });
+    const [token] = await database.sql`select symbol, first_seen_at, last_seen_at from tokens where coin_type like '%::nope::NOPE'`;
+    expect(token).toEqual({ symbol: 'NOPE', first_seen_at: minute(9), last_seen_at: minute(9) });
+    await expect(database.sql`select count(*)::int as n from latest_token_prices where coin_type like '%::nope::NOPE'`).resolves.toEqual([{ n: 0 }]);
   });
 });

@@ -1,23 +1,23 @@
 import { integer, numeric, pgTable, primaryKey, smallint, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
 /**
- * Every token the price operation answered for. `id` is the compact surrogate the price points
- * carry; readers use coin_type (normal form).
+ * Every token the price operation answered for: what changes rarely (so that storing a price never
+ * writes here once the token is known). Readers use the `tokens` view, which adds last_seen_at from
+ * the stored prices. `id` is the compact surrogate the price points carry.
  */
-export const tokens = pgTable(
-  'tokens',
+export const tokenCatalog = pgTable(
+  'token_catalog',
   {
     coinType: text('coin_type').primaryKey(),
     id: integer('id').notNull().generatedByDefaultAsIdentity(),
     symbol: text('symbol'),
     decimals: integer('decimals'),
-    /** Earliest and latest upstream `timestamp` answered for the token (priced or not). */
+    /** Earliest upstream `timestamp` answered for the token, priced or not. */
     firstSeenAt: timestamp('first_seen_at', { withTimezone: true }).notNull(),
-    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull(),
-    /** price_time of the token's newest stored price: latest_token_prices looks it up by key. */
-    lastPriceTime: timestamp('last_price_time', { withTimezone: true }),
+    /** Latest `timestamp` of an answer without a price (null: every answer had one). */
+    unpricedSeenAt: timestamp('unpriced_seen_at', { withTimezone: true }),
   },
-  (t) => [unique('tokens_id_key').on(t.id)],
+  (t) => [unique('token_catalog_id_key').on(t.id)],
 );
 
 /** Names of price sources, so that a price point stores two bytes instead of the name. */
@@ -31,7 +31,7 @@ export const priceSources = pgTable('price_sources', {
  * partitioning is added by hand in the migration). Kept at 64 bytes a tuple: columns ordered so
  * that nothing is padded, the token and source as small integers, and fetched_at as whole seconds
  * after price_time. No foreign keys: they would add a trigger call per row to the COPY path; the
- * writer upserts tokens and sources in the same transaction first. Readers use the token_prices view.
+ * writer records tokens and sources in the same transaction first. Readers use the token_prices view.
  */
 export const tokenPricePoints = pgTable(
   'token_price_points',

@@ -6,6 +6,16 @@ import { date, integer, numeric, pgView, text, timestamp } from 'drizzle-orm/pg-
  */
 const at = (name: string) => timestamp(name, { withTimezone: true });
 
+/** The data contract's tokens: token_catalog plus last_seen_at from the newest stored price. */
+export const tokens = pgView('tokens', {
+  coinType: text('coin_type').notNull(),
+  id: integer('id').notNull(),
+  symbol: text('symbol'),
+  decimals: integer('decimals'),
+  firstSeenAt: at('first_seen_at').notNull(),
+  lastSeenAt: at('last_seen_at'),
+}).existing();
+
 /** One row per stored price (over token_price_points): the data contract's token_prices. */
 export const tokenPrices = pgView('token_prices', {
   coinType: text('coin_type').notNull(),
@@ -28,7 +38,7 @@ export const latestTokenPrices = pgView('latest_token_prices', {
 
 export const tokenPricesDailyOhlc = pgView('token_prices_daily_ohlc', {
   coinType: text('coin_type').notNull(),
-  day: date('day', { mode: 'string' }).notNull(),
+  day: date('day', { mode: 'date' }).notNull(),
   open: numeric('open').notNull(),
   high: numeric('high').notNull(),
   low: numeric('low').notNull(),

@@ -1,10 +1,11 @@
 import { normalizeCoinType } from '../../normalize/coin-type.js';
-import type { NormalizedTokenPrices, PriceRow, TokenRow } from '../../normalize/rows.js';
+import type { NormalizedTokenPrices, PriceRow } from '../../normalize/rows.js';
 import type { Database, TransactionSql } from '../client.js';
 import { copyInto, copyText, type CopyValue } from '../copy.js';
 import { ensureMonthPartitions, forgetPartitions } from '../partitions.js';
 import type { Tx } from '../transaction.js';
 import { priceSourceIds } from './price-sources.js';
+import { recordTokens } from './token-catalog.js';
 
 const POINT_COLUMNS = ['price_time', 'token_id', 'fetch_delay_s', 'source_id', 'price', 'price_24h_ago'] as const;
 const UNIQUE_VIOLATION = '23505';
@@ -14,8 +15,8 @@ const ARRAY_MERGE_MAX_ROWS = 10_000;
 const NO_PARTITION = '23514';
 
 /**
- * Writes a price answer: tokens (new ones inserted, known ones updated only when something
- * changed), then the prices into token_price_points. Prices take the fast path first: a COPY straight
+ * Writes a price answer: its tokens into token_catalog (only what is new or moved, see
+ * recordTokens), then the prices into token_price_points. Prices take the fast path first: a COPY straight
  * into the table inside a savepoint. When a price is already stored (a rewritten tick, an overlapping
  * backfill: seen by a probe of the batch's ends, or by the COPY failing on the key) the batch is
  * merged instead: new prices inserted, stored ones updated only when price, price_24h_ago or source
@@ -25,11 +26,11 @@ const NO_PARTITION = '23514';
 export async function writeTokenPrices(tx: Tx, normalized: NormalizedTokenPrices): Promise<Record<string, number>> {
   const written: Record<string, number> = {};
   if (normalized.tokens.length === 0 && normalized.prices.length === 0) return written;
-  const tokensWritten = await upsertTokens(tx.sql, normalized.tokens);
-  if (tokensWritten > 0) written.tokens = tokensWritten;
+  const tokens = await recordTokens(tx, normalized.tokens);
+  if (tokens.written > 0) written.tokens = tokens.written;
   if (normalized.prices.length === 0) return written;
 
-  const tokenIds = await tokenIdsOf(tx.sql, normalized.prices.map((price) => price.coinType));
+  const tokenIds = tokens.ids;
   const sourceIds = await priceSourceIds(tx, normalized.prices.map((price) => price.source));
   const points = pricePoints(normalized.prices, tokenIds, sourceIds);
   await ensureMonthPartitions(tx, ['token_price_points'], normalized.prices.map((price) => price.priceTime));
@@ -109,60 +110,27 @@ async function mergeFrom(sql: TransactionSql, source: ReturnType<TransactionSql>
   return row!.written;
 }
 
-/** Points in the answer's order (sorting 100,000 of them costs a fifth of their COPY). */
-function pricePoints(prices: PriceRow[], tokenIds: Map<string, number>, sourceIds: Map<string, number>): CopyValue[][] {
-  return prices.map((price): CopyValue[] => [
-    price.priceTime,
-    tokenIds.get(price.coinType)!,
-    Math.floor(price.fetchedAt.getTime() / 1000) - Math.floor(price.priceTime.getTime() / 1000),
-    price.source === null ? null : sourceIds.get(price.source)!,
-    price.price,
-    price.price24hAgo,
-  ]);
-}
-
 /**
- * Inserts the tokens not stored yet (without drawing identity values for the others), then updates
- * the stored ones whose fields move: symbol and decimals when given, first/last seen widened,
- * last_price_time advanced. Out-of-order answers never move a time backwards.
+ * The stored form of the prices, grouped by token (tokens in order of first appearance, each
+ * token's prices as given): a token's new prices are then neighbours in the heap, which lets their
+ * index entries fill pages instead of splitting them in halves. Linear, unlike a sort.
  */
-async function upsertTokens(sql: TransactionSql, tokens: TokenRow[]): Promise<number> {
-  if (tokens.length === 0) return 0;
-  const columns = [
-    tokens.map((t) => t.coinType),
-    tokens.map((t) => t.symbol),
-    tokens.map((t) => t.decimals),
-    tokens.map((t) => t.firstSeenAt.toISOString()),
-    tokens.map((t) => t.lastSeenAt.toISOString()),
-    tokens.map((t) => t.lastPriceTime?.toISOString() ?? null),
-  ];
-  const incoming = sql`unnest(${columns[0]}::text[], ${columns[1]}::text[], ${columns[2]}::int[], ${columns[3]}::timestamptz[], ${columns[4]}::timestamptz[], ${columns[5]}::timestamptz[])
-    as i(coin_type, symbol, decimals, first_seen_at, last_seen_at, last_price_time)`;
-  const inserted = await sql`
-    insert into tokens (coin_type, symbol, decimals, first_seen_at, last_seen_at, last_price_time)
-    select i.* from ${incoming}
-    where not exists (select 1 from tokens t where t.coin_type = i.coin_type)
-    order by i.coin_type
-    on conflict (coin_type) do nothing`;
-  const updated = await sql`
-    update tokens t
-    set symbol = coalesce(i.symbol, t.symbol),
-        decimals = coalesce(i.decimals, t.decimals),
-        first_seen_at = least(t.first_seen_at, i.first_seen_at),
-        last_seen_at = greatest(t.last_seen_at, i.last_seen_at),
-        last_price_time = greatest(t.last_price_time, i.last_price_time)
-    from ${incoming}
-    where t.coin_type = i.coin_type
-      and (t.symbol, t.decimals, t.first_seen_at, t.last_seen_at, t.last_price_time) is distinct from
-          (coalesce(i.symbol, t.symbol), coalesce(i.decimals, t.decimals), least(t.first_seen_at, i.first_seen_at),
-           greatest(t.last_seen_at, i.last_seen_at), greatest(t.last_price_time, i.last_price_time))`;
-  return inserted.count + updated.count;
-}
-
-async function tokenIdsOf(sql: TransactionSql, coinTypes: string[]): Promise<Map<string, number>> {
-  const rows = await sql<{ coinType: string; id: number }[]>`
-    select coin_type as "coinType", id from tokens where coin_type = any(${[...new Set(coinTypes)]}::text[])`;
-  return new Map(rows.map((row) => [row.coinType, row.id]));
+function pricePoints(prices: PriceRow[], tokenIds: Map<string, number>, sourceIds: Map<string, number>): CopyValue[][] {
+  const byToken = new Map<number, CopyValue[][]>();
+  for (const price of prices) {
+    const tokenId = tokenIds.get(price.coinType)!;
+    let points = byToken.get(tokenId);
+    if (!points) byToken.set(tokenId, (points = []));
+    points.push([
+      price.priceTime,
+      tokenId,
+      Math.floor(price.fetchedAt.getTime() / 1000) - Math.floor(price.priceTime.getTime() / 1000),
+      price.source === null ? null : sourceIds.get(price.source)!,
+      price.price,
+      price.price24hAgo,
+    ]);
+  }
+  return byToken.size === prices.length ? [...byToken.values()].map(([point]) => point!) : [...byToken.values()].flat();
 }
 
 /**
@@ -175,7 +143,7 @@ export async function storedPriceTimes(database: Database, coinTypes: string[], 
   if (normal.length === 0) return stored;
   const rows = await database.sql<{ coinType: string; priceTime: Date }[]>`
     select t.coin_type as "coinType", p.price_time as "priceTime"
-    from tokens t
+    from token_catalog t
     join token_price_points p on p.token_id = t.id
     where t.coin_type = any(${normal}::text[]) and p.price_time >= ${from} and p.price_time < ${to}`;
   for (const row of rows) stored.get(row.coinType)!.add(row.priceTime.getTime());
