@@ -13,6 +13,11 @@ import { sleep } from './sleep.js';
  * by an amount that varies, and at 1000 / rps that variation alone puts rps + 1 or + 2 requests into
  * some trailing second of a strict sliding-window upstream. Each such 429 then costs a whole
  * Retry-After of the shared budget; the allowance costs about 2.5% of it (at 200/s: 195/s).
+ *
+ * A process whose event loop was busy wakes up late for its start, and then goes together with the
+ * starts booked after it: on a loaded machine, late starts bunch up by far more than the allowance.
+ * So a start also needs room in the trailing window of the starts actually made (rps per 1000 ms +
+ * the allowance, counted when each start is confirmed): a late start waits for that room instead.
  */
 export const JITTER_ALLOWANCE_MS = 25;
 
@@ -27,7 +32,8 @@ type RateLimiterMetrics = Pick<Metrics, 'rateLimitWaitSeconds'>;
 
 /**
  * Where start slots come from. reserve() books the next free slot and says how long to wait for it;
- * confirm() is asked after that wait and books a new slot when a pause began meanwhile (0: go).
+ * confirm() is asked after that wait: it books a new slot when a pause began meanwhile, and waits
+ * for room in the window of actual starts (0: go, the start is recorded).
  */
 interface SlotBook {
   reserve(): Promise<number>;
@@ -52,9 +58,11 @@ function createRateLimiter(book: SlotBook, metrics?: RateLimiterMetrics): RateLi
 }
 
 /**
- * The budget shared by every process through one Redis key. All times are Redis TIME in
+ * The budget shared by every process through two Redis keys. All times are Redis TIME in
  * microseconds, so the processes' clocks never matter; each caller only sleeps the wait it is told.
- * Hash fields: `tat` (the next free start) and `paused` (no start before this).
+ * KEYS[1], a hash: `tat` (the next free start) and `paused` (no start before this). KEYS[2], a
+ * sorted set: the starts made in the trailing window (at most `limit` of them). On Redis Cluster
+ * both keys share the prefix's {hash tag}.
  */
 const SLOT_SCRIPT = `
 local time = redis.call('TIME')
@@ -71,13 +79,22 @@ elseif mode == 'reserve' or now < paused then
   local start = math.max(now, tat, paused)
   tat = start + tonumber(ARGV[2])
   wait = start - now
-else
-  return 0
 end
--- %.0f: Lua's tostring keeps only 14 significant digits, too few for microseconds since 1970.
-redis.call('HSET', KEYS[1], 'tat', string.format('%.0f', tat), 'paused', string.format('%.0f', paused))
-redis.call('PEXPIRE', KEYS[1], math.ceil((math.max(tat, paused) - now) / 1000) + 60000)
-return math.ceil(wait)
+if mode == 'pause' or wait > 0 or mode == 'reserve' then
+  -- %.0f: Lua's tostring keeps only 14 significant digits, too few for microseconds since 1970.
+  redis.call('HSET', KEYS[1], 'tat', string.format('%.0f', tat), 'paused', string.format('%.0f', paused))
+  redis.call('PEXPIRE', KEYS[1], math.ceil((math.max(tat, paused) - now) / 1000) + 60000)
+end
+if mode == 'pause' or wait > 0 then return math.ceil(wait) end
+local window = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then
+  local oldest = tonumber(redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2])
+  return math.max(1, math.ceil(oldest + window - now))
+end
+redis.call('ZADD', KEYS[2], now, ARGV[5])
+redis.call('PEXPIRE', KEYS[2], math.ceil(window / 1000) + 60000)
+return 0
 `;
 const SLOT_SCRIPT_SHA = createHash('sha1').update(SLOT_SCRIPT).digest('hex');
 
@@ -93,19 +110,24 @@ export interface SharedRateLimiterSettings {
 
 export function createSharedRateLimiter({ redis, key, rps, metrics, jitterAllowanceMs }: SharedRateLimiterSettings): RateLimiter {
   const intervalMicros = String(1000 * intervalMs(rps, jitterAllowanceMs));
+  const { windowMs, limit } = startWindow(rps, jitterAllowanceMs);
+  const windowArgs = [String(1000 * windowMs), String(limit)];
+  const startsKey = `${key}:starts`;
+  let sequence = 0;
+  const startId = `${process.pid}-${Math.random().toString(36).slice(2)}`;
   const run = async (...args: string[]): Promise<number> => {
     try {
-      return Number(await redis.evalsha(SLOT_SCRIPT_SHA, 1, key, ...args));
+      return Number(await redis.evalsha(SLOT_SCRIPT_SHA, 2, key, startsKey, ...args));
     } catch (error) {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return Number(await redis.eval(SLOT_SCRIPT, 1, key, ...args));
+      return Number(await redis.eval(SLOT_SCRIPT, 2, key, startsKey, ...args));
     }
   };
   const toMs = (micros: number) => micros / 1000;
   return createRateLimiter(
     {
-      reserve: async () => toMs(await run('reserve', intervalMicros)),
-      confirm: async () => toMs(await run('confirm', intervalMicros)),
+      reserve: async () => toMs(await run('reserve', intervalMicros, ...windowArgs, `${startId}-${++sequence}`)),
+      confirm: async () => toMs(await run('confirm', intervalMicros, ...windowArgs, `${startId}-${++sequence}`)),
       pause: async (ms) => void (await run('pause', String(Math.ceil(ms * 1000)))),
     },
     metrics,
@@ -118,6 +140,8 @@ export function createLocalRateLimiter(
   { metrics, jitterAllowanceMs }: { metrics?: RateLimiterMetrics; jitterAllowanceMs?: number } = {},
 ): RateLimiter {
   const interval = intervalMs(rps, jitterAllowanceMs);
+  const { windowMs, limit } = startWindow(rps, jitterAllowanceMs);
+  const starts: number[] = [];
   let tat = 0;
   let paused = 0;
   const book = (now: number) => {
@@ -125,12 +149,24 @@ export function createLocalRateLimiter(
     tat = start + interval;
     return start - now;
   };
+  /** 0 and the start recorded when the window of starts has room, else the wait for room. */
+  const startNow = (now: number) => {
+    while (starts.length > 0 && starts[0]! <= now - windowMs) starts.shift();
+    if (starts.length >= limit) return Math.max(0.001, starts[0]! + windowMs - now);
+    starts.push(now);
+    return 0;
+  };
   return createRateLimiter(
     {
-      reserve: async () => book(performance.now()),
+      reserve: async () => {
+        const now = performance.now();
+        const wait = book(now);
+        return wait > 0 ? wait : startNow(now);
+      },
       confirm: async () => {
         const now = performance.now();
-        return now < paused ? book(now) : 0;
+        if (now < paused) return book(now);
+        return startNow(now);
       },
       pause: async (ms) => {
         const pauseEnd = performance.now() + ms;
@@ -140,6 +176,15 @@ export function createLocalRateLimiter(
     },
     metrics,
   );
+}
+
+/**
+ * The trailing window of actual starts: `limit` starts per `windowMs`, the same rate as the pacing
+ * (rps per 1000 ms + the allowance), over a whole number of starts (ceil(rps) of them).
+ */
+function startWindow(rps: number, jitterAllowanceMs = JITTER_ALLOWANCE_MS): { windowMs: number; limit: number } {
+  const limit = Math.ceil(rps);
+  return { windowMs: ((1000 + jitterAllowanceMs) * limit) / rps, limit };
 }
 
 /** Milliseconds between two starts. */

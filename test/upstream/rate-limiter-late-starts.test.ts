@@ -1,0 +1,76 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalRateLimiter, createSharedRateLimiter, type RateLimiter } from '../../src/upstream/rate-limiter.js';
+import { createTestRedis, type TestRedis } from '../support/redis.js';
+
+/** The most starts that fall in any window of `windowMs`. */
+function maxInWindow(starts: number[], windowMs: number): number {
+  const sorted = [...starts].sort((a, b) => a - b);
+  let max = 0;
+  for (let first = 0, last = 0; last < sorted.length; last++) {
+    while (sorted[last]! - sorted[first]! >= windowMs) first++;
+    max = Math.max(max, last - first + 1);
+  }
+  return max;
+}
+
+/**
+ * `count` acquires at once while the event loop is blocked for `blockMs` once the first second of
+ * starts is under way, as a busy worker process would be: the starts booked during the block all
+ * come due at once.
+ */
+async function startsAroundABlockedLoop(limiter: RateLimiter, count: number, blockMs: number): Promise<number[]> {
+  const starts: number[] = [];
+  const acquires = Array.from({ length: count }, async () => {
+    await limiter.acquire();
+    starts.push(performance.now());
+  });
+  await new Promise((resolve) => setTimeout(resolve, 1_100));
+  const until = performance.now() + blockMs;
+  while (performance.now() < until) {
+    // busy: no timer fires
+  }
+  await Promise.all(acquires);
+  return starts;
+}
+
+describe('starts that come due late (a busy event loop)', () => {
+  let testRedis: TestRedis;
+  let redis: Redis;
+  beforeAll(() => {
+    testRedis = createTestRedis();
+    redis = new Redis(testRedis.url);
+  });
+  afterAll(async () => {
+    redis.disconnect();
+    await testRedis.cleanup();
+  });
+
+  it('never put more than rps starts into a trailing second (shared limiter)', async () => {
+    const rps = 50;
+    const limiter = createSharedRateLimiter({ redis, key: `${testRedis.prefix}:upstream:pace:late`, rps });
+    const starts = await startsAroundABlockedLoop(limiter, 120, 300);
+    expect(starts).toHaveLength(120);
+    expect(maxInWindow(starts, 1000)).toBeLessThanOrEqual(rps);
+    // The pacing still holds on average: 120 starts at 50 per 1.025 s take at least 2.3 s.
+    expect(Math.max(...starts) - Math.min(...starts)).toBeGreaterThanOrEqual(2_300);
+  });
+
+  it('never put more than rps starts into a trailing second (local limiter)', async () => {
+    const rps = 50;
+    const starts = await startsAroundABlockedLoop(createLocalRateLimiter(rps), 120, 300);
+    expect(starts).toHaveLength(120);
+    expect(maxInWindow(starts, 1000)).toBeLessThanOrEqual(rps);
+  });
+
+  it('keeps a fractional rate in a window of whole starts', async () => {
+    const limiter = createLocalRateLimiter(2.5);
+    const starts = await Promise.all(Array.from({ length: 6 }, async () => {
+      await limiter.acquire();
+      return performance.now();
+    }));
+    // 2.5/s paced (410 ms apart): 6 starts take at least 2 s, at most 3 in any second.
+    expect(Math.max(...starts) - Math.min(...starts)).toBeGreaterThanOrEqual(2_000);
+    expect(maxInWindow(starts, 1000)).toBeLessThanOrEqual(3);
+  });
+});
