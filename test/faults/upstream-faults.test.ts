@@ -113,7 +113,7 @@ it('5xx, 429 with Retry-After, malformed bodies, 2 s spikes and timeouts togethe
     const first = key.split('|')[0]!;
     if (table.startsWith('watched_')) return true;
     if (table === 'dataset_watermarks') return succeeded.has(key);
-    if (table === 'tokens' || table === 'token_price_points') return succeeded.has(`prices|${pricedBy.get(first)}`);
+    if (table.startsWith('token')) return succeeded.has(`prices|${pricedBy.get(first)}`); // tokens or token_catalog, token_price_points
     if (table.startsWith('position')) return succeeded.has(`positions|${first}`);
     if (table.startsWith('nft_') && table !== 'nft_collections') return succeeded.has(`nfts|${first}`);
     return false; // protocols, collections, price sources: shared by many jobs; present rows are still compared

@@ -8,7 +8,8 @@ import { OPERATIONAL_TABLES } from './table-digest.js';
  * surrogate ids (assigned in commit order) and wall-clock receipt columns differ.
  *
  * Replaced by the natural key they stand for:
- *   tokens.id, price_sources.id, token_price_points.token_id/source_id (coin type, source name),
+ *   tokens.id (token_catalog.id where tokens is a view over it), price_sources.id,
+ *   token_price_points.token_id/source_id (coin type, source name),
  *   position_snapshots.id, position_amounts/position_farming.snapshot_id (owner, position id, tick).
  * Left out because they come from the wall clock, not from the tick or the upstream's answer:
  *   watched_tokens.added_at, watched_addresses.added_at (when the watchlist row was added),
@@ -33,8 +34,10 @@ const SPECS: Record<string, TableSpec> = {
   watched_tokens: { from: 'watched_tokens t', key: ['t.coin_type'], exclude: ['added_at'] },
   watched_addresses: { from: 'watched_addresses t', key: ['t.address'], exclude: ['added_at'] },
   tokens: { from: 'tokens t', key: ['t.coin_type'], exclude: ['id'] },
+  token_catalog: { from: 'token_catalog t', key: ['t.coin_type'], exclude: ['id'] },
   price_sources: { from: 'price_sources t', key: ['t.name'], exclude: ['id'] },
   token_price_points: {
+    // `tokens` (a table, or a view over token_catalog) maps the surrogate id to the coin type.
     from: 'token_price_points t join tokens k on k.id = t.token_id left join price_sources ps on ps.id = t.source_id',
     key: ['k.coin_type', 't.price_time'],
     exclude: ['token_id', 'source_id', 'fetch_delay_s'],
