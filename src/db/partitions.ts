@@ -39,7 +39,10 @@ function monthsBetween(from: Date, to: Date): string[] {
  */
 export async function ensureMonthPartitions(tx: Tx, tables: readonly PartitionedTable[], times: Iterable<Date>): Promise<void> {
   const cache = knownPartitions(tx.database);
-  const months = [...new Set([...times].map(monthOf))];
+  // A batch has few distinct times (and fewer months): format each distinct time once.
+  const distinct = new Set<number>();
+  for (const time of times) distinct.add(time.getTime());
+  const months = [...new Set([...distinct].map((time) => monthOf(new Date(time))))];
   const wanted = tables.flatMap((table) => months.map((month) => ({ table, month }))).filter(({ table, month }) => !cache.has(`${table}:${month}`));
   if (wanted.length === 0) return;
   const rows = await tx.sql<{ table: string; month: string; created: boolean }[]>`

@@ -100,62 +100,57 @@ async function measureSize(tokenCount: number, perCall: number, minutesPerCall =
   });
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
-/** Plain COPY vs writeTokenPrices for `perCall`-price writes of `total` prices, new and all stored. */
-async function measureSpeed(total: number, perCall: number, rounds = 3): Promise<void> {
+/**
+ * Plain COPY vs writeTokenPrices, interleaved write by write (so that the load of a shared machine
+ * hits both alike): each write of `perWrite` prices (`tokens` tokens x consecutive minutes) goes as
+ * a plain COPY of its stored form into an identical table, then through writeTokenPrices; then
+ * every write again through writeTokenPrices (all stored), interleaved with a plain COPY into a
+ * second identical table. One transaction per write everywhere.
+ */
+async function measureSpeed(label: string, total: number, perWrite: number, tokenCount: number): Promise<void> {
   await withDatabase(async (database) => {
-    const tokenCount = Math.min(perCall, 1000);
+    const minutesPerWrite = Math.max(1, perWrite / tokenCount);
     const tokens = Array.from({ length: tokenCount }, (_, i) => i);
-    const calls: PriceRow[][] = [];
-    for (let minute = 0; calls.length * perCall < total; minute += perCall / tokenCount) {
-      calls.push(Array.from({ length: perCall / tokenCount }, (_, m) => priceRows(tokens, minute + m)).flat());
+    const writes: PriceRow[][] = [];
+    for (let minute = 0; writes.length * perWrite < total; minute += minutesPerWrite) {
+      writes.push(Array.from({ length: minutesPerWrite }, (_, m) => priceRows(tokens, minute + m)).flat());
     }
     await ensurePartitions(database, { from: new Date(START), to: new Date(START + 400 * 86_400_000) });
+    for (const copy of ['token_price_points_copy_a', 'token_price_points_copy_b']) {
+      await database.sql.unsafe(`create table ${copy} (like token_price_points including all) partition by range (price_time)`);
+      for (const month of ['2026-10-01', '2026-11-01', '2026-12-01']) await database.sql`select chaintap_ensure_month_partition(${copy}, ${month}::date)`;
+    }
     // Token and source ids as the write path assigns them, for the plain COPY of the same rows.
-    await withTransaction(database, (tx) => writeTokenPrices(tx, normalized(calls[0]!)));
+    await withTransaction(database, (tx) => writeTokenPrices(tx, normalized(writes[0]!)));
+    await database.sql`truncate token_price_points`;
     const ids = new Map((await database.sql<{ coinType: string; id: number }[]>`select coin_type as "coinType", id from tokens`).map((r) => [r.coinType, r.id]));
     const sources = new Map((await database.sql<{ name: string; id: number }[]>`select name, id from price_sources`).map((r) => [r.name, r.id]));
-    const reset = () => database.sql`truncate token_price_points`;
-
-    const plainCopy = async () => {
+    const storedForms = writes.map((prices) => prices.map((p): CopyValue[] => [
+      p.priceTime, ids.get(p.coinType)!, Math.floor(p.fetchedAt.getTime() / 1000) - Math.floor(p.priceTime.getTime() / 1000),
+      sources.get(p.source!)!, p.price, p.price24hAgo,
+    ]));
+    const inputs = writes.map(normalized);
+    const columns = ['price_time', 'token_id', 'fetch_delay_s', 'source_id', 'price', 'price_24h_ago'];
+    const time = async (work: () => Promise<unknown>) => {
       const started = performance.now();
-      for (const prices of calls) {
-        await withTransaction(database, async (tx) => {
-          const rows = prices.map((p): CopyValue[] => [
-            p.priceTime, ids.get(p.coinType)!, Math.floor(p.fetchedAt.getTime() / 1000) - Math.floor(p.priceTime.getTime() / 1000),
-            sources.get(p.source!)!, p.price, p.price24hAgo,
-          ]);
-          await copyInto(tx.sql, 'token_price_points', ['price_time', 'token_id', 'fetch_delay_s', 'source_id', 'price', 'price_24h_ago'], copyText(rows));
-        });
-      }
+      await work();
       return performance.now() - started;
     };
-    const writePath = async () => {
-      const started = performance.now();
-      for (const prices of calls) await withTransaction(database, (tx) => writeTokenPrices(tx, normalized(prices)));
-      return performance.now() - started;
-    };
-
-    const copyTimes: number[] = [];
-    const newTimes: number[] = [];
-    const storedTimes: number[] = [];
-    for (let round = 0; round < rounds; round++) {
-      await reset();
-      copyTimes.push(await plainCopy());
-      await reset();
-      newTimes.push(await writePath());
-      storedTimes.push(await writePath());
+    const totals = { copyA: 0, fresh: 0, copyB: 0, stored: 0 };
+    for (let i = 0; i < writes.length; i++) {
+      totals.copyA += await time(() => withTransaction(database, (tx) => copyInto(tx.sql, 'token_price_points_copy_a', columns, copyText(storedForms[i]!))));
+      totals.fresh += await time(() => withTransaction(database, (tx) => writeTokenPrices(tx, inputs[i]!)));
     }
-    const copy = median(copyTimes);
-    const rate = (ms: number) => `${Math.round((calls.length * perCall) / (ms / 1000))} prices/s`;
+    for (let i = 0; i < writes.length; i++) {
+      totals.copyB += await time(() => withTransaction(database, (tx) => copyInto(tx.sql, 'token_price_points_copy_b', columns, copyText(storedForms[i]!))));
+      totals.stored += await time(() => withTransaction(database, (tx) => writeTokenPrices(tx, inputs[i]!)));
+    }
+    const rows = writes.length * perWrite;
+    const rate = (ms: number) => `${Math.round(rows / (ms / 1000))} prices/s`;
     console.log(
-      `speed ${calls.length * perCall} prices, ${perCall} per write: plain COPY ${rate(copy)}; ` +
-      `write path, new ${rate(median(newTimes))} (${(copy / median(newTimes)).toFixed(2)} of COPY), ` +
-      `all stored ${rate(median(storedTimes))} (${(copy / median(storedTimes)).toFixed(2)} of COPY)`,
+      `speed ${label}: ${rows} prices in writes of ${perWrite}: plain COPY ${rate(totals.copyA)}; write path new ${rate(totals.fresh)} ` +
+      `(${(totals.copyA / totals.fresh).toFixed(2)} of COPY); plain COPY again ${rate(totals.copyB)}, write path all stored ${rate(totals.stored)} ` +
+      `(${(totals.copyB / totals.stored).toFixed(2)} of COPY)`,
     );
   });
 }
@@ -168,7 +163,8 @@ if (!only || only === 'size') {
   await measureSize(1000, 1000, 10);
 }
 if (!only || only === 'speed') {
-  await measureSpeed(500_000, 100_000);
-  await measureSpeed(200_000, 10_000);
-  await measureSpeed(50_000, 50);
+  for (let round = 1; round <= 3; round++) {
+    await measureSpeed(`bulk, round ${round}`, 1_000_000, 10_000, 1000);
+    await measureSpeed(`job-size, round ${round}`, 100_000, 50, 50);
+  }
 }

@@ -74,15 +74,15 @@ describe('writeTokenPrices', () => {
     expect(corrected).toEqual({ source: 'cetus' });
   });
 
-  it('falls back from the optimistic COPY when a stored price sits inside the batch', async () => {
-    const result = await write([
-      entry('0x2::sui::SUI', 2.9, minute(-40)), // new, first by key
-      entry('0x2::sui::SUI', 3.21, minute(1)), // stored: the COPY fails on it
-      entry(USDC, 1, minute(40)), // new, last by key
-    ], minute(41), 'overlap');
-    expect(result.byTable.token_prices).toBe(2);
-    const rows = await database.sql`select coin_type, price from token_prices where price_time in (${minute(-40)}, ${minute(1)}, ${minute(40)}) order by price_time, coin_type`;
-    expect(rows.map((r) => r.price)).toEqual(['2.9', '3.21', '0.9999', '1']);
+  it('falls back from the optimistic COPY when a stored price sits inside a large batch', async () => {
+    const coin = '0xfa11::back::BACK';
+    const at = (i: number) => new Date(Date.UTC(2026, 6, 1) + i * 60_000);
+    await write([entry(coin, '7', at(300))], minute(41), 'fallback-1');
+    // 601 prices, the first and the last new: the COPY is tried and fails on the stored one.
+    const result = await write(Array.from({ length: 601 }, (_, i) => entry(coin, i === 300 ? '7' : '8', at(i))), minute(41), 'fallback-2');
+    expect(result.byTable.token_prices).toBe(600);
+    const rows = await database.sql`select price, count(*)::int as n from token_prices where coin_type like '%::back::BACK' group by price order by price`;
+    expect(rows).toEqual([{ price: '7', n: 1 }, { price: '8', n: 600 }]);
   });
 
   it('merges a large batch (through a staging table) with the same outcome', async () => {
@@ -105,7 +105,7 @@ describe('writeTokenPrices', () => {
     const [latest] = await database.sql`select price, price_time from latest_token_prices where coin_type = ${SUI}`;
     expect(latest).toEqual({ price: '3.4', price_time: minute(5) });
     const [token] = await database.sql`select first_seen_at, last_seen_at from tokens where coin_type = ${SUI}`;
-    expect(token).toEqual({ first_seen_at: minute(-40), last_seen_at: minute(5) });
+    expect(token).toEqual({ first_seen_at: minute(-30), last_seen_at: minute(5) });
   });
 
   it('writes prices years in the past, creating their month partitions on demand', async () => {

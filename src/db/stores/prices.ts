@@ -9,6 +9,8 @@ import { recordTokens } from './token-catalog.js';
 
 const POINT_COLUMNS = ['price_time', 'token_id', 'fetch_delay_s', 'source_id', 'price', 'price_24h_ago'] as const;
 const UNIQUE_VIOLATION = '23505';
+/** Up to this many points a write is a merge from arrays straight away, without trying a COPY first. */
+const DIRECT_MERGE_MAX_ROWS = 500;
 /** Up to this many points a merge passes them as arrays; beyond, through a staging table. */
 const ARRAY_MERGE_MAX_ROWS = 10_000;
 /** "no partition of relation ... found for row": another process detached a partition we cached. */
@@ -40,7 +42,8 @@ export async function writeTokenPrices(tx: Tx, normalized: NormalizedTokenPrices
 }
 
 async function writePoints(tx: Tx, points: CopyValue[][]): Promise<number> {
-  if (await anyStored(tx.sql, points)) return mergePoints(tx.sql, points);
+  // A price job's batch (50 tokens): one statement beats a probe, a savepoint and a COPY.
+  if (points.length <= DIRECT_MERGE_MAX_ROWS || (await anyStored(tx.sql, points))) return mergePoints(tx.sql, points);
   const text = copyText(points);
   try {
     await tx.savepoint((sp) => copyInto(sp, 'token_price_points', POINT_COLUMNS, text));
@@ -87,22 +90,31 @@ function pointsAsArrays(sql: TransactionSql, points: CopyValue[][]) {
     as k(price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago)`;
 }
 
+/**
+ * One pass over the stored rows decides each incoming row: new (inserted), stored and different
+ * (updated), or stored and the same (left alone, not even locked). The update then joins only
+ * the rows that differ.
+ */
 async function mergeFrom(sql: TransactionSql, source: ReturnType<TransactionSql>): Promise<number> {
   const [row] = await sql<{ written: number }[]>`
-    with incoming as materialized (select * from ${source} as s),
+    with matched as materialized (
+      select i.*, p.token_id is not null as stored,
+             (p.price, p.price_24h_ago, p.source_id) is distinct from (i.price, i.price_24h_ago, i.source_id) as differs
+      from ${source} as i
+      left join token_price_points p on p.token_id = i.token_id and p.price_time = i.price_time
+    ),
     updated as (
       update token_price_points p
-      set price = i.price, price_24h_ago = i.price_24h_ago, source_id = i.source_id, fetch_delay_s = i.fetch_delay_s
-      from incoming i
-      where p.token_id = i.token_id and p.price_time = i.price_time
-        and (p.price, p.price_24h_ago, p.source_id) is distinct from (i.price, i.price_24h_ago, i.source_id)
+      set price = m.price, price_24h_ago = m.price_24h_ago, source_id = m.source_id, fetch_delay_s = m.fetch_delay_s
+      from matched m
+      where m.stored and m.differs and p.token_id = m.token_id and p.price_time = m.price_time
       returning 1
     ),
     inserted as (
       insert into token_price_points (price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago)
-      select i.price_time, i.token_id, i.fetch_delay_s, i.source_id, i.price, i.price_24h_ago
-      from incoming i
-      where not exists (select 1 from token_price_points p where p.token_id = i.token_id and p.price_time = i.price_time)
+      select m.price_time, m.token_id, m.fetch_delay_s, m.source_id, m.price, m.price_24h_ago
+      from matched m
+      where not m.stored
       on conflict do nothing
       returning 1
     )
