@@ -1,0 +1,60 @@
+/**
+ * `npm run bench [-- scenario...]`: the benchmarks of docs/benchmarks.md against the simulated
+ * upstream and the local Postgres and Redis (own databases, own Redis prefix). Prints a table and
+ * appends one JSON object per scenario to bench/results/results.jsonl.
+ */
+import { Redis } from 'ioredis';
+import postgres from 'postgres';
+import { addressesScenario } from './scenarios/addresses.js';
+import { backfillScenario } from './scenarios/backfill.js';
+import { pricesScenario } from './scenarios/prices.js';
+import { storageScenario } from './scenarios/storage.js';
+import { writePathScenario } from './scenarios/write-path.js';
+import { appendResult, commitOf, formatTable, machineOf, type ScenarioResult } from './support/report.js';
+import type { Scenario } from './support/scenario.js';
+import { benchServices } from './support/services.js';
+
+const SCENARIOS: Scenario[] = [pricesScenario, addressesScenario, writePathScenario, backfillScenario, storageScenario];
+
+async function versions(adminUrl: string, redisUrl: string): Promise<{ postgres: string; redis: string }> {
+  const sql = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  try {
+    const [row] = await sql<{ version: string }[]>`select current_setting('server_version') as version`;
+    const info = await redis.info('server');
+    return { postgres: row!.version, redis: /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown' };
+  } finally {
+    await sql.end();
+    redis.disconnect();
+  }
+}
+
+async function main(): Promise<void> {
+  const names = process.argv.slice(2).filter((arg) => arg !== '--');
+  if (names.includes('--help') || names.includes('-h')) {
+    console.log(`usage: npm run bench [-- <scenario>...]\n\n${SCENARIOS.map((s) => `  ${s.name.padEnd(12)} ${s.description}`).join('\n')}`);
+    return;
+  }
+  const unknown = names.filter((name) => !SCENARIOS.some((s) => s.name === name));
+  if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}: choose from ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  const selected = names.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => names.includes(s.name));
+  const services = benchServices();
+  const machine = machineOf(...Object.values(await versions(services.adminUrl, services.redisUrl)) as [string, string]);
+  const commit = commitOf();
+  const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+  log(`commit ${commit}, ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, PostgreSQL ${machine.postgres}, Redis ${machine.redis}`);
+  const results: ScenarioResult[] = [];
+  for (const scenario of selected) {
+    log(`${scenario.name}: ${scenario.description}`);
+    const started = performance.now();
+    const result = await scenario.run({ services, log });
+    const seconds = (performance.now() - started) / 1000;
+    log(`${scenario.name}: done in ${seconds.toFixed(1)} s`);
+    results.push(result);
+    await appendResult(result, { machine, commit, date: new Date().toISOString(), seconds });
+  }
+  console.log(formatTable(results));
+  for (const result of results) for (const note of result.notes) console.log(`  ${result.scenario}: ${note}`);
+}
+
+await main();

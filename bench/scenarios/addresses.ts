@@ -1,0 +1,106 @@
+import { addWatchedAddresses } from '../../src/db/index.js';
+import { produceTick } from '../../src/scheduler/producer.js';
+import { waitForTicks } from '../../src/scheduler/run-cycle.js';
+import type { Figure } from '../support/report.js';
+import { achievedRate, createBenchPipeline, UPSTREAM_RPS, WORLD_TIME, type BenchPipeline } from '../support/pipeline.js';
+import { benchAddress, MB, round, type Scenario } from '../support/scenario.js';
+import { tickRuns } from '../support/tick-runs.js';
+import { startWorkers } from '../support/worker-processes.js';
+
+const SIZES = [2_000, 10_000] as const;
+const TICK_MS = 15 * 60_000;
+
+interface CycleFigures {
+  addresses: number;
+  requests: number;
+  rateLimited: number;
+  perSecond: number;
+  maxInTrailingSecond: number;
+  wallSeconds: number;
+  rowsWritten: number;
+  succeeded: number;
+  peakRss: number[];
+}
+
+/** One positions + NFT tick of every watched address, through two fresh worker processes. */
+async function runCycle(pipeline: BenchPipeline, addresses: number, tick: Date, log: (message: string) => void): Promise<CycleFigures> {
+  const { database, simulator, queues } = pipeline;
+  const workers = await startWorkers(2, pipeline.env, queues, ['positions', 'nfts']);
+  let peakRss: number[];
+  const started = new Date();
+  try {
+    simulator.resetStats();
+    log(`addresses: ${addresses} addresses, positions and NFTs at ${tick.toISOString()}`);
+    await produceTick(pipeline, 'positions', tick);
+    await produceTick(pipeline, 'nfts', tick);
+    const complete = await waitForTicks(pipeline, {
+      streams: [{ stream: 'positions', tick }, { stream: 'nfts', tick }],
+      queues: ['positions', 'nfts'],
+    });
+    if (!complete) throw new Error(`the tick did not complete: ${workers.output()}`);
+    peakRss = await workers.peakRss();
+  } finally {
+    await workers.stop();
+  }
+  const runs = await tickRuns(database.sql, ['positions', 'nfts'], tick);
+  const rate = achievedRate(simulator);
+  return {
+    addresses,
+    requests: rate.requests,
+    rateLimited: rate.rateLimited,
+    perSecond: rate.perSecond,
+    maxInTrailingSecond: rate.maxInTrailingSecond,
+    wallSeconds: (runs.lastCommitAt!.getTime() - started.getTime()) / 1000,
+    rowsWritten: runs.rowsWritten,
+    succeeded: runs.succeeded,
+    peakRss,
+  };
+}
+
+/** 2,000 then 10,000 watched addresses (10 positions, 5 NFT collections each) at UPSTREAM_RPS=200. */
+export const addressesScenario: Scenario = {
+  name: 'addresses',
+  description: 'positions + NFTs of 2,000 then 10,000 addresses at UPSTREAM_RPS=200, two worker processes: rate use, 429s, rows/s, peak RSS, growth',
+  async run({ services, log }) {
+    const pipeline = await createBenchPipeline(services, 'addresses');
+    try {
+      const cycles: CycleFigures[] = [];
+      let watched = 0;
+      for (const [index, size] of SIZES.entries()) {
+        for (; watched < size; watched += 1000) {
+          await addWatchedAddresses(pipeline.database, Array.from({ length: Math.min(1000, size - watched) }, (_, i) => benchAddress(watched + i)), {});
+        }
+        cycles.push(await runCycle(pipeline, size, new Date(WORLD_TIME + index * TICK_MS), log));
+      }
+      const figures: Figure[] = [];
+      for (const cycle of cycles) {
+        const n = cycle.addresses.toLocaleString('en-US');
+        figures.push(
+          { name: `${n}: achieved rate / limit`, value: round(cycle.perSecond / UPSTREAM_RPS), unit: '', target: { op: '>=', value: 0.95 } },
+          { name: `${n}: 429s received`, value: cycle.rateLimited, unit: '', target: { op: '<=', value: 0 } },
+          { name: `${n}: peak RSS, largest worker`, value: round(Math.max(...cycle.peakRss) / MB, 0), unit: 'MB', target: { op: '<=', value: 256 } },
+          { name: `${n}: upstream requests`, value: cycle.requests, unit: '', target: { op: '==', value: 2 * cycle.addresses } },
+          { name: `${n}: achieved requests per second`, value: round(cycle.perSecond, 1), unit: 'req/s' },
+          { name: `${n}: most requests in a trailing second`, value: cycle.maxInTrailingSecond, unit: '' },
+          { name: `${n}: wall time`, value: round(cycle.wallSeconds, 1), unit: 's' },
+          { name: `${n}: rows written per second`, value: Math.round(cycle.rowsWritten / cycle.wallSeconds), unit: 'rows/s' },
+          { name: `${n}: jobs succeeded`, value: cycle.succeeded, unit: '', target: { op: '==', value: 2 * cycle.addresses } },
+        );
+      }
+      const [small, large] = cycles;
+      figures.unshift({ name: 'wall time 10,000 / 2,000', value: round(large!.wallSeconds / small!.wallSeconds, 2), unit: '×', target: { op: '<=', value: 5.2 } });
+      return {
+        scenario: 'addresses',
+        figures,
+        notes: [
+          `two \`chaintap worker\` processes (UPSTREAM_RPS=${UPSTREAM_RPS}, UPSTREAM_CONCURRENCY=${pipeline.env.UPSTREAM_CONCURRENCY}, DATABASE_POOL_SIZE=${pipeline.env.DATABASE_POOL_SIZE ?? 10}), started fresh for each size`,
+          'wall time: producer enqueueing the tick to the last job commit; rate: requests at the simulator over the span from its first to its last request',
+          'the 10,000 tick is written on top of the 2,000 tick (same database): the first 2,000 addresses update their positions',
+          'peak RSS: VmHWM of each worker process (the node process itself)',
+        ],
+      };
+    } finally {
+      await pipeline.close();
+    }
+  },
+};

@@ -1,0 +1,31 @@
+import type { ScenarioResult } from './report.js';
+import type { BenchServices } from './services.js';
+
+export interface ScenarioContext {
+  services: BenchServices;
+  /** Progress on stderr (the table goes to stdout). */
+  log(message: string): void;
+}
+
+export interface Scenario {
+  name: string;
+  /** One line: what it measures. */
+  description: string;
+  run(context: ScenarioContext): Promise<ScenarioResult>;
+}
+
+/** Deterministic test inputs: the i-th watched address and coin type. */
+export function benchAddress(i: number): string {
+  return `0x${(0xbe000000 + i).toString(16).padStart(64, '0')}`;
+}
+
+export function benchCoinType(i: number): string {
+  return `0x${(0xc0000 + i).toString(16).padStart(64, '0')}::bench${i}::BENCH${i}`;
+}
+
+export function round(value: number, digits = 3): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+export const MB = 1024 * 1024;

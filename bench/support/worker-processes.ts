@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { Queues } from '../../src/queue/queues.js';
+
+const CLI = fileURLToPath(new URL('../../bin/chaintap.mjs', import.meta.url));
+
+export interface WorkerProcesses {
+  pids: number[];
+  /** Peak resident set size (VmHWM) of each worker process so far, in bytes. */
+  peakRss(): Promise<number[]>;
+  /** SIGTERM, then SIGKILL after the timeout; resolves when every one has exited. */
+  stop(): Promise<void>;
+  /** What the processes wrote to stderr (warnings and errors at LOG_LEVEL=warn). */
+  output(): string;
+}
+
+/**
+ * Node flags of the chaintap processes: the heap limit the Dockerfile sets (NODE_OPTIONS), which
+ * keeps V8 from growing a worker's heap far past its live set (about 50 MB at 96 jobs in flight)
+ * on a machine with memory to spare. BENCH_NODE_ARGS replaces them, e.g. with
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the workers, or nothing (`BENCH_NODE_ARGS=" "`).
+ */
+export const DEFAULT_NODE_ARGS = ['--max-old-space-size=192'];
+
+export function nodeArgs(): string[] {
+  const given = process.env.BENCH_NODE_ARGS;
+  return given === undefined ? DEFAULT_NODE_ARGS : given.split(/\s+/).filter(Boolean);
+}
+
+/** Runs `chaintap <args>` as a node process of its own (no npm/npx wrapper: its pid is the worker's). */
+export function spawnChaintap(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [...nodeArgs(), CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/**
+ * Starts `count` `chaintap worker` processes and waits until every one has a BullMQ worker on each
+ * of `queues` (counted by Redis client names), so that timing starts with every worker ready.
+ */
+export async function startWorkers(count: number, env: Record<string, string>, queues: Queues, queueNames: (keyof Queues)[]): Promise<WorkerProcesses> {
+  const children = Array.from({ length: count }, () => spawnChaintap(['worker'], env));
+  let stderr = '';
+  for (const child of children) {
+    child.stderr?.on('data', (chunk) => (stderr = (stderr + String(chunk)).slice(-20_000)));
+    child.stdout?.resume();
+  }
+  const processes: WorkerProcesses = {
+    pids: children.map((child) => child.pid!),
+    peakRss: () => Promise.all(children.map((child) => peakRssOf(child.pid!))),
+    output: () => stderr,
+    async stop() {
+      await Promise.all(children.map((child) => stopChild(child, 30_000)));
+    },
+  };
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const exited = children.find((child) => child.exitCode !== null);
+    if (exited) throw new Error(`a worker process exited with ${exited.exitCode}: ${stderr}`);
+    const counts = await Promise.all(queueNames.map((name) => queues[name].getWorkersCount()));
+    if (counts.every((n) => n >= count)) return processes;
+    if (Date.now() > deadline) {
+      await processes.stop();
+      throw new Error(`worker processes not ready after 60 s: ${stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** VmHWM of /proc/<pid>/status, in bytes. */
+export async function peakRssOf(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status);
+  if (!match) throw new Error(`no VmHWM in /proc/${pid}/status`);
+  return Number(match[1]) * 1024;
+}
+
+export function stopChild(child: ChildProcess, timeoutMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { achievedRate } from '../../bench/support/pipeline.js';
+import { normalizedPrices, priceRows, PRICES_START } from '../../bench/support/price-rows.js';
+import { formatTable, meetsTarget } from '../../bench/support/report.js';
+import { bytesGrown, tableBytes, tablesBytes } from '../../bench/support/storage-size.js';
+import { ensurePartitions, withTransaction, writeTokenPrices } from '../../src/db/index.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+// A fast check of the benchmark's own code paths (the benchmark itself runs with `npm run bench`).
+
+describe('bytes on disk of a partitioned table', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await ensurePartitions(database, { from: new Date(PRICES_START), to: new Date(PRICES_START) });
+  });
+  afterAll(() => database.drop());
+
+  it('counts the heap and indexes of every partition, and what a write adds', async () => {
+    const empty = await tablesBytes(database.sql, ['token_price_points', 'token_catalog']);
+    expect(empty.token_price_points!.heap).toBe(0);
+    await withTransaction(database, (tx) => writeTokenPrices(tx, normalizedPrices(priceRows(0, 50, 0, 20))));
+    const [row] = await database.sql<{ n: number }[]>`select count(*)::int as n from token_price_points`;
+    expect(row!.n).toBe(1000);
+    const written = await tableBytes(database.sql, 'token_price_points');
+    // At least the 1,000 rows' data (about 60 bytes each) in the heap, and an index entry each.
+    expect(written.heap).toBeGreaterThanOrEqual(1000 * 50);
+    expect(written.indexes).toBeGreaterThan(empty.token_price_points!.indexes);
+    expect(written.total).toBe(written.heap + written.toast + written.indexes);
+    const grown = bytesGrown(empty, { token_price_points: written, token_catalog: await tableBytes(database.sql, 'token_catalog') });
+    expect(grown.token_price_points).toBe(written.total - empty.token_price_points!.total);
+    expect(grown.token_catalog).toBeGreaterThan(0);
+  });
+});
+
+describe('the achieved rate at the simulator', () => {
+  let simulator: RunningSimulator;
+  beforeAll(async () => {
+    simulator = await startSimulator({ apiKey: 'bench-test-key', faults: { rateLimitRps: 2 } });
+  });
+  afterAll(() => simulator.close());
+
+  it('is requests over the span from the first to the last, with the 429s counted', async () => {
+    expect(achievedRate(simulator)).toMatchObject({ requests: 0, perSecond: 0, rateLimited: 0 });
+    const call = () => fetch(`${simulator.url}/v2/defi/protocols`, { headers: { 'x-api-key': 'bench-test-key' } }).then((r) => r.text());
+    await call();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await call();
+    await call();
+    const rate = achievedRate(simulator);
+    expect(rate).toMatchObject({ requests: 3, rateLimited: 1, maxInTrailingSecond: 3 });
+    expect(rate.spanSeconds).toBeGreaterThanOrEqual(0.19);
+    expect(rate.perSecond).toBeCloseTo(2 / rate.spanSeconds, 6);
+  });
+});
+
+describe('the report', () => {
+  it('checks targets and prints one line per figure', () => {
+    expect(meetsTarget({ name: 'a', value: 0.96, unit: '', target: { op: '>=', value: 0.95 } })).toBe(true);
+    expect(meetsTarget({ name: 'b', value: 3, unit: '', target: { op: '<=', value: 0 } })).toBe(false);
+    expect(meetsTarget({ name: 'c', value: 100, unit: '', target: { op: '==', value: 100 } })).toBe(true);
+    expect(meetsTarget({ name: 'd', value: 1, unit: '' })).toBeNull();
+    const table = formatTable([{ scenario: 'x', notes: [], figures: [
+      { name: 'ratio', value: 0.5, unit: '', target: { op: '>=', value: 0.8 } },
+      { name: 'rows', value: 123456, unit: 'rows/s' },
+    ] }]);
+    expect(table.split('\n')).toEqual([
+      expect.stringMatching(/^scenario\s+figure\s+measured\s+target$/),
+      expect.stringMatching(/^-+/),
+      expect.stringMatching(/^x\s+ratio\s+0\.500\s+≥ 0\.800\s+MISSED$/),
+      expect.stringMatching(/^x\s+rows\s+123,456 rows\/s$/),
+    ]);
+  });
+});
