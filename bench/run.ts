@@ -3,6 +3,7 @@
  * upstream and the local Postgres and Redis (own databases, own Redis prefix). Prints a table and
  * appends one JSON object per scenario to bench/results/results.jsonl.
  */
+import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { addressesScenario } from './scenarios/addresses.js';
@@ -29,6 +30,8 @@ async function versions(adminUrl: string, redisUrl: string): Promise<{ postgres:
   }
 }
 
+const loadAverage = () => loadavg().map((load) => Math.round(load * 100) / 100);
+
 async function main(): Promise<void> {
   const names = process.argv.slice(2).filter((arg) => arg !== '--');
   if (names.includes('--help') || names.includes('-h')) {
@@ -47,11 +50,13 @@ async function main(): Promise<void> {
   for (const scenario of selected) {
     log(`${scenario.name}: ${scenario.description}`);
     const started = performance.now();
+    const before = loadAverage();
     const result = await scenario.run({ services, log });
     const seconds = (performance.now() - started) / 1000;
-    log(`${scenario.name}: done in ${seconds.toFixed(1)} s`);
+    const after = loadAverage();
+    log(`${scenario.name}: done in ${seconds.toFixed(1)} s (load average ${before.join(' ')} before, ${after.join(' ')} after)`);
     results.push(result);
-    await appendResult(result, { machine, commit, date: new Date().toISOString(), seconds });
+    await appendResult(result, { machine, commit, date: new Date().toISOString(), seconds, loadAverage: { before, after } });
   }
   console.log(formatTable(results));
   for (const result of results) for (const note of result.notes) console.log(`  ${result.scenario}: ${note}`);

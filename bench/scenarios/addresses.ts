@@ -29,7 +29,7 @@ async function runCycle(pipeline: BenchPipeline, addresses: number, tick: Date, 
   let peakRss: number[];
   const started = new Date();
   try {
-    simulator.resetStats();
+    await simulator.resetStats();
     log(`addresses: ${addresses} addresses, positions and NFTs at ${tick.toISOString()}`);
     await produceTick(pipeline, 'positions', tick);
     await produceTick(pipeline, 'nfts', tick);
@@ -43,7 +43,7 @@ async function runCycle(pipeline: BenchPipeline, addresses: number, tick: Date, 
     await workers.stop();
   }
   const runs = await tickRuns(database.sql, ['positions', 'nfts'], tick);
-  const rate = achievedRate(simulator);
+  const rate = achievedRate(await simulator.stats());
   return {
     addresses,
     requests: rate.requests,

@@ -18,7 +18,7 @@ export const backfillScenario: Scenario = {
     try {
       const { database, simulator } = pipeline;
       await addWatchedTokens(database, Array.from({ length: TOKENS }, (_, i) => benchCoinType(i)));
-      simulator.resetStats();
+      await simulator.resetStats();
       log(`backfill: ${FROM.toISOString()} to ${TO.toISOString()} every hour, ${TOKENS} tokens`);
       const started = performance.now();
       const child = spawnChaintap(['backfill', 'prices', '--from', FROM.toISOString(), '--to', TO.toISOString(), '--interval', '1h'], pipeline.env);
@@ -35,7 +35,7 @@ export const backfillScenario: Scenario = {
       const seconds = (performance.now() - started) / 1000;
       if (code !== 0) throw new Error(`chaintap backfill exited with ${code}: ${output}`);
       const [stored] = await database.sql<{ n: number }[]>`select count(*)::int as n from token_price_points`;
-      const rate = achievedRate(simulator);
+      const rate = achievedRate(await simulator.stats());
       const steps = DAYS * 24;
       return {
         scenario: 'backfill',

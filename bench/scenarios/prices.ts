@@ -24,7 +24,7 @@ export const pricesScenario: Scenario = {
       const tick = new Date(WORLD_TIME);
       const started = new Date();
       try {
-        simulator.resetStats();
+        await simulator.resetStats();
         log(`prices: one tick of ${TOKENS} tokens`);
         await produceTick(pipeline, 'prices', tick);
         const complete = await waitForTicks(pipeline, { streams: [{ stream: 'prices', tick }], queues: ['prices'] });
@@ -35,7 +35,7 @@ export const pricesScenario: Scenario = {
       }
       const runs = await tickRuns(database.sql, ['prices'], tick);
       const [stored] = await database.sql<{ n: number }[]>`select count(*)::int as n from token_price_points`;
-      const rate = achievedRate(simulator);
+      const rate = achievedRate(await simulator.stats());
       const seconds = (runs.lastCommitAt!.getTime() - started.getTime()) / 1000;
       return {
         scenario: 'prices',

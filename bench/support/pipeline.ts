@@ -5,9 +5,10 @@ import { createMetrics } from '../../src/ops/metrics.js';
 import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
 import { createRedisConnection } from '../../src/queue/redis-connection.js';
 import { createTickTracker, type TickTracker } from '../../src/queue/tick-tracker.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import type { SimulatorStats } from '../../src/simulator/index.js';
 import type { Redis } from 'ioredis';
 import { benchRedisPrefix, createBenchDatabase, deleteRedisKeys, type BenchDatabase, type BenchServices } from './services.js';
+import { startSimulatorProcess, type SimulatorProcess } from './simulator-process.js';
 
 export const BENCH_API_KEY = 'bench-key-5c1e7a';
 /** A fixed world time: every run asks the simulated upstream about the same world. */
@@ -18,7 +19,7 @@ export const UPSTREAM_LATENCY_MS = 50;
 
 export interface BenchPipeline {
   database: BenchDatabase;
-  simulator: RunningSimulator;
+  simulator: SimulatorProcess;
   /** The producer side, in this process: the same queues and tick tracker the scheduler uses. */
   context: Context;
   queues: Queues;
@@ -30,18 +31,18 @@ export interface BenchPipeline {
 }
 
 /**
- * A database, a Redis prefix and a simulated upstream (in this process: it answers 5,000+ requests
- * per second, far above the 200 asked of it) with 50 ms latency that answers 429 past exactly
- * UPSTREAM_RPS requests in any trailing second.
+ * A database, a Redis prefix and a simulated upstream (a process of its own: it answers 5,000+
+ * requests per second, far above the 200 asked of it) with 50 ms latency that answers 429 past
+ * exactly UPSTREAM_RPS requests in any trailing second.
  */
 export async function createBenchPipeline(services: BenchServices, label: string, settings: Record<string, string> = {}): Promise<BenchPipeline> {
   const database = await createBenchDatabase(services, label);
   const prefix = benchRedisPrefix();
-  const simulator = await startSimulator({
+  const simulator = await startSimulatorProcess({
     apiKey: BENCH_API_KEY,
     fixedTimeMs: WORLD_TIME,
-    faultSeed: 1,
-    faults: { latencyMs: UPSTREAM_LATENCY_MS, rateLimitRps: UPSTREAM_RPS },
+    latencyMs: UPSTREAM_LATENCY_MS,
+    rateLimitRps: UPSTREAM_RPS,
   });
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
@@ -81,8 +82,7 @@ export async function createBenchPipeline(services: BenchServices, label: string
 }
 
 /** The achieved request rate at the simulator: requests over the span from the first to the last. */
-export function achievedRate(simulator: RunningSimulator): { requests: number; spanSeconds: number; perSecond: number; rateLimited: number; maxInTrailingSecond: number } {
-  const stats = simulator.stats();
+export function achievedRate(stats: SimulatorStats): { requests: number; spanSeconds: number; perSecond: number; rateLimited: number; maxInTrailingSecond: number } {
   const spanSeconds = stats.firstRequestAt !== null && stats.lastRequestAt !== null ? (stats.lastRequestAt - stats.firstRequestAt) / 1000 : 0;
   return {
     requests: stats.requests,

@@ -65,7 +65,10 @@ export function commitOf(): string {
 const RESULTS = fileURLToPath(new URL('../results/results.jsonl', import.meta.url));
 
 /** Appends one JSON object per scenario to bench/results/results.jsonl. */
-export async function appendResult(result: ScenarioResult, context: { machine: Machine; commit: string; date: string; seconds: number }): Promise<void> {
+export async function appendResult(
+  result: ScenarioResult,
+  context: { machine: Machine; commit: string; date: string; seconds: number; loadAverage: { before: number[]; after: number[] } },
+): Promise<void> {
   await mkdir(new URL('../results/', import.meta.url), { recursive: true });
   const record = {
     scenario: result.scenario,
@@ -73,6 +76,8 @@ export async function appendResult(result: ScenarioResult, context: { machine: M
     commit: context.commit,
     machine: context.machine,
     seconds: Math.round(context.seconds * 10) / 10,
+    // 1, 5 and 15 minute load averages: other work on the machine shows here.
+    loadAverage: context.loadAverage,
     figures: result.figures.map((figure) => ({ ...figure, met: meetsTarget(figure) })),
     notes: result.notes,
   };

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Queues } from '../../src/queue/queues.js';
 
@@ -28,9 +29,13 @@ export function nodeArgs(): string[] {
   return given === undefined ? DEFAULT_NODE_ARGS : given.split(/\s+/).filter(Boolean);
 }
 
-/** Runs `chaintap <args>` as a node process of its own (no npm/npx wrapper: its pid is the worker's). */
+/**
+ * Runs `chaintap <args>` as a node process of its own (no npm/npx wrapper: its pid is the worker's),
+ * with only the given settings: it starts in the temporary directory, where no `.env` adds others.
+ */
 export function spawnChaintap(args: string[], env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, [...nodeArgs(), CLI, ...args], {
+    cwd: tmpdir(),
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -42,13 +42,13 @@ describe('the achieved rate at the simulator', () => {
   afterAll(() => simulator.close());
 
   it('is requests over the span from the first to the last, with the 429s counted', async () => {
-    expect(achievedRate(simulator)).toMatchObject({ requests: 0, perSecond: 0, rateLimited: 0 });
+    expect(achievedRate(simulator.stats())).toMatchObject({ requests: 0, perSecond: 0, rateLimited: 0 });
     const call = () => fetch(`${simulator.url}/v2/defi/protocols`, { headers: { 'x-api-key': 'bench-test-key' } }).then((r) => r.text());
     await call();
     await new Promise((resolve) => setTimeout(resolve, 200));
     await call();
     await call();
-    const rate = achievedRate(simulator);
+    const rate = achievedRate(simulator.stats());
     expect(rate).toMatchObject({ requests: 3, rateLimited: 1, maxInTrailingSecond: 3 });
     expect(rate.spanSeconds).toBeGreaterThanOrEqual(0.19);
     expect(rate.perSecond).toBeCloseTo(2 / rate.spanSeconds, 6);

@@ -1,0 +1,59 @@
+import type { SimulatorStats } from '../../src/simulator/index.js';
+import { spawnChaintap, stopChild } from './worker-processes.js';
+
+/** `chaintap simulate` as a process of its own, read and reset through its /_simulator/ endpoints. */
+export interface SimulatorProcess {
+  url: string;
+  pid: number;
+  stats(): Promise<SimulatorStats>;
+  resetStats(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SimulatorProcessSettings {
+  apiKey: string;
+  latencyMs: number;
+  /** Answer 429 past this many requests in any trailing 1000 ms. */
+  rateLimitRps: number;
+  fixedTimeMs: number;
+}
+
+/**
+ * Starts the simulated upstream in its own process, so that nothing the benchmark process does
+ * (enqueueing 20,000 jobs, polling) delays the moment it sees a request arrive: its strict window
+ * counts arrivals as its own event loop gets to them.
+ */
+export async function startSimulatorProcess(settings: SimulatorProcessSettings): Promise<SimulatorProcess> {
+  const child = spawnChaintap(
+    ['simulate', '--port', '0', '--latency-ms', String(settings.latencyMs), '--rate-limit-rps', String(settings.rateLimitRps),
+      '--fixed-time', new Date(settings.fixedTimeMs).toISOString(), '--fault-seed', '1'],
+    { UPSTREAM_API_KEY: settings.apiKey },
+  );
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the simulator did not start: ${output}`)), 30_000);
+    const onData = (chunk: unknown) => {
+      output += String(chunk);
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`the simulator exited with ${code}: ${output}`)));
+  });
+  const control = async (method: 'GET' | 'POST', path: string): Promise<unknown> => {
+    const response = await fetch(`${url}/_simulator/${path}`, { method, headers: { 'x-api-key': settings.apiKey } });
+    if (!response.ok) throw new Error(`simulator ${method} ${path}: HTTP ${response.status}`);
+    return response.json();
+  };
+  return {
+    url,
+    pid: child.pid!,
+    stats: async () => (await control('GET', 'stats')) as SimulatorStats,
+    resetStats: async () => void (await control('POST', 'stats/reset')),
+    close: () => stopChild(child, 10_000),
+  };
+}
