@@ -17,10 +17,11 @@ export interface WorkerProcesses {
 }
 
 /**
- * Node flags of the chaintap processes: the heap limit the Dockerfile sets (NODE_OPTIONS), which
- * keeps V8 from growing a worker's heap far past its live set (about 50 MB at 96 jobs in flight)
- * on a machine with memory to spare. BENCH_NODE_ARGS replaces them, e.g. with
- * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the workers, or nothing (`BENCH_NODE_ARGS=" "`).
+ * Node flags of the chaintap processes: a heap limit, as docs/benchmarks.md recommends for worker
+ * processes (NODE_OPTIONS=--max-old-space-size=192). Without it V8 grows a worker's heap far past its
+ * live set (about 50 MB at 96 jobs in flight) on a machine with memory to spare. BENCH_NODE_ARGS
+ * replaces them, e.g. with `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the workers, or with
+ * nothing (`BENCH_NODE_ARGS=" "`) to measure without the limit.
  */
 export const DEFAULT_NODE_ARGS = ['--max-old-space-size=192'];
 
