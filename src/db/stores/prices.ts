@@ -63,9 +63,9 @@ async function writePoints(tx: Tx, points: CopyValue[][]): Promise<number> {
 async function anyStored(sql: TransactionSql, points: CopyValue[][]): Promise<boolean> {
   const ends = [points[0]!, points[points.length - 1]!];
   const [row] = await sql`
-    select 1 from token_price_points p
-    join unnest(${ends.map((p) => p[1] as number)}::int[], ${ends.map((p) => (p[0] as Date).toISOString())}::timestamptz[]) as k(token_id, price_time)
-      on p.token_id = k.token_id and p.price_time = k.price_time
+    select 1
+    from unnest(${ends.map((p) => p[1] as number)}::int[], ${ends.map((p) => (p[0] as Date).toISOString())}::timestamptz[]) as k(token_id, price_time)
+    cross join lateral (select 1 from token_price_points p where p.token_id = k.token_id and p.price_time = k.price_time) stored
     limit 1`;
   return row !== undefined;
 }
@@ -91,24 +91,22 @@ function pointsAsArrays(sql: TransactionSql, points: CopyValue[][]) {
 }
 
 /**
- * One pass over the stored rows decides each incoming row: new (inserted), stored and different
- * (updated), or stored and the same (left alone, not even locked). The update then joins only
- * the rows that differ.
+ * One pass decides each incoming row: new (inserted here), stored and the same (left alone, not
+ * even locked), or stored and different (returned, then updated by updateChanged). Each row is
+ * looked up by key through a lateral subquery, so that Postgres probes the primary key of the one
+ * partition the row belongs to, whatever the statistics say (with a plain join it may hash the
+ * whole table for a batch of 50).
  */
 async function mergeFrom(sql: TransactionSql, source: ReturnType<TransactionSql>): Promise<number> {
-  const [row] = await sql<{ written: number }[]>`
+  const [row] = await sql<{ inserted: number; changed: ChangedPoints }[]>`
     with matched as materialized (
-      select i.*, p.token_id is not null as stored,
-             (p.price, p.price_24h_ago, p.source_id) is distinct from (i.price, i.price_24h_ago, i.source_id) as differs
+      select i.*, s.stored is not null as stored,
+             (s.price, s.price_24h_ago, s.source_id) is distinct from (i.price, i.price_24h_ago, i.source_id) as differs
       from ${source} as i
-      left join token_price_points p on p.token_id = i.token_id and p.price_time = i.price_time
-    ),
-    updated as (
-      update token_price_points p
-      set price = m.price, price_24h_ago = m.price_24h_ago, source_id = m.source_id, fetch_delay_s = m.fetch_delay_s
-      from matched m
-      where m.stored and m.differs and p.token_id = m.token_id and p.price_time = m.price_time
-      returning 1
+      left join lateral (
+        select true as stored, p.price, p.price_24h_ago, p.source_id
+        from token_price_points p where p.token_id = i.token_id and p.price_time = i.price_time
+      ) s on true
     ),
     inserted as (
       insert into token_price_points (price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago)
@@ -118,8 +116,41 @@ async function mergeFrom(sql: TransactionSql, source: ReturnType<TransactionSql>
       on conflict do nothing
       returning 1
     )
-    select ((select count(*) from updated) + (select count(*) from inserted))::int as written`;
-  return row!.written;
+    select (select count(*) from inserted)::int as inserted,
+           (select json_build_object(
+              'priceTime', coalesce(array_agg(price_time), '{}'), 'tokenId', coalesce(array_agg(token_id), '{}'),
+              'fetchDelay', coalesce(array_agg(fetch_delay_s), '{}'), 'sourceId', coalesce(array_agg(source_id), '{}'),
+              'price', coalesce(array_agg(price::text), '{}'), 'price24hAgo', coalesce(array_agg(price_24h_ago::text), '{}'))
+            from matched where stored and differs) as changed`;
+  return row!.inserted + (await updateChanged(sql, row!.changed));
+}
+
+interface ChangedPoints {
+  priceTime: string[];
+  tokenId: number[];
+  fetchDelay: number[];
+  sourceId: (number | null)[];
+  price: string[];
+  price24hAgo: (string | null)[];
+}
+
+/**
+ * Corrects the stored prices that an answer changed (rare: the upstream revised a price). The
+ * planner is kept from hashing the whole table for the few rows, as in mergeFrom.
+ */
+async function updateChanged(sql: TransactionSql, changed: ChangedPoints): Promise<number> {
+  if (changed.tokenId.length === 0) return 0;
+  await sql`set local enable_hashjoin = off`;
+  await sql`set local enable_mergejoin = off`;
+  const result = await sql`
+    update token_price_points p
+    set price = c.price, price_24h_ago = c.price_24h_ago, source_id = c.source_id, fetch_delay_s = c.fetch_delay_s
+    from unnest(${changed.priceTime}::timestamptz[], ${changed.tokenId}::int[], ${changed.fetchDelay}::int[], ${changed.sourceId}::smallint[],
+                ${changed.price}::numeric[], ${changed.price24hAgo}::numeric[]) as c(price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago)
+    where p.token_id = c.token_id and p.price_time = c.price_time`;
+  await sql`reset enable_hashjoin`;
+  await sql`reset enable_mergejoin`;
+  return result.count;
 }
 
 /**
