@@ -58,7 +58,8 @@ export function startChaintap(name: string, args: string[], env: Record<string, 
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
-          waiters.splice(waiters.findIndex((w) => w.pattern === pattern), 1);
+          const index = waiters.findIndex((w) => w.pattern === pattern);
+          if (index >= 0) waiters.splice(index, 1);
           reject(new Error(`${name}: no line matching ${pattern} within ${timeoutMs} ms; last lines:\n${lines.slice(-20).join('\n')}`));
         }, timeoutMs);
         waiters.push({ pattern, resolve: (line) => (clearTimeout(timer), resolve(line)) });
