@@ -27,8 +27,8 @@ export const SEEDED_TOKENS: SeededToken[] = [
 ];
 
 /**
- * Rows the status page reads, written straight into the real tables (token_price_points behind the
- * token_prices view, with its monthly partition):
+ * Rows the status page reads, written straight into the real tables (token_catalog and
+ * token_price_points behind the tokens and token_prices views, with its monthly partition):
  * two watched tokens with prices over the last 24 hours plus one older price that must stay out of
  * the chart, watermarks for two datasets, failed and retrying runs, and a quarantined payload.
  */
@@ -39,8 +39,8 @@ export async function seedStatusRows(database: Database): Promise<void> {
   for (const token of SEEDED_TOKENS) {
     const points = token.coinType === SUI ? [{ time: old, price: '9.99' }, ...token.prices] : token.prices;
     const [row] = await sql<{ id: number }[]>`
-      insert into tokens (coin_type, symbol, decimals, first_seen_at, last_seen_at, last_price_time)
-      values (${token.coinType}, ${token.symbol}, 9, ${old}, ${SEED_NOW}, ${token.prices.at(-1)!.time})
+      insert into token_catalog (coin_type, symbol, decimals, first_seen_at)
+      values (${token.coinType}, ${token.symbol}, 9, ${old})
       returning id`;
     for (const month of new Set(points.map((point) => point.time.toISOString().slice(0, 7)))) {
       await sql`select chaintap_ensure_month_partition('token_price_points', ${`${month}-01`}::date)`;
