@@ -79,7 +79,7 @@ export const addressesScenario: Scenario = {
           { name: `${n}: achieved rate / limit`, value: round(cycle.perSecond / UPSTREAM_RPS), unit: '', target: { op: '>=', value: 0.95 } },
           { name: `${n}: 429s received`, value: cycle.rateLimited, unit: '', target: { op: '<=', value: 0 } },
           { name: `${n}: peak RSS, largest worker`, value: round(Math.max(...cycle.peakRss) / MB, 0), unit: 'MB', target: { op: '<=', value: 256 } },
-          { name: `${n}: upstream requests`, value: cycle.requests, unit: '', target: { op: '==', value: 2 * cycle.addresses } },
+          { name: `${n}: upstream requests (2 per address, plus 429s retried)`, value: cycle.requests, unit: '' },
           { name: `${n}: achieved requests per second`, value: round(cycle.perSecond, 1), unit: 'req/s' },
           { name: `${n}: most requests in a trailing second`, value: cycle.maxInTrailingSecond, unit: '' },
           { name: `${n}: wall time`, value: round(cycle.wallSeconds, 1), unit: 's' },
