@@ -65,7 +65,7 @@ async function anyStored(sql: TransactionSql, points: CopyValue[][]): Promise<bo
   const [row] = await sql`
     select 1
     from unnest(${ends.map((p) => p[1] as number)}::int[], ${ends.map((p) => (p[0] as Date).toISOString())}::timestamptz[]) as k(token_id, price_time)
-    cross join lateral (select 1 from token_price_points p where p.token_id = k.token_id and p.price_time = k.price_time) stored
+    cross join lateral (select 1 from token_price_points p where p.token_id = k.token_id and p.price_time = k.price_time limit 1) stored
     limit 1`;
   return row !== undefined;
 }
@@ -93,9 +93,9 @@ function pointsAsArrays(sql: TransactionSql, points: CopyValue[][]) {
 /**
  * One pass decides each incoming row: new (inserted here), stored and the same (left alone, not
  * even locked), or stored and different (returned, then updated by updateChanged). Each row is
- * looked up by key through a lateral subquery, so that Postgres probes the primary key of the one
- * partition the row belongs to, whatever the statistics say (with a plain join it may hash the
- * whole table for a batch of 50).
+ * looked up by key through a lateral subquery with LIMIT (which Postgres cannot flatten into a
+ * join), so that it probes the primary key of the one partition the row belongs to, whatever the
+ * statistics say: as a join it may hash the whole table for a batch of 50.
  */
 async function mergeFrom(sql: TransactionSql, source: ReturnType<TransactionSql>): Promise<number> {
   const [row] = await sql<{ inserted: number; changed: ChangedPoints }[]>`
@@ -106,6 +106,7 @@ async function mergeFrom(sql: TransactionSql, source: ReturnType<TransactionSql>
       left join lateral (
         select true as stored, p.price, p.price_24h_ago, p.source_id
         from token_price_points p where p.token_id = i.token_id and p.price_time = i.price_time
+        limit 1
       ) s on true
     ),
     inserted as (
