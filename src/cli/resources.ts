@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Context } from '../context.js';
+import { ChaintapError } from '../errors.js';
 import { createDatabase, type Database } from '../db/client.js';
 import { closeQueues, createQueues, type Queues } from '../queue/queues.js';
 import { checkEvictionPolicy, createRedisConnection } from '../queue/redis-connection.js';
@@ -16,11 +17,22 @@ export interface Resources {
   close(): Promise<void>;
 }
 
+/** How long a command waits for Redis at start before it says so, instead of hanging. */
+const REDIS_READY_TIMEOUT_MS = 10_000;
+
 export async function openResources(context: Context): Promise<Resources> {
   const { options, logger } = context;
-  const database = createDatabase(options.DATABASE_URL, { max: options.DATABASE_POOL_SIZE });
   const redis = createRedisConnection(options.REDIS_URL, 'worker');
+  // ioredis reconnects by itself; without a listener each failed attempt is an unhandled 'error' event.
+  redis.on('error', (error) => logger.warn({ err: error.message }, 'Redis connection error; reconnecting'));
+  try {
+    await waitUntilReady(redis, options.REDIS_URL);
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
   await checkEvictionPolicy(redis, logger);
+  const database = createDatabase(options.DATABASE_URL, { max: options.DATABASE_POOL_SIZE });
   const queues = createQueues(redis, options.QUEUE_PREFIX);
   const tracker = createTickTracker(redis, options.QUEUE_PREFIX);
   return {
@@ -34,6 +46,23 @@ export async function openResources(context: Context): Promise<Resources> {
       await database.close();
     },
   };
+}
+
+function waitUntilReady(redis: Redis, url: string): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      redis.off('ready', onReady);
+      // Host and port only: the URL may carry a password.
+      const { host } = new URL(url);
+      reject(new ChaintapError(`cannot reach Redis at ${host} within ${REDIS_READY_TIMEOUT_MS / 1000} s (REDIS_URL)`));
+    }, REDIS_READY_TIMEOUT_MS);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    redis.once('ready', onReady);
+  });
 }
 
 /** The upstream client, its request budget shared through Redis with every other process. */
