@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Database } from '../../src/db/client.js';
-import { OPERATIONAL_TABLES } from './table-digest.js';
+import { dataTables as allDataTables, OPERATIONAL_TABLES } from './table-digest.js';
 
 /**
  * Natural-key comparison of two databases, for the fault scenarios: every data table read as
@@ -75,15 +75,6 @@ export interface TableContent {
 
 export type DataSnapshot = Record<string, TableContent>;
 
-async function dataTables(database: Database): Promise<string[]> {
-  const rows = await database.sql<{ name: string }[]>`
-    select c.relname as name
-    from pg_class c join pg_namespace n on n.oid = c.relnamespace
-    where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition
-    order by 1`;
-  return rows.map((row) => row.name).filter((name) => !OPERATIONAL_TABLES.includes(name));
-}
-
 async function columnsOf(database: Database, table: string): Promise<string[]> {
   const rows = await database.sql<{ name: string }[]>`
     select column_name as name from information_schema.columns
@@ -107,7 +98,8 @@ const text = (expression: string) => `coalesce((${expression})::text, '∅')`;
 /** Every data table as natural key -> values. */
 export async function readData(database: Database): Promise<DataSnapshot> {
   const snapshot: DataSnapshot = {};
-  for (const table of await dataTables(database)) {
+  const tables = (await allDataTables(database)).filter((name) => !OPERATIONAL_TABLES.includes(name));
+  for (const table of tables) {
     const spec = SPECS[table] ?? (await fallbackSpec(database, table));
     const keyColumns = new Set(spec.key.filter((k) => k.startsWith('t.')).map((k) => k.slice(2).replaceAll('"', '')));
     const valueColumns = (await columnsOf(database, table))

@@ -3,7 +3,8 @@ import type { Database } from '../../src/db/client.js';
 /** Operational tables: every run adds to them by design (receipts, run records). */
 export const OPERATIONAL_TABLES = ['ingestion_runs', 'raw_responses', 'quarantined_payloads'];
 
-async function dataTables(database: Database): Promise<string[]> {
+/** Base tables of the public schema (partitioned tables as their parent). */
+export async function dataTables(database: Database): Promise<string[]> {
   const rows = await database.sql<{ name: string }[]>`
     select c.relname as name
     from pg_class c join pg_namespace n on n.oid = c.relnamespace
