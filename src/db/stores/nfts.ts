@@ -20,7 +20,7 @@ const boolText = (value: boolean | null) => (value === null ? null : String(valu
  * only (an older tick never overwrites them), first/last seen widened, and the condition that
  * touches a row only when one of them moves.
  */
-function newestWins(columns: readonly string[], more: Record<string, string> = {}): { set: string; changed: string } {
+function newestWins(columns: readonly string[], more: Record<string, string> = {}): { set: string; changed: string; unchanged: string } {
   const newest = (column: string) => `case when excluded.last_seen_at >= t.last_seen_at then excluded.${column} else t.${column} end`;
   const values: Record<string, string> = {
     ...Object.fromEntries(columns.map((column) => [column, newest(column)])),
@@ -29,9 +29,12 @@ function newestWins(columns: readonly string[], more: Record<string, string> = {
     ...more,
   };
   const names = Object.keys(values);
+  const changed = `(${names.map((name) => `t.${name}`).join(', ')}) is distinct from (${names.map((name) => values[name]).join(', ')})`;
   return {
     set: names.map((name) => `${name} = ${values[name]}`).join(', '),
-    changed: `(${names.map((name) => `t.${name}`).join(', ')}) is distinct from (${names.map((name) => values[name]).join(', ')})`,
+    changed,
+    // The same test before the insert, against the incoming row `i`: true when the upsert would change nothing.
+    unchanged: `not (${changed.replaceAll('excluded.', 'i.')})`,
   };
 }
 
@@ -81,8 +84,11 @@ export async function writeNftHoldings(tx: Tx, normalized: NormalizedNftHoldings
 }
 
 /**
- * Collections are shared by every owner: upserted in key order (one lock order for concurrent
- * jobs). The descriptive columns come from the newest answer only.
+ * Collections are shared by every owner. Rows already stored as they would be written are left out
+ * before the upsert: ON CONFLICT DO UPDATE locks a conflicting row even when it changes nothing, and
+ * that lock, held to the end of the job's transaction, would make every concurrent NFT job holding
+ * the same collection wait. The rest go in key order (one lock order for concurrent jobs). The
+ * descriptive columns come from the newest answer only.
  */
 async function upsertCollections(tx: Tx, rows: NftCollectionRow[]): Promise<number> {
   if (rows.length === 0) return 0;
@@ -92,17 +98,18 @@ async function upsertCollections(tx: Tx, rows: NftCollectionRow[]): Promise<numb
       collection_id, chain, name, description, external_url, image_url, total_items, verified, scam, native_token_name,
       native_token_symbol, native_token_decimals, native_token_cmc_id, native_token_cmc_slug, native_token_cg_id, extra, first_seen_at, last_seen_at)
     select i.collection_id, i.chain, i.name, i.description, i.external_url, i.image_url, i.total_items, i.verified, i.scam, i.native_token_name,
-           i.native_token_symbol, i.native_token_decimals, i.native_token_cmc_id, i.native_token_cmc_slug, i.native_token_cg_id, i.extra::jsonb,
+           i.native_token_symbol, i.native_token_decimals, i.native_token_cmc_id, i.native_token_cmc_slug, i.native_token_cg_id, i.extra,
            i.first_seen_at, i.last_seen_at
     from unnest(
       ${c.map((r) => r.collectionId)}::text[], ${c.map((r) => r.chain)}::text[], ${c.map((r) => r.name)}::text[], ${c.map((r) => r.description)}::text[],
       ${c.map((r) => r.externalUrl)}::text[], ${c.map((r) => r.imageUrl)}::text[], ${c.map((r) => r.totalItems)}::bigint[], ${c.map((r) => boolText(r.verified))}::text[]::boolean[],
       ${c.map((r) => boolText(r.scam))}::text[]::boolean[], ${c.map((r) => r.nativeTokenName)}::text[], ${c.map((r) => r.nativeTokenSymbol)}::text[],
       ${c.map((r) => r.nativeTokenDecimals)}::int[], ${c.map((r) => r.nativeTokenCmcId)}::text[], ${c.map((r) => r.nativeTokenCmcSlug)}::text[],
-      ${c.map((r) => r.nativeTokenCgId)}::text[], ${c.map((r) => jsonText(r.extra))}::text[], ${c.map((r) => iso(r.firstSeenAt))}::timestamptz[],
+      ${c.map((r) => r.nativeTokenCgId)}::text[], ${c.map((r) => jsonText(r.extra))}::text[]::jsonb[], ${c.map((r) => iso(r.firstSeenAt))}::timestamptz[],
       ${c.map((r) => iso(r.lastSeenAt))}::timestamptz[])
       as i(collection_id, chain, name, description, external_url, image_url, total_items, verified, scam, native_token_name,
            native_token_symbol, native_token_decimals, native_token_cmc_id, native_token_cmc_slug, native_token_cg_id, extra, first_seen_at, last_seen_at)
+    where not exists (select 1 from nft_collections t where t.collection_id = i.collection_id and ${tx.sql.unsafe(COLLECTION_UPDATE.unchanged)})
     on conflict (collection_id) do update set ${tx.sql.unsafe(COLLECTION_UPDATE.set)}
     where ${tx.sql.unsafe(COLLECTION_UPDATE.changed)}`;
   return result.count;

@@ -12,13 +12,24 @@ export async function writeProtocols(tx: Tx, rows: ProtocolRow[]): Promise<Recor
   return written > 0 ? { protocols: written } : {};
 }
 
-/** The upsert of writeProtocols; returns how many rows it wrote. Rows go in key order (shared rows: one lock order). */
+/**
+ * The upsert of writeProtocols; returns how many rows it wrote. Protocols are shared by every owner:
+ * rows already stored as they would be written are left out before the upsert, because ON CONFLICT
+ * DO UPDATE locks a conflicting row even when it changes nothing, and that lock, held to the end of
+ * the job's transaction, would make every concurrent positions job naming the same protocol wait.
+ * The rest go in key order (one lock order for concurrent jobs).
+ */
 export async function upsertProtocols(tx: Tx, rows: ProtocolRow[]): Promise<number> {
   if (rows.length === 0) return 0;
   const sorted = lastByKey(rows, (row) => row.protocolId);
   const result = await tx.sql`
     insert into protocols as t (protocol_id, name, logo, url)
-    select * from unnest(${sorted.map((r) => r.protocolId)}::text[], ${sorted.map((r) => r.name)}::text[], ${sorted.map((r) => r.logo)}::text[], ${sorted.map((r) => r.url)}::text[])
+    select i.* from unnest(${sorted.map((r) => r.protocolId)}::text[], ${sorted.map((r) => r.name)}::text[], ${sorted.map((r) => r.logo)}::text[], ${sorted.map((r) => r.url)}::text[])
+      as i(protocol_id, name, logo, url)
+    where not exists (
+      select 1 from protocols p
+      where p.protocol_id = i.protocol_id
+        and (p.name, p.logo, p.url) is not distinct from (coalesce(i.name, p.name), coalesce(i.logo, p.logo), coalesce(i.url, p.url)))
     on conflict (protocol_id) do update set
       name = coalesce(excluded.name, t.name), logo = coalesce(excluded.logo, t.logo), url = coalesce(excluded.url, t.url)
     where (t.name, t.logo, t.url) is distinct from (coalesce(excluded.name, t.name), coalesce(excluded.logo, t.logo), coalesce(excluded.url, t.url))`;
