@@ -2,7 +2,7 @@
 export { createDatabase, type Database, type Db, type Sql } from './client.js';
 export { ensureDatabase, runMigrations } from './migrate.js';
 export { withTransaction, type Tx } from './transaction.js';
-export { ensurePartitions, detachOldPricePartitions, PARTITIONED_TABLES, ARCHIVE_SCHEMA } from './partitions.js';
+export { ensurePartitions, detachOldPricePartitions, compactPriceIndexes, PARTITIONED_TABLES, ARCHIVE_SCHEMA } from './partitions.js';
 export { commitJob, recordJobFailure, quarantinePayload, type RunRecord } from './stores/jobs.js';
 export { pruneRawResponses, type RawRecord } from './stores/raw-responses.js';
 export { writeTokenPrices, storedPriceTimes } from './stores/prices.js';

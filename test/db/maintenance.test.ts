@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  commitJob, detachOldPricePartitions, ensurePartitions, PARTITIONED_TABLES, pruneRawResponses, quarantinePayload, writeTokenPrices,
+  commitJob, compactPriceIndexes, detachOldPricePartitions, ensurePartitions, PARTITIONED_TABLES, pruneRawResponses, quarantinePayload, writeTokenPrices,
 } from '../../src/db/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { priceRows, run, SUI } from './job-helpers.js';
@@ -67,5 +67,17 @@ describe('maintenance', () => {
     expect(await partitionsOf('token_price_points')).toContain('token_price_points_p2026_06');
     const detachedAgain = await detachOldPricePartitions(database, 60, NOW);
     expect(detachedAgain).toEqual([expect.stringMatching(/^chaintap_archive\.token_price_points_p2026_06_\d+$/)]);
+  });
+
+  it('rebuilds the price key indexes of this month and the last, prices intact', async () => {
+    const price = (at: string) => ({ contract_address: '0x2::sui::SUI', symbol: 'SUI', price: '3.25', timestamp: new Date(at).getTime() / 1000 });
+    for (const at of ['2026-10-31T23:59:00Z', '2026-11-20T00:00:00Z']) {
+      await commitJob(database, { run: run('prices', `compact-${at}`, NOW), raw: [], write: (tx) => writeTokenPrices(tx, priceRows([price(at)], NOW)) });
+    }
+    const before = await database.sql`select * from token_prices order by price_time`;
+    await expect(compactPriceIndexes(database, NOW)).resolves.toEqual(['token_price_points_p2026_10_pkey', 'token_price_points_p2026_11_pkey']);
+    await expect(database.sql`select * from token_prices order by price_time`).resolves.toEqual(before);
+    const [valid] = await database.sql`select bool_and(x.indisvalid) as ok from pg_index x join pg_class c on c.oid = x.indexrelid where c.relname like 'token_price_points_p%_pkey'`;
+    expect(valid).toEqual({ ok: true });
   });
 });

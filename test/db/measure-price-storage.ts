@@ -8,11 +8,12 @@
  * Each case runs in a throwaway database.
  */
 import { randomBytes } from 'node:crypto';
+import pLimit from 'p-limit';
 import postgres from 'postgres';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { copyInto, copyText, type CopyValue } from '../../src/db/copy.js';
 import { runMigrations } from '../../src/db/migrate.js';
-import { ensurePartitions, withTransaction, writeTokenPrices } from '../../src/db/index.js';
+import { compactPriceIndexes, ensurePartitions, withTransaction, writeTokenPrices } from '../../src/db/index.js';
 import type { NormalizedTokenPrices, PriceRow } from '../../src/normalize/rows.js';
 
 const ADMIN_URL = process.argv[2] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -76,26 +77,32 @@ async function storedBytes(database: Database): Promise<{ rows: number; heap: nu
   return { rows: Number(size!.rows), heap: Number(size!.heap), indexes: Number(size!.indexes) };
 }
 
-/** 1,000,000 prices written as `tokens` tokens x (1e6 / tokens) minutes, `perCall` tokens per write. */
-async function measureSize(tokenCount: number, perCall: number, minutesPerCall = 1): Promise<void> {
+/**
+ * Bytes per price after `total` prices written as live ticks are: `tokens` tokens x consecutive
+ * minutes, one transaction per 50-token price job, `writers` jobs at a time (so that jobs of one
+ * minute commit in any order), then VACUUM.
+ */
+async function measureSize(tokenCount: number, total: number, writers: number): Promise<void> {
   await withDatabase(async (database) => {
-    const minutes = 1_000_000 / tokenCount;
-    const tokens = Array.from({ length: tokenCount }, (_, i) => i);
+    const minutes = total / tokenCount;
+    const limit = pLimit(writers);
     const started = performance.now();
-    for (let minute = 0; minute < minutes; minute += minutesPerCall) {
-      for (let first = 0; first < tokenCount; first += perCall) {
-        const batch = tokens.slice(first, first + perCall);
-        const prices = Array.from({ length: minutesPerCall }, (_, m) => priceRows(batch, minute + m)).flat();
-        await withTransaction(database, (tx) => writeTokenPrices(tx, normalized(prices)));
-      }
+    for (let minute = 0; minute < minutes; minute++) {
+      await Promise.all(Array.from({ length: Math.ceil(tokenCount / 50) }, (_, batch) => limit(() => {
+        const tokens = Array.from({ length: Math.min(50, tokenCount - batch * 50) }, (_, i) => batch * 50 + i);
+        return withTransaction(database, (tx) => writeTokenPrices(tx, normalized(priceRows(tokens, minute))));
+      })));
     }
     const seconds = (performance.now() - started) / 1000;
     await database.sql`vacuum analyze token_price_points`;
-    const { rows, heap, indexes } = await storedBytes(database);
+    const report = ({ rows, heap, indexes }: { rows: number; heap: number; indexes: number }) =>
+      `heap ${(heap / rows).toFixed(1)} B + indexes ${(indexes / rows).toFixed(1)} B = ${((heap + indexes) / rows).toFixed(1)} B per price`;
+    const written = await storedBytes(database);
+    await compactPriceIndexes(database, new Date(START));
     console.log(
-      `size  ${String(tokenCount).padStart(5)} tokens x ${String(minutes).padStart(6)} minutes, ${String(perCall * minutesPerCall).padStart(5)} prices per write: ` +
-      `${rows} rows, heap ${(heap / rows).toFixed(1)} B + indexes ${(indexes / rows).toFixed(1)} B = ${((heap + indexes) / rows).toFixed(1)} B per price ` +
-      `(${Math.round(rows / seconds)} prices/s through writeTokenPrices)`,
+      `size  ${String(tokenCount).padStart(5)} tokens x ${String(minutes).padStart(6)} minutes, ${writers} writers: ${written.rows} rows, ` +
+      `${report(written)}; after compactPriceIndexes ${report(await storedBytes(database))} ` +
+      `(${Math.round(written.rows / seconds)} prices/s through writeTokenPrices)`,
     );
   });
 }
@@ -157,10 +164,11 @@ async function measureSpeed(label: string, total: number, perWrite: number, toke
 
 const only = process.argv[3];
 if (!only || only === 'size') {
-  await measureSize(1000, 50);
-  await measureSize(50, 50);
-  await measureSize(200, 50);
-  await measureSize(1000, 1000, 10);
+  // The first minutes of a month (each token has less than a page of the index to itself), a day, a month.
+  await measureSize(1000, 200_000, 4);
+  await measureSize(1000, 1_000_000, 4);
+  await measureSize(50, 1_000_000, 4);
+  await measureSize(25, 1_080_000, 4);
 }
 if (!only || only === 'speed') {
   for (let round = 1; round <= 3; round++) {
