@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { commitJob, detachOldPricePartitions, ensurePartitions, pruneRawResponses, writeProtocols } from '../db/index.js';
+import { commitJob, compactPriceIndexes, detachOldPricePartitions, ensurePartitions, pruneRawResponses, writeProtocols } from '../db/index.js';
 import { downsampleSnapshots } from '../db/downsample.js';
 import { normalizeProtocols } from '../normalize/index.js';
 import type { JobResult, MaintenanceJobData } from '../queue/jobs.js';
@@ -34,6 +34,8 @@ export function processMaintenance(deps: IngestionDeps, client: UpstreamClient) 
     const detached = options.PRICE_PARTITION_DETACH_DAYS > 0
       ? await detachOldPricePartitions(deps.database, options.PRICE_PARTITION_DETACH_DAYS, tick)
       : [];
+    // Concurrent price jobs leave the price key index half-split; rebuilt packed once a day.
+    const compacted = await compactPriceIndexes(deps.database, tick);
     const downsampled = await downsampleSnapshots(deps.database, {
       now: tick,
       fullResolutionDays: options.SNAPSHOT_FULL_RESOLUTION_DAYS,
@@ -45,7 +47,7 @@ export function processMaintenance(deps: IngestionDeps, client: UpstreamClient) 
       raw: [],
       write: async () => ({}),
     });
-    logger.info({ tick: tick.toISOString(), partitionsCreated: created, rawPruned: pruned, partitionsDetached: detached, snapshotsThinned: downsampled.deleted }, 'maintenance done');
+    logger.info({ tick: tick.toISOString(), partitionsCreated: created, rawPruned: pruned, partitionsDetached: detached, priceIndexesCompacted: compacted.length, snapshotsThinned: downsampled.deleted }, 'maintenance done');
     return { outcome: 'succeeded', rowsWritten: protocols.rowsWritten };
   };
 }
