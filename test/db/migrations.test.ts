@@ -32,6 +32,8 @@ describe('migrations', () => {
     const kinds = Object.fromEntries(relations.map((r) => [r.name, r.kind]));
     for (const table of TABLES) expect(kinds[table], table).toBe(PARTITIONED.includes(table) ? 'p' : 'r');
     for (const view of VIEWS) expect(kinds[view], view).toBe('v');
+    const packed = await database.sql`select relname, reloptions from pg_class where relname in ('positions', 'nft_tokens') order by 1`;
+    expect(packed).toEqual([{ relname: 'nft_tokens', reloptions: ['fillfactor=50'] }, { relname: 'positions', reloptions: ['fillfactor=50'] }]);
   });
 
   it('run concurrently from several processes without failing', async () => {
