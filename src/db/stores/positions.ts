@@ -42,8 +42,8 @@ export async function writePositions(tx: Tx, normalized: NormalizedPositions, ct
   count('positions', closed ?? 0);
   count('position_snapshots', snapshots.written);
   const [amounts, farming, refreshes] = await Promise.all([
-    replaceAmounts(tx, normalized.amounts, snapshots.ids, ctx.snapshotAt),
-    replaceFarming(tx, normalized.farming, snapshots.ids, ctx.snapshotAt),
+    replaceAmounts(tx, normalized.amounts, snapshots, ctx.snapshotAt),
+    replaceFarming(tx, normalized.farming, snapshots, ctx.snapshotAt),
     recordRefresh(tx, ctx, ids.length),
   ]);
   count('position_amounts', amounts);
@@ -98,20 +98,27 @@ async function deleteStaleSnapshots(tx: Tx, ctx: PositionsWriteContext, returned
     where owner = ${ctx.owner} and snapshot_at = ${ctx.snapshotAt} and position_id <> all(${returned}::text[])`;
 }
 
+interface SnapshotIds {
+  written: number;
+  /** The id of every snapshot of the tick, by position id. */
+  ids: Map<string, number>;
+  /** The position ids whose snapshot was stored before this write (a rewritten tick): only they can have stale children. */
+  existed: Set<string>;
+}
+
 /**
  * Upserts the snapshots (a row is touched only when a value moves) and returns how many were
  * written together with the id of every snapshot of the tick: those just written come from
- * RETURNING, the unchanged ones from the table as it was before the statement.
+ * RETURNING, the unchanged ones from the tick's snapshots as stored before the statement (which
+ * also tell a rewrite from a first write).
  */
-async function upsertSnapshots(
-  tx: Tx,
-  rows: PositionSnapshotRow[],
-  ctx: PositionsWriteContext,
-  positionIds: string[],
-): Promise<{ written: number; ids: Map<string, number> }> {
-  if (rows.length === 0) return { written: 0, ids: new Map() };
-  const found = await tx.sql<{ id: string; positionId: string; written: boolean }[]>`
-    with written as (
+async function upsertSnapshots(tx: Tx, rows: PositionSnapshotRow[], ctx: PositionsWriteContext, positionIds: string[]): Promise<SnapshotIds> {
+  if (rows.length === 0) return { written: 0, ids: new Map(), existed: new Set() };
+  const found = await tx.sql<{ id: string; positionId: string; written: boolean; existed: boolean }[]>`
+    with stored as (
+      select s.id, s.position_id from position_snapshots s
+      where s.owner = ${ctx.owner} and s.snapshot_at = ${ctx.snapshotAt} and s.position_id = any(${positionIds}::text[])
+    ), written as (
       insert into position_snapshots as t (owner, position_id, snapshot_at, fee, input_value, yield_collected_value, current_value, current_yield_value, extra)
       select i.owner, i.position_id, i.snapshot_at, i.fee, i.input_value, i.yield_collected_value, i.current_value, i.current_yield_value, i.extra::jsonb
       from unnest(
@@ -126,33 +133,35 @@ async function upsertSnapshots(
             (excluded.fee, excluded.input_value, excluded.yield_collected_value, excluded.current_value, excluded.current_yield_value, excluded.extra)
       returning id, position_id
     )
-    select id::text, position_id as "positionId", true as written from written
+    select w.id::text, w.position_id as "positionId", true as written, exists (select 1 from stored b where b.position_id = w.position_id) as existed
+    from written w
     union all
-    select s.id::text, s.position_id, false from position_snapshots s
-    where s.owner = ${ctx.owner} and s.snapshot_at = ${ctx.snapshotAt} and s.position_id = any(${positionIds}::text[])
-      and s.position_id not in (select position_id from written)`;
+    select b.id::text, b.position_id, false, true from stored b where b.position_id not in (select position_id from written)`;
   return {
     written: found.filter((row) => row.written).length,
     ids: new Map(found.map((row) => [row.positionId, Number(row.id)])),
+    existed: new Set(found.filter((row) => row.existed).map((row) => row.positionId)),
   };
 }
 
 /**
- * Upserts the amount rows of the snapshots (only changed rows are touched) and, in the same
- * statement, deletes the rows a rewrite no longer has (an index past the new length of its list).
+ * Upserts the amount rows of the snapshots (only changed rows are touched), then, for snapshots
+ * stored before this write (a rewritten tick), deletes the rows the rewrite no longer has (an index
+ * past the new length of its list). A tick written for the first time has nothing to delete and
+ * sends no delete: on a partition whose cached plan still sees it empty, that delete would scan it.
  */
-async function replaceAmounts(tx: Tx, amounts: PositionAmountRow[], snapshotIds: Map<string, number>, snapshotAt: Date): Promise<number> {
-  if (snapshotIds.size === 0) return 0;
-  const lengths = new Map<string, number>();
-  for (const row of amounts) lengths.set(`${row.positionId}\u0000${row.kind}`, (lengths.get(`${row.positionId}\u0000${row.kind}`) ?? 0) + 1);
-  const lists = [...snapshotIds].flatMap(([positionId, snapshotId]) =>
-    AMOUNT_KINDS.map((kind) => ({ snapshotId, kind, length: lengths.get(`${positionId}\u0000${kind}`) ?? 0 })));
-  const [row] = await tx.sql<{ written: number }[]>`
-    with written as (
+async function replaceAmounts(tx: Tx, amounts: PositionAmountRow[], snapshots: SnapshotIds, snapshotAt: Date): Promise<number> {
+  const { ids } = snapshots;
+  const counts = new Map<string, number>();
+  for (const row of amounts) counts.set(`${row.positionId}\u0000${row.kind}`, (counts.get(`${row.positionId}\u0000${row.kind}`) ?? 0) + 1);
+  const lists = [...snapshots.existed].flatMap((positionId) =>
+    AMOUNT_KINDS.map((kind) => ({ snapshotId: ids.get(positionId)!, kind, length: counts.get(`${positionId}\u0000${kind}`) ?? 0 })));
+  const [written] = await Promise.all([
+    amounts.length === 0 ? 0 : tx.sql`
       insert into position_amounts as t (snapshot_id, snapshot_at, kind, idx, token, token_symbol, amount, value, token_info, extra)
       select i.snapshot_id, ${snapshotAt}::timestamptz, i.kind::position_amount_kind, i.idx, i.token, i.token_symbol, i.amount, i.value, i.token_info::jsonb, i.extra::jsonb
       from unnest(
-        ${amounts.map((r) => snapshotIds.get(r.positionId)!)}::bigint[], ${amounts.map((r) => r.kind)}::text[], ${amounts.map((r) => r.idx)}::int[],
+        ${amounts.map((r) => ids.get(r.positionId)!)}::bigint[], ${amounts.map((r) => r.kind)}::text[], ${amounts.map((r) => r.idx)}::int[],
         ${amounts.map((r) => r.token)}::text[], ${amounts.map((r) => r.tokenSymbol)}::text[], ${amounts.map((r) => r.amount)}::numeric[],
         ${amounts.map((r) => r.value)}::numeric[], ${amounts.map((r) => jsonText(r.tokenInfo))}::text[], ${amounts.map((r) => jsonText(r.extra))}::text[])
         as i(snapshot_id, kind, idx, token, token_symbol, amount, value, token_info, extra)
@@ -160,28 +169,26 @@ async function replaceAmounts(tx: Tx, amounts: PositionAmountRow[], snapshotIds:
         token = excluded.token, token_symbol = excluded.token_symbol, amount = excluded.amount, value = excluded.value,
         token_info = excluded.token_info, extra = excluded.extra
       where (t.token, t.token_symbol, t.amount, t.value, t.token_info, t.extra) is distinct from
-            (excluded.token, excluded.token_symbol, excluded.amount, excluded.value, excluded.token_info, excluded.extra)
-      returning 1
-    ), removed as (
+            (excluded.token, excluded.token_symbol, excluded.amount, excluded.value, excluded.token_info, excluded.extra)`.then((r) => r.count),
+    lists.length === 0 ? undefined : tx.sql`
       delete from position_amounts c
       using unnest(${lists.map((l) => l.snapshotId)}::bigint[], ${lists.map((l) => l.kind)}::text[], ${lists.map((l) => l.length)}::int[]) as l(snapshot_id, kind, length)
-      where c.snapshot_at = ${snapshotAt} and c.snapshot_id = l.snapshot_id and c.kind::text = l.kind and c.idx >= l.length
-    )
-    select count(*)::int as written from written`;
-  return row!.written;
+      where c.snapshot_at = ${snapshotAt} and c.snapshot_id = l.snapshot_id and c.kind::text = l.kind and c.idx >= l.length`,
+  ]);
+  return written;
 }
 
-async function replaceFarming(tx: Tx, farming: PositionFarmingRow[], snapshotIds: Map<string, number>, snapshotAt: Date): Promise<number> {
-  if (snapshotIds.size === 0) return 0;
-  const lengths = new Map<string, number>();
-  for (const row of farming) lengths.set(row.positionId, (lengths.get(row.positionId) ?? 0) + 1);
-  const lists = [...snapshotIds].map(([positionId, snapshotId]) => ({ snapshotId, length: lengths.get(positionId) ?? 0 }));
-  const [row] = await tx.sql<{ written: number }[]>`
-    with written as (
+async function replaceFarming(tx: Tx, farming: PositionFarmingRow[], snapshots: SnapshotIds, snapshotAt: Date): Promise<number> {
+  const { ids } = snapshots;
+  const counts = new Map<string, number>();
+  for (const row of farming) counts.set(row.positionId, (counts.get(row.positionId) ?? 0) + 1);
+  const lists = [...snapshots.existed].map((positionId) => ({ snapshotId: ids.get(positionId)!, length: counts.get(positionId) ?? 0 }));
+  const [written] = await Promise.all([
+    farming.length === 0 ? 0 : tx.sql`
       insert into position_farming as t (snapshot_id, snapshot_at, idx, base_apr, rewards_apr, total_apr, total_apy, rewards, extra)
       select i.snapshot_id, ${snapshotAt}::timestamptz, i.idx, i.base_apr, i.rewards_apr, i.total_apr, i.total_apy, i.rewards::jsonb, i.extra::jsonb
       from unnest(
-        ${farming.map((r) => snapshotIds.get(r.positionId)!)}::bigint[], ${farming.map((r) => r.idx)}::int[], ${farming.map((r) => r.baseApr)}::numeric[],
+        ${farming.map((r) => ids.get(r.positionId)!)}::bigint[], ${farming.map((r) => r.idx)}::int[], ${farming.map((r) => r.baseApr)}::numeric[],
         ${farming.map((r) => r.rewardsApr)}::numeric[], ${farming.map((r) => r.totalApr)}::numeric[], ${farming.map((r) => r.totalApy)}::numeric[],
         ${farming.map((r) => jsonText(r.rewards))}::text[], ${farming.map((r) => jsonText(r.extra))}::text[])
         as i(snapshot_id, idx, base_apr, rewards_apr, total_apr, total_apy, rewards, extra)
@@ -189,15 +196,13 @@ async function replaceFarming(tx: Tx, farming: PositionFarmingRow[], snapshotIds
         base_apr = excluded.base_apr, rewards_apr = excluded.rewards_apr, total_apr = excluded.total_apr,
         total_apy = excluded.total_apy, rewards = excluded.rewards, extra = excluded.extra
       where (t.base_apr, t.rewards_apr, t.total_apr, t.total_apy, t.rewards, t.extra) is distinct from
-            (excluded.base_apr, excluded.rewards_apr, excluded.total_apr, excluded.total_apy, excluded.rewards, excluded.extra)
-      returning 1
-    ), removed as (
+            (excluded.base_apr, excluded.rewards_apr, excluded.total_apr, excluded.total_apy, excluded.rewards, excluded.extra)`.then((r) => r.count),
+    lists.length === 0 ? undefined : tx.sql`
       delete from position_farming c
       using unnest(${lists.map((l) => l.snapshotId)}::bigint[], ${lists.map((l) => l.length)}::int[]) as l(snapshot_id, length)
-      where c.snapshot_at = ${snapshotAt} and c.snapshot_id = l.snapshot_id and c.idx >= l.length
-    )
-    select count(*)::int as written from written`;
-  return row!.written;
+      where c.snapshot_at = ${snapshotAt} and c.snapshot_id = l.snapshot_id and c.idx >= l.length`,
+  ]);
+  return written;
 }
 
 async function recordRefresh(tx: Tx, ctx: PositionsWriteContext, positionCount: number): Promise<number> {
