@@ -18,6 +18,8 @@ import { sleep } from './sleep.js';
  * starts booked after it: on a loaded machine, late starts bunch up by far more than the allowance.
  * So a start also needs room in the trailing window of the starts actually made (rps per 1000 ms +
  * the allowance, counted when each start is confirmed): a late start waits for that room instead.
+ * The start is recorded when Redis confirms it; when the reply reaches a busy process late, the
+ * request leaves that much later than recorded, so such a start is confirmed again (moved to now).
  */
 export const JITTER_ALLOWANCE_MS = 25;
 
@@ -33,23 +35,37 @@ type RateLimiterMetrics = Pick<Metrics, 'rateLimitWaitSeconds'>;
 /**
  * Where start slots come from. reserve() books the next free slot and says how long to wait for it;
  * confirm() is asked after that wait: it books a new slot when a pause began meanwhile, and waits
- * for room in the window of actual starts (0: go, the start is recorded).
+ * for room in the window of actual starts (0: go, the start is recorded under `start`, or moved to
+ * now when already recorded).
  */
 interface SlotBook {
-  reserve(): Promise<number>;
-  confirm(): Promise<number>;
+  reserve(start: string): Promise<number>;
+  confirm(start: string): Promise<number>;
   pause(ms: number): Promise<void>;
 }
 
+/** A confirmation that took longer than this to come back is made again (see above). */
+export const LATE_CONFIRMATION_MS = 10;
+const MAX_RECONFIRMATIONS = 3;
+
 function createRateLimiter(book: SlotBook, metrics?: RateLimiterMetrics): RateLimiter {
+  let sequence = 0;
+  const prefix = `${process.pid}-${Math.random().toString(36).slice(2)}`;
   return {
     async acquire(signal) {
       signal?.throwIfAborted();
       const started = performance.now();
-      let waitMs = await withAbort(book.reserve(), signal);
-      while (waitMs > 0) {
-        await sleep(waitMs, signal);
-        waitMs = await withAbort(book.confirm(), signal);
+      const start = `${prefix}-${++sequence}`;
+      let asked = performance.now();
+      let waitMs = await withAbort(book.reserve(start), signal);
+      for (let reconfirmed = 0; ; ) {
+        if (waitMs > 0) {
+          await sleep(waitMs, signal);
+        } else if (performance.now() - asked <= LATE_CONFIRMATION_MS || reconfirmed++ >= MAX_RECONFIRMATIONS) {
+          break;
+        }
+        asked = performance.now();
+        waitMs = await withAbort(book.confirm(start), signal);
       }
       metrics?.rateLimitWaitSeconds.inc((performance.now() - started) / 1000);
     },
@@ -88,7 +104,10 @@ end
 if mode == 'pause' or wait > 0 then return math.ceil(wait) end
 local window = tonumber(ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then
+local others = redis.call('ZCARD', KEYS[2])
+-- A start confirmed again (its reply came back late) does not count against itself.
+if redis.call('ZSCORE', KEYS[2], ARGV[5]) then others = others - 1 end
+if others >= tonumber(ARGV[4]) then
   local oldest = tonumber(redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2])
   return math.max(1, math.ceil(oldest + window - now))
 end
@@ -113,8 +132,6 @@ export function createSharedRateLimiter({ redis, key, rps, metrics, jitterAllowa
   const { windowMs, limit } = startWindow(rps, jitterAllowanceMs);
   const windowArgs = [String(1000 * windowMs), String(limit)];
   const startsKey = `${key}:starts`;
-  let sequence = 0;
-  const startId = `${process.pid}-${Math.random().toString(36).slice(2)}`;
   const run = async (...args: string[]): Promise<number> => {
     try {
       return Number(await redis.evalsha(SLOT_SCRIPT_SHA, 2, key, startsKey, ...args));
@@ -126,8 +143,8 @@ export function createSharedRateLimiter({ redis, key, rps, metrics, jitterAllowa
   const toMs = (micros: number) => micros / 1000;
   return createRateLimiter(
     {
-      reserve: async () => toMs(await run('reserve', intervalMicros, ...windowArgs, `${startId}-${++sequence}`)),
-      confirm: async () => toMs(await run('confirm', intervalMicros, ...windowArgs, `${startId}-${++sequence}`)),
+      reserve: async (start) => toMs(await run('reserve', intervalMicros, ...windowArgs, start)),
+      confirm: async (start) => toMs(await run('confirm', intervalMicros, ...windowArgs, start)),
       pause: async (ms) => void (await run('pause', String(Math.ceil(ms * 1000)))),
     },
     metrics,
@@ -141,7 +158,8 @@ export function createLocalRateLimiter(
 ): RateLimiter {
   const interval = intervalMs(rps, jitterAllowanceMs);
   const { windowMs, limit } = startWindow(rps, jitterAllowanceMs);
-  const starts: number[] = [];
+  /** Start id -> when it was confirmed, oldest first (a Map keeps insertion order; a confirmed-again start moves to the end). */
+  const starts = new Map<string, number>();
   let tat = 0;
   let paused = 0;
   const book = (now: number) => {
@@ -150,23 +168,28 @@ export function createLocalRateLimiter(
     return start - now;
   };
   /** 0 and the start recorded when the window of starts has room, else the wait for room. */
-  const startNow = (now: number) => {
-    while (starts.length > 0 && starts[0]! <= now - windowMs) starts.shift();
-    if (starts.length >= limit) return Math.max(0.001, starts[0]! + windowMs - now);
-    starts.push(now);
+  const startNow = (start: string, now: number) => {
+    for (const [id, time] of starts) {
+      if (time > now - windowMs) break;
+      starts.delete(id);
+    }
+    const others = starts.size - (starts.has(start) ? 1 : 0);
+    if (others >= limit) return Math.max(0.001, starts.values().next().value! + windowMs - now);
+    starts.delete(start);
+    starts.set(start, now);
     return 0;
   };
   return createRateLimiter(
     {
-      reserve: async () => {
+      reserve: async (start) => {
         const now = performance.now();
         const wait = book(now);
-        return wait > 0 ? wait : startNow(now);
+        return wait > 0 ? wait : startNow(start, now);
       },
-      confirm: async () => {
+      confirm: async (start) => {
         const now = performance.now();
         if (now < paused) return book(now);
-        return startNow(now);
+        return startNow(start, now);
       },
       pause: async (ms) => {
         const pauseEnd = performance.now() + ms;

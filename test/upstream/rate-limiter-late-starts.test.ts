@@ -63,6 +63,23 @@ describe('starts that come due late (a busy event loop)', () => {
     expect(maxInWindow(starts, 1000)).toBeLessThanOrEqual(rps);
   });
 
+  it('records a start whose confirmation reached a busy process late at the time it really goes', async () => {
+    const key = `${testRedis.prefix}:upstream:pace:late-reply`;
+    const limiter = createSharedRateLimiter({ redis, key, rps: 100 });
+    const [seconds, micros] = await redis.time();
+    const before = Number(seconds) * 1_000_000 + Number(micros);
+    const acquired = limiter.acquire();
+    // Redis books the start now; its reply waits behind 100 ms of other work.
+    const until = performance.now() + 100;
+    while (performance.now() < until) {
+      // busy
+    }
+    await acquired;
+    const starts = await redis.zrange(`${key}:starts`, 0, -1, 'WITHSCORES');
+    expect(starts).toHaveLength(2);
+    expect(Number(starts[1]) - before).toBeGreaterThanOrEqual(90_000);
+  });
+
   it('keeps a fractional rate in a window of whole starts', async () => {
     const limiter = createLocalRateLimiter(2.5);
     const starts = await Promise.all(Array.from({ length: 6 }, async () => {
