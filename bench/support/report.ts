@@ -86,7 +86,9 @@ export async function appendResult(
 
 function formatValue(figure: Figure): string {
   const { value, unit } = figure;
-  const digits = Math.abs(value) >= 100 || Number.isInteger(value) ? 0 : Math.abs(value) >= 10 ? 1 : Math.abs(value) >= 1 ? 2 : 3;
+  // A count stays whole; a ratio keeps its decimals also when it is 1 (its target is fractional).
+  const whole = Number.isInteger(value) && (!figure.target || Number.isInteger(figure.target.value));
+  const digits = Math.abs(value) >= 100 || whole ? 0 : Math.abs(value) >= 10 ? 1 : Math.abs(value) >= 1 ? 2 : 3;
   const number = value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
   return unit ? `${number} ${unit}` : number;
 }
