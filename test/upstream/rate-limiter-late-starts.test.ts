@@ -75,7 +75,7 @@ describe('starts that come due late (a busy event loop)', () => {
       // busy
     }
     await acquired;
-    const starts = await redis.zrange(`${key}:starts`, 0, -1, 'WITHSCORES');
+    const starts = await redis.zrange(`${key}:starts`, '0', '-1', 'WITHSCORES');
     expect(starts).toHaveLength(2);
     expect(Number(starts[1]) - before).toBeGreaterThanOrEqual(90_000);
   });
