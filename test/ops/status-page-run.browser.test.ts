@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/chromium.js';
 import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
 import { createOpsServer, type OpsServer } from '../../src/ops/server.js';
 import { runBackfill } from '../../src/scheduler/backfill.js';
@@ -11,7 +12,6 @@ import { createPipelineHarness, WORLD_TIME, type PipelineHarness } from '../supp
  * The status page after a real run: a day of hourly prices backfilled and one full cycle through
  * the queues, workers and simulated upstream; then Chromium loads the page and /metrics is scraped.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = 'test-results/status-page-run.png';
 const HOUR = 3_600_000;
 const TOKENS = ['0x2::sui::SUI', `0x${'d'.repeat(64)}::usdc::USDC`, `0x${'e'.repeat(64)}::cetus::CETUS`];
@@ -23,9 +23,6 @@ let browser: Browser;
 const tick = new Date(WORLD_TIME);
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}: run "apt-get update && apt-get install -y chromium" (.ci/run does this)`);
-  }
   harness = await createPipelineHarness({ options: { OPS_HOST: '127.0.0.1', OPS_PORT: '0' } });
   await addWatchedTokens(harness.database, TOKENS);
   await addWatchedAddresses(harness.database, ['0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e'], { includePnl: true });
@@ -35,10 +32,7 @@ beforeAll(async () => {
   expect(outcome.complete).toBe(true);
   server = createOpsServer({ context: harness.context, database: harness.database, redis: harness.connection, queues: harness.queues, now: () => new Date(WORLD_TIME + 60_000) });
   url = await server.listen();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { Redis } from 'ioredis';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/chromium.js';
 import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
 import { createRedisConnection } from '../../src/queue/redis-connection.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -14,7 +15,6 @@ import { SEED_NOW, SEEDED_TOKENS, seedStatusRows } from './status-seed.js';
  * seeded rows, and the SVG charts must be drawn with every price. The screenshot is left in
  * test-results/status-page.png. CI installs Chromium (`apt-get install -y chromium`, see .ci/run).
  */
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = 'test-results/status-page.png';
 const TOKEN = 'browser-test-ops-token';
 
@@ -26,9 +26,6 @@ let server: RunningOpsServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}: run "apt-get update && apt-get install -y chromium" (.ci/run does this)`);
-  }
   database = await createTestDatabase();
   await seedStatusRows(database);
   testRedis = createTestRedis();
@@ -36,10 +33,7 @@ beforeAll(async () => {
   queues = createQueues(redis, testRedis.prefix);
   await queues.positions.add('positions', { address: '0xabc' }, { jobId: 'positions-0xabc-1' });
   server = await startOpsServer({ database, redis, queues, now: () => SEED_NOW, options: { OPS_TOKEN: TOKEN } });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
