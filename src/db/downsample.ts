@@ -1,3 +1,4 @@
+import { withTransaction } from './transaction.js';
 import type { Database } from './client.js';
 
 /**
@@ -250,7 +251,7 @@ async function previousRun(database: Database, target: string): Promise<Date | n
 
 /** Records the run (dataset_freshness shows it) and forgets runs with other settings. */
 async function recordRun(database: Database, target: string, now: Date): Promise<void> {
-  await database.sql.begin(async (sql) => {
+  await withTransaction(database, async ({ sql }) => {
     await sql`delete from dataset_watermarks where dataset = ${WATERMARK_DATASET} and target <> ${target}`;
     await sql`
       insert into dataset_watermarks (dataset, target, last_success_tick, last_success_at)

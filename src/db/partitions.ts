@@ -62,8 +62,6 @@ export function forgetPartitions(database: Database, table: PartitionedTable): v
   for (const key of cache) if (key.startsWith(`${table}:`)) cache.delete(key);
 }
 
-const DEADLOCK = '40P01';
-
 /**
  * Creates the partitions of every partitioned table for each month from `from` to `to` (the
  * maintenance job runs it ahead of time). One short transaction per partition: attaching one takes
@@ -74,24 +72,15 @@ export async function ensurePartitions(database: Database, range: { from: Date; 
   let created = 0;
   for (const table of PARTITIONED_TABLES) {
     for (const month of monthsBetween(range.from, range.to)) {
-      created += await retryOnDeadlock(() => withTransaction(database, async (tx) => {
+      // withTransaction runs a deadlock victim again (partitions of FK-linked tables lock each other).
+      created += await withTransaction(database, async (tx) => {
         const [row] = await tx.sql<{ created: boolean }[]>`select chaintap_ensure_month_partition(${table}, ${month}::date) as created`;
         tx.afterCommit(() => knownPartitions(database).add(`${table}:${month}`));
         return row!.created ? 1 : 0;
-      }));
+      });
     }
   }
   return created;
-}
-
-async function retryOnDeadlock<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if ((error as { code?: string }).code !== DEADLOCK || attempt >= attempts) throw error;
-    }
-  }
 }
 
 /**
