@@ -175,6 +175,10 @@ export const storageScenario: Scenario = {
         { name: 'price key index per row, rebuilt', value: round(prices.compacted.indexes / prices.rows, 1), unit: 'B' },
         { name: 'price rows measured', value: prices.rows, unit: '' },
       );
+      const describeBytes = (table: string) => {
+        const grew = (part: keyof TableBytes) => round(perAddressDay(full[table]![part] - baseline[table]![part]), 1);
+        return `${table} ${grew('total')} (heap ${grew('heap')}, toast ${grew('toast')}, indexes ${grew('indexes')})`;
+      };
       const describeRows = (rows: Record<string, number>) => HISTORY.map((table) => `${table} ${round(rows[table]! / addressDays, 1)}`).join(', ');
       return {
         scenario: 'storage',
@@ -183,6 +187,7 @@ export const storageScenario: Scenario = {
           `${ADDRESSES} addresses x ${DAYS} days, ${jobs} jobs through commitJob with the simulated upstream's answers (world epoch one day: positions live 2 to 8 days), schedules */15 and hourly`,
           'bytes: main forks (heap, TOAST, indexes) of every partition, grown since the empty schema; "compacted" after VACUUM FULL (what the rows occupy), "before VACUUM FULL" after a plain VACUUM (deleted space is reusable in that partition but the files keep their size)',
           `rows per address per day, full resolution: ${describeRows(fullRows)}`,
+          `KB per address per day, full resolution: ${TABLES.map(describeBytes).join(', ')}`,
           ...downsampled.map((tier) => `rows per address per day, ${tier.tier}: ${describeRows(tier.rows)}`),
           `prices: ${PRICE_TOKENS} tokens x ${PRICE_MINUTES} minutes written as live ticks (${WRITERS} writers, one transaction per 50-token job), after VACUUM; then compactPriceIndexes (what the maintenance job runs daily)`,
         ],
