@@ -20,11 +20,12 @@ const NFTS_EVERY = 60 * 60_000;
 /** A day of history, in the middle of a month so that it falls in one partition. */
 const START = Date.UTC(2026, 8, 10);
 /**
- * Positions and collections that live 2 to 8 days. The simulator's default epoch (15 minutes)
- * replaces each position every 30 minutes to 2 hours, which multiplies the series a downsampled
- * day keeps far beyond what DeFi positions do.
+ * Positions and collections that live 2 to 8 days, valued at the prices of the minute. The
+ * simulator's default epoch (15 minutes) replaces each position every 30 minutes to 2 hours, which
+ * multiplies the series a downsampled day keeps far beyond what DeFi positions do; its values then
+ * stay constant per epoch, so that with a day-long epoch every answer of a day would be the same.
  */
-const WORLD = { epochMs: DAY };
+const WORLD = { epochMs: DAY, valuationMs: 60_000 };
 const PRICE_TOKENS = 1_000;
 const PRICE_MINUTES = 100;
 const WRITERS = 4;
@@ -37,19 +38,12 @@ const TABLES = [...HISTORY, ...STATE, ...OPERATIONS];
 /** Writes ADDRESSES x DAYS of positions and NFT ticks the way a worker does (answer, normalize, one transaction per job). */
 async function writeHistory(database: BenchDatabase): Promise<number> {
   const limit = pLimit(WRITERS);
-  const bodies = new Map<string, string>();
-  const body = (key: string, build: () => unknown) => {
-    let text = bodies.get(key);
-    if (text === undefined) bodies.set(key, (text = JSON.stringify(build())));
-    return text;
-  };
   let jobs = 0;
   for (let time = START; time < START + DAYS * DAY; time += POSITIONS_EVERY) {
     const tick = new Date(time);
-    const day = Math.floor(time / DAY);
     await Promise.all(Array.from({ length: ADDRESSES }, (_, i) => limit(async () => {
       const owner = benchAddress(i);
-      const positions = body(`p${i}:${day}`, () => ({ data: simulatedPositions(owner, time, undefined, WORLD) }));
+      const positions = JSON.stringify({ data: simulatedPositions(owner, time, undefined, WORLD) });
       const rows = normalizePositions(positionsResponse.parse(JSON.parse(positions)), { owner, snapshotAt: tick });
       await commitJob(database, {
         run: { jobId: `positions-${owner}-${time}`, dataset: 'positions', target: owner, tick, attempts: 1, startedAt: tick },
@@ -59,7 +53,7 @@ async function writeHistory(database: BenchDatabase): Promise<number> {
       });
       jobs++;
       if (time % NFTS_EVERY !== 0) return;
-      const nfts = body(`n${i}:${day}`, () => simulatedNftHoldings(owner, time, undefined, WORLD));
+      const nfts = JSON.stringify(simulatedNftHoldings(owner, time, undefined, WORLD));
       const holdings = normalizeNftHoldings(nftHoldingsResponse.parse(JSON.parse(nfts)), { owner, snapshotAt: tick });
       await commitJob(database, {
         run: { jobId: `nfts-${owner}-${time}`, dataset: 'nfts', target: owner, tick, attempts: 1, startedAt: tick },
@@ -184,7 +178,7 @@ export const storageScenario: Scenario = {
         scenario: 'storage',
         figures,
         notes: [
-          `${ADDRESSES} addresses x ${DAYS} days, ${jobs} jobs through commitJob with the simulated upstream's answers (world epoch one day: positions live 2 to 8 days), schedules */15 and hourly`,
+          `${ADDRESSES} addresses x ${DAYS} days, ${jobs} jobs through commitJob with the simulated upstream's answers (world epoch one day: positions live 2 to 8 days; values follow the prices of the minute), schedules */15 and hourly`,
           'bytes: main forks (heap, TOAST, indexes) of every partition, grown since the empty schema; "compacted" after VACUUM FULL (what the rows occupy), "before VACUUM FULL" after a plain VACUUM (deleted space is reusable in that partition but the files keep their size)',
           `rows per address per day, full resolution: ${describeRows(fullRows)}`,
           `KB per address per day, full resolution: ${TABLES.map(describeBytes).join(', ')}`,

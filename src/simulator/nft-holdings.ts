@@ -2,13 +2,13 @@ import { normalizeAddress, parseNftChain, type NftChain } from '../normalize/add
 import { Draws, significant } from './hash.js';
 import type { JsonObject } from './json.js';
 import { modelPriceAt, priceModel, type PriceModel } from './price-model.js';
-import { DEFAULT_SEED, epochOf, resolveWorld, slotOccupant, type SimulatorWorld } from './world.js';
+import { DEFAULT_SEED, epochOf, resolveWorld, slotOccupant, valuationTime, type SimulatorWorld } from './world.js';
 
 /**
  * NFT holdings of the simulated upstream. A seed has a pool of collections shared by all addresses;
  * an address holds `collectionsPerAddress` of them (each kept 4 to 16 epochs) with
  * `tokensPerCollection` tokens each (each kept 1 to 6 epochs, then sold and another bought), so moving
- * the clock changes the holdings. Prices are in the chain's native token and constant per epoch.
+ * the clock changes the holdings. Prices are in the chain's native token, constant per epoch or per valuation step (world.valuationMs).
  */
 const COLLECTION_POOL_SIZE = 400;
 const COLLECTION_LIFETIME = { min: 4, max: 16 };
@@ -176,7 +176,7 @@ export function simulatedNftHoldings(
   const chain = parseNftChain(query.chain ?? 'ALL');
   const { collectionsPerAddress, tokensPerCollection, epochMs } = resolveWorld(world);
   const epoch = epochOf(worldTimeMs, { epochMs });
-  const valuedAt = epoch * epochMs;
+  const valuedAt = valuationTime(worldTimeMs, world);
   const held = new Set<number>();
   const groups: JsonObject[] = [];
   for (let slot = 0; slot < collectionsPerAddress; slot++) {

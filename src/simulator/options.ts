@@ -59,6 +59,7 @@ export const SIMULATOR_SETTINGS: readonly SimulatorSetting[] = [
   setting('collections', '--collections <n>', 'SIM_COLLECTIONS', 'NFT collections per address (default 5)', int(0, 400)),
   setting('nftsPerCollection', '--nfts-per-collection <n>', 'SIM_NFTS_PER_COLLECTION', 'NFTs per collection (default 3)', int(0, 100)),
   setting('epochMs', '--epoch-ms <ms>', 'SIM_EPOCH_MS', 'how long positions and NFTs stay constant (default 900000)', int(1000, 365 * 86_400_000)),
+  setting('valuationMs', '--valuation-ms <ms>', 'SIM_VALUATION_MS', 'within an epoch, values follow prices in steps of this (default 0: constant per epoch)', int(0, 365 * 86_400_000)),
   setting('clockOffsetMs', '--clock-offset-ms <ms>', 'SIM_CLOCK_OFFSET_MS', 'world time = now + this', z.coerce.number().int()),
   setting('fixedTime', '--fixed-time <time>', 'SIM_FIXED_TIME', 'freeze the world time (ISO date-time or ms)', time),
 ];
@@ -93,6 +94,7 @@ export function loadSimulatorOptions(flags: SimulatorFlags, env: Record<string, 
   if (values.collections !== undefined) world.collectionsPerAddress = values.collections as number;
   if (values.nftsPerCollection !== undefined) world.tokensPerCollection = values.nftsPerCollection as number;
   if (values.epochMs !== undefined) world.epochMs = values.epochMs as number;
+  if (values.valuationMs !== undefined) world.valuationMs = values.valuationMs as number;
 
   return {
     host: (values.host as string | undefined) ?? '127.0.0.1',

@@ -11,14 +11,14 @@ import {
   type PositionType,
   type SimulatedProtocol,
 } from './protocols.js';
-import { DEFAULT_SEED, epochOf, resolveWorld, slotOccupant, type SimulatorWorld } from './world.js';
+import { DEFAULT_SEED, epochOf, resolveWorld, slotOccupant, valuationTime, type SimulatorWorld } from './world.js';
 
 /**
  * DeFi positions of the simulated upstream. An address has `positionsPerAddress` slots; slot i
  * always holds the same one of the nine variants (rotated per address, so an address with nine or
  * more slots shows every variant), and its occupant lives 2 to 8 epochs before it closes and a new
- * position opens in its place. Within an epoch everything is constant; values are amounts times the
- * token prices at the epoch start.
+ * position opens in its place. Within an epoch the positions are constant; values are amounts times the
+ * token prices at the epoch start, or at the start of each valuation step (world.valuationMs).
  */
 const YEAR_MS = 365 * 86_400_000;
 const LIFETIME_EPOCHS = { min: 2, max: 8 };
@@ -60,13 +60,14 @@ export function simulatedPositions(
   });
   const { positionsPerAddress, epochMs } = resolveWorld(world);
   const epoch = epochOf(worldTimeMs, { epochMs });
+  const valuedAt = valuationTime(worldTimeMs, world);
   const rotation = hashOf(seed, owner, 'variants') % POSITION_TYPES.length;
   const positions: JsonObject[] = [];
   for (let slot = 0; slot < positionsPerAddress; slot++) {
     const type = POSITION_TYPES[(slot + rotation) % POSITION_TYPES.length]!;
     const occupant = slotOccupant(`${seed}|${owner}|position|${slot}`, epoch, LIFETIME_EPOCHS.min, LIFETIME_EPOCHS.max);
     const draws = new Draws(seed, owner, 'position', slot, occupant.generation);
-    const build = startBuild(owner, type, draws, seed, occupant.openedEpoch * epochMs, epoch * epochMs);
+    const build = startBuild(owner, type, draws, seed, occupant.openedEpoch * epochMs, valuedAt);
     if (chain !== undefined && build.chain !== chain) continue;
     if (protocols !== undefined && !protocols.includes(build.protocol.protocol)) continue;
     positions.push(VARIANTS[type](build));

@@ -6,7 +6,7 @@ import { priceGridTime } from './price-model.js';
 import { simulatedProtocolsResponse } from './protocols.js';
 import type { Operation } from './stats.js';
 import { simulatedPriceResponse } from './token-prices.js';
-import { epochOf, type SimulatorWorld } from './world.js';
+import { valuationTime, type SimulatorWorld } from './world.js';
 
 /** Which operation a request is for, from its method and path alone. */
 export type Route =
@@ -37,7 +37,7 @@ export function errorAnswer(status: number, error: string, message: string): Ans
 
 /**
  * Answers the operations from the world functions, caching serialized bodies: the world is constant
- * within an epoch (positions, NFTs) or a price-grid minute (prices), so repeated requests are cheap.
+ * within a valuation step (positions, NFTs) or a price-grid minute (prices), so repeated requests are cheap.
  */
 export class WorldAnswers {
   // About 16 MB: keys and bodies are ASCII, one byte per character in V8.
@@ -70,7 +70,7 @@ export class WorldAnswers {
         const chain = query.get('chain') || undefined;
         const protocol = query.get('protocol') || undefined;
         parseBoolean('force_refresh', query.get('force_refresh'));
-        const key = `positions\u0000${epochOf(worldTimeMs, this.world)}\u0000${address}\u0000${chain}\u0000${protocol}`;
+        const key = `positions\u0000${valuationTime(worldTimeMs, this.world)}\u0000${address}\u0000${chain}\u0000${protocol}`;
         return this.cached(key, () => {
           const protocols = protocol?.split(',').map((id) => id.trim()).filter((id) => id !== '');
           const data = simulatedPositions(address, worldTimeMs, this.seed, this.world, { chain, protocols });
@@ -81,7 +81,7 @@ export class WorldAnswers {
         const address = decodePathSegment(rawAddress);
         const chain = query.get('chain') || undefined;
         const includePnl = parseBoolean('includePnl', query.get('includePnl'));
-        const key = `nfts\u0000${epochOf(worldTimeMs, this.world)}\u0000${address}\u0000${chain}\u0000${includePnl}`;
+        const key = `nfts\u0000${valuationTime(worldTimeMs, this.world)}\u0000${address}\u0000${chain}\u0000${includePnl}`;
         return this.cached(key, () =>
           JSON.stringify(simulatedNftHoldings(address, worldTimeMs, this.seed, this.world, { chain, includePnl })),
         );

@@ -5,8 +5,13 @@ export interface SimulatorWorld {
   positionsPerAddress: number;
   collectionsPerAddress: number;
   tokensPerCollection: number;
-  /** World state (positions, NFTs, their values) is constant within an epoch. */
+  /** Positions and NFT holdings are constant within an epoch. */
   epochMs: number;
+  /**
+   * Within an epoch, values (amounts times token prices, NFT prices) follow the prices in steps of
+   * this many milliseconds; 0: constant for the whole epoch.
+   */
+  valuationMs: number;
 }
 
 export const DEFAULT_WORLD: SimulatorWorld = {
@@ -14,6 +19,7 @@ export const DEFAULT_WORLD: SimulatorWorld = {
   collectionsPerAddress: 5,
   tokensPerCollection: 3,
   epochMs: 15 * 60_000,
+  valuationMs: 0,
 };
 
 export const DEFAULT_SEED = 'chaintap';
@@ -25,6 +31,14 @@ export function resolveWorld(world: Partial<SimulatorWorld> = {}): SimulatorWorl
 /** Index of the epoch a world time falls into. */
 export function epochOf(worldTimeMs: number, world: Partial<SimulatorWorld> = {}): number {
   return Math.floor(worldTimeMs / resolveWorld(world).epochMs);
+}
+
+/** The time values are priced at for a world time: the start of its valuation step within its epoch. */
+export function valuationTime(worldTimeMs: number, world: Partial<SimulatorWorld> = {}): number {
+  const { epochMs, valuationMs } = resolveWorld(world);
+  const epochStart = epochOf(worldTimeMs, { epochMs }) * epochMs;
+  if (valuationMs <= 0) return epochStart;
+  return epochStart + Math.floor((worldTimeMs - epochStart) / valuationMs) * valuationMs;
 }
 
 /**

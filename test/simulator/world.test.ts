@@ -65,6 +65,19 @@ describe('simulated positions', () => {
     expect(simulatedPositions(addressNo(1), T, undefined, { positionsPerAddress: 25 })).toHaveLength(25);
   });
 
+  it('with a valuation step, keep their ids within the epoch while their values follow the prices', () => {
+    const world = { epochMs: 86_400_000, valuationMs: 15 * 60_000 };
+    const day = Math.floor(T / world.epochMs) * world.epochMs;
+    const at = (ms: number) => simulatedPositions(addressNo(1), ms, undefined, world);
+    const ids = (positions: ReturnType<typeof at>) => positions.map((position) => position.positionId);
+    expect(ids(at(day + 3_600_000))).toEqual(ids(at(day)));
+    expect(at(day + world.valuationMs - 1)).toEqual(at(day));
+    expect(JSON.stringify(at(day + world.valuationMs))).not.toBe(JSON.stringify(at(day)));
+    const nfts = (ms: number) => simulatedNftHoldings(addressNo(1), ms, undefined, world);
+    expect(nfts(day + 3_600_000).map((group) => group.collectionId)).toEqual(nfts(day).map((group) => group.collectionId));
+    expect(nfts(day + 3_600_000).map((group) => group.floorPrice)).not.toEqual(nfts(day).map((group) => group.floorPrice));
+  });
+
   it('show all nine variants for every address with nine or more slots', () => {
     for (let i = 0; i < 20; i++) {
       expect(new Set(simulatedPositions(addressNo(i), T, undefined, { positionsPerAddress: 9 }).map((position) => position.type))).toEqual(
