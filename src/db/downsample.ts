@@ -8,10 +8,10 @@ import type { Database } from './client.js';
  * stays kept when it moves on to the daily tier, and the newest history is never touched. The
  * reporting views read whatever snapshots exist, so they answer over the whole history, at the
  * resolution kept. The refresh records (position_refreshes, nft_refreshes) are thinned the same
- * way per owner; amounts and farming entries go with their snapshot (ON DELETE CASCADE).
+ * way per owner; a position snapshot's amount and farming entries are part of its row.
  *
- * Deletions run in short statements: one UTC day of one partition for at most PAIRS_PER_BATCH
- * (owner, position) or (owner, collection) pairs, so that no lock is held for long and live
+ * Deletions run in short statements: one UTC day of one partition for at most SERIES_PER_BATCH
+ * positions or (owner, collection) pairs, so that no lock is held for long and live
  * ingestion (which writes the newest month) never waits on it.
  */
 export interface DownsampleSettings {
@@ -26,7 +26,7 @@ export interface DownsampleRequest extends DownsampleSettings {
 }
 
 export interface DownsampleOutcome {
-  /** Rows deleted per table (the amounts and farming entries of deleted snapshots go with them). */
+  /** Rows deleted per table (a position snapshot row holds its amount and farming entries). */
   deleted: Record<string, number>;
   /** Day chunks examined. */
   days: number;
@@ -36,8 +36,10 @@ export interface DownsampleOutcome {
 
 interface HistoryTable {
   table: string;
-  /** What one kept series is: an owner's position or collection, or the owner's refreshes. */
+  /** What one kept series is: a position, an owner's collection, or the owner's refreshes. */
   keys: readonly string[];
+  /** SQL type of the key columns. */
+  keyType: 'text' | 'bigint';
 }
 
 interface HistoryGroup {
@@ -48,13 +50,19 @@ interface HistoryGroup {
 }
 
 const GROUPS: readonly HistoryGroup[] = [
-  { snapshots: { table: 'position_snapshots', keys: ['owner', 'position_id'] }, refreshes: { table: 'position_refreshes', keys: ['owner'] } },
-  { snapshots: { table: 'nft_holding_snapshots', keys: ['owner', 'collection_id'] }, refreshes: { table: 'nft_refreshes', keys: ['owner'] } },
+  {
+    snapshots: { table: 'position_snapshot_points', keys: ['position_key'], keyType: 'bigint' },
+    refreshes: { table: 'position_refreshes', keys: ['owner'], keyType: 'text' },
+  },
+  {
+    snapshots: { table: 'nft_holding_snapshots', keys: ['owner', 'collection_id'], keyType: 'text' },
+    refreshes: { table: 'nft_refreshes', keys: ['owner'], keyType: 'text' },
+  },
 ];
 
 const DAY_MS = 86_400_000;
 /** Series per delete statement: a day of 15-minute ticks of 64 positions is about 6,000 snapshots. */
-const PAIRS_PER_BATCH = 64;
+const SERIES_PER_BATCH = 64;
 /**
  * Ticks written late (a job retried after an outage) can land behind an earlier run: each run looks
  * this far behind where the previous one stopped. Rows already thinned cost little to look at again.
@@ -194,7 +202,8 @@ async function thinDay(
     if (series.length === 0) return deleted;
     after = table.keys.map((key) => series[series.length - 1]![key]!);
     const columns = table.keys.map((key) => series.map((row) => row[key]!));
-    const batch = columns.length === 2 ? sql`unnest(${columns[0]!}::text[], ${columns[1]!}::text[])` : sql`unnest(${columns[0]!}::text[])`;
+    const array = (column: string[]) => (table.keyType === 'bigint' ? sql`${column}::bigint[]` : sql`${column}::text[]`);
+    const batch = columns.length === 2 ? sql`unnest(${array(columns[0]!)}, ${array(columns[1]!)})` : sql`unnest(${array(columns[0]!)})`;
     const result = await retryOnDeadlock(() => sql`
       delete from ${relation} s
       using ${batch} as k(${keyList})
@@ -208,25 +217,27 @@ async function thinDay(
   }
 }
 
-/** The next PAIRS_PER_BATCH distinct series of a relation after `after`, in index order. */
+/** The next SERIES_PER_BATCH distinct series of a relation after `after`, in index order. */
 async function nextSeries(database: Database, table: HistoryTable & { relation: string }, after: string[] | null): Promise<Record<string, string>[]> {
   const { sql } = database;
   const relation = sql(table.relation);
   const keyList = sql(table.keys as string[]);
   const tuple = (alias: string) => sql.unsafe(table.keys.map((key) => `${alias}.${quoteIdent(key)}`).join(', '));
-  const values = after === null ? null : after.length === 2 ? sql`${after[0]!}::text, ${after[1]!}::text` : sql`${after[0]!}::text`;
+  const value = (key: string) => (table.keyType === 'bigint' ? sql`${key}::bigint` : sql`${key}::text`);
+  const values = after === null ? null : after.length === 2 ? sql`${value(after[0]!)}, ${value(after[1]!)}` : value(after[0]!);
   const first = values === null
     ? sql`select ${keyList} from ${relation} t order by ${keyList} limit 1`
     : sql`select ${keyList} from ${relation} t where (${tuple('t')}) > (${values}) order by ${keyList} limit 1`;
+  // Keys come back as text, whatever their type, and go back in through value() above.
   return sql<Record<string, string>[]>`
     with recursive series as (
       (select f.*, 1 as n from (${first}) f)
       union all
       (select x.*, p.n + 1 from series p cross join lateral (
         select ${keyList} from ${relation} t where (${tuple('t')}) > (${tuple('p')}) order by ${keyList} limit 1
-      ) x where p.n < ${PAIRS_PER_BATCH})
+      ) x where p.n < ${SERIES_PER_BATCH})
     )
-    select ${keyList} from series`;
+    select ${sql.unsafe(table.keys.map((key) => `${quoteIdent(key)}::text`).join(', '))} from series`;
 }
 
 function quoteIdent(name: string): string {

@@ -2,7 +2,7 @@ import type { Database, Sql } from './client.js';
 import { withTransaction, type Tx } from './transaction.js';
 
 /** The tables range-partitioned by month (UTC) of their time column; referenced tables first. */
-export const PARTITIONED_TABLES = ['token_price_points', 'position_snapshots', 'position_amounts', 'position_farming', 'nft_holding_snapshots'] as const;
+export const PARTITIONED_TABLES = ['token_price_points', 'position_snapshot_points', 'nft_holding_snapshots'] as const;
 export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
 
 /** Schema the detached price partitions are moved to. */

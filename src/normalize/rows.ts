@@ -35,11 +35,12 @@ export interface NormalizedTokenPrices {
 }
 
 export type ProtocolRow = Complete<typeof protocols.$inferInsert>;
-export type PositionRow = Complete<typeof positions.$inferInsert>;
-export type PositionSnapshotRow = Complete<Omit<typeof positionSnapshots.$inferInsert, 'id'>>;
-/** Amount and farming rows name their snapshot by position id; the writer resolves the snapshot. */
-export type PositionAmountRow = Complete<Omit<typeof positionAmounts.$inferInsert, 'snapshotId' | 'snapshotAt'>> & { positionId: string };
-export type PositionFarmingRow = Complete<Omit<typeof positionFarming.$inferInsert, 'snapshotId' | 'snapshotAt'>> & { positionId: string };
+export type PositionRow = Complete<Omit<typeof positions.$inferInsert, 'positionKey' | 'snapshotExtra'>>;
+/** Rows of the views position_snapshots, position_amounts and position_farming (the writer stores them compactly). */
+export type PositionSnapshotRow = typeof positionSnapshots.$inferSelect;
+/** Amount and farming rows name their snapshot by position id (the owner and tick are the job's). */
+export type PositionAmountRow = Omit<typeof positionAmounts.$inferSelect, 'owner' | 'snapshotAt'>;
+export type PositionFarmingRow = Omit<typeof positionFarming.$inferSelect, 'owner' | 'snapshotAt'>;
 export type PositionAmountKind = PositionAmountRow['kind'];
 
 export interface NormalizedPositions {

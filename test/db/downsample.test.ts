@@ -113,16 +113,15 @@ describe('downsampleSnapshots', () => {
       from position_snapshots where owner = ${OWNER} and snapshot_at >= '2026-11-01' and snapshot_at < '2026-11-02'`;
     expect(minutes).toEqual({ minutes: [45] });
 
-    // Amounts and farming entries went with their snapshots.
+    // Amounts and farming entries are kept with their snapshots (they are part of its row).
     const [children] = await database.sql`
-      select (select count(*) from position_amounts a where not exists (select 1 from position_snapshots s where s.id = a.snapshot_id and s.snapshot_at = a.snapshot_at))::int as orphan_amounts,
-             (select count(*) from position_farming f where not exists (select 1 from position_snapshots s where s.id = f.snapshot_id and s.snapshot_at = f.snapshot_at))::int as orphan_farming,
-             (select count(*) from position_amounts a join position_snapshots s on s.id = a.snapshot_id and s.snapshot_at = a.snapshot_at where s.position_id = 'a')::int as amounts_of_a,
+      select (select count(*) from position_amounts where position_id = 'a')::int as amounts_of_a,
+             (select count(*) from position_farming where position_id = 'a')::int as farming_of_a,
              (select count(*) from position_snapshots where position_id = 'a')::int as snapshots_of_a`;
-    expect(children).toEqual({ orphan_amounts: 0, orphan_farming: 0, amounts_of_a: 4 * children!.snapshots_of_a, snapshots_of_a: 122 + 1 });
+    expect(children).toEqual({ amounts_of_a: 4 * (122 + 1), farming_of_a: 122 + 1, snapshots_of_a: 122 + 1 });
     expect(outcome.deleted).toEqual({
       // a and b: 384 - 122 each, c: 48 - 1; the other owner: one of its two ticks for a and b.
-      position_snapshots: 2 * (384 - 122) + 47 + 2,
+      position_snapshot_points: 2 * (384 - 122) + 47 + 2,
       position_refreshes: 384 - 122 + 1,
       nft_holding_snapshots: 2 * (96 - 50),
       nft_refreshes: 96 - 50,
@@ -155,7 +154,7 @@ describe('downsampleSnapshots', () => {
       { day: '2026-11-02', n: 24, last: '23:45' },
     ]);
     expect(nextDay.deleted).toEqual({
-      position_snapshots: 2 * (23 + 72),
+      position_snapshot_points: 2 * (23 + 72),
       position_refreshes: 23 + 72,
       nft_holding_snapshots: 2 * 23,
       nft_refreshes: 23,
@@ -165,7 +164,7 @@ describe('downsampleSnapshots', () => {
   it('thins a tick written late into a tier that was already thinned', async () => {
     await writeTick(at('2026-11-02T10:20:00Z').getTime());
     const late = await downsampleSnapshots(database, { ...settings, now: at('2026-11-04T00:00:00Z') });
-    expect(late.deleted).toEqual({ position_snapshots: 2, position_refreshes: 1 });
+    expect(late.deleted).toEqual({ position_snapshot_points: 2, position_refreshes: 1 });
     await expect(database.sql`select count(*)::int as n from position_snapshots where snapshot_at = '2026-11-02T10:20:00Z'`).resolves.toEqual([{ n: 0 }]);
   });
 

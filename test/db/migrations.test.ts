@@ -6,12 +6,20 @@ import { MIGRATIONS_FOLDER, runMigrations } from '../../src/db/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 const TABLES = [
-  'watched_tokens', 'watched_addresses', 'token_catalog', 'price_sources', 'token_price_points', 'protocols', 'positions', 'position_snapshots',
-  'position_amounts', 'position_farming', 'position_refreshes', 'nft_collections', 'nft_holding_snapshots', 'nft_tokens', 'nft_refreshes',
+  'watched_tokens', 'watched_addresses', 'token_catalog', 'price_sources', 'token_price_points', 'protocols', 'positions', 'position_tokens',
+  'position_snapshot_points', 'position_refreshes', 'nft_collections', 'nft_holding_snapshots', 'nft_tokens', 'nft_refreshes',
   'ingestion_runs', 'raw_responses', 'quarantined_payloads', 'dataset_watermarks',
 ];
-const VIEWS = ['tokens', 'token_prices', 'latest_token_prices', 'token_prices_daily_ohlc', 'latest_portfolio', 'position_pnl', 'nft_pnl', 'dataset_freshness'];
-const PARTITIONED = ['token_price_points', 'position_snapshots', 'position_amounts', 'position_farming', 'nft_holding_snapshots'];
+const VIEWS = [
+  'tokens', 'token_prices', 'latest_token_prices', 'token_prices_daily_ohlc', 'position_snapshots', 'position_amounts', 'position_farming',
+  'latest_portfolio', 'position_pnl', 'nft_pnl', 'dataset_freshness',
+];
+const PARTITIONED = ['token_price_points', 'position_snapshot_points', 'nft_holding_snapshots'];
+
+/** Rows as JSON text in one order (the columns of a view may come in another order than the old table's). */
+function sortedRows(rows: Record<string, unknown>[]): string[] {
+  return rows.map((row) => JSON.stringify(Object.fromEntries(Object.entries(row).sort(([a], [b]) => a.localeCompare(b))))).sort();
+}
 
 describe('migrations', () => {
   let database: TestDatabase;
@@ -62,15 +70,25 @@ describe('migrations', () => {
     });
   });
 
-  it('keep the stored prices and token ids of a database migrated before token_catalog (0004)', async () => {
+  /** A database migrated up to (not including) the migration whose tag starts with `before`, and a cleanup. */
+  async function migratedBefore(before: string): Promise<{ older: TestDatabase; cleanup: () => Promise<void> }> {
     const older = await createTestDatabase({ migrate: false });
     const folder = mkdtempSync(join(tmpdir(), 'chaintap-migrations-'));
     try {
       cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
       const journal = JSON.parse(readFileSync(join(folder, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] };
-      journal.entries = journal.entries.filter((entry) => entry.tag < '0004');
+      journal.entries = journal.entries.filter((entry) => entry.tag < before);
       writeFileSync(join(folder, 'meta/_journal.json'), JSON.stringify(journal));
       await runMigrations(older.url, folder);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+    return { older, cleanup: () => older.drop() };
+  }
+
+  it('keep the stored prices and token ids of a database migrated before token_catalog (0004)', async () => {
+    const { older, cleanup } = await migratedBefore('0004');
+    try {
       await older.sql`select chaintap_ensure_month_partition('token_price_points', '2026-11-01')`;
       await older.sql`insert into tokens (coin_type, symbol, decimals, first_seen_at, last_seen_at, last_price_time)
         values ('0x1::a::A', 'A', 9, '2026-11-01', '2026-11-02', '2026-11-02'), ('0x2::b::B', 'B', 6, '2026-11-01', '2026-11-03', null)`;
@@ -85,8 +103,68 @@ describe('migrations', () => {
         { coin_type: '0x1::a::A', price: '1.5', fetched_at: new Date('2026-11-02T00:00:03Z') },
       ]);
     } finally {
-      rmSync(folder, { recursive: true, force: true });
-      await older.drop();
+      await cleanup();
+    }
+  });
+
+  it('keep the position history of a database migrated before the compact snapshots (0006), row for row', async () => {
+    const { older, cleanup } = await migratedBefore('0006');
+    const views = {
+      snapshots: 'select * from position_snapshots order by owner, position_id, snapshot_at',
+      amounts: 'select * from position_amounts',
+      farming: 'select * from position_farming',
+      pnl: 'select * from position_pnl order by owner, position_id, snapshot_at',
+      portfolio: 'select * from latest_portfolio order by owner',
+    };
+    // Before 0006 amounts and farming name their snapshot by its id.
+    const ownedBy = (table: string) =>
+      `select s.owner, s.position_id, c.* from ${table} c join position_snapshots s on s.id = c.snapshot_id and s.snapshot_at = c.snapshot_at`;
+    const viewsBefore = { ...views, amounts: ownedBy('position_amounts'), farming: ownedBy('position_farming') };
+    try {
+      const t1 = '2026-10-31T23:45:00Z';
+      const t2 = '2026-11-01T00:00:00Z';
+      for (const month of ['2026-10-01', '2026-11-01']) {
+        for (const table of ['position_snapshots', 'position_amounts', 'position_farming']) {
+          await older.sql`select chaintap_ensure_month_partition(${table}, ${month}::date)`;
+        }
+      }
+      await older.sql`insert into positions (owner, position_id, chain, type, first_seen_at, last_seen_at)
+        values ('0xa', 'p1', 'sui', 'staking', ${t1}, ${t2}), ('0xa', 'p2', 'sui', 'vault', ${t1}, ${t1}), ('0xb', 'p1', 'sui', 'perp', ${t2}, ${t2})`;
+      await older.sql`insert into position_refreshes (owner, snapshot_at, complete, position_count) values ('0xa', ${t1}, true, 2), ('0xa', ${t2}, true, 1), ('0xb', ${t2}, true, 1)`;
+      const snapshots = await older.sql<{ id: string; owner: string; position_id: string; snapshot_at: Date }[]>`
+        insert into position_snapshots (owner, position_id, snapshot_at, fee, input_value, yield_collected_value, current_value, current_yield_value, extra)
+        values ('0xa', 'p1', ${t1}, 0.5, 10, 0, 12, 1, '{"validator":"v"}'), ('0xa', 'p1', ${t2}, 0.5, 10, 0, 13, null, null),
+               ('0xa', 'p2', ${t1}, null, 1, 2, null, null, '{"a":[1,2]}'), ('0xb', 'p1', ${t2}, 1, 100, 0, 90, 0, null)
+        returning id::text, owner, position_id, snapshot_at`;
+      const id = (owner: string, positionId: string, at: string) =>
+        snapshots.find((s) => s.owner === owner && s.position_id === positionId && s.snapshot_at.getTime() === Date.parse(at))!.id;
+      await older.sql`insert into position_amounts (snapshot_id, snapshot_at, kind, idx, token, token_symbol, amount, value, token_info, extra) values
+        (${id('0xa', 'p1', t1)}, ${t1}, 'input', 0, '0x2::sui::SUI', 'SUI', 10, 10, '{"coinType":"0x2::sui::SUI","symbol":"SUI"}', null),
+        (${id('0xa', 'p1', t1)}, ${t1}, 'input', 1, null, null, 1.50, null, null, '{"note":"x"}'),
+        (${id('0xa', 'p1', t1)}, ${t1}, 'current_token', 0, '0x2::sui::SUI', 'SUI', 12, 12, null, null),
+        (${id('0xa', 'p1', t1)}, ${t1}, 'current_yield', 0, '0x2::sui::SUI', null, 1, 1, null, null),
+        (${id('0xa', 'p1', t2)}, ${t2}, 'current_token', 0, '0x2::sui::SUI', 'SUI', 13, 13, null, null),
+        (${id('0xb', 'p1', t2)}, ${t2}, 'input', 0, '0xabc', null, 100, 100, null, null)`;
+      await older.sql`insert into position_farming (snapshot_id, snapshot_at, idx, base_apr, rewards_apr, total_apr, total_apy, rewards, extra) values
+        (${id('0xa', 'p1', t1)}, ${t1}, 0, 0.1, 0, 0.1, 0.105, '[[1,2],{"a":null}]', null),
+        (${id('0xa', 'p1', t1)}, ${t1}, 1, null, null, null, null, '7', '{"boost":2}'),
+        (${id('0xb', 'p1', t2)}, ${t2}, 0, 1, 2, 3, 4, null, null)`;
+      const before = Object.fromEntries(await Promise.all(Object.entries(viewsBefore).map(async ([name, query]) => [name, await older.sql.unsafe(query)])));
+
+      await runMigrations(older.url);
+      const after = Object.fromEntries(await Promise.all(Object.entries(views).map(async ([name, query]) => [name, await older.sql.unsafe(query)])));
+      // Gone with the compact layout: the snapshots' surrogate id and the children's reference to it.
+      const without = (rows: Record<string, unknown>[], ...columns: string[]) =>
+        rows.map((row) => Object.fromEntries(Object.entries(row).filter(([column]) => !columns.includes(column))));
+      expect(after.snapshots).toEqual(without(before.snapshots, 'id'));
+      expect(sortedRows(after.amounts)).toEqual(sortedRows(without(before.amounts, 'snapshot_id')));
+      expect(sortedRows(after.farming)).toEqual(sortedRows(without(before.farming, 'snapshot_id')));
+      expect(after.pnl).toEqual(before.pnl);
+      expect(after.portfolio).toEqual(before.portfolio);
+      expect(after.amounts).toHaveLength(6);
+      expect(after.farming).toHaveLength(3);
+    } finally {
+      await cleanup();
     }
   });
 });

@@ -1,5 +1,10 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writePositions } from '../../src/db/index.js';
+import { positionAmounts, positionFarming, positionSnapshots } from '../../src/db/schema/index.js';
+import { normalizePositions } from '../../src/normalize/index.js';
+import { simulatedPositions } from '../../src/simulator/index.js';
+import { positionsResponse } from '../../src/upstream/schemas.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { commit, OWNER, positionRows, snapshotOf, wirePosition } from './job-helpers.js';
 
@@ -16,8 +21,12 @@ describe('writePositions', () => {
     commit(database, 'positions', OWNER, at, (tx) => writePositions(tx, positionRows(positions, at), { owner: OWNER, snapshotAt: at, complete }));
   const state = async () => database.sql`
     select position_id, first_seen_at, last_seen_at, closed_at from positions where owner = ${OWNER} order by position_id`;
-  const TABLES = ['protocols', 'positions', 'position_snapshots', 'position_amounts', 'position_farming', 'position_refreshes'];
-  const everything = async () => (await Promise.all(TABLES.map((table) => snapshotOf(database, table, { versions: true })))).flat();
+  const TABLES = ['protocols', 'positions', 'position_tokens', 'position_snapshot_points', 'position_refreshes'];
+  const VIEWS = ['position_snapshots', 'position_amounts', 'position_farming'];
+  const everything = async () => [
+    ...(await Promise.all(TABLES.map((table) => snapshotOf(database, table, { versions: true })))).flat(),
+    ...(await Promise.all(VIEWS.map((view) => snapshotOf(database, view)))).flat(),
+  ];
 
   it('writes positions, snapshots with exact totals, amounts and farming', async () => {
     const result = await write(tick(0), [
@@ -25,12 +34,12 @@ describe('writePositions', () => {
       wirePosition('b', { input: 10, current: '123456789012.12346' }),
     ]);
     expect(result.byTable).toEqual({
-      protocols: 1, positions: 2, position_snapshots: 2, position_amounts: 6, position_farming: 2, position_refreshes: 1,
+      protocols: 1, positions: 2, position_tokens: 1, position_snapshots: 2, position_amounts: 6, position_farming: 2, position_refreshes: 1,
     });
     const [snapshot] = await database.sql`
       select input_value, yield_collected_value, current_value, current_yield_value from position_snapshots where position_id = 'a'`;
     expect(snapshot).toEqual({ input_value: '100.1', yield_collected_value: '7', current_value: '95', current_yield_value: '0.000000001' });
-    const [farming] = await database.sql`select base_apr, rewards_apr, rewards from position_farming f join position_snapshots s on s.id = f.snapshot_id where s.position_id = 'a'`;
+    const [farming] = await database.sql`select base_apr, rewards_apr, rewards from position_farming where position_id = 'a'`;
     expect(farming).toEqual({ base_apr: '0.1', rewards_apr: '0.02', rewards: [{ amount: 1 }] });
   });
 
@@ -72,8 +81,7 @@ describe('writePositions', () => {
     await write(tick(6), [wirePosition('a', { input: 1, current: 1, collected: 1 }), wirePosition('b', { input: 1, current: 1 })]);
     await write(tick(6), [wirePosition('a', { input: 2, current: 3 })]);
     const amounts = await database.sql`
-      select a.kind::text, a.idx, a.value from position_amounts a join position_snapshots s on s.id = a.snapshot_id and s.snapshot_at = a.snapshot_at
-      where s.snapshot_at = ${tick(6)} order by 1, 2`;
+      select kind::text, idx, value from position_amounts where snapshot_at = ${tick(6)} order by 1, 2`;
     expect(amounts).toEqual([{ kind: 'input', idx: 0, value: '2' }, { kind: 'current_token', idx: 0, value: '3' }].sort((x, y) => x.kind.localeCompare(y.kind)));
     await expect(database.sql`select position_id from position_snapshots where snapshot_at = ${tick(6)}`).resolves.toEqual([{ position_id: 'a' }]);
     expect((await state())[1]!.closed_at).toEqual(tick(6));
@@ -91,6 +99,73 @@ describe('writePositions', () => {
     await Promise.all(owners.map((owner) => commit(database, 'positions', owner, old, (tx) =>
       writePositions(tx, positionRows([wirePosition('z', { input: 1, current: 2 })], old, owner), { owner, snapshotAt: old, complete: true }))));
     await expect(database.sql`select count(*)::int as n from position_pnl where snapshot_at = ${old}`).resolves.toEqual([{ n: 4 }]);
+  });
+
+  it('gives back through the views exactly the rows the normalizer made, for every variant and odd entry', async () => {
+    const owner = `0x${'d4'.repeat(32)}`;
+    const at = new Date(Date.UTC(2026, 10, 21, 18));
+    const odd = {
+      ...wirePosition('odd', {}),
+      input: [
+        { amount: '1.50', value: null, token: { coinType: '0x2::sui::SUI', symbol: 'SUI', logo: 'x' }, note: 'kept' },
+        { amount: 2, value: 3 },
+        { amount: 4, value: 5, token: '0x2::sui::SUI' },
+      ],
+      current: { tokens: [], yield: [{ amount: 1, value: 1, token: { address: '0xAB', decimals: 6 } }] },
+      farming: [{ base_apr: 1, rewards: 7 }, { total_apy: '0.5', rewards: [[1, 2], { a: null }], boost: 2 }, {}],
+    };
+    const answer = [...simulatedPositions(owner, at.getTime(), undefined, { positionsPerAddress: 9 }), odd];
+    const normalized = normalizePositions(positionsResponse.parse({ data: answer }), { owner, snapshotAt: at });
+    await commit(database, 'positions', owner, at, (tx) => writePositions(tx, normalized, { owner, snapshotAt: at, complete: true }));
+
+    const snapshots = await database.db.select().from(positionSnapshots).where(eq(positionSnapshots.owner, owner));
+    const amounts = await database.db.select().from(positionAmounts).where(eq(positionAmounts.owner, owner));
+    const farming = await database.db.select().from(positionFarming).where(eq(positionFarming.owner, owner));
+    // As JSON (jsonb, like JSON itself, has no negative zero), in one order.
+    const sorted = <T extends { positionId: string }>(rows: T[], key: (row: T) => string = () => '') =>
+      JSON.parse(JSON.stringify([...rows].sort((a, b) => `${a.positionId}|${key(a)}`.localeCompare(`${b.positionId}|${key(b)}`)))) as unknown;
+    const withoutOwnerAndTime = <T extends { owner: string; snapshotAt: Date }>(rows: T[]) => rows.map(({ owner: _, snapshotAt: __, ...row }) => row);
+    expect(sorted(snapshots)).toEqual(sorted(normalized.snapshots));
+    const amountKey = (row: { kind: string; idx: number }) => `${row.kind}|${row.idx}`;
+    expect(sorted(withoutOwnerAndTime(amounts), amountKey)).toEqual(sorted(normalized.amounts, amountKey));
+    expect(sorted(withoutOwnerAndTime(farming), (row) => String(row.idx))).toEqual(sorted(normalized.farming, (row) => String(row.idx)));
+    expect(normalized.amounts.length).toBeGreaterThan(30);
+    expect(normalized.amounts.filter((row) => row.tokenInfo !== null).length).toBeGreaterThan(3);
+  });
+
+  it('stores a repeated extra and token object once, and each tick reads back as answered when they change', async () => {
+    const owner = `0x${'e5'.repeat(32)}`;
+    const ticks = [0, 1, 2, 3].map((n) => new Date(Date.UTC(2026, 10, 22, n)));
+    // A token no other test names: the first object seen for it is this test's.
+    const token = (info: Record<string, unknown>) => [{ amount: 1, value: 2, token: { coinType: '0x5::fresh::FRESH', symbol: 'FRESH', ...info } }];
+    const answers = [
+      { ...wirePosition('p', {}), input: token({ decimals: 9 }), healthFactor: 1.5 },
+      { ...wirePosition('p', {}), input: token({ decimals: 9 }), healthFactor: 1.5 },
+      { ...wirePosition('p', {}), input: token({ decimals: 9, price: 3.1 }), healthFactor: 1.2 },
+      { ...wirePosition('p', {}), input: token({ decimals: 9 }) },
+    ];
+    const expected: unknown[] = [];
+    for (const [i, at] of ticks.entries()) {
+      const normalized = normalizePositions(positionsResponse.parse({ data: [answers[i]] }), { owner, snapshotAt: at });
+      await commit(database, 'positions', owner, at, (tx) => writePositions(tx, normalized, { owner, snapshotAt: at, complete: true }));
+      expected.push({ extra: normalized.snapshots[0]!.extra, tokenInfo: normalized.amounts[0]!.tokenInfo });
+    }
+    const read = await database.sql<{ extra: unknown; token_info: unknown }[]>`
+      select s.extra, a.token_info from position_snapshots s
+      join position_amounts a using (owner, position_id, snapshot_at)
+      where s.owner = ${owner} order by s.snapshot_at`;
+    expect(read.map((row) => ({ extra: row.extra, tokenInfo: row.token_info }))).toEqual(expected);
+    expect(expected[3]).toEqual({ extra: null, tokenInfo: { coinType: '0x5::fresh::FRESH', symbol: 'FRESH', decimals: 9 } });
+    // Stored: NULL where the tick repeats the reference, the keys that changed or came, or the whole value when keys went.
+    const stored = await database.sql`
+      select s.extra, s.amount_token_info from position_snapshot_points s join positions p using (position_key)
+      where p.owner = ${owner} order by s.snapshot_at`;
+    expect(stored).toEqual([
+      { extra: null, amount_token_info: null },
+      { extra: null, amount_token_info: null },
+      { extra: { healthFactor: 1.2 }, amount_token_info: [{ price: 3.1 }] },
+      { extra: [null], amount_token_info: null },
+    ]);
   });
 
   it('records an empty complete refresh and closes what is open', async () => {

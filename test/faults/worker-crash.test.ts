@@ -79,7 +79,7 @@ it('SIGKILL of a worker mid-cycle, twice, with another taking over: identical da
   expect(comparison.tablesDiffering).toEqual([]);
   expect({ duplicates: comparison.duplicates, lost: comparison.lost, changed: comparison.changed, extra: comparison.extra })
     .toEqual({ duplicates: 0, lost: 0, changed: 0, extra: 0 });
-  expect(counts.position_snapshots).toBeGreaterThan(0);
+  expect(counts.position_snapshot_points).toBeGreaterThan(0);
   expect(atomicity.violations).toEqual([]);
   expect(atomicity.observations).toBeGreaterThan(10);
 });

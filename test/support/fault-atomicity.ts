@@ -61,14 +61,8 @@ export async function readTick(sql: Sql, tick: Date, batches: PriceBatch[]): Pro
     add('positions', 'positions', await tx`select owner as target, count(*)::int as n from positions group by 1`);
     add('positions', 'position_refreshes', await tx`select owner as target, count(*)::int as n from position_refreshes where snapshot_at = ${tick} group by 1`);
     add('positions', 'position_snapshots', await tx`select owner as target, count(*)::int as n from position_snapshots where snapshot_at = ${tick} group by 1`);
-    add('positions', 'position_amounts', await tx`
-      select s.owner as target, count(*)::int as n from position_amounts a
-      join position_snapshots s on s.id = a.snapshot_id and s.snapshot_at = a.snapshot_at
-      where a.snapshot_at = ${tick} group by 1`);
-    add('positions', 'position_farming', await tx`
-      select s.owner as target, count(*)::int as n from position_farming f
-      join position_snapshots s on s.id = f.snapshot_id and s.snapshot_at = f.snapshot_at
-      where f.snapshot_at = ${tick} group by 1`);
+    add('positions', 'position_amounts', await tx`select owner as target, count(*)::int as n from position_amounts where snapshot_at = ${tick} group by 1`);
+    add('positions', 'position_farming', await tx`select owner as target, count(*)::int as n from position_farming where snapshot_at = ${tick} group by 1`);
     add('nfts', 'nft_refreshes', await tx`select owner as target, count(*)::int as n from nft_refreshes where snapshot_at = ${tick} group by 1`);
     add('nfts', 'nft_holding_snapshots', await tx`select owner as target, count(*)::int as n from nft_holding_snapshots where snapshot_at = ${tick} group by 1`);
     add('nfts', 'nft_tokens', await tx`select owner as target, count(*)::int as n from nft_tokens group by 1`);

@@ -10,7 +10,11 @@ import { dataTables as allDataTables, OPERATIONAL_TABLES } from './table-digest.
  * Replaced by the natural key they stand for:
  *   tokens.id (token_catalog.id where tokens is a view over it), price_sources.id,
  *   token_price_points.token_id/source_id (coin type, source name),
- *   position_snapshots.id, position_amounts/position_farming.snapshot_id (owner, position id, tick).
+ *   positions.position_key and position_snapshot_points.position_key (owner, position id),
+ *   position_tokens.id and position_snapshot_points.amount_tokens (token and symbol).
+ * Compared as they read, not as stored: a position snapshot's `extra` and its entries' token objects
+ * (stored as differences from positions.snapshot_extra and position_tokens.info, which hold the
+ * first value written: with several jobs at once, which one comes first varies).
  * Left out because they come from the wall clock, not from the tick or the upstream's answer:
  *   watched_tokens.added_at, watched_addresses.added_at (when the watchlist row was added),
  *   token_price_points.fetch_delay_s (receipt time minus price time),
@@ -28,8 +32,6 @@ interface TableSpec {
   extraValues?: string[];
 }
 
-const SNAPSHOT_JOIN = 'join position_snapshots s on s.id = t.snapshot_id and s.snapshot_at = t.snapshot_at';
-
 const SPECS: Record<string, TableSpec> = {
   watched_tokens: { from: 'watched_tokens t', key: ['t.coin_type'], exclude: ['added_at'] },
   watched_addresses: { from: 'watched_addresses t', key: ['t.address'], exclude: ['added_at'] },
@@ -44,17 +46,18 @@ const SPECS: Record<string, TableSpec> = {
     extraValues: ['ps.name'],
   },
   protocols: { from: 'protocols t', key: ['t.protocol_id'], exclude: [] },
-  positions: { from: 'positions t', key: ['t.owner', 't.position_id'], exclude: [] },
-  position_snapshots: { from: 'position_snapshots t', key: ['t.owner', 't.position_id', 't.snapshot_at'], exclude: ['id'] },
-  position_amounts: {
-    from: `position_amounts t ${SNAPSHOT_JOIN}`,
-    key: ['s.owner', 's.position_id', 't.snapshot_at', 't.kind', 't.idx'],
-    exclude: ['snapshot_id'],
-  },
-  position_farming: {
-    from: `position_farming t ${SNAPSHOT_JOIN}`,
-    key: ['s.owner', 's.position_id', 't.snapshot_at', 't.idx'],
-    exclude: ['snapshot_id'],
+  positions: { from: 'positions t', key: ['t.owner', 't.position_id'], exclude: ['position_key', 'snapshot_extra'] },
+  position_tokens: { from: 'position_tokens t', key: ['t.token', 't.symbol', 't.info is not null'], exclude: ['id', 'digest', 'info'] },
+  position_snapshot_points: {
+    from: 'position_snapshot_points t join positions p on p.position_key = t.position_key',
+    key: ['p.owner', 'p.position_id', 't.snapshot_at'],
+    exclude: ['position_key', 'extra', 'amount_tokens', 'amount_token_info'],
+    extraValues: [
+      'chaintap_jsonb_patch(p.snapshot_extra, t.extra)',
+      `array(select row(k.token, k.symbol, chaintap_jsonb_patch(k.info, e.info))::text
+             from unnest(t.amount_tokens, t.amount_token_info) with ordinality as e(id, info, n)
+             left join position_tokens k on k.id = e.id order by e.n)`,
+    ],
   },
   position_refreshes: { from: 'position_refreshes t', key: ['t.owner', 't.snapshot_at'], exclude: [] },
   nft_collections: { from: 'nft_collections t', key: ['t.collection_id'], exclude: [] },

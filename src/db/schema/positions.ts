@@ -1,6 +1,8 @@
+import { sql } from 'drizzle-orm';
 import {
-  bigint, bigserial, boolean, foreignKey, integer, jsonb, numeric, pgEnum, pgTable, primaryKey, text, timestamp, unique,
+  bigint, boolean, foreignKey, integer, jsonb, numeric, pgEnum, pgTable, primaryKey, text, timestamp, unique,
 } from 'drizzle-orm/pg-core';
+import { bytea } from './bytea.js';
 
 /** DeFi protocols, from the protocol list and from the `meta.protocol` of positions. */
 export const protocols = pgTable('protocols', {
@@ -23,79 +25,89 @@ export const positions = pgTable(
     lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull(),
     /** First tick of an unfiltered refresh that no longer returned it; null while open. */
     closedAt: timestamp('closed_at', { withTimezone: true }),
+    /** Compact key of the position in its snapshots. */
+    positionKey: bigint('position_key', { mode: 'number' }).notNull().generatedByDefaultAsIdentity(),
+    /**
+     * The `extra` of the position's first stored snapshot, never changed afterwards: snapshots store
+     * only how their `extra` differs from it (see position_snapshot_points).
+     */
+    snapshotExtra: jsonb('snapshot_extra').$type<Record<string, unknown>>(),
   },
-  (t) => [primaryKey({ name: 'positions_pkey', columns: [t.owner, t.positionId] })],
+  (t) => [
+    primaryKey({ name: 'positions_pkey', columns: [t.owner, t.positionId] }),
+    unique('positions_position_key_key').on(t.positionKey),
+  ],
+);
+
+export const positionAmountKind = pgEnum('position_amount_kind', ['input', 'yield_collected', 'current_token', 'current_yield']);
+
+/**
+ * The tokens amount entries name, stored once and referenced by a 4-byte id from every snapshot:
+ * coin type (or address) and symbol, and whether the entry's `token` came as an object. `info` is
+ * the first such object seen, never changed afterwards: entries store only how their object differs
+ * from it (see position_snapshot_points). `digest` (sha256 of
+ * token, symbol and whether it is an object) is the key, so that a token of any length is found
+ * through a small index.
+ */
+export const positionTokens = pgTable(
+  'position_tokens',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    token: text('token'),
+    symbol: text('symbol'),
+    info: jsonb('info').$type<Record<string, unknown>>(),
+    digest: bytea('digest').notNull().generatedAlwaysAs(sql`chaintap_position_token_digest(token, symbol, info is not null)`),
+  },
+  (t) => [unique('position_tokens_digest_key').on(t.digest)],
 );
 
 /**
- * One row per position per tick (partitioned by month of snapshot_at). Value totals are the exact
- * sums of the entries' `value`; null when an entry has no value or `current` is absent.
+ * One row per position per tick (partitioned by month of snapshot_at), with the position's amount
+ * and farming entries as arrays in the row: a position snapshot is written, rewritten and
+ * downsampled as one row, and stored in about a third of the space of one row per entry (no
+ * repeated key, tuple header or index entry per entry). Readers use the views position_snapshots,
+ * position_amounts and position_farming, which give back the data contract's rows.
+ *
+ * Amount entries are stored grouped by kind (in the enum's order), each kind's list in its order:
+ * an entry's `idx` is its place within its kind's run. An empty list, and a jsonb array whose every
+ * element would be null, are stored as NULL.
+ *
+ * What repeats from tick to tick is stored once: `extra` is stored as its difference from the
+ * position's positions.snapshot_extra, and an entry's token object as its difference from its
+ * position_tokens.info (chaintap_jsonb_delta: NULL when equal, the top-level keys that changed when
+ * only values changed or keys were added, else the whole value in a one-element array). The views
+ * apply them back (chaintap_jsonb_patch).
  */
-export const positionSnapshots = pgTable(
-  'position_snapshots',
+export const positionSnapshotPoints = pgTable(
+  'position_snapshot_points',
   {
-    id: bigserial('id', { mode: 'number' }).notNull(),
-    owner: text('owner').notNull(),
-    positionId: text('position_id').notNull(),
+    positionKey: bigint('position_key', { mode: 'number' }).notNull(),
     snapshotAt: timestamp('snapshot_at', { withTimezone: true }).notNull(),
     fee: numeric('fee'),
     inputValue: numeric('input_value'),
     yieldCollectedValue: numeric('yield_collected_value'),
     currentValue: numeric('current_value'),
     currentYieldValue: numeric('current_yield_value'),
-    /** Fields of the position that no column maps (unknown fields of the variant, meta, owner). */
+    /** Fields of the position that no column maps, as their difference from positions.snapshot_extra. */
     extra: jsonb('extra').$type<Record<string, unknown>>(),
+    amountKinds: positionAmountKind('amount_kinds').array(),
+    /** position_tokens.id of each entry. */
+    amountTokens: integer('amount_tokens').array(),
+    amounts: numeric('amounts').array(),
+    amountValues: numeric('amount_values').array(),
+    /** `token` as received when it came as an object, as its difference from its position_tokens.info. */
+    amountTokenInfo: jsonb('amount_token_info').array(),
+    amountExtras: jsonb('amount_extras').array(),
+    farmingBaseApr: numeric('farming_base_apr').array(),
+    farmingRewardsApr: numeric('farming_rewards_apr').array(),
+    farmingTotalApr: numeric('farming_total_apr').array(),
+    farmingTotalApy: numeric('farming_total_apy').array(),
+    farmingRewards: jsonb('farming_rewards').array(),
+    farmingExtras: jsonb('farming_extras').array(),
   },
   (t) => [
-    primaryKey({ name: 'position_snapshots_pkey', columns: [t.id, t.snapshotAt] }),
-    unique('position_snapshots_owner_position_id_snapshot_at_key').on(t.owner, t.positionId, t.snapshotAt),
-    foreignKey({ name: 'position_snapshots_position_fkey', columns: [t.owner, t.positionId], foreignColumns: [positions.owner, positions.positionId] }),
-  ],
-);
-
-export const positionAmountKind = pgEnum('position_amount_kind', ['input', 'yield_collected', 'current_token', 'current_yield']);
-
-/** The amount entries of a snapshot: `input`, `yieldCollected`, `current.tokens`, `current.yield`. */
-export const positionAmounts = pgTable(
-  'position_amounts',
-  {
-    snapshotId: bigint('snapshot_id', { mode: 'number' }).notNull(),
-    snapshotAt: timestamp('snapshot_at', { withTimezone: true }).notNull(),
-    kind: positionAmountKind('kind').notNull(),
-    /** Position of the entry in its list, from 0. */
-    idx: integer('idx').notNull(),
-    /** Coin type (normal form) or address of the token; from `token` or its object's id field. */
-    token: text('token'),
-    tokenSymbol: text('token_symbol'),
-    amount: numeric('amount'),
-    value: numeric('value'),
-    /** `token` as received when it came as an object. */
-    tokenInfo: jsonb('token_info').$type<Record<string, unknown>>(),
-    extra: jsonb('extra').$type<Record<string, unknown>>(),
-  },
-  (t) => [
-    primaryKey({ name: 'position_amounts_pkey', columns: [t.snapshotId, t.snapshotAt, t.kind, t.idx] }),
-    foreignKey({ name: 'position_amounts_snapshot_fkey', columns: [t.snapshotId, t.snapshotAt], foreignColumns: [positionSnapshots.id, positionSnapshots.snapshotAt] }).onDelete('cascade'),
-  ],
-);
-
-/** The farming entries of a snapshot; `rewards` kept as received (its shape is not documented). */
-export const positionFarming = pgTable(
-  'position_farming',
-  {
-    snapshotId: bigint('snapshot_id', { mode: 'number' }).notNull(),
-    snapshotAt: timestamp('snapshot_at', { withTimezone: true }).notNull(),
-    idx: integer('idx').notNull(),
-    baseApr: numeric('base_apr'),
-    rewardsApr: numeric('rewards_apr'),
-    totalApr: numeric('total_apr'),
-    totalApy: numeric('total_apy'),
-    rewards: jsonb('rewards'),
-    extra: jsonb('extra').$type<Record<string, unknown>>(),
-  },
-  (t) => [
-    primaryKey({ name: 'position_farming_pkey', columns: [t.snapshotId, t.snapshotAt, t.idx] }),
-    foreignKey({ name: 'position_farming_snapshot_fkey', columns: [t.snapshotId, t.snapshotAt], foreignColumns: [positionSnapshots.id, positionSnapshots.snapshotAt] }).onDelete('cascade'),
+    primaryKey({ name: 'position_snapshot_points_pkey', columns: [t.positionKey, t.snapshotAt] }),
+    foreignKey({ name: 'position_snapshot_points_position_fkey', columns: [t.positionKey], foreignColumns: [positions.positionKey] }),
   ],
 );
 

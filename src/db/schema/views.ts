@@ -1,4 +1,5 @@
-import { date, integer, numeric, pgView, text, timestamp } from 'drizzle-orm/pg-core';
+import { date, integer, jsonb, numeric, pgView, text, timestamp } from 'drizzle-orm/pg-core';
+import { positionAmountKind } from './positions.js';
 
 /**
  * The reporting views, typed for queries. They are created by hand-written SQL migrations
@@ -24,6 +25,48 @@ export const tokenPrices = pgView('token_prices', {
   price24hAgo: numeric('price_24h_ago'),
   source: text('source'),
   fetchedAt: at('fetched_at').notNull(),
+}).existing();
+
+/** One row per position per tick (over position_snapshot_points): the data contract's position_snapshots. */
+export const positionSnapshots = pgView('position_snapshots', {
+  owner: text('owner').notNull(),
+  positionId: text('position_id').notNull(),
+  snapshotAt: at('snapshot_at').notNull(),
+  fee: numeric('fee'),
+  inputValue: numeric('input_value'),
+  yieldCollectedValue: numeric('yield_collected_value'),
+  currentValue: numeric('current_value'),
+  currentYieldValue: numeric('current_yield_value'),
+  extra: jsonb('extra').$type<Record<string, unknown>>(),
+}).existing();
+
+/** The amount entries of every position snapshot, one row each. */
+export const positionAmounts = pgView('position_amounts', {
+  owner: text('owner').notNull(),
+  positionId: text('position_id').notNull(),
+  snapshotAt: at('snapshot_at').notNull(),
+  kind: positionAmountKind('kind').notNull(),
+  idx: integer('idx').notNull(),
+  token: text('token'),
+  tokenSymbol: text('token_symbol'),
+  amount: numeric('amount'),
+  value: numeric('value'),
+  tokenInfo: jsonb('token_info').$type<Record<string, unknown>>(),
+  extra: jsonb('extra').$type<Record<string, unknown>>(),
+}).existing();
+
+/** The farming entries of every position snapshot, one row each. */
+export const positionFarming = pgView('position_farming', {
+  owner: text('owner').notNull(),
+  positionId: text('position_id').notNull(),
+  snapshotAt: at('snapshot_at').notNull(),
+  idx: integer('idx').notNull(),
+  baseApr: numeric('base_apr'),
+  rewardsApr: numeric('rewards_apr'),
+  totalApr: numeric('total_apr'),
+  totalApy: numeric('total_apy'),
+  rewards: jsonb('rewards'),
+  extra: jsonb('extra').$type<Record<string, unknown>>(),
 }).existing();
 
 export const latestTokenPrices = pgView('latest_token_prices', {

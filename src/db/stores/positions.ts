@@ -1,7 +1,9 @@
-import type { NormalizedPositions, PositionAmountRow, PositionFarmingRow, PositionRow, PositionSnapshotRow } from '../../normalize/rows.js';
+import type { NormalizedPositions, PositionAmountRow, PositionRow, PositionSnapshotRow } from '../../normalize/rows.js';
+import { lastByKey } from '../batches.js';
 import { jsonText } from '../json-text.js';
 import { ensureMonthPartitions } from '../partitions.js';
 import type { Tx } from '../transaction.js';
+import { snapshotPoints, type SnapshotPoint } from './position-snapshot-points.js';
 import { upsertProtocols } from './protocols.js';
 
 export interface PositionsWriteContext {
@@ -11,56 +13,63 @@ export interface PositionsWriteContext {
   complete: boolean;
 }
 
-const AMOUNT_KINDS = ['input', 'yield_collected', 'current_token', 'current_yield'] as const;
-
 /**
- * Writes one owner's positions at one tick: protocols, positions (open/close history), one snapshot
- * per position with its amounts and farming entries, and the refresh itself. Keyed by the tick:
- * writing the same answer again changes nothing. History follows the newest tick only: an older
- * tick arriving late never moves last_seen_at back, nor closes or reopens a position.
+ * Writes one owner's positions at one tick: protocols, positions (open/close history), the tokens
+ * the amount entries name, one snapshot row per position with its amount and farming entries
+ * (position_snapshot_points, read through the views position_snapshots, position_amounts and
+ * position_farming), and the refresh itself. Keyed by the tick: writing the same answer again
+ * changes nothing. History follows the newest tick only: an older tick arriving late never moves
+ * last_seen_at back, nor closes or reopens a position.
  *
- * Each statement takes its rows as one array per column (unnest): its text never changes, so it is
- * prepared once per connection, and the statements that do not need an earlier one's result are
- * sent together (postgres.js pipelines them; Postgres runs them in order). Two round trips per job.
+ * Each statement's text never changes (rows travel as one array per column, or as one JSON
+ * document for the snapshot rows), so it is prepared once per connection; all are sent together
+ * (postgres.js pipelines them; Postgres runs them in order, so the snapshot rows find the positions
+ * and tokens the statements before them wrote): one round trip per job. Counts are of the rows of
+ * the data contract's tables and views.
  */
 export async function writePositions(tx: Tx, normalized: NormalizedPositions, ctx: PositionsWriteContext): Promise<Record<string, number>> {
-  await ensureMonthPartitions(tx, ['position_snapshots', 'position_amounts', 'position_farming'], [ctx.snapshotAt]);
+  await ensureMonthPartitions(tx, ['position_snapshot_points'], [ctx.snapshotAt]);
   const written: Record<string, number> = {};
   const count = (table: string, n: number) => {
     if (n > 0) written[table] = (written[table] ?? 0) + n;
   };
   const ids = normalized.positions.map((position) => position.positionId);
-  const [protocols, upserted, closed, , snapshots] = await Promise.all([
+  const [protocols, upserted, closed, , tokens, points, refreshes] = await Promise.all([
     upsertProtocols(tx, normalized.protocols),
-    upsertPositions(tx, normalized.positions),
+    upsertPositions(tx, normalized.positions, normalized.snapshots),
     ctx.complete ? closeMissing(tx, ctx, ids) : undefined,
     ctx.complete ? deleteStaleSnapshots(tx, ctx, ids) : undefined,
-    upsertSnapshots(tx, normalized.snapshots, ctx, ids),
+    insertTokens(tx, normalized.amounts),
+    upsertSnapshotPoints(tx, snapshotPoints(normalized), ctx),
+    recordRefresh(tx, ctx, ids.length),
   ]);
   count('protocols', protocols);
   count('positions', upserted);
   count('positions', closed ?? 0);
-  count('position_snapshots', snapshots.written);
-  const [amounts, farming, refreshes] = await Promise.all([
-    replaceAmounts(tx, normalized.amounts, snapshots, ctx.snapshotAt),
-    replaceFarming(tx, normalized.farming, snapshots, ctx.snapshotAt),
-    recordRefresh(tx, ctx, ids.length),
-  ]);
-  count('position_amounts', amounts);
-  count('position_farming', farming);
+  count('position_tokens', tokens);
+  count('position_snapshots', points.snapshots);
+  count('position_amounts', points.amounts);
+  count('position_farming', points.farming);
   count('position_refreshes', refreshes);
   return written;
 }
 
-/** `excluded` wins only when its last_seen_at is at least the stored one (a late old tick never does). */
-async function upsertPositions(tx: Tx, rows: PositionRow[]): Promise<number> {
+/**
+ * `excluded` wins only when its last_seen_at is at least the stored one (a late old tick never does).
+ * A new position takes this tick's snapshot `extra` as its snapshot_extra, kept from then on.
+ */
+async function upsertPositions(tx: Tx, rows: PositionRow[], snapshots: PositionSnapshotRow[]): Promise<number> {
   if (rows.length === 0) return 0;
+  const extras = new Map(snapshots.map((snapshot) => [snapshot.positionId, snapshot.extra]));
   const result = await tx.sql`
-    insert into positions as t (owner, position_id, chain, type, protocol_id, first_seen_at, last_seen_at, closed_at)
-    select * from unnest(
+    insert into positions as t (owner, position_id, chain, type, protocol_id, first_seen_at, last_seen_at, closed_at, snapshot_extra)
+    select i.owner, i.position_id, i.chain, i.type, i.protocol_id, i.first_seen_at, i.last_seen_at, i.closed_at, i.snapshot_extra::jsonb
+    from unnest(
       ${rows.map((r) => r.owner)}::text[], ${rows.map((r) => r.positionId)}::text[], ${rows.map((r) => r.chain)}::text[],
       ${rows.map((r) => r.type)}::text[], ${rows.map((r) => r.protocolId)}::text[], ${rows.map((r) => r.firstSeenAt.toISOString())}::timestamptz[],
-      ${rows.map((r) => r.lastSeenAt.toISOString())}::timestamptz[], ${rows.map((r) => r.closedAt?.toISOString() ?? null)}::timestamptz[])
+      ${rows.map((r) => r.lastSeenAt.toISOString())}::timestamptz[], ${rows.map((r) => r.closedAt?.toISOString() ?? null)}::timestamptz[],
+      ${rows.map((r) => jsonText(extras.get(r.positionId)))}::text[])
+      as i(owner, position_id, chain, type, protocol_id, first_seen_at, last_seen_at, closed_at, snapshot_extra)
     on conflict (owner, position_id) do update set
       chain = case when excluded.last_seen_at >= t.last_seen_at then excluded.chain else t.chain end,
       type = case when excluded.last_seen_at >= t.last_seen_at then excluded.type else t.type end,
@@ -94,115 +103,89 @@ async function closeMissing(tx: Tx, ctx: PositionsWriteContext, returned: string
 /** A rewrite of a tick whose answer lost positions removes their snapshots of that tick. */
 async function deleteStaleSnapshots(tx: Tx, ctx: PositionsWriteContext, returned: string[]): Promise<void> {
   await tx.sql`
-    delete from position_snapshots
-    where owner = ${ctx.owner} and snapshot_at = ${ctx.snapshotAt} and position_id <> all(${returned}::text[])`;
-}
-
-interface SnapshotIds {
-  written: number;
-  /** The id of every snapshot of the tick, by position id. */
-  ids: Map<string, number>;
-  /** The position ids whose snapshot was stored before this write (a rewritten tick): only they can have stale children. */
-  existed: Set<string>;
+    delete from position_snapshot_points s
+    using positions p
+    where p.owner = ${ctx.owner} and p.position_id <> all(${returned}::text[])
+      and s.position_key = p.position_key and s.snapshot_at = ${ctx.snapshotAt}`;
 }
 
 /**
- * Upserts the snapshots (a row is touched only when a value moves) and returns how many were
- * written together with the id of every snapshot of the tick: those just written come from
- * RETURNING, the unchanged ones from the tick's snapshots as stored before the statement (which
- * also tell a rewrite from a first write).
+ * Records the tokens the amount entries name that are not known yet (with the first token object
+ * seen for each). In one order for every job (sorted), and without touching known rows, so that
+ * concurrent jobs never wait on each other here but for a token both see first.
  */
-async function upsertSnapshots(tx: Tx, rows: PositionSnapshotRow[], ctx: PositionsWriteContext, positionIds: string[]): Promise<SnapshotIds> {
-  if (rows.length === 0) return { written: 0, ids: new Map(), existed: new Set() };
-  const found = await tx.sql<{ id: string; positionId: string; written: boolean; existed: boolean }[]>`
-    with stored as (
-      select s.id, s.position_id from position_snapshots s
-      where s.owner = ${ctx.owner} and s.snapshot_at = ${ctx.snapshotAt} and s.position_id = any(${positionIds}::text[])
-    ), written as (
-      insert into position_snapshots as t (owner, position_id, snapshot_at, fee, input_value, yield_collected_value, current_value, current_yield_value, extra)
-      select i.owner, i.position_id, i.snapshot_at, i.fee, i.input_value, i.yield_collected_value, i.current_value, i.current_yield_value, i.extra::jsonb
-      from unnest(
-        ${rows.map((r) => r.owner)}::text[], ${rows.map((r) => r.positionId)}::text[], ${rows.map((r) => r.snapshotAt.toISOString())}::timestamptz[],
-        ${rows.map((r) => r.fee)}::numeric[], ${rows.map((r) => r.inputValue)}::numeric[], ${rows.map((r) => r.yieldCollectedValue)}::numeric[],
-        ${rows.map((r) => r.currentValue)}::numeric[], ${rows.map((r) => r.currentYieldValue)}::numeric[], ${rows.map((r) => jsonText(r.extra))}::text[])
-        as i(owner, position_id, snapshot_at, fee, input_value, yield_collected_value, current_value, current_yield_value, extra)
-      on conflict (owner, position_id, snapshot_at) do update set
-        fee = excluded.fee, input_value = excluded.input_value, yield_collected_value = excluded.yield_collected_value,
-        current_value = excluded.current_value, current_yield_value = excluded.current_yield_value, extra = excluded.extra
-      where (t.fee, t.input_value, t.yield_collected_value, t.current_value, t.current_yield_value, t.extra) is distinct from
-            (excluded.fee, excluded.input_value, excluded.yield_collected_value, excluded.current_value, excluded.current_yield_value, excluded.extra)
-      returning id, position_id
-    )
-    select w.id::text, w.position_id as "positionId", true as written, exists (select 1 from stored b where b.position_id = w.position_id) as existed
-    from written w
-    union all
-    select b.id::text, b.position_id, false, true from stored b where b.position_id not in (select position_id from written)`;
+async function insertTokens(tx: Tx, amounts: PositionAmountRow[]): Promise<number> {
+  if (amounts.length === 0) return 0;
+  const firstOf = new Map<string, PositionAmountRow>();
+  for (const row of amounts) {
+    const key = JSON.stringify([row.token, row.tokenSymbol, row.tokenInfo !== null]);
+    if (!firstOf.has(key)) firstOf.set(key, row);
+  }
+  const tokens = lastByKey([...firstOf.entries()], ([key]) => key).map(([, row]) => row);
+  const result = await tx.sql`
+    insert into position_tokens (token, symbol, info)
+    select i.token, i.symbol, i.info::jsonb
+    from unnest(${tokens.map((r) => r.token)}::text[], ${tokens.map((r) => r.tokenSymbol)}::text[], ${tokens.map((r) => jsonText(r.tokenInfo))}::text[])
+      with ordinality as i(token, symbol, info, n)
+    where not exists (select 1 from position_tokens k where k.digest = chaintap_position_token_digest(i.token, i.symbol, i.info is not null))
+    order by i.n
+    on conflict (digest) do nothing`;
+  return result.count;
+}
+
+/**
+ * Upserts one row per position (a row is touched only when a value moves), its entries' tokens
+ * looked up by digest (upsertPositions and insertTokens ran before, in this transaction). Returns
+ * how many snapshots, amount entries and farming entries it wrote.
+ */
+async function upsertSnapshotPoints(tx: Tx, points: SnapshotPoint[], ctx: PositionsWriteContext): Promise<{ snapshots: number; amounts: number; farming: number }> {
+  if (points.length === 0) return { snapshots: 0, amounts: 0, farming: 0 };
+  const rows = await tx.sql<{ amounts: number; farming: number }[]>`
+    insert into position_snapshot_points as t (
+      position_key, snapshot_at, fee, input_value, yield_collected_value, current_value, current_yield_value, extra,
+      amount_kinds, amount_tokens, amounts, amount_values, amount_token_info, amount_extras,
+      farming_base_apr, farming_rewards_apr, farming_total_apr, farming_total_apy, farming_rewards, farming_extras)
+    select p.position_key, ${ctx.snapshotAt}::timestamptz, r.fee, r.input_value, r.yield_collected_value, r.current_value, r.current_yield_value,
+      chaintap_jsonb_delta(p.snapshot_extra, r.extra),
+      r.amount_kinds, e.tokens, r.amounts, r.amount_values, e.infos, chaintap_jsonb_array(r.amount_extras),
+      r.farming_base_apr, r.farming_rewards_apr, r.farming_total_apr, r.farming_total_apy,
+      chaintap_jsonb_array(r.farming_rewards), chaintap_jsonb_array(r.farming_extras)
+    from jsonb_to_recordset(${JSON.stringify(points)}::jsonb) as r(
+      position_id text, fee numeric, input_value numeric, yield_collected_value numeric, current_value numeric, current_yield_value numeric, extra jsonb,
+      amount_kinds position_amount_kind[], amount_tokens jsonb, amounts numeric[], amount_values numeric[], amount_extras jsonb,
+      farming_base_apr numeric[], farming_rewards_apr numeric[], farming_total_apr numeric[], farming_total_apy numeric[],
+      farming_rewards jsonb, farming_extras jsonb)
+    join positions p on p.owner = ${ctx.owner} and p.position_id = r.position_id
+    -- Each entry's token id, and how its object differs from the one position_tokens holds.
+    left join lateral (
+      select array_agg(k.id order by t.n) as tokens,
+             case when bool_or(t.info is distinct from k.info) then array_agg(chaintap_jsonb_delta(k.info, t.info) order by t.n) end as infos
+      from jsonb_array_elements(r.amount_tokens) with ordinality as a(token, n)
+      cross join lateral (select a.token ->> 0 as token, a.token ->> 1 as symbol, nullif(a.token -> 2, 'null'::jsonb) as info, a.n) t
+      left join position_tokens k on k.digest = chaintap_position_token_digest(t.token, t.symbol, t.info is not null)
+    ) e on true
+    on conflict (position_key, snapshot_at) do update set
+      fee = excluded.fee, input_value = excluded.input_value, yield_collected_value = excluded.yield_collected_value,
+      current_value = excluded.current_value, current_yield_value = excluded.current_yield_value, extra = excluded.extra,
+      amount_kinds = excluded.amount_kinds, amount_tokens = excluded.amount_tokens, amounts = excluded.amounts,
+      amount_values = excluded.amount_values, amount_token_info = excluded.amount_token_info, amount_extras = excluded.amount_extras,
+      farming_base_apr = excluded.farming_base_apr, farming_rewards_apr = excluded.farming_rewards_apr,
+      farming_total_apr = excluded.farming_total_apr, farming_total_apy = excluded.farming_total_apy,
+      farming_rewards = excluded.farming_rewards, farming_extras = excluded.farming_extras
+    where (t.fee, t.input_value, t.yield_collected_value, t.current_value, t.current_yield_value, t.extra,
+           t.amount_kinds, t.amount_tokens, t.amounts, t.amount_values, t.amount_token_info, t.amount_extras,
+           t.farming_base_apr, t.farming_rewards_apr, t.farming_total_apr, t.farming_total_apy, t.farming_rewards, t.farming_extras)
+      is distinct from
+          (excluded.fee, excluded.input_value, excluded.yield_collected_value, excluded.current_value, excluded.current_yield_value, excluded.extra,
+           excluded.amount_kinds, excluded.amount_tokens, excluded.amounts, excluded.amount_values, excluded.amount_token_info, excluded.amount_extras,
+           excluded.farming_base_apr, excluded.farming_rewards_apr, excluded.farming_total_apr, excluded.farming_total_apy,
+           excluded.farming_rewards, excluded.farming_extras)
+    returning coalesce(cardinality(amount_kinds), 0)::int as amounts, coalesce(cardinality(farming_base_apr), 0)::int as farming`;
   return {
-    written: found.filter((row) => row.written).length,
-    ids: new Map(found.map((row) => [row.positionId, Number(row.id)])),
-    existed: new Set(found.filter((row) => row.existed).map((row) => row.positionId)),
+    snapshots: rows.length,
+    amounts: rows.reduce((sum, row) => sum + row.amounts, 0),
+    farming: rows.reduce((sum, row) => sum + row.farming, 0),
   };
-}
-
-/**
- * Upserts the amount rows of the snapshots (only changed rows are touched), then, for snapshots
- * stored before this write (a rewritten tick), deletes the rows the rewrite no longer has (an index
- * past the new length of its list). A tick written for the first time has nothing to delete and
- * sends no delete: on a partition whose cached plan still sees it empty, that delete would scan it.
- */
-async function replaceAmounts(tx: Tx, amounts: PositionAmountRow[], snapshots: SnapshotIds, snapshotAt: Date): Promise<number> {
-  const { ids } = snapshots;
-  const counts = new Map<string, number>();
-  for (const row of amounts) counts.set(`${row.positionId}\u0000${row.kind}`, (counts.get(`${row.positionId}\u0000${row.kind}`) ?? 0) + 1);
-  const lists = [...snapshots.existed].flatMap((positionId) =>
-    AMOUNT_KINDS.map((kind) => ({ snapshotId: ids.get(positionId)!, kind, length: counts.get(`${positionId}\u0000${kind}`) ?? 0 })));
-  const [written] = await Promise.all([
-    amounts.length === 0 ? 0 : tx.sql`
-      insert into position_amounts as t (snapshot_id, snapshot_at, kind, idx, token, token_symbol, amount, value, token_info, extra)
-      select i.snapshot_id, ${snapshotAt}::timestamptz, i.kind::position_amount_kind, i.idx, i.token, i.token_symbol, i.amount, i.value, i.token_info::jsonb, i.extra::jsonb
-      from unnest(
-        ${amounts.map((r) => ids.get(r.positionId)!)}::bigint[], ${amounts.map((r) => r.kind)}::text[], ${amounts.map((r) => r.idx)}::int[],
-        ${amounts.map((r) => r.token)}::text[], ${amounts.map((r) => r.tokenSymbol)}::text[], ${amounts.map((r) => r.amount)}::numeric[],
-        ${amounts.map((r) => r.value)}::numeric[], ${amounts.map((r) => jsonText(r.tokenInfo))}::text[], ${amounts.map((r) => jsonText(r.extra))}::text[])
-        as i(snapshot_id, kind, idx, token, token_symbol, amount, value, token_info, extra)
-      on conflict (snapshot_id, snapshot_at, kind, idx) do update set
-        token = excluded.token, token_symbol = excluded.token_symbol, amount = excluded.amount, value = excluded.value,
-        token_info = excluded.token_info, extra = excluded.extra
-      where (t.token, t.token_symbol, t.amount, t.value, t.token_info, t.extra) is distinct from
-            (excluded.token, excluded.token_symbol, excluded.amount, excluded.value, excluded.token_info, excluded.extra)`.then((r) => r.count),
-    lists.length === 0 ? undefined : tx.sql`
-      delete from position_amounts c
-      using unnest(${lists.map((l) => l.snapshotId)}::bigint[], ${lists.map((l) => l.kind)}::text[], ${lists.map((l) => l.length)}::int[]) as l(snapshot_id, kind, length)
-      where c.snapshot_at = ${snapshotAt} and c.snapshot_id = l.snapshot_id and c.kind::text = l.kind and c.idx >= l.length`,
-  ]);
-  return written;
-}
-
-async function replaceFarming(tx: Tx, farming: PositionFarmingRow[], snapshots: SnapshotIds, snapshotAt: Date): Promise<number> {
-  const { ids } = snapshots;
-  const counts = new Map<string, number>();
-  for (const row of farming) counts.set(row.positionId, (counts.get(row.positionId) ?? 0) + 1);
-  const lists = [...snapshots.existed].map((positionId) => ({ snapshotId: ids.get(positionId)!, length: counts.get(positionId) ?? 0 }));
-  const [written] = await Promise.all([
-    farming.length === 0 ? 0 : tx.sql`
-      insert into position_farming as t (snapshot_id, snapshot_at, idx, base_apr, rewards_apr, total_apr, total_apy, rewards, extra)
-      select i.snapshot_id, ${snapshotAt}::timestamptz, i.idx, i.base_apr, i.rewards_apr, i.total_apr, i.total_apy, i.rewards::jsonb, i.extra::jsonb
-      from unnest(
-        ${farming.map((r) => ids.get(r.positionId)!)}::bigint[], ${farming.map((r) => r.idx)}::int[], ${farming.map((r) => r.baseApr)}::numeric[],
-        ${farming.map((r) => r.rewardsApr)}::numeric[], ${farming.map((r) => r.totalApr)}::numeric[], ${farming.map((r) => r.totalApy)}::numeric[],
-        ${farming.map((r) => jsonText(r.rewards))}::text[], ${farming.map((r) => jsonText(r.extra))}::text[])
-        as i(snapshot_id, idx, base_apr, rewards_apr, total_apr, total_apy, rewards, extra)
-      on conflict (snapshot_id, snapshot_at, idx) do update set
-        base_apr = excluded.base_apr, rewards_apr = excluded.rewards_apr, total_apr = excluded.total_apr,
-        total_apy = excluded.total_apy, rewards = excluded.rewards, extra = excluded.extra
-      where (t.base_apr, t.rewards_apr, t.total_apr, t.total_apy, t.rewards, t.extra) is distinct from
-            (excluded.base_apr, excluded.rewards_apr, excluded.total_apr, excluded.total_apy, excluded.rewards, excluded.extra)`.then((r) => r.count),
-    lists.length === 0 ? undefined : tx.sql`
-      delete from position_farming c
-      using unnest(${lists.map((l) => l.snapshotId)}::bigint[], ${lists.map((l) => l.length)}::int[]) as l(snapshot_id, length)
-      where c.snapshot_at = ${snapshotAt} and c.snapshot_id = l.snapshot_id and c.idx >= l.length`,
-  ]);
-  return written;
 }
 
 async function recordRefresh(tx: Tx, ctx: PositionsWriteContext, positionCount: number): Promise<number> {

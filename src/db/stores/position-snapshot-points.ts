@@ -1,0 +1,87 @@
+import type { NormalizedPositions, PositionAmountKind, PositionAmountRow, PositionFarmingRow } from '../../normalize/rows.js';
+
+/**
+ * A position snapshot in its stored form (a row of position_snapshot_points), as the JSON object
+ * the writer sends: its amount and farming entries as parallel arrays. Each entry's token travels as
+ * [token, symbol, object]; SQL replaces it by its position_tokens id (and the object by NULL when it
+ * is the one position_tokens holds), and `extra` by NULL when it is positions.snapshot_extra.
+ */
+export interface SnapshotPoint {
+  position_id: string;
+  fee: string | null;
+  input_value: string | null;
+  yield_collected_value: string | null;
+  current_value: string | null;
+  current_yield_value: string | null;
+  extra: Record<string, unknown> | null;
+  amount_kinds: PositionAmountKind[] | null;
+  amount_tokens: AmountToken[] | null;
+  amounts: (string | null)[] | null;
+  amount_values: (string | null)[] | null;
+  amount_extras: (Record<string, unknown> | null)[] | null;
+  farming_base_apr: (string | null)[] | null;
+  farming_rewards_apr: (string | null)[] | null;
+  farming_total_apr: (string | null)[] | null;
+  farming_total_apy: (string | null)[] | null;
+  farming_rewards: unknown[] | null;
+  farming_extras: (Record<string, unknown> | null)[] | null;
+}
+
+/** An amount entry's token: coin type or address, symbol, and the token object as received (null: it came as a string). */
+export type AmountToken = [token: string | null, symbol: string | null, info: Record<string, unknown> | null];
+
+/** The enum's order: the order amount entries are stored in (the views derive `idx` from it). */
+const KIND_ORDER: readonly PositionAmountKind[] = ['input', 'yield_collected', 'current_token', 'current_yield'];
+
+/**
+ * The stored form of each snapshot: amount entries grouped by kind in the enum's order, each kind's
+ * entries in `idx` order, farming entries in `idx` order. An empty list is null, and so is a jsonb
+ * list whose every element is null (nothing to store). Pure.
+ */
+export function snapshotPoints(normalized: NormalizedPositions): SnapshotPoint[] {
+  const amountsOf = groupBy(normalized.amounts);
+  const farmingOf = groupBy(normalized.farming);
+  return normalized.snapshots.map((snapshot) => {
+    const amounts = (amountsOf.get(snapshot.positionId) ?? []).sort(byKindThenIdx);
+    const farming = (farmingOf.get(snapshot.positionId) ?? []).sort((a, b) => a.idx - b.idx);
+    const list = <T, V>(entries: T[], value: (entry: T) => V): V[] | null => (entries.length === 0 ? null : entries.map(value));
+    const sparse = <T, V>(entries: T[], value: (entry: T) => V | null): (V | null)[] | null => {
+      const values = entries.map((entry) => value(entry) ?? null);
+      return values.some((entry) => entry !== null) ? values : null;
+    };
+    return {
+      position_id: snapshot.positionId,
+      fee: snapshot.fee,
+      input_value: snapshot.inputValue,
+      yield_collected_value: snapshot.yieldCollectedValue,
+      current_value: snapshot.currentValue,
+      current_yield_value: snapshot.currentYieldValue,
+      extra: snapshot.extra,
+      amount_kinds: list(amounts, (entry) => entry.kind),
+      amount_tokens: list(amounts, (entry): AmountToken => [entry.token, entry.tokenSymbol, entry.tokenInfo]),
+      amounts: list(amounts, (entry) => entry.amount),
+      amount_values: list(amounts, (entry) => entry.value),
+      amount_extras: sparse(amounts, (entry) => entry.extra),
+      farming_base_apr: list(farming, (entry) => entry.baseApr),
+      farming_rewards_apr: list(farming, (entry) => entry.rewardsApr),
+      farming_total_apr: list(farming, (entry) => entry.totalApr),
+      farming_total_apy: list(farming, (entry) => entry.totalApy),
+      farming_rewards: sparse(farming, (entry) => entry.rewards),
+      farming_extras: sparse(farming, (entry) => entry.extra),
+    };
+  });
+}
+
+function byKindThenIdx(a: PositionAmountRow, b: PositionAmountRow): number {
+  return KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.idx - b.idx;
+}
+
+function groupBy<T extends PositionAmountRow | PositionFarmingRow>(rows: T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const group = groups.get(row.positionId);
+    if (group) group.push(row);
+    else groups.set(row.positionId, [row]);
+  }
+  return groups;
+}
