@@ -34,7 +34,7 @@ const HISTORY = ['position_snapshot_points', 'position_refreshes', 'nft_holding_
 const STATE = ['positions', 'position_tokens', 'protocols', 'nft_tokens', 'nft_collections'];
 /** Rows counted: the data contract's tables and views of the history (amounts and farming entries are part of a position snapshot's row). */
 const COUNTED = ['position_snapshots', 'position_amounts', 'position_farming', 'position_refreshes', 'nft_holding_snapshots', 'nft_refreshes'];
-const OPERATIONS = ['ingestion_runs', 'dataset_watermarks', 'raw_responses'];
+const OPERATIONS = ['ingestion_runs', 'dataset_watermarks', 'raw_responses', 'raw_body_dictionaries'];
 const TABLES = [...HISTORY, ...STATE, ...OPERATIONS];
 
 /** Writes ADDRESSES x DAYS of positions and NFT ticks the way a worker does (answer, normalize, one transaction per job). */
@@ -153,7 +153,7 @@ export const storageScenario: Scenario = {
         { name: 'per address per day, full resolution: everything written', value: round(perAddressDay(grown(baseline, full, TABLES)), 1), unit: 'KB', target: { op: '<=', value: 1024 } },
         { name: 'per address per day, daily tier: snapshot history, compacted', value: round(perAddressDay(downsampled[1]!.compacted), 1), unit: 'KB', target: { op: '<=', value: 50 } },
         { name: 'per address per day, full resolution: snapshot history', value: round(perAddressDay(history), 1), unit: 'KB' },
-        { name: 'per address per day, full resolution: raw responses (kept 14 days)', value: round(perAddressDay(grown(baseline, full, ['raw_responses'])), 1), unit: 'KB' },
+        { name: 'per address per day, full resolution: raw responses and their dictionaries (kept 14 days)', value: round(perAddressDay(grown(baseline, full, ['raw_responses', 'raw_body_dictionaries'])), 1), unit: 'KB' },
         { name: 'per address per day, full resolution: ingestion_runs and watermarks', value: round(perAddressDay(grown(baseline, full, ['ingestion_runs', 'dataset_watermarks'])), 1), unit: 'KB' },
         { name: 'per address per day, full resolution: current state (positions, NFTs held)', value: round(perAddressDay(grown(baseline, full, STATE)), 1), unit: 'KB' },
       ];

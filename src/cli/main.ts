@@ -4,6 +4,7 @@ import { addressesCommand } from './commands/addresses.js';
 import { backfillCommand } from './commands/backfill.js';
 import { demoCommand } from './commands/demo.js';
 import { migrateCommand } from './commands/migrate.js';
+import { rawCommand } from './commands/raw.js';
 import { runOnceCommand } from './commands/run-once.js';
 import { schedulerCommand, startCommand, workerCommand } from './commands/services.js';
 import { simulateCommand } from './commands/simulate.js';
@@ -29,6 +30,7 @@ for (const command of [
   schedulerCommand(),
   demoCommand(),
   statusCommand(),
+  rawCommand(),
   simulateCommand(process.env),
 ]) {
   program.addCommand(command);

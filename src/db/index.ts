@@ -4,7 +4,7 @@ export { ensureDatabase, runMigrations } from './migrate.js';
 export { withTransaction, type Tx } from './transaction.js';
 export { ensurePartitions, detachOldPricePartitions, compactPriceIndexes, PARTITIONED_TABLES, ARCHIVE_SCHEMA } from './partitions.js';
 export { commitJob, recordJobFailure, quarantinePayload, type RunRecord } from './stores/jobs.js';
-export { pruneRawResponses, type RawRecord } from './stores/raw-responses.js';
+export { pruneRawResponses, readRawResponses, type RawRecord, type RawResponseFilter, type StoredRawResponse } from './stores/raw-responses.js';
 export { writeTokenPrices, storedPriceTimes } from './stores/prices.js';
 export { writePositions, type PositionsWriteContext } from './stores/positions.js';
 export { writeNftHoldings, type NftWriteContext } from './stores/nfts.js';

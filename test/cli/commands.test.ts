@@ -73,9 +73,29 @@ describe('chaintap CLI, as a user runs it', () => {
     expect(result.stdout).toMatch(/failures in the last 24 hours\n\s+none/);
   });
 
+  it('lists the stored responses and prints a body exactly as the upstream sent it', async () => {
+    const list = await cli('raw', 'list', '--dataset', 'positions', '--tick', '2026-11-21T11:00:00Z');
+    expect(list.code).toBe(0);
+    const lines = list.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const [id, , dataset, target, tick, status, endpoint] = lines[0]!.split('\t');
+    expect({ dataset, target, tick, status }).toEqual({ dataset: 'positions', target: ADDRESS, tick: '2026-11-21T11:00:00.000Z', status: '200' });
+    const shown = await cli('raw', 'show', id!);
+    expect(shown.code).toBe(0);
+    // What the simulated upstream answers for the same request (its world time is the tick's).
+    const response = await fetch(`${harness.simulator.url}${endpoint}`, { headers: { 'x-api-key': harness.env.UPSTREAM_API_KEY! } });
+    expect(shown.stdout).toBe(`${await response.text()}\n`);
+    const missing = await cli('raw', 'show', '999999');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no stored response with id 999999');
+    const bad = await cli('raw', 'show', 'abc');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('invalid id "abc"');
+  });
+
   it('explains every command with --help', async () => {
     const help = await cli('--help');
-    for (const command of ['migrate', 'tokens', 'addresses', 'run-once', 'backfill', 'start', 'worker', 'scheduler', 'demo', 'status', 'simulate']) {
+    for (const command of ['migrate', 'tokens', 'addresses', 'run-once', 'backfill', 'start', 'worker', 'scheduler', 'demo', 'status', 'raw', 'simulate']) {
       expect(help.stdout).toContain(command);
     }
     expect((await cli('backfill', 'prices', '--help')).stdout).toContain('--interval');

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commitJob, quarantinePayload, recordJobFailure, writeTokenPrices, type RawRecord } from '../../src/db/index.js';
+import { commitJob, quarantinePayload, readRawResponses, recordJobFailure, writeTokenPrices, type RawRecord } from '../../src/db/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { priceRows, run } from './job-helpers.js';
 
@@ -41,9 +41,9 @@ describe('job transactions', () => {
     const result = await commitJob(database, { run: run('prices', 'batch-1', TICK), raw: [raw()], httpStatus: 200, write: (tx) => writeTokenPrices(tx, rows()) });
     expect(result).toEqual({ rowsWritten: 2, byTable: { tokens: 1, token_prices: 1 } });
     expect(await runRow('batch-1')).toEqual({ status: 'succeeded', attempts: 1, http_status: 200, rows_written: 2, error: null });
-    const [stored] = await database.sql`select endpoint, target, tick, http_status, sha256, body from raw_responses`;
-    expect(stored).toEqual({
-      endpoint: '/tokens/sui/price', target: 'batch-1', tick: TICK, http_status: 200, sha256: createHash('sha256').update(BODY).digest('hex'), body: BODY,
+    const [stored] = await readRawResponses(database.sql);
+    expect(stored).toMatchObject({
+      endpoint: '/tokens/sui/price', target: 'batch-1', tick: TICK, httpStatus: 200, sha256: createHash('sha256').update(BODY).digest('hex'), body: BODY,
     });
     await expect(database.sql`select dataset, target, last_success_tick from dataset_freshness`).resolves.toEqual([
       { dataset: 'prices', target: 'batch-1', last_success_tick: TICK },
@@ -63,8 +63,8 @@ describe('job transactions', () => {
     expect(await runRow('batch-2')).toMatchObject({ status: 'failed', attempts: 5 });
     await recordJobFailure(database, { run: run('prices', 'batch-1', TICK), final: true, error: 'late failure' });
     expect(await runRow('batch-1')).toMatchObject({ status: 'succeeded', error: null });
-    const [body] = await database.sql`select body, http_status from raw_responses where target = 'batch-2'`;
-    expect(body).toEqual({ body: 'upstream down', http_status: 503 });
+    const [body] = await readRawResponses(database.sql, { target: 'batch-2' });
+    expect(body).toMatchObject({ body: 'upstream down', httpStatus: 503 });
   });
 
   it('quarantines a body with its reason, once, and records the outcome', async () => {
@@ -77,11 +77,33 @@ describe('job transactions', () => {
     expect(await runRow('batch-3')).toMatchObject({ status: 'quarantined', error: 'data: expected array', rows_written: 0 });
   });
 
-  it('keeps a body with NUL characters (text cannot hold them) and hashes the original', async () => {
+  it('keeps a body with NUL characters as received and hashes the original', async () => {
     const body = 'bad\u0000body';
     await quarantinePayload(database, { run: run('prices', 'batch-4', TICK), raw: raw(body, 'batch-4'), reason: 'not JSON' });
-    const [row] = await database.sql`select r.body, r.sha256 from raw_responses r where target = 'batch-4'`;
-    expect(row).toEqual({ body: 'bad\\u0000body', sha256: createHash('sha256').update(body).digest('hex') });
+    const [row] = await readRawResponses(database.sql, { target: 'batch-4' });
+    expect(row).toMatchObject({ body, sha256: createHash('sha256').update(body).digest('hex') });
+  });
+
+  it('compresses a target\'s answers against an earlier one, gives every body back exactly, and starts a new dictionary when it stops paying', async () => {
+    const answer = (tick: number, positions: string[]) => JSON.stringify({
+      data: positions.map((id, i) => ({ positionId: id, owner: '0xabc', value: 1000 + tick * 7 + i, token: { address: `0x${id.repeat(8)}::coin::C`, symbol: 'C' } })),
+    });
+    const first = ['a1', 'b2', 'c3', 'd4', 'e5', 'f6', 'a7', 'b8'];
+    const other = ['99', '88', '77', '66', '55', '44', '33', '22'];
+    const bodies = [answer(0, first), answer(1, first), answer(2, first), answer(3, other), answer(4, other)];
+    for (const [i, body] of bodies.entries()) {
+      const tick = new Date(TICK.getTime() + i * 900_000);
+      const record: RawRecord = { dataset: 'positions', endpoint: '/v2/address/0xabc/positions', target: '0xabc', tick, httpStatus: 200, body, receivedAt: tick };
+      await commitJob(database, { run: run('positions', '0xabc', tick), raw: [record], write: async () => ({}) });
+    }
+    const stored = (await readRawResponses(database.sql, { target: '0xabc' })).reverse();
+    expect(stored.map((row) => row.body)).toEqual(bodies);
+    const rows = await database.sql<{ dictionary: string; bytes: number }[]>`
+      select dictionary_id::text as dictionary, octet_length(body_zlib) as bytes from raw_responses where target = '0xabc' order by tick`;
+    // One dictionary for the first answers, a new one once the positions changed.
+    expect(rows.map((row) => row.dictionary)).toEqual([rows[0]!.dictionary, rows[0]!.dictionary, rows[0]!.dictionary, rows[3]!.dictionary, rows[3]!.dictionary]);
+    expect(rows[3]!.dictionary).not.toBe(rows[0]!.dictionary);
+    for (const row of rows) expect(row.bytes).toBeLessThan(bodies[0]!.length / 8);
   });
 
   it('moves the watermark only forward', async () => {

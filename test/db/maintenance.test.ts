@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  commitJob, compactPriceIndexes, detachOldPricePartitions, ensurePartitions, PARTITIONED_TABLES, pruneRawResponses, quarantinePayload, writeTokenPrices,
+  commitJob, compactPriceIndexes, detachOldPricePartitions, ensurePartitions, PARTITIONED_TABLES, pruneRawResponses, quarantinePayload, readRawResponses,
+  writeTokenPrices,
 } from '../../src/db/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { priceRows, run, SUI } from './job-helpers.js';
@@ -35,16 +36,29 @@ describe('maintenance', () => {
     await expect(database.sql`select count(*)::int as n from token_prices where price_time = ${old}`).resolves.toEqual([{ n: 4 }]);
   });
 
-  it('prunes raw responses past retention, keeping quarantined bodies', async () => {
+  it('prunes raw responses past retention, keeping quarantined bodies, and the dictionaries only pruned ones used', async () => {
+    // Long enough to get a dictionary: each day's answer starts the target's dictionary of that day.
+    const body = (daysAgo: number) => JSON.stringify({ n: daysAgo, data: Array.from({ length: 40 }, (_, i) => ({ id: `0x${i}`, value: i * daysAgo })) });
     const raw = (daysAgo: number, target: string) => ({
-      dataset: 'prices', endpoint: '/tokens/sui/price', target, tick: NOW, httpStatus: 200, body: `{"n":${daysAgo}}`, receivedAt: new Date(NOW.getTime() - daysAgo * DAY),
+      dataset: 'prices', endpoint: '/tokens/sui/price', target, tick: NOW, httpStatus: 200, body: body(daysAgo), receivedAt: new Date(NOW.getTime() - daysAgo * DAY),
     });
-    await commitJob(database, { run: run('prices', 'a', NOW), raw: [raw(20, 'a'), raw(15, 'a'), raw(13, 'a'), raw(0, 'a')], write: async () => ({}) });
+    for (const daysAgo of [20, 15, 13, 0]) {
+      await commitJob(database, { run: run('prices', `a-${daysAgo}`, NOW), raw: [raw(daysAgo, 'a')], write: async () => ({}) });
+    }
     await quarantinePayload(database, { run: run('prices', 'q', NOW), raw: raw(30, 'q'), reason: 'bad' });
+    const dictionaries = async () => (await database.sql`select created_at from raw_body_dictionaries order by created_at`).map((row) => row.created_at as Date);
+    expect(await dictionaries()).toHaveLength(5);
     await expect(pruneRawResponses(database, 14, NOW)).resolves.toBe(3);
-    await expect(database.sql`select body from raw_responses order by received_at`).resolves.toEqual([{ body: '{"n":13}' }, { body: '{"n":0}' }]);
-    await expect(database.sql`select body, raw_response_id from quarantined_payloads`).resolves.toEqual([{ body: '{"n":30}', raw_response_id: null }]);
+    await expect(readRawResponses(database.sql).then((rows) => rows.map((row) => row.body).reverse())).resolves.toEqual([body(13), body(0)]);
+    await expect(database.sql`select body, raw_response_id from quarantined_payloads`).resolves.toEqual([{ body: body(30), raw_response_id: null }]);
+    expect(await dictionaries()).toEqual([new Date(NOW.getTime() - 13 * DAY), NOW]);
     await expect(pruneRawResponses(database, 14, NOW)).resolves.toBe(0);
+  });
+
+  it('reads a body stored as text before compression (migration 0007) as it was stored', async () => {
+    await database.sql`insert into raw_responses (received_at, dataset, endpoint, target, tick, http_status, sha256, body)
+      values (${NOW}, 'prices', '/tokens/sui/price', 'legacy', ${NOW}, 200, 'x', '{"old":true}')`;
+    await expect(readRawResponses(database.sql, { target: 'legacy' }).then((rows) => rows.map((row) => row.body))).resolves.toEqual(['{"old":true}']);
   });
 
   it('detaches old price partitions into the archive schema, and a later write into such a month starts a new one', async () => {

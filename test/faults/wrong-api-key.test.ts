@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { readRawResponses } from '../../src/db/index.js';
 import { runCli } from '../support/cli.js';
 import { FAULT_TICK, faultWatchlist, jobCount, recordScenario, seedWatchlist } from '../support/fault-scenario.js';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
@@ -43,9 +44,10 @@ it('fails every job fast without retries, says it is an auth failure, writes not
   const [raw] = await harness.database.sql`select count(*)::int as n, count(*) filter (where http_status <> 401)::int as other from raw_responses`;
   expect(raw).toEqual({ n: expect.any(Number), other: 0 });
   for (const text of [run.stdout, run.stderr, status.stdout, status.stderr]) expect(text).not.toContain(WRONG_KEY);
-  const [leak] = await harness.database.sql`
-    select (select count(*) from raw_responses where body like ${`%${WRONG_KEY}%`} or endpoint like ${`%${WRONG_KEY}%`})::int
-         + (select count(*) from ingestion_runs where error like ${`%${WRONG_KEY}%`})::int as n`;
+  const stored = await readRawResponses(harness.database.sql, { limit: 1000 });
+  expect(stored).toHaveLength(raw!.n);
+  expect(stored.filter((row) => row.body.includes(WRONG_KEY) || row.endpoint.includes(WRONG_KEY))).toEqual([]);
+  const [leak] = await harness.database.sql`select count(*)::int as n from ingestion_runs where error like ${`%${WRONG_KEY}%`}`;
   expect(leak!.n).toBe(0);
   const dataRows = written.reduce((sum, [, n]) => sum + n, 0);
   recordScenario('wrong API key', { rowsExpected: 0, rowsFound: dataRows, duplicates: 0, lost: 0, changed: 0, extra: dataRows, differences: {}, tablesDiffering: [] }, {

@@ -19,7 +19,7 @@ import { dataTables as allDataTables, OPERATIONAL_TABLES } from './table-digest.
  *   watched_tokens.added_at, watched_addresses.added_at (when the watchlist row was added),
  *   token_price_points.fetch_delay_s (receipt time minus price time),
  *   dataset_watermarks.last_success_at (when the job committed).
- * Operational tables (ingestion_runs, raw_responses, quarantined_payloads) are receipts of every
+ * Operational tables (ingestion_runs, raw_responses and their dictionaries, quarantined_payloads) are receipts of every
  * attempt and are checked by the scenarios themselves.
  */
 interface TableSpec {

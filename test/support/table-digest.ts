@@ -1,7 +1,7 @@
 import type { Database } from '../../src/db/client.js';
 
 /** Operational tables: every run adds to them by design (receipts, run records). */
-export const OPERATIONAL_TABLES = ['ingestion_runs', 'raw_responses', 'quarantined_payloads'];
+export const OPERATIONAL_TABLES = ['ingestion_runs', 'raw_responses', 'raw_body_dictionaries', 'quarantined_payloads'];
 
 /** Base tables of the public schema (partitioned tables as their parent). */
 export async function dataTables(database: Database): Promise<string[]> {

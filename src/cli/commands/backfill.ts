@@ -1,17 +1,11 @@
 import { Command } from 'commander';
-import { InvalidInputError } from '../../errors.js';
 import { backfillTimes, parseInterval } from '../../scheduler/backfill-plan.js';
 import { runBackfill } from '../../scheduler/backfill.js';
+import { parseTime } from '../parse-time.js';
 import { createProgressBar } from '../progress-bar.js';
 import { openResources, openUpstreamClient } from '../resources.js';
 import { summarizeRuns } from '../run-summary.js';
 import { createCliContext } from '../runtime.js';
-
-function parseTime(flag: string, value: string): Date {
-  const time = new Date(value);
-  if (Number.isNaN(time.getTime())) throw new InvalidInputError(`invalid ${flag} "${value}": expected an ISO time such as 2026-01-01T00:00:00Z`);
-  return time;
-}
 
 export function backfillCommand(): Command {
   const backfill = new Command('backfill').description('fill past data through the upstream');

@@ -3,15 +3,13 @@ import { InvalidInputError } from '../../errors.js';
 import { DATASETS, type Dataset } from '../../queue/queues.js';
 import { floorToMinute } from '../../scheduler/cron-slots.js';
 import { runCycle } from '../../scheduler/run-cycle.js';
+import { parseTime } from '../parse-time.js';
 import { openResources, openUpstreamClient } from '../resources.js';
 import { formatSummary, summarizeRuns } from '../run-summary.js';
 import { createCliContext } from '../runtime.js';
 
 export function parseTick(value: string | undefined, now = new Date()): Date {
-  if (value === undefined) return floorToMinute(now);
-  const time = new Date(value);
-  if (Number.isNaN(time.getTime())) throw new InvalidInputError(`invalid --tick "${value}": expected an ISO time such as 2026-11-21T12:00:00Z`);
-  return floorToMinute(time);
+  return floorToMinute(value === undefined ? now : parseTime('--tick', value));
 }
 
 export function parseDatasets(value: string): Dataset[] {

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, check, index, integer, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { bytea } from './bytea.js';
 
 export const RUN_STATUSES = ['running', 'succeeded', 'retrying', 'failed', 'quarantined'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -28,8 +29,26 @@ export const ingestionRuns = pgTable(
 );
 
 /**
- * Every upstream response body as received (never the request headers, so never the key). The
- * same body for the same job is stored once. Pruned after RAW_RETENTION_DAYS.
+ * Earlier response bodies that later bodies of the same target are compressed against (see
+ * src/db/raw-body-compression.ts). Pruned with the raw responses that use them.
+ */
+export const rawBodyDictionaries = pgTable(
+  'raw_body_dictionaries',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    dataset: text('dataset').notNull(),
+    target: text('target').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    /** The dictionary's bytes (a body as received), zlib-compressed alone. */
+    bodyZlib: bytea('body_zlib').notNull(),
+  },
+  (t) => [index('raw_body_dictionaries_dataset_target_created_at_idx').on(t.dataset, t.target, t.createdAt)],
+);
+
+/**
+ * Every upstream response body as received (never the request headers, so never the key),
+ * compressed (read them with `chaintap raw` or readRawResponses). The same body for the same job is
+ * stored once. Pruned after RAW_RETENTION_DAYS.
  */
 export const rawResponses = pgTable(
   'raw_responses',
@@ -43,11 +62,17 @@ export const rawResponses = pgTable(
     httpStatus: integer('http_status').notNull(),
     /** SHA-256 (hex) of the body's UTF-8 bytes. */
     sha256: text('sha256').notNull(),
-    body: text('body').notNull(),
+    /** Rows stored before migration 0007 only: the body as text (a NUL as the six characters \u0000). */
+    body: text('body'),
+    /** The body's UTF-8 bytes, zlib-compressed with the dictionary `dictionary_id` (or alone). */
+    bodyZlib: bytea('body_zlib'),
+    dictionaryId: bigint('dictionary_id', { mode: 'number' }).references(() => rawBodyDictionaries.id),
   },
   (t) => [
     unique('raw_responses_job_body_key').on(t.dataset, t.target, t.tick, t.endpoint, t.sha256),
     index('raw_responses_received_at_idx').on(t.receivedAt),
+    index('raw_responses_dictionary_id_idx').on(t.dictionaryId),
+    check('raw_responses_body_check', sql`(${t.body} is null) <> (${t.bodyZlib} is null)`),
   ],
 );
 

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { quarantinedPayloads, type RunStatus } from '../schema/index.js';
 import { withTransaction, type Tx } from '../transaction.js';
-import { insertRawResponses, type RawRecord } from './raw-responses.js';
+import { findRawBodyDictionaries, insertRawResponses, type RawRecord } from './raw-responses.js';
 
 /** One job: what ingestion_runs records about it. */
 export interface RunRecord {
@@ -27,11 +27,15 @@ export async function commitJob(
   args: { run: RunRecord; raw: RawRecord[]; httpStatus?: number; write: (tx: Tx) => Promise<Record<string, number>> },
 ): Promise<{ rowsWritten: number; byTable: Record<string, number> }> {
   return withTransaction(database, async (tx) => {
+    // Sent ahead of the writes (pipelined with them): the bodies are compressed against these.
+    const dictionaries = findRawBodyDictionaries(tx, args.raw);
+    // Awaited below; when a write fails first, its rejection must not go unhandled.
+    dictionaries.catch(() => {});
     const byTable = await args.write(tx);
     const rowsWritten = Object.values(byTable).reduce((sum, n) => sum + n, 0);
     // Sent together: postgres.js pipelines them (one round trip), Postgres runs them in order.
     await Promise.all([
-      insertRawResponses(tx, args.raw),
+      insertRawResponses(tx, args.raw, await dictionaries),
       upsertRun(tx, args.run, { status: 'succeeded', httpStatus: args.httpStatus ?? null, rowsWritten, error: null }, true),
       advanceWatermark(tx, args.run),
     ]);

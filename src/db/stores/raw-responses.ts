@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { sql } from 'drizzle-orm';
-import type { Database } from '../client.js';
-import { rawResponses } from '../schema/index.js';
+import type { Database, Sql } from '../client.js';
+import { decodeRawBody, encodeRawBody, type RawBodyDictionary } from '../raw-body-compression.js';
 import type { Tx } from '../transaction.js';
 
 /** An upstream response body as received (never the request, so never the API key). */
@@ -16,24 +15,59 @@ export interface RawRecord {
   receivedAt: Date;
 }
 
+/** The current dictionary of each (dataset, target), keyed by `dictionaryKey`. */
+export type RawBodyDictionaries = Map<string, RawBodyDictionary>;
+
 const PRUNE_BATCH = 5000;
 
+const dictionaryKey = (dataset: string, target: string) => JSON.stringify([dataset, target]);
+
 /**
- * Stores bodies and returns their ids. The same body for the same job (dataset, target, tick,
- * endpoint) is stored once. Postgres text cannot hold NUL: a NUL character is stored as the six
- * characters \u0000 (the sha256 is of the body as received).
+ * The newest dictionary of each (dataset, target) of `records` (one statement; a job sends it
+ * together with its writes, before it compresses its bodies).
  */
-export async function insertRawResponses(tx: Tx, records: RawRecord[]): Promise<number[]> {
+export async function findRawBodyDictionaries(tx: Tx, records: RawRecord[]): Promise<RawBodyDictionaries> {
+  const found: RawBodyDictionaries = new Map();
+  if (records.length === 0) return found;
+  const rows = await tx.sql<{ id: string; dataset: string; target: string; createdAt: Date; bodyZlib: Buffer }[]>`
+    select distinct on (d.dataset, d.target) d.id::text, d.dataset, d.target, d.created_at as "createdAt", d.body_zlib as "bodyZlib"
+    from raw_body_dictionaries d
+    join unnest(${records.map((r) => r.dataset)}::text[], ${records.map((r) => r.target)}::text[]) as k(dataset, target)
+      on d.dataset = k.dataset and d.target = k.target
+    order by d.dataset, d.target, d.created_at desc`;
+  for (const row of rows) found.set(dictionaryKey(row.dataset, row.target), { id: Number(row.id), createdAt: row.createdAt, bodyZlib: row.bodyZlib });
+  return found;
+}
+
+/**
+ * Stores bodies compressed (src/db/raw-body-compression.ts) and returns their ids; a body that
+ * becomes its target's new dictionary stores that first, in the same statement. The same body for
+ * the same job (dataset, target, tick, endpoint) is stored once. `dictionaries`: from
+ * findRawBodyDictionaries (looked up here when not given).
+ */
+export async function insertRawResponses(tx: Tx, records: RawRecord[], dictionaries?: RawBodyDictionaries): Promise<number[]> {
+  const current = dictionaries ?? (await findRawBodyDictionaries(tx, records));
   return Promise.all(records.map(async (record) => {
     const sha256 = createHash('sha256').update(record.body, 'utf8').digest('hex');
+    const success = record.httpStatus >= 200 && record.httpStatus < 300;
+    const { bodyZlib, dictionary } = encodeRawBody(record.body, {
+      success,
+      receivedAt: record.receivedAt,
+      current: current.get(dictionaryKey(record.dataset, record.target)) ?? null,
+    });
     const stored = () => tx.sql<{ id: string }[]>`
       select id::text from raw_responses
       where dataset = ${record.dataset} and target = ${record.target} and tick = ${record.tick} and endpoint = ${record.endpoint} and sha256 = ${sha256}`;
     const [row] = await tx.sql<{ id: string }[]>`
-      with inserted as (
-        insert into raw_responses (received_at, dataset, endpoint, target, tick, http_status, sha256, body)
-        values (${record.receivedAt}, ${record.dataset}, ${record.endpoint}, ${record.target}, ${record.tick}, ${record.httpStatus},
-                ${sha256}, ${record.body.replaceAll('\u0000', '\\u0000')})
+      with dictionary as (
+        insert into raw_body_dictionaries (dataset, target, created_at, body_zlib)
+        select ${record.dataset}, ${record.target}, ${record.receivedAt}, ${dictionary && 'create' in dictionary ? dictionary.create : null}::bytea
+        where ${dictionary !== null && 'create' in dictionary}::boolean
+        returning id
+      ), inserted as (
+        insert into raw_responses (received_at, dataset, endpoint, target, tick, http_status, sha256, body_zlib, dictionary_id)
+        values (${record.receivedAt}, ${record.dataset}, ${record.endpoint}, ${record.target}, ${record.tick}, ${record.httpStatus}, ${sha256},
+                ${bodyZlib}, coalesce((select id from dictionary), ${dictionary && 'id' in dictionary ? dictionary.id : null}::bigint))
         on conflict do nothing
         returning id
       )
@@ -47,20 +81,68 @@ export async function insertRawResponses(tx: Tx, records: RawRecord[]): Promise<
   }));
 }
 
+/** A stored raw response with its body as received. */
+export interface StoredRawResponse {
+  id: number;
+  receivedAt: Date;
+  dataset: string;
+  endpoint: string;
+  target: string;
+  tick: Date;
+  httpStatus: number;
+  sha256: string;
+  body: string;
+}
+
+export interface RawResponseFilter {
+  ids?: number[];
+  dataset?: string;
+  target?: string;
+  tick?: Date;
+  /** Newest first, at most this many (default 100). */
+  limit?: number;
+}
+
+/** Raw responses with their bodies decompressed, newest first. */
+export async function readRawResponses(sql: Sql, filter: RawResponseFilter = {}): Promise<StoredRawResponse[]> {
+  const rows = await sql<(Omit<StoredRawResponse, 'id' | 'body'> & { id: string; body: string | null; bodyZlib: Buffer | null; dictionaryZlib: Buffer | null })[]>`
+    select r.id::text, r.received_at as "receivedAt", r.dataset, r.endpoint, r.target, r.tick, r.http_status as "httpStatus", r.sha256,
+           r.body, r.body_zlib as "bodyZlib", d.body_zlib as "dictionaryZlib"
+    from raw_responses r
+    left join raw_body_dictionaries d on d.id = r.dictionary_id
+    where (${filter.ids ?? null}::bigint[] is null or r.id = any(${filter.ids ?? null}::bigint[]))
+      and (${filter.dataset ?? null}::text is null or r.dataset = ${filter.dataset ?? null})
+      and (${filter.target ?? null}::text is null or r.target = ${filter.target ?? null})
+      and (${filter.tick ?? null}::timestamptz is null or r.tick = ${filter.tick ?? null})
+    order by r.id desc
+    limit ${filter.limit ?? 100}`;
+  return rows.map(({ bodyZlib, dictionaryZlib, ...row }) => ({
+    ...row,
+    id: Number(row.id),
+    // Rows stored before compression keep their text (a NUL was stored as the six characters \u0000).
+    body: bodyZlib === null ? row.body! : decodeRawBody(bodyZlib, dictionaryZlib),
+  }));
+}
+
 /**
  * Deletes raw responses received more than `olderThanDays` days before `now`, in batches (short
- * transactions). Quarantined payloads keep their own copy of the body. Returns how many.
+ * transactions), then the dictionaries no remaining response uses. Quarantined payloads keep their
+ * own copy of the body. Returns how many responses.
  */
 export async function pruneRawResponses(database: Database, olderThanDays: number, now: Date): Promise<number> {
   const cutoff = new Date(now.getTime() - olderThanDays * 86_400_000);
   let pruned = 0;
   for (;;) {
-    const rows = await database.db
-      .delete(rawResponses)
-      .where(sql`${rawResponses.id} in (select id from raw_responses where received_at < ${cutoff} order by received_at limit ${PRUNE_BATCH})`)
-      .returning({ id: rawResponses.id });
-    pruned += rows.length;
-    if (rows.length < PRUNE_BATCH) return pruned;
+    const result = await database.sql`
+      delete from raw_responses
+      where id in (select id from raw_responses where received_at < ${cutoff} order by received_at limit ${PRUNE_BATCH})`;
+    pruned += result.count;
+    if (result.count < PRUNE_BATCH) break;
   }
+  // Only dictionaries from before the cutoff: a newer one may be about to get its first body. A job
+  // holding an older one loses the race on the foreign key and is retried, never stored without it.
+  await database.sql`
+    delete from raw_body_dictionaries d
+    where d.created_at < ${cutoff} and not exists (select 1 from raw_responses r where r.dictionary_id = d.id)`;
+  return pruned;
 }
-
