@@ -65,6 +65,8 @@ export const optionsSchema = z.object({
   SNAPSHOT_FULL_RESOLUTION_DAYS: int(0, 36_500).default(7),
   /** Then one snapshot per hour up to this age, one per day after it (0: one per hour forever). */
   SNAPSHOT_HOURLY_DAYS: int(0, 36_500).default(90),
+  /** Rewrite (VACUUM FULL) a past month's snapshot partitions once thinned, to give the freed space back. */
+  SNAPSHOT_COMPACTION: bool.default(true),
 
   OPS_HOST: z.string().min(1).default('127.0.0.1'),
   OPS_PORT: int(0, 65_535).default(9464),

@@ -1,3 +1,4 @@
+import { partitionsOf, type Partition } from './partitions.js';
 import { withTransaction } from './transaction.js';
 import type { Database } from './client.js';
 
@@ -136,26 +137,6 @@ export async function downsampleSnapshots(database: Database, request: Downsampl
   }
   await recordRun(database, target, request.now);
   return { deleted, days, since };
-}
-
-interface Partition {
-  name: string;
-  from: Date;
-  to: Date;
-}
-
-/** The partitions of a table with their bounds, oldest first. */
-async function partitionsOf(database: Database, table: string): Promise<Partition[]> {
-  const rows = await database.sql<{ name: string; bounds: string }[]>`
-    select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bounds
-    from pg_inherits i join pg_class c on c.oid = i.inhrelid
-    where i.inhparent = ${`public.${table}`}::regclass`;
-  const partitions: Partition[] = [];
-  for (const { name, bounds } of rows) {
-    const match = /FROM \('([^']+)'\) TO \('([^']+)'\)/.exec(bounds);
-    if (match) partitions.push({ name, from: new Date(match[1]!), to: new Date(match[2]!) });
-  }
-  return partitions.sort((a, b) => a.from.getTime() - b.from.getTime());
 }
 
 /** The UTC days [from, to) of the windows that fall in a partition. */

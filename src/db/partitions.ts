@@ -83,6 +83,26 @@ export async function ensurePartitions(database: Database, range: { from: Date; 
   return created;
 }
 
+export interface Partition {
+  name: string;
+  from: Date;
+  to: Date;
+}
+
+/** The partitions of a table with their bounds, oldest first. */
+export async function partitionsOf(database: Database, table: string): Promise<Partition[]> {
+  const rows = await database.sql<{ name: string; bounds: string }[]>`
+    select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bounds
+    from pg_inherits i join pg_class c on c.oid = i.inhrelid
+    where i.inhparent = ${`public.${table}`}::regclass`;
+  const partitions: Partition[] = [];
+  for (const { name, bounds } of rows) {
+    const match = /FROM \('([^']+)'\) TO \('([^']+)'\)/.exec(bounds);
+    if (match) partitions.push({ name, from: new Date(match[1]!), to: new Date(match[2]!) });
+  }
+  return partitions.sort((a, b) => a.from.getTime() - b.from.getTime());
+}
+
 /**
  * Detaches the token_price_points partitions whose month ended more than `olderThanDays` days
  * before `now` and moves them to the chaintap_archive schema (readers no longer see them; an
@@ -92,14 +112,8 @@ export async function ensurePartitions(database: Database, range: { from: Date; 
 export async function detachOldPricePartitions(database: Database, olderThanDays: number, now: Date): Promise<string[]> {
   if (olderThanDays <= 0) return [];
   const cutoff = new Date(now.getTime() - olderThanDays * 86_400_000);
-  const partitions = await database.sql<{ name: string; upper: Date }[]>`
-    select c.relname as name,
-           (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']+)''\\)'))[1]::timestamptz as upper
-    from pg_inherits i
-    join pg_class c on c.oid = i.inhrelid
-    where i.inhparent = 'public.token_price_points'::regclass`;
   const archived: string[] = [];
-  for (const { name } of partitions.filter((p) => p.upper !== null && p.upper <= cutoff).sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const { name } of (await partitionsOf(database, 'token_price_points')).filter((partition) => partition.to <= cutoff)) {
     await withTransaction(database, async (tx) => {
       await tx.sql`alter table token_price_points detach partition ${tx.sql(name)}`;
       const [taken] = await tx.sql`select 1 from pg_tables where schemaname = ${ARCHIVE_SCHEMA} and tablename = ${name}`;

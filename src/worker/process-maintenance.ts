@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import { commitJob, compactPriceIndexes, detachOldPricePartitions, ensurePartitions, pruneRawResponses, writeProtocols } from '../db/index.js';
+import { compactThinnedPartitions } from '../db/compact-partitions.js';
 import { downsampleSnapshots } from '../db/downsample.js';
 import { normalizeProtocols } from '../normalize/index.js';
 import type { JobResult, MaintenanceJobData } from '../queue/jobs.js';
@@ -9,11 +10,17 @@ import { runIngestionJob, type IngestionDeps } from './ingestion-job.js';
 const DAY = 24 * 3600 * 1000;
 /** Partitions are created this far ahead so that no insert ever waits on DDL at a month boundary. */
 const PARTITIONS_AHEAD_MS = 62 * DAY;
+/**
+ * How long compaction waits for transactions older than it (anywhere in the cluster: they keep the
+ * deleted rows) and for queries already reading a partition, before leaving it for the next run.
+ */
+const COMPACTION_WAITS = { horizonTimeoutMs: 60_000, lockTimeoutMs: 5_000 };
 
 /**
  * The daily housekeeping: sync the protocol list, then prune raw responses past retention, create
- * partitions ahead, detach old price partitions when configured and thin the snapshot history
- * (SNAPSHOT_FULL_RESOLUTION_DAYS, SNAPSHOT_HOURLY_DAYS). Each part records its own run.
+ * partitions ahead, detach old price partitions when configured, thin the snapshot history
+ * (SNAPSHOT_FULL_RESOLUTION_DAYS, SNAPSHOT_HOURLY_DAYS) and rewrite the past months it thinned
+ * (SNAPSHOT_COMPACTION). Each part records its own run.
  */
 export function processMaintenance(deps: IngestionDeps, client: UpstreamClient) {
   return async (job: Job<MaintenanceJobData>, signal: AbortSignal): Promise<JobResult> => {
@@ -36,18 +43,22 @@ export function processMaintenance(deps: IngestionDeps, client: UpstreamClient) 
       : [];
     // Concurrent price jobs leave the price key index half-split; rebuilt packed once a day.
     const compacted = await compactPriceIndexes(deps.database, tick);
-    const downsampled = await downsampleSnapshots(deps.database, {
-      now: tick,
-      fullResolutionDays: options.SNAPSHOT_FULL_RESOLUTION_DAYS,
-      hourlyDays: options.SNAPSHOT_HOURLY_DAYS,
-    });
+    const tiers = { fullResolutionDays: options.SNAPSHOT_FULL_RESOLUTION_DAYS, hourlyDays: options.SNAPSHOT_HOURLY_DAYS };
+    const downsampled = await downsampleSnapshots(deps.database, { now: tick, ...tiers });
+    const compaction = options.SNAPSHOT_COMPACTION
+      ? await compactThinnedPartitions(deps.database, { ...tiers, thinnedAt: tick, ...COMPACTION_WAITS })
+      : { compacted: [], busy: [] };
     // The housekeeping's own run record, so that dataset_freshness shows when it last ran.
     await commitJob(deps.database, {
       run: { jobId: job.id ?? 'maintenance', dataset: 'maintenance', target: 'housekeeping', tick, attempts: job.attemptsMade + 1, startedAt: new Date() },
       raw: [],
       write: async () => ({}),
     });
-    logger.info({ tick: tick.toISOString(), partitionsCreated: created, rawPruned: pruned, partitionsDetached: detached, priceIndexesCompacted: compacted.length, snapshotsThinned: downsampled.deleted }, 'maintenance done');
+    if (compaction.busy.length > 0) logger.warn({ partitions: compaction.busy }, 'partitions to compact were in use (or older transactions still ran); left for the next run');
+    logger.info({
+      tick: tick.toISOString(), partitionsCreated: created, rawPruned: pruned, partitionsDetached: detached, priceIndexesCompacted: compacted.length,
+      snapshotsThinned: downsampled.deleted, partitionsCompacted: compaction.compacted,
+    }, 'maintenance done');
     return { outcome: 'succeeded', rowsWritten: protocols.rowsWritten };
   };
 }

@@ -1,0 +1,115 @@
+import type { Database } from './client.js';
+import { partitionsOf } from './partitions.js';
+import { withTransaction } from './transaction.js';
+
+/**
+ * Gives the space that downsampling freed back to the system. Postgres reuses the space of deleted
+ * rows only for new rows of the same table, and a past month's partition gets none: its file would
+ * keep the size of every tick. So once a month's partition is wholly thinned to a tier (hourly past
+ * `fullResolutionDays`, daily past `hourlyDays`), it is rewritten with VACUUM FULL, once per tier.
+ *
+ * VACUUM FULL keeps the rows that a transaction still running might see, and xids are shared by
+ * the whole cluster: it could keep every row the thinning just deleted. So it first waits (at most
+ * `horizonTimeoutMs`) until no session anywhere in the cluster has a transaction or snapshot older
+ * than the moment it starts; else it leaves the partitions for the next run.
+ *
+ * VACUUM FULL locks that one partition (ACCESS EXCLUSIVE) while it rewrites it: queries reading
+ * that month wait, other months and live ingestion (which writes the current month) go on. It waits
+ * at most `lockTimeoutMs` for queries already running on the partition; when it cannot get the
+ * lock it leaves the partition for the next run. Done rewrites are recorded in dataset_watermarks
+ * (dataset `compact`, target "<partition> <tier>").
+ */
+export interface CompactionSettings {
+  /** The downsampling settings, and the time its last run thinned the history as of. */
+  fullResolutionDays: number;
+  hourlyDays: number;
+  thinnedAt: Date;
+  lockTimeoutMs: number;
+  horizonTimeoutMs: number;
+}
+
+export interface CompactionOutcome {
+  /** "<partition> <tier>" rewritten. */
+  compacted: string[];
+  /** Left for the next run: older transactions were still running, or their lock was not free in time. */
+  busy: string[];
+}
+
+/** The downsampled tables whose past months are rewritten. */
+const THINNED_TABLES = ['position_snapshot_points', 'nft_holding_snapshots'] as const;
+const WATERMARK_DATASET = 'compact';
+const DAY_MS = 86_400_000;
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/** The tier a partition ending at `upper` is wholly thinned to, or null. Pure. */
+export function thinnedTier(upper: Date, settings: Pick<CompactionSettings, 'fullResolutionDays' | 'hourlyDays' | 'thinnedAt'>): 'hourly' | 'daily' | null {
+  const { fullResolutionDays, hourlyDays, thinnedAt } = settings;
+  if (fullResolutionDays <= 0) return null;
+  const age = thinnedAt.getTime() - upper.getTime();
+  if (hourlyDays > 0 && age >= Math.max(hourlyDays, fullResolutionDays) * DAY_MS) return 'daily';
+  return age >= fullResolutionDays * DAY_MS ? 'hourly' : null;
+}
+
+export async function compactThinnedPartitions(database: Database, settings: CompactionSettings): Promise<CompactionOutcome> {
+  const outcome: CompactionOutcome = { compacted: [], busy: [] };
+  const done = new Set((await database.sql<{ target: string }[]>`
+    select target from dataset_watermarks where dataset = ${WATERMARK_DATASET}`).map((row) => row.target));
+  const due: { name: string; target: string }[] = [];
+  for (const table of THINNED_TABLES) {
+    for (const partition of await partitionsOf(database, table)) {
+      const tier = thinnedTier(partition.to, settings);
+      const target = `${partition.name} ${tier}`;
+      if (tier !== null && !done.has(target)) due.push({ name: partition.name, target });
+    }
+  }
+  if (due.length === 0) return outcome;
+  if (!(await waitForOlderTransactions(database, settings.horizonTimeoutMs))) {
+    return { compacted: [], busy: due.map((partition) => partition.target) };
+  }
+  for (const { name, target } of due) {
+    if (await vacuumFull(database, name, settings.lockTimeoutMs)) {
+      await recordCompaction(database, target, settings.thinnedAt);
+      outcome.compacted.push(target);
+    } else {
+      outcome.busy.push(target);
+    }
+  }
+  return outcome;
+}
+
+/** True once no session of the cluster has a transaction or snapshot from before this call; false after `timeoutMs`. */
+async function waitForOlderTransactions(database: Database, timeoutMs: number): Promise<boolean> {
+  const [{ now }] = await database.sql<{ now: string }[]>`select xid(pg_current_xact_id())::text as now`;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [{ older }] = await database.sql<{ older: number }[]>`
+      select count(*)::int as older from pg_stat_activity
+      where pid <> pg_backend_pid() and (age(backend_xid) >= age(${now}::xid) or age(backend_xmin) >= age(${now}::xid))`;
+    if (older === 0) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** VACUUM FULL of one partition on a connection of its own (it cannot run in a transaction); false when its lock was busy. */
+async function vacuumFull(database: Database, partition: string, lockTimeoutMs: number): Promise<boolean> {
+  const connection = await database.sql.reserve();
+  try {
+    await connection`select set_config('lock_timeout', ${`${Math.max(1, Math.round(lockTimeoutMs))}ms`}, false)`;
+    await connection`vacuum (full, analyze) ${connection(partition)}`;
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) return false;
+    throw error;
+  } finally {
+    await connection`reset lock_timeout`.catch(() => {});
+    connection.release();
+  }
+}
+
+async function recordCompaction(database: Database, target: string, at: Date): Promise<void> {
+  await withTransaction(database, ({ sql }) => sql`
+    insert into dataset_watermarks (dataset, target, last_success_tick, last_success_at)
+    values (${WATERMARK_DATASET}, ${target}, ${at}, now())
+    on conflict (dataset, target) do update set last_success_tick = excluded.last_success_tick, last_success_at = excluded.last_success_at`);
+}
