@@ -14,7 +14,10 @@ import { deflateSync, inflateSync } from 'node:zlib';
 export const DICTIONARY_MAX_AGE_MS = 24 * 3600 * 1000;
 /** Bodies shorter than this are compressed alone: a dictionary would save a few bytes. */
 export const MIN_DICTIONARY_BODY_BYTES = 512;
-/** A dictionary is kept while a body compressed with it is at most this share of the body compressed alone. */
+/**
+ * A dictionary is kept while a body compressed with it is at most this share of the dictionary's
+ * own body compressed alone (an earlier answer of the same target: about what this one would take).
+ */
 const MAX_DICTIONARY_RATIO = 0.5;
 
 /** A target's newest dictionary, as stored. */
@@ -33,20 +36,19 @@ export interface EncodedRawBody {
 
 /**
  * The stored form of a body. A successful answer of a target is compressed with the target's
- * current dictionary while that is younger than a day and still pays (at most half the size of the
- * body compressed alone); otherwise the body becomes the target's new dictionary. Error answers
- * and short bodies are compressed alone.
+ * current dictionary while that is younger than a day and still pays (see MAX_DICTIONARY_RATIO);
+ * otherwise the body becomes the target's new dictionary. Error answers and short bodies are
+ * compressed alone.
  */
 export function encodeRawBody(body: string, options: { success: boolean; receivedAt: Date; current: RawBodyDictionary | null }): EncodedRawBody {
   const bytes = Buffer.from(body, 'utf8');
-  const alone = deflateSync(bytes);
-  if (!options.success || bytes.length < MIN_DICTIONARY_BODY_BYTES) return { bodyZlib: alone, dictionary: null };
+  if (!options.success || bytes.length < MIN_DICTIONARY_BODY_BYTES) return { bodyZlib: deflateSync(bytes), dictionary: null };
   const { current, receivedAt } = options;
   if (current && receivedAt.getTime() - current.createdAt.getTime() < DICTIONARY_MAX_AGE_MS) {
     const withCurrent = deflateSync(bytes, { dictionary: inflateSync(current.bodyZlib) });
-    if (withCurrent.length <= alone.length * MAX_DICTIONARY_RATIO) return { bodyZlib: withCurrent, dictionary: { id: current.id } };
+    if (withCurrent.length <= current.bodyZlib.length * MAX_DICTIONARY_RATIO) return { bodyZlib: withCurrent, dictionary: { id: current.id } };
   }
-  return { bodyZlib: deflateSync(bytes, { dictionary: bytes }), dictionary: { create: alone } };
+  return { bodyZlib: deflateSync(bytes, { dictionary: bytes }), dictionary: { create: deflateSync(bytes) } };
 }
 
 /** The body as received, from its stored form and, when it has one, its dictionary's body_zlib. */
