@@ -83,7 +83,8 @@ CREATE TABLE "position_snapshot_points" (
 	"farming_total_apy" numeric[],
 	"farming_rewards" jsonb[],
 	"farming_extras" jsonb[],
-	CONSTRAINT "position_snapshot_points_pkey" PRIMARY KEY("position_key","snapshot_at")
+	CONSTRAINT "position_snapshot_points_pkey" PRIMARY KEY("position_key","snapshot_at"),
+	CONSTRAINT "position_snapshot_points_amount_tokens_check" CHECK (array_position("amount_tokens", NULL) IS NULL)
 ) PARTITION BY RANGE ("snapshot_at");
 --> statement-breakpoint
 ALTER TABLE "position_snapshot_points" ADD CONSTRAINT "position_snapshot_points_position_fkey" FOREIGN KEY ("position_key") REFERENCES "public"."positions"("position_key") ON DELETE no action ON UPDATE no action;

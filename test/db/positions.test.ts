@@ -168,6 +168,16 @@ describe('writePositions', () => {
     ]);
   });
 
+  it('refuses a snapshot row whose entry names no token, or that names no position', async () => {
+    const [{ key }] = await database.sql<{ key: string }[]>`select position_key::text as key from positions limit 1`;
+    const at = new Date(Date.UTC(2026, 10, 23));
+    await expect(database.sql`
+      insert into position_snapshot_points (position_key, snapshot_at, amount_kinds, amount_tokens, amounts)
+      values (${key}, ${at}, '{input,input}', ${[1, null]}::int[], '{1,2}')`).rejects.toThrow(/position_snapshot_points_amount_tokens_check/);
+    await expect(database.sql`
+      insert into position_snapshot_points (position_key, snapshot_at) values (null, ${at})`).rejects.toThrow(/null value/);
+  });
+
   it('records an empty complete refresh and closes what is open', async () => {
     const result = await write(tick(8), []);
     expect(result.byTable).toEqual({ positions: 1, position_refreshes: 1 });

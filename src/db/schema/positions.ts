@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
-  bigint, boolean, foreignKey, integer, jsonb, numeric, pgEnum, pgTable, primaryKey, text, timestamp, unique,
+  bigint, boolean, check, foreignKey, integer, jsonb, numeric, pgEnum, pgTable, primaryKey, text, timestamp, unique,
 } from 'drizzle-orm/pg-core';
 import { bytea } from './bytea.js';
 
@@ -107,6 +107,8 @@ export const positionSnapshotPoints = pgTable(
   },
   (t) => [
     primaryKey({ name: 'position_snapshot_points_pkey', columns: [t.positionKey, t.snapshotAt] }),
+    // Every entry names a position_tokens row: a lookup that found none fails the write.
+    check('position_snapshot_points_amount_tokens_check', sql`array_position(${t.amountTokens}, NULL) IS NULL`),
     foreignKey({ name: 'position_snapshot_points_position_fkey', columns: [t.positionKey], foreignColumns: [positions.positionKey] }),
   ],
 );

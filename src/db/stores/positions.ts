@@ -155,8 +155,10 @@ async function upsertSnapshotPoints(tx: Tx, points: SnapshotPoint[], ctx: Positi
       amount_kinds position_amount_kind[], amount_tokens jsonb, amounts numeric[], amount_values numeric[], amount_extras jsonb,
       farming_base_apr numeric[], farming_rewards_apr numeric[], farming_total_apr numeric[], farming_total_apy numeric[],
       farming_rewards jsonb, farming_extras jsonb)
-    join positions p on p.owner = ${ctx.owner} and p.position_id = r.position_id
-    -- Each entry's token id, and how its object differs from the one position_tokens holds.
+    -- A left join: a position not written before this statement fails it (position_key is not null)
+    -- instead of leaving its snapshot out.
+    left join positions p on p.owner = ${ctx.owner} and p.position_id = r.position_id
+    -- Each entry's token id (a token missing fails the row's check constraint), and how its object differs from the one position_tokens holds.
     left join lateral (
       select array_agg(k.id order by t.n) as tokens,
              case when bool_or(t.info is distinct from k.info) then array_agg(chaintap_jsonb_delta(k.info, t.info) order by t.n) end as infos
