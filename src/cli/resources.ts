@@ -5,7 +5,8 @@ import { createDatabase, type Database } from '../db/client.js';
 import { closeQueues, createQueues, type Queues } from '../queue/queues.js';
 import { checkEvictionPolicy, createRedisConnection } from '../queue/redis-connection.js';
 import { createTickTracker, type TickTracker } from '../queue/tick-tracker.js';
-import { createUpstreamClient, type UpstreamClient } from '../upstream/client.js';
+import { createUpstreamClient, transportSettings, type UpstreamClient } from '../upstream/client.js';
+import { createHttpTransport } from '../upstream/http-transport.js';
 import { createSharedRateLimiter } from '../upstream/rate-limiter.js';
 
 /** The connections a command works with, opened once and closed together. */
@@ -68,11 +69,6 @@ function waitUntilReady(redis: Redis, url: string): Promise<void> {
 /** The upstream client, its request budget shared through Redis with every other process. */
 export function openUpstreamClient(context: Context, redis: Redis): UpstreamClient {
   const { options, logger, metrics } = context;
-  const rateLimiter = createSharedRateLimiter({
-    redis,
-    key: `${options.QUEUE_PREFIX}:upstream:pace`,
-    rps: options.UPSTREAM_RPS,
-    metrics,
-  });
-  return createUpstreamClient({ options, logger, metrics, rateLimiter });
+  const rateLimiter = createSharedRateLimiter({ redis, key: `${options.QUEUE_PREFIX}:upstream:pace`, rps: options.UPSTREAM_RPS });
+  return createUpstreamClient({ options, logger, metrics, transport: createHttpTransport(transportSettings(options), rateLimiter) });
 }
