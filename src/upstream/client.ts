@@ -54,7 +54,7 @@ export interface UpstreamClient {
   fetchPositions(address: string, opts?: PositionsRequestOptions): Promise<UpstreamResponse<PositionsResponse>>;
   fetchNftHoldings(address: string, opts?: NftHoldingsRequestOptions): Promise<UpstreamResponse<NftHoldingsResponse>>;
   fetchProtocols(opts?: { signal?: AbortSignal }): Promise<UpstreamResponse<ProtocolsResponse>>;
-  /** Closes the keep-alive connections. */
+  /** Closes the keep-alive connections (and the sender thread with its Redis connection). */
   close(): Promise<void>;
 }
 
@@ -62,7 +62,7 @@ export interface UpstreamClientSettings {
   options: Options;
   logger: Logger;
   metrics: Metrics;
-  /** How requests go out (http-transport.ts). */
+  /** How requests go out: the sender thread (src/cli/resources.ts), or in tests an HTTP transport. */
   transport: UpstreamTransport;
 }
 

@@ -57,7 +57,7 @@ export interface UpstreamHttpSettings {
 
 export interface UpstreamHttp {
   send<T>(request: UpstreamRequest<T>): Promise<UpstreamResponse<T>>;
-  /** Closes the transport (its keep-alive connections). */
+  /** Closes the transport (keep-alive connections, the sender thread). */
   close(): Promise<void>;
 }
 

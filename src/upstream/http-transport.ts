@@ -3,9 +3,9 @@ import type { RateLimiter } from './rate-limiter.js';
 import { scrubber, type TransportOutcome, type TransportRequest, type TransportSettings, type UpstreamTransport } from './transport.js';
 
 /**
- * The HTTP exchange of a transport (transport.ts), in the thread that creates it. Waits for a start,
- * sends with the key through a keep-alive agent, reads the body; a timeout or a network failure is
- * an outcome too, described without the key.
+ * The HTTP exchange of a transport (transport.ts), in the thread that creates it: the sender thread
+ * (sender-thread-entry.ts), or a test's. Waits for a start, sends with the key through a keep-alive
+ * agent, reads the body; a timeout or a network failure is an outcome too, described without the key.
  */
 export function createHttpTransport(settings: TransportSettings, rateLimiter: RateLimiter): UpstreamTransport {
   const { apiKey, timeoutMs } = settings;

@@ -1,15 +1,17 @@
 /**
  * How one request reaches the upstream: wait for a start of the shared budget, send it with the key,
  * read the body. Nothing more: retries, classification, JSON and schema checks, metrics and logs
- * stay with the HTTP client (http-client.ts). What goes in and out is plain data, so that a
- * transport can run in another thread.
+ * stay with the HTTP client (http-client.ts), which works the same over either transport:
+ * - the sender thread (sender-thread.ts), which the commands use: a thread that does nothing else,
+ *   so a request leaves at its start time even while the process's event loop is busy;
+ * - the HTTP transport run in the caller's thread (http-transport.ts), for tests.
  */
 export interface UpstreamTransport {
   /** Rejects with the signal's reason once it is aborted, while waiting for a start or in flight. */
   send(request: TransportRequest, signal?: AbortSignal): Promise<TransportOutcome>;
   /** No request starts, anywhere the budget is shared, before `ms` from now (a 429's Retry-After). */
   pause(ms: number): Promise<void>;
-  /** Ends the keep-alive connections. */
+  /** Ends the keep-alive connections (and the thread with its Redis connection). */
   close(): Promise<void>;
 }
 
