@@ -75,6 +75,7 @@ export function openUpstreamClient(context: Context): UpstreamClient {
   const transport = createSenderThread({
     ...transportSettings(options),
     limiter: { kind: 'shared', redisUrl: options.REDIS_URL, key: `${options.QUEUE_PREFIX}:upstream:pace`, rps: options.UPSTREAM_RPS },
+    priority: options.UPSTREAM_SENDER_PRIORITY,
     logger,
   });
   return createUpstreamClient({ options, logger, metrics, transport });

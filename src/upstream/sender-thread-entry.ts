@@ -1,3 +1,4 @@
+import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createRedisConnection } from '../queue/redis-connection.js';
 import { createLocalRateLimiter, createSharedRateLimiter } from './rate-limiter.js';
@@ -24,6 +25,24 @@ const rateLimiter =
     : createLocalRateLimiter(budget.rps, { jitterAllowanceMs: budget.jitterAllowanceMs });
 const transport = createHttpTransport(data, rateLimiter);
 const inFlight = new Map<number, AbortController>();
+
+/**
+ * A busy machine makes every thread wait for a CPU now and then, and a start this thread waits
+ * through leaves late. So the process's main thread (JSON, zod, Postgres: work that can wait a few
+ * milliseconds) steps down `levels` nice levels below this one. On Linux a thread's nice value is
+ * its own and the main thread's id is the process id; raising a nice value needs no privilege.
+ * A second thread of the same process finds the step already taken.
+ */
+function stepDownMainThread(levels: number): void {
+  if (levels <= 0 || process.platform !== 'linux') return;
+  try {
+    const target = Math.min(19, getPriority(0) + levels);
+    if (getPriority(process.pid) < target) setPriority(process.pid, target);
+  } catch (error) {
+    post({ type: 'warn', message: 'could not lower the main thread below the upstream sender thread', error: String(error) });
+  }
+}
+stepDownMainThread(data.priority);
 
 const failed = (id: number, error: unknown) => post({ type: 'failed', id, message: scrub(error instanceof Error ? error.message : String(error)) });
 

@@ -27,10 +27,12 @@ export type SenderThreadLimiter =
 /** What the thread is started with. */
 export interface SenderThreadData extends TransportSettings {
   limiter: SenderThreadLimiter;
+  /** Nice levels the process's main thread steps down below the thread (Linux; 0: none). */
+  priority: number;
 }
 
 export interface SenderThreadSettings extends SenderThreadData {
-  /** Where the thread's warnings go (its Redis connection reconnecting). */
+  /** Where the thread's warnings go (its Redis connection reconnecting, a priority it could not set). */
   logger: Logger;
 }
 

@@ -36,6 +36,8 @@ describe('sender thread', () => {
       apiKey: API_KEY,
       timeoutMs,
       limiter: { kind: 'shared', redisUrl: testRedis.url, key: `${testRedis.prefix}:upstream:pace:${budget}`, rps },
+      // This test process keeps its priority (see the process tests below).
+      priority: 0,
       logger: silent,
     });
     opened.push(transport);
@@ -195,19 +197,22 @@ describe('sender thread and the process', () => {
 
   /**
    * A node process that sends one request through a sender thread, then `ending`s; resolves to its
-   * exit code and output.
+   * exit code and output (with the main thread's nice value before and after).
    */
   function runProcess(ending: 'close' | 'leave'): Promise<{ code: number | null; output: string }> {
     const senderThread = new URL('../../src/upstream/sender-thread.ts', import.meta.url).href;
     const script = `
+      import { getPriority } from 'node:os';
       const { createSenderThread } = await import(${JSON.stringify(senderThread)});
       const logger = { warn: (...args) => console.log('warn', ...args), error: (...args) => console.log('error', ...args) };
+      console.log('nice before', getPriority(0));
       const transport = createSenderThread({
-        baseUrl: ${JSON.stringify(simulator.url)}, apiKey: ${JSON.stringify(API_KEY)}, timeoutMs: 5000, logger,
+        baseUrl: ${JSON.stringify(simulator.url)}, apiKey: ${JSON.stringify(API_KEY)}, timeoutMs: 5000, logger, priority: 3,
         limiter: { kind: 'shared', redisUrl: ${JSON.stringify(testRedis.url)}, key: ${JSON.stringify(`${testRedis.prefix}:pace:${ending}`)}, rps: 50 },
       });
       const outcome = await transport.send({ method: 'GET', path: '/v2/defi/protocols' });
       console.log('status', outcome.status);
+      console.log('nice after', getPriority(0));
       ${ending === 'close' ? 'await transport.close(); console.log("closed");' : ''}
     `;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
@@ -226,6 +231,13 @@ describe('sender thread and the process', () => {
     expect(output).toContain('closed');
     expect(output).not.toContain('warn');
     expect(code).toBe(0);
+  });
+
+  it.runIf(process.platform === 'linux')('the main thread steps down below the sender thread by `priority` nice levels', async () => {
+    const { output } = await runProcess('close');
+    const before = Number(/nice before (-?\d+)/.exec(output)?.[1]);
+    const after = Number(/nice after (-?\d+)/.exec(output)?.[1]);
+    expect(after).toBe(Math.min(19, before + 3));
   });
 
   it('an idle thread never holds the process open, even without close()', async () => {
