@@ -33,12 +33,15 @@ export function nodeArgs(): string[] {
 /**
  * Runs `chaintap <args>` as a node process of its own (no npm/npx wrapper: its pid is the worker's),
  * with only the given settings: it starts in the temporary directory, where no `.env` adds others.
+ * `ownSession`: in a session of its own (setsid), so that Linux schedules it as a group of its own
+ * (autogroup) rather than among the benchmark's processes.
  */
-export function spawnChaintap(args: string[], env: Record<string, string>): ChildProcess {
+export function spawnChaintap(args: string[], env: Record<string, string>, { ownSession = false } = {}): ChildProcess {
   return spawn(process.execPath, [...nodeArgs(), CLI, ...args], {
     cwd: tmpdir(),
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: ownSession,
   });
 }
 

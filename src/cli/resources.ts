@@ -5,8 +5,8 @@ import { createDatabase, type Database } from '../db/client.js';
 import { closeQueues, createQueues, type Queues } from '../queue/queues.js';
 import { checkEvictionPolicy, createRedisConnection } from '../queue/redis-connection.js';
 import { createTickTracker, type TickTracker } from '../queue/tick-tracker.js';
-import { createUpstreamClient, type UpstreamClient } from '../upstream/client.js';
-import { createSharedRateLimiter } from '../upstream/rate-limiter.js';
+import { createUpstreamClient, transportSettings, type UpstreamClient } from '../upstream/client.js';
+import { createSenderThread } from '../upstream/sender-thread.js';
 
 /** The connections a command works with, opened once and closed together. */
 export interface Resources {
@@ -65,14 +65,18 @@ function waitUntilReady(redis: Redis, url: string): Promise<void> {
   });
 }
 
-/** The upstream client, its request budget shared through Redis with every other process. */
-export function openUpstreamClient(context: Context, redis: Redis): UpstreamClient {
+/**
+ * The upstream client, its request budget shared through Redis with every other process. Requests
+ * go out from the sender thread (src/upstream/sender-thread.ts), so that they leave at their start
+ * times however busy this thread is.
+ */
+export function openUpstreamClient(context: Context): UpstreamClient {
   const { options, logger, metrics } = context;
-  const rateLimiter = createSharedRateLimiter({
-    redis,
-    key: `${options.QUEUE_PREFIX}:upstream:pace`,
-    rps: options.UPSTREAM_RPS,
-    metrics,
+  const transport = createSenderThread({
+    ...transportSettings(options),
+    limiter: { kind: 'shared', redisUrl: options.REDIS_URL, key: `${options.QUEUE_PREFIX}:upstream:pace`, rps: options.UPSTREAM_RPS },
+    priority: options.UPSTREAM_SENDER_PRIORITY,
+    logger,
   });
-  return createUpstreamClient({ options, logger, metrics, rateLimiter });
+  return createUpstreamClient({ options, logger, metrics, transport });
 }

@@ -40,6 +40,11 @@ export const optionsSchema = z.object({
   UPSTREAM_TIMEOUT_MS: int(100, 600_000).default(15_000),
   /** In-request retries of transient faults before the job's own attempt fails. */
   UPSTREAM_MAX_RETRIES: int(0, 20).default(3),
+  /**
+   * Nice levels the main thread of a process that calls the upstream steps down below its sender
+   * thread (Linux), so that the sender thread gets a CPU first when a start comes due. 0: none.
+   */
+  UPSTREAM_SENDER_PRIORITY: int(0, 19).default(5),
   /** Unit the upstream expects for the `timestamp` request field (not documented upstream). */
   UPSTREAM_TIMESTAMP_UNIT: z.enum(['seconds', 'milliseconds']).default('seconds'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

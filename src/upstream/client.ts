@@ -6,7 +6,7 @@ import { normalizeCoinType } from '../normalize/coin-type.js';
 import type { Logger } from '../ops/logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import { createUpstreamHttp, type UpstreamResponse } from './http-client.js';
-import type { RateLimiter } from './rate-limiter.js';
+import type { TransportSettings, UpstreamTransport } from './transport.js';
 import {
   nftHoldingsResponse,
   positionsResponse,
@@ -54,7 +54,7 @@ export interface UpstreamClient {
   fetchPositions(address: string, opts?: PositionsRequestOptions): Promise<UpstreamResponse<PositionsResponse>>;
   fetchNftHoldings(address: string, opts?: NftHoldingsRequestOptions): Promise<UpstreamResponse<NftHoldingsResponse>>;
   fetchProtocols(opts?: { signal?: AbortSignal }): Promise<UpstreamResponse<ProtocolsResponse>>;
-  /** Closes the keep-alive connections. */
+  /** Closes the keep-alive connections (and the sender thread with its Redis connection). */
   close(): Promise<void>;
 }
 
@@ -62,21 +62,12 @@ export interface UpstreamClientSettings {
   options: Options;
   logger: Logger;
   metrics: Metrics;
-  rateLimiter: RateLimiter;
-  /** Default: UPSTREAM_API_KEY (ConfigError when it is not set). */
-  apiKey?: string;
+  /** How requests go out: the sender thread (src/cli/resources.ts), or in tests an HTTP transport. */
+  transport: UpstreamTransport;
 }
 
-export function createUpstreamClient({ options, logger, metrics, rateLimiter, apiKey }: UpstreamClientSettings): UpstreamClient {
-  const http = createUpstreamHttp({
-    baseUrl: options.UPSTREAM_BASE_URL,
-    apiKey: apiKey ?? requireApiKey(options),
-    timeoutMs: options.UPSTREAM_TIMEOUT_MS,
-    maxRetries: options.UPSTREAM_MAX_RETRIES,
-    rateLimiter,
-    logger,
-    metrics,
-  });
+export function createUpstreamClient({ options, logger, metrics, transport }: UpstreamClientSettings): UpstreamClient {
+  const http = createUpstreamHttp({ transport, maxRetries: options.UPSTREAM_MAX_RETRIES, logger, metrics });
 
   function sendPriceBatch(coinTypes: string[], at: Date | undefined, signal: AbortSignal | undefined) {
     const timestamp = at === undefined ? undefined : requestTimestamp(at, options.UPSTREAM_TIMESTAMP_UNIT);
@@ -159,6 +150,11 @@ export function createUpstreamClient({ options, logger, metrics, rateLimiter, ap
 
     close: () => http.close(),
   };
+}
+
+/** UPSTREAM_BASE_URL, UPSTREAM_API_KEY (ConfigError when it is not set) and UPSTREAM_TIMEOUT_MS, for a transport. */
+export function transportSettings(options: Options): TransportSettings {
+  return { baseUrl: options.UPSTREAM_BASE_URL, apiKey: requireApiKey(options), timeoutMs: options.UPSTREAM_TIMEOUT_MS };
 }
 
 /** Normal forms, first occurrence first; throws InvalidInputError on the first bad coin type. */

@@ -1,4 +1,3 @@
-import { Agent, errors as undiciErrors, request as undiciRequest } from 'undici';
 import type { z } from 'zod';
 import type { Logger } from '../ops/logger.js';
 import type { Metrics } from '../ops/metrics.js';
@@ -9,10 +8,8 @@ import {
   RateLimitedError,
   TransientError,
   snippet,
-  type TransientReason,
   type UpstreamOperation,
 } from './errors.js';
-import type { RateLimiter } from './rate-limiter.js';
 import {
   MAX_IN_REQUEST_RATE_LIMIT_WAIT_MS,
   MAX_RATE_LIMIT_RETRIES,
@@ -20,6 +17,7 @@ import {
   parseRetryAfterMs,
 } from './retry-policy.js';
 import { sleep } from './sleep.js';
+import type { TransportOutcome, UpstreamTransport } from './transport.js';
 
 /** A validated upstream answer together with what was received, for raw storage and run records. */
 export interface UpstreamResponse<T> {
@@ -49,86 +47,46 @@ export interface UpstreamRequest<T> {
 }
 
 export interface UpstreamHttpSettings {
-  baseUrl: string;
-  apiKey: string;
-  timeoutMs: number;
+  /** Waits for the rate limit, sends with the key, reads the body (transport.ts). */
+  transport: UpstreamTransport;
   /** Transient faults retried within one request. */
   maxRetries: number;
-  rateLimiter: RateLimiter;
   logger: Logger;
   metrics: Metrics;
 }
 
 export interface UpstreamHttp {
   send<T>(request: UpstreamRequest<T>): Promise<UpstreamResponse<T>>;
-  /** Closes the keep-alive connections. */
+  /** Closes the transport (keep-alive connections, the sender thread). */
   close(): Promise<void>;
 }
 
 /**
- * The one place that talks HTTP to the upstream: every attempt waits for the shared rate limit,
- * carries the key, is timed out, measured and logged, and its outcome is classified (errors.ts).
- * Transient faults are retried here with backoff, 429s after pausing the shared budget.
+ * The one place that decides about upstream answers: every attempt goes out through the transport
+ * (which waits for the shared rate limit and carries the key), is measured and logged, and its
+ * outcome is classified (errors.ts). Transient faults are retried here with backoff, 429s after
+ * pausing the shared budget.
  */
 export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp {
-  const { apiKey, timeoutMs, maxRetries, rateLimiter, metrics } = settings;
+  const { transport, maxRetries, metrics } = settings;
   const logger = settings.logger.child({ component: 'upstream' });
-  const base = settings.baseUrl.replace(/\/+$/, '');
-  const agent = new Agent({
-    keepAliveTimeout: 10_000,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    connect: { timeout: timeoutMs },
-  });
-  // A body that echoes the key must not carry it into logs, errors or the database.
-  const scrub = (text: string) => (apiKey.length >= 4 ? text.split(apiKey).join('[redacted]') : text);
 
   async function attempt<T>(request: UpstreamRequest<T>, attempts: number): Promise<UpstreamResponse<T>> {
     const { operation, path } = request;
-    const details = { operation, url: path, attempts };
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
-    const onCallerAbort = () => controller.abort(request.signal!.reason);
-    request.signal?.addEventListener('abort', onCallerAbort, { once: true });
-    const started = performance.now();
-    let status: number;
-    let text: string;
-    let retryAfter: string | string[] | undefined;
-    try {
-      const response = await undiciRequest(base + path, {
-        dispatcher: agent,
-        method: request.method,
-        headers: {
-          'x-api-key': apiKey,
-          accept: 'application/json',
-          ...(request.json === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: request.json === undefined ? undefined : JSON.stringify(request.json),
-        signal: controller.signal,
-      });
-      status = response.statusCode;
-      retryAfter = response.headers['retry-after'];
-      text = scrub(await response.body.text());
-    } catch (error) {
-      // The caller gave up (shutdown): not an upstream fault, nothing to record.
-      request.signal?.throwIfAborted();
-      const reason: TransientReason = controller.signal.aborted || isTimeout(error) ? 'timeout' : 'network';
-      const durationMs = performance.now() - started;
-      record(operation, reason, durationMs);
-      logger.debug({ operation, url: path, status: reason, durationMs, attempt: attempts }, 'upstream request failed');
-      throw new TransientError(reason === 'timeout' ? `no answer within ${timeoutMs} ms` : `network error: ${scrub(describe(error))}`, {
-        ...details,
-        reason,
-        cause: error,
-      });
-    } finally {
-      clearTimeout(timer);
-      request.signal?.removeEventListener('abort', onCallerAbort);
+    const json = request.json === undefined ? undefined : JSON.stringify(request.json);
+    // Rejects with the caller's reason on abort (shutdown): not an upstream fault, nothing to record.
+    const outcome: TransportOutcome = await transport.send({ method: request.method, path, json }, request.signal);
+    metrics.rateLimitWaitSeconds.inc(outcome.waitMs / 1000);
+    const { durationMs } = outcome;
+    if (outcome.kind === 'failure') {
+      record(operation, outcome.reason, durationMs);
+      logger.debug({ operation, url: path, status: outcome.reason, durationMs, attempt: attempts }, 'upstream request failed');
+      throw new TransientError(outcome.message, { operation, url: path, attempts, reason: outcome.reason });
     }
-    const durationMs = performance.now() - started;
+    const { status, body } = outcome;
     record(operation, String(status), durationMs);
     logger.debug({ operation, url: path, status, durationMs, attempt: attempts }, 'upstream request');
-    return classify(request, { ...details, status, body: text }, durationMs, retryAfter);
+    return classify(request, { operation, url: path, attempts, status, body }, durationMs, outcome.retryAfter);
   }
 
   function classify<T>(
@@ -169,14 +127,13 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
       let transientRetries = 0;
       let rateLimitRetries = 0;
       for (let attempts = 1; ; attempts++) {
-        await rateLimiter.acquire(request.signal);
         try {
           return await attempt(request, attempts);
         } catch (error) {
           if (error instanceof RateLimitedError) {
             metrics.upstreamRateLimited.inc({ operation: request.operation });
             // Every process sharing the budget waits, not only this request.
-            await rateLimiter.pause(error.retryAfterMs);
+            await transport.pause(error.retryAfterMs);
             if (rateLimitRetries >= MAX_RATE_LIMIT_RETRIES || error.retryAfterMs > MAX_IN_REQUEST_RATE_LIMIT_WAIT_MS) throw error;
             rateLimitRetries++;
             metrics.upstreamRetries.inc({ operation: request.operation, reason: 'rate_limited' });
@@ -191,23 +148,8 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
         }
       }
     },
-    close: () => agent.close(),
+    close: () => transport.close(),
   };
-}
-
-function isTimeout(error: unknown): boolean {
-  return (
-    error instanceof undiciErrors.HeadersTimeoutError ||
-    error instanceof undiciErrors.BodyTimeoutError ||
-    error instanceof undiciErrors.ConnectTimeoutError
-  );
-}
-
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const code = (error as { code?: unknown }).code;
-  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
-  return `${typeof code === 'string' ? `${code}: ` : ''}${error.message}${cause}`;
 }
 
 /** zod issues as `path: message` lines, at most 20 of them. */

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Metrics } from '../ops/metrics.js';
 import { sleep } from './sleep.js';
 
 /**
@@ -30,8 +29,6 @@ export interface RateLimiter {
   pause(ms: number): Promise<void>;
 }
 
-type RateLimiterMetrics = Pick<Metrics, 'rateLimitWaitSeconds'>;
-
 /**
  * Where start slots come from. reserve() books the next free slot and says how long to wait for it;
  * confirm() is asked after that wait: it books a new slot when a pause began meanwhile, and waits
@@ -48,13 +45,12 @@ interface SlotBook {
 export const LATE_CONFIRMATION_MS = 10;
 const MAX_RECONFIRMATIONS = 3;
 
-function createRateLimiter(book: SlotBook, metrics?: RateLimiterMetrics): RateLimiter {
+function createRateLimiter(book: SlotBook): RateLimiter {
   let sequence = 0;
   const prefix = `${process.pid}-${Math.random().toString(36).slice(2)}`;
   return {
     async acquire(signal) {
       signal?.throwIfAborted();
-      const started = performance.now();
       const start = `${prefix}-${++sequence}`;
       let asked = performance.now();
       let waitMs = await withAbort(book.reserve(start), signal);
@@ -67,7 +63,6 @@ function createRateLimiter(book: SlotBook, metrics?: RateLimiterMetrics): RateLi
         asked = performance.now();
         waitMs = await withAbort(book.confirm(start), signal);
       }
-      metrics?.rateLimitWaitSeconds.inc((performance.now() - started) / 1000);
     },
     pause: (ms) => book.pause(Math.max(0, ms)),
   };
@@ -122,12 +117,11 @@ export interface SharedRateLimiterSettings {
   /** The budget's key, e.g. `${QUEUE_PREFIX}:upstream:pace`; every process of one upstream uses the same. */
   key: string;
   rps: number;
-  metrics?: RateLimiterMetrics;
   /** Default JITTER_ALLOWANCE_MS. */
   jitterAllowanceMs?: number;
 }
 
-export function createSharedRateLimiter({ redis, key, rps, metrics, jitterAllowanceMs }: SharedRateLimiterSettings): RateLimiter {
+export function createSharedRateLimiter({ redis, key, rps, jitterAllowanceMs }: SharedRateLimiterSettings): RateLimiter {
   const intervalMicros = String(1000 * intervalMs(rps, jitterAllowanceMs));
   const { windowMs, limit } = startWindow(rps, jitterAllowanceMs);
   const windowArgs = [String(1000 * windowMs), String(limit)];
@@ -147,15 +141,11 @@ export function createSharedRateLimiter({ redis, key, rps, metrics, jitterAllowa
       confirm: async (start) => toMs(await run('confirm', intervalMicros, ...windowArgs, start)),
       pause: async (ms) => void (await run('pause', String(Math.ceil(ms * 1000)))),
     },
-    metrics,
   );
 }
 
 /** The same pacing within one process, for uses without Redis (a single CLI run). */
-export function createLocalRateLimiter(
-  rps: number,
-  { metrics, jitterAllowanceMs }: { metrics?: RateLimiterMetrics; jitterAllowanceMs?: number } = {},
-): RateLimiter {
+export function createLocalRateLimiter(rps: number, { jitterAllowanceMs }: { jitterAllowanceMs?: number } = {}): RateLimiter {
   const interval = intervalMs(rps, jitterAllowanceMs);
   const { windowMs, limit } = startWindow(rps, jitterAllowanceMs);
   /** Start id -> when it was confirmed, oldest first (a Map keeps insertion order; a confirmed-again start moves to the end). */
@@ -197,7 +187,6 @@ export function createLocalRateLimiter(
         tat = Math.max(tat, pauseEnd);
       },
     },
-    metrics,
   );
 }
 

@@ -8,8 +8,8 @@ import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.j
 import { createRedisConnection } from '../../src/queue/redis-connection.js';
 import { createTickTracker, type TickTracker } from '../../src/queue/tick-tracker.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
-import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
-import { createSharedRateLimiter } from '../../src/upstream/rate-limiter.js';
+import { openUpstreamClient } from '../../src/cli/resources.js';
+import type { UpstreamClient } from '../../src/upstream/client.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { createTestRedis, type TestRedis } from './redis.js';
 
@@ -75,8 +75,8 @@ export async function createPipelineHarness(
   const connection = createRedisConnection(options.REDIS_URL, 'worker');
   const queues = createQueues(connection, options.QUEUE_PREFIX);
   const tracker = createTickTracker(connection, options.QUEUE_PREFIX);
-  const rateLimiter = createSharedRateLimiter({ redis: connection, key: `${options.QUEUE_PREFIX}:upstream:pace`, rps: options.UPSTREAM_RPS, metrics });
-  const client = createUpstreamClient({ options, logger, metrics, rateLimiter });
+  // As the commands do: requests go out from a sender thread, on the budget shared through Redis.
+  const client = openUpstreamClient(context);
   return {
     context,
     options,

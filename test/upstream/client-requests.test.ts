@@ -3,7 +3,8 @@ import { InvalidInputError } from '../../src/errors.js';
 import { loadOptions, type OptionsInput } from '../../src/config/options.js';
 import { createLogger } from '../../src/ops/logger.js';
 import { createMetrics } from '../../src/ops/metrics.js';
-import { MAX_COINS_PER_PRICE_REQUEST, createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
+import { MAX_COINS_PER_PRICE_REQUEST, createUpstreamClient, transportSettings, type UpstreamClient } from '../../src/upstream/client.js';
+import { createHttpTransport } from '../../src/upstream/http-transport.js';
 import { createLocalRateLimiter } from '../../src/upstream/rate-limiter.js';
 import { json, startFaultServer, text, type Answer, type FaultServer } from './fault-server.js';
 
@@ -18,13 +19,15 @@ const coinType = (i: number) => `0x${i.toString(16).padStart(64, '0')}::coin${i}
 describe('upstream client requests', () => {
   let server: FaultServer;
   let client: UpstreamClient;
-  const makeClient = (overrides: Partial<Record<keyof OptionsInput, string | number>> = {}) =>
-    createUpstreamClient({
-      options: loadOptions({ UPSTREAM_BASE_URL: server.url, UPSTREAM_API_KEY: API_KEY, UPSTREAM_CONCURRENCY: 2, ...overrides }, {}),
+  const makeClient = (overrides: Partial<Record<keyof OptionsInput, string | number>> = {}) => {
+    const options = loadOptions({ UPSTREAM_BASE_URL: server.url, UPSTREAM_API_KEY: API_KEY, UPSTREAM_CONCURRENCY: 2, ...overrides }, {});
+    return createUpstreamClient({
+      options,
       logger: createLogger({ level: 'silent', pretty: false }),
       metrics: createMetrics({ defaultMetrics: false }),
-      rateLimiter: createLocalRateLimiter(1000),
+      transport: createHttpTransport(transportSettings(options), createLocalRateLimiter(1000)),
     });
+  };
 
   beforeAll(async () => {
     server = await startFaultServer();

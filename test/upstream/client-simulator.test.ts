@@ -4,8 +4,9 @@ import { loadOptions, type OptionsInput } from '../../src/config/options.js';
 import { createLogger } from '../../src/ops/logger.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
+import { createUpstreamClient, transportSettings, type UpstreamClient } from '../../src/upstream/client.js';
 import { AuthError, InvalidPayloadError, TransientError, UpstreamError } from '../../src/upstream/errors.js';
+import { createHttpTransport } from '../../src/upstream/http-transport.js';
 import { createSharedRateLimiter } from '../../src/upstream/rate-limiter.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 
@@ -27,7 +28,10 @@ describe('upstream client against the simulator', () => {
       options,
       logger: createLogger({ level: 'silent', pretty: false }),
       metrics: createMetrics({ defaultMetrics: false }),
-      rateLimiter: createSharedRateLimiter({ redis, key: `${testRedis.prefix}:upstream:pace:${budget}`, rps }),
+      transport: createHttpTransport(
+        transportSettings(options),
+        createSharedRateLimiter({ redis, key: `${testRedis.prefix}:upstream:pace:${budget}`, rps }),
+      ),
     });
     clients.push(client);
     return client;

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { loadOptions } from '../../src/config/options.js';
 import { createLogger } from '../../src/ops/logger.js';
 import { createMetrics, type Metrics } from '../../src/ops/metrics.js';
-import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
+import { createUpstreamClient, transportSettings, type UpstreamClient } from '../../src/upstream/client.js';
 import {
   AuthError,
   InvalidPayloadError,
@@ -14,6 +14,7 @@ import {
   TransientError,
   UpstreamError,
 } from '../../src/upstream/errors.js';
+import { createHttpTransport } from '../../src/upstream/http-transport.js';
 import { createSharedRateLimiter } from '../../src/upstream/rate-limiter.js';
 import { MAX_RATE_LIMIT_RETRIES } from '../../src/upstream/retry-policy.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
@@ -59,7 +60,7 @@ describe('upstream client under faults', () => {
     );
     // A budget of this test's own, so a pause in one test never holds up the next.
     const rateLimiter = createSharedRateLimiter({ redis, key: `${testRedis.prefix}:upstream:pace:${++limiterCount}`, rps: 500 });
-    client = createUpstreamClient({ options, logger, metrics, rateLimiter });
+    client = createUpstreamClient({ options, logger, metrics, transport: createHttpTransport(transportSettings(options), rateLimiter) });
   });
   afterEach(async () => {
     await client.close();

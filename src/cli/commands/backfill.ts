@@ -23,7 +23,7 @@ export function backfillCommand(): Command {
       const coinTypes = flags.tokens?.split(',').map((coin) => coin.trim()).filter(Boolean);
       const context = createCliContext();
       const resources = await openResources(context);
-      const client = openUpstreamClient(context, resources.redis);
+      const client = openUpstreamClient(context);
       const bar = createProgressBar('backfill');
       try {
         const outcome = await runBackfill({ context, ...resources, client }, { from, to, intervalMs, coinTypes, onProgress: bar.update });

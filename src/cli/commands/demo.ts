@@ -35,7 +35,7 @@ export const DEMO_ADDRESSES = [
  */
 async function seedDemo(context: Context): Promise<void> {
   const resources = await openResources(context);
-  const client = openUpstreamClient(context, resources.redis);
+  const client = openUpstreamClient(context);
   try {
     const { database } = resources;
     if ((await listWatchedTokens(database)).length === 0) await addWatchedTokens(database, DEMO_TOKENS);

@@ -31,7 +31,7 @@ export function runOnceCommand(): Command {
       const datasets = parseDatasets(flags.datasets);
       const context = createCliContext();
       const resources = await openResources(context);
-      const client = openUpstreamClient(context, resources.redis);
+      const client = openUpstreamClient(context);
       try {
         const outcome = await runCycle({ context, ...resources, client }, { tick, datasets });
         const summary = await summarizeRuns(resources.database, datasets, [tick]);

@@ -24,7 +24,7 @@ export interface ServiceSelection {
  */
 export async function runServices(selection: ServiceSelection, context: Context): Promise<void> {
   const resources = await openResources(context);
-  const client = selection.workers ? openUpstreamClient(context, resources.redis) : undefined;
+  const client = selection.workers ? openUpstreamClient(context) : undefined;
   let scheduler: Scheduler | undefined;
   let pool: WorkerPool | undefined;
   const ops = selection.ops ? createOpsServer({ context, database: resources.database, redis: resources.redis, queues: resources.queues }) : undefined;

@@ -1,0 +1,80 @@
+import { Agent, errors as undiciErrors, request as undiciRequest } from 'undici';
+import type { RateLimiter } from './rate-limiter.js';
+import { scrubber, type TransportOutcome, type TransportRequest, type TransportSettings, type UpstreamTransport } from './transport.js';
+
+/**
+ * The HTTP exchange of a transport (transport.ts), in the thread that creates it: the sender thread
+ * (sender-thread-entry.ts), or a test's. Waits for a start, sends with the key through a keep-alive
+ * agent, reads the body; a timeout or a network failure is an outcome too, described without the key.
+ */
+export function createHttpTransport(settings: TransportSettings, rateLimiter: RateLimiter): UpstreamTransport {
+  const { apiKey, timeoutMs } = settings;
+  const base = settings.baseUrl.replace(/\/+$/, '');
+  const agent = new Agent({
+    keepAliveTimeout: 10_000,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connect: { timeout: timeoutMs },
+  });
+  const scrub = scrubber(apiKey);
+
+  async function exchange(request: TransportRequest, waitMs: number, signal: AbortSignal | undefined): Promise<TransportOutcome> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+    const onCallerAbort = () => controller.abort(signal!.reason);
+    signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const started = performance.now();
+    try {
+      const response = await undiciRequest(base + request.path, {
+        dispatcher: agent,
+        method: request.method,
+        headers: {
+          'x-api-key': apiKey,
+          accept: 'application/json',
+          ...(request.json === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: request.json,
+        signal: controller.signal,
+      });
+      const body = scrub(await response.body.text());
+      const retryAfter = response.headers['retry-after'];
+      return { kind: 'answer', status: response.statusCode, retryAfter, body, durationMs: performance.now() - started, waitMs };
+    } catch (error) {
+      // The caller gave up (shutdown): not an upstream fault.
+      signal?.throwIfAborted();
+      const durationMs = performance.now() - started;
+      if (controller.signal.aborted || isTimeout(error)) {
+        return { kind: 'failure', reason: 'timeout', message: `no answer within ${timeoutMs} ms`, durationMs, waitMs };
+      }
+      return { kind: 'failure', reason: 'network', message: `network error: ${scrub(describe(error))}`, durationMs, waitMs };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  return {
+    async send(request, signal) {
+      const asked = performance.now();
+      await rateLimiter.acquire(signal);
+      return exchange(request, performance.now() - asked, signal);
+    },
+    pause: (ms) => rateLimiter.pause(ms),
+    close: () => agent.close(),
+  };
+}
+
+function isTimeout(error: unknown): boolean {
+  return (
+    error instanceof undiciErrors.HeadersTimeoutError ||
+    error instanceof undiciErrors.BodyTimeoutError ||
+    error instanceof undiciErrors.ConnectTimeoutError
+  );
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  return `${typeof code === 'string' ? `${code}: ` : ''}${error.message}${cause}`;
+}

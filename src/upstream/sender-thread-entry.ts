@@ -1,0 +1,85 @@
+import { getPriority, setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import { createRedisConnection } from '../queue/redis-connection.js';
+import { createLocalRateLimiter, createSharedRateLimiter } from './rate-limiter.js';
+import { createHttpTransport } from './http-transport.js';
+import type { FromThread, SenderThreadData, ToThread } from './sender-thread.js';
+import { scrubber } from './transport.js';
+
+/**
+ * The sender thread (sender-thread.ts): the rate limiter and the keep-alive connections, serving
+ * the requests the main thread posts. Nothing else runs here, so a start is kept to the millisecond.
+ */
+const data = workerData as SenderThreadData;
+const port = parentPort!;
+const post = (message: FromThread) => port.postMessage(message);
+const scrub = scrubber(data.apiKey);
+const { limiter: budget } = data;
+
+const redis = budget.kind === 'shared' ? createRedisConnection(budget.redisUrl, 'worker', { connectionName: 'chaintap-upstream-pace' }) : undefined;
+// ioredis reconnects by itself; without a listener each failed attempt would end the thread.
+redis?.on('error', (error: Error) => post({ type: 'warn', message: 'Redis connection of the upstream rate limit lost; reconnecting', error: error.message }));
+const rateLimiter =
+  budget.kind === 'shared'
+    ? createSharedRateLimiter({ redis: redis!, key: budget.key, rps: budget.rps, jitterAllowanceMs: budget.jitterAllowanceMs })
+    : createLocalRateLimiter(budget.rps, { jitterAllowanceMs: budget.jitterAllowanceMs });
+const transport = createHttpTransport(data, rateLimiter);
+const inFlight = new Map<number, AbortController>();
+
+/**
+ * A busy machine makes every thread wait for a CPU now and then, and a start this thread waits
+ * through leaves late. So the process's main thread (JSON, zod, Postgres: work that can wait a few
+ * milliseconds) steps down `levels` nice levels below this one. On Linux a thread's nice value is
+ * its own and the main thread's id is the process id; raising a nice value needs no privilege.
+ * A second thread of the same process finds the step already taken.
+ */
+function stepDownMainThread(levels: number): void {
+  if (levels <= 0 || process.platform !== 'linux') return;
+  try {
+    const target = Math.min(19, getPriority(0) + levels);
+    if (getPriority(process.pid) < target) setPriority(process.pid, target);
+  } catch (error) {
+    post({ type: 'warn', message: 'could not lower the main thread below the upstream sender thread', error: String(error) });
+  }
+}
+stepDownMainThread(data.priority);
+
+const failed = (id: number, error: unknown) => post({ type: 'failed', id, message: scrub(error instanceof Error ? error.message : String(error)) });
+
+async function send(message: Extract<ToThread, { type: 'send' }>): Promise<void> {
+  const controller = new AbortController();
+  inFlight.set(message.id, controller);
+  try {
+    const outcome = await transport.send({ method: message.method, path: message.path, json: message.json }, controller.signal);
+    post({ type: 'outcome', id: message.id, outcome });
+  } catch (error) {
+    // Aborted: the main thread has stopped waiting for it.
+    if (!controller.signal.aborted) failed(message.id, error);
+  } finally {
+    inFlight.delete(message.id);
+  }
+}
+
+async function close(): Promise<void> {
+  for (const controller of inFlight.values()) controller.abort(new Error('closing'));
+  await transport.close();
+  redis?.disconnect();
+  // Nothing left to wait for: the thread ends.
+  port.close();
+}
+
+port.on('message', (message: ToThread) => {
+  switch (message.type) {
+    case 'send':
+      return void send(message);
+    case 'abort':
+      return inFlight.get(message.id)?.abort(new Error('aborted by the caller'));
+    case 'pause':
+      return void rateLimiter.pause(message.ms).then(
+        () => post({ type: 'paused', id: message.id }),
+        (error: unknown) => failed(message.id, error),
+      );
+    case 'close':
+      return void close();
+  }
+});
