@@ -100,13 +100,18 @@ async function closeMissing(tx: Tx, ctx: PositionsWriteContext, returned: string
   return result.count;
 }
 
-/** A rewrite of a tick whose answer lost positions removes their snapshots of that tick. */
+/**
+ * A rewrite of a tick whose answer lost positions removes their snapshots of that tick. Only a tick
+ * written before (its refresh is recorded, which this job does after this statement) can have any:
+ * on a first write the EXISTS, evaluated once, skips the delete whatever plan it has. (A plan cached
+ * while a partition was small scans the whole partition; once per job that was most of the cost.)
+ */
 async function deleteStaleSnapshots(tx: Tx, ctx: PositionsWriteContext, returned: string[]): Promise<void> {
   await tx.sql`
-    delete from position_snapshot_points s
-    using positions p
-    where p.owner = ${ctx.owner} and p.position_id <> all(${returned}::text[])
-      and s.position_key = p.position_key and s.snapshot_at = ${ctx.snapshotAt}`;
+    delete from position_snapshot_points
+    where exists (select 1 from position_refreshes r where r.owner = ${ctx.owner} and r.snapshot_at = ${ctx.snapshotAt})
+      and snapshot_at = ${ctx.snapshotAt}
+      and position_key = any(array(select position_key from positions where owner = ${ctx.owner} and position_id <> all(${returned}::text[])))`;
 }
 
 /**

@@ -29,12 +29,14 @@ const dictionaryKey = (dataset: string, target: string) => JSON.stringify([datas
 export async function findRawBodyDictionaries(tx: Tx, records: RawRecord[]): Promise<RawBodyDictionaries> {
   const found: RawBodyDictionaries = new Map();
   if (records.length === 0) return found;
+  // One index lookup per key (LIMIT 1 in a lateral subquery), whatever the table's size when the plan was made.
   const rows = await tx.sql<{ id: string; dataset: string; target: string; createdAt: Date; bodyZlib: Buffer }[]>`
-    select distinct on (d.dataset, d.target) d.id::text, d.dataset, d.target, d.created_at as "createdAt", d.body_zlib as "bodyZlib"
-    from raw_body_dictionaries d
-    join unnest(${records.map((r) => r.dataset)}::text[], ${records.map((r) => r.target)}::text[]) as k(dataset, target)
-      on d.dataset = k.dataset and d.target = k.target
-    order by d.dataset, d.target, d.created_at desc`;
+    select d.id::text, k.dataset, k.target, d.created_at as "createdAt", d.body_zlib as "bodyZlib"
+    from unnest(${records.map((r) => r.dataset)}::text[], ${records.map((r) => r.target)}::text[]) as k(dataset, target)
+    cross join lateral (
+      select id, created_at, body_zlib from raw_body_dictionaries
+      where dataset = k.dataset and target = k.target order by created_at desc limit 1
+    ) d`;
   for (const row of rows) found.set(dictionaryKey(row.dataset, row.target), { id: Number(row.id), createdAt: row.createdAt, bodyZlib: row.bodyZlib });
   return found;
 }
