@@ -5,10 +5,13 @@ import type { Figure } from '../support/report.js';
 import { achievedRate, createBenchPipeline, UPSTREAM_RPS, WORLD_TIME, type BenchPipeline } from '../support/pipeline.js';
 import { benchAddress, MB, round, type Scenario } from '../support/scenario.js';
 import { tickRuns } from '../support/tick-runs.js';
+import { warmUpWorkers } from '../support/warm-up.js';
 import { startWorkers } from '../support/worker-processes.js';
 
 const SIZES = [2_000, 10_000] as const;
 const TICK_MS = 15 * 60_000;
+/** Addresses of the warm-up tick each pair of fresh workers runs before the measured one. */
+const WARM_UP_ADDRESSES = 300;
 
 interface CycleFigures {
   addresses: number;
@@ -16,6 +19,8 @@ interface CycleFigures {
   rateLimited: number;
   perSecond: number;
   maxInTrailingSecond: number;
+  /** Requests the upstream received in each second from the first one. */
+  arrivals: number[];
   wallSeconds: number;
   rowsWritten: number;
   succeeded: number;
@@ -27,9 +32,12 @@ async function runCycle(pipeline: BenchPipeline, addresses: number, tick: Date, 
   const { database, simulator, queues } = pipeline;
   const workers = await startWorkers(2, pipeline.env, queues, ['positions', 'nfts']);
   let peakRss: number[];
-  const started = new Date();
+  let started: Date;
   try {
+    log(`addresses: warming the workers up with ${WARM_UP_ADDRESSES} addresses`);
+    await warmUpWorkers(pipeline, WARM_UP_ADDRESSES, new Date(tick.getTime() - TICK_MS / 3));
     await simulator.resetStats();
+    started = new Date();
     log(`addresses: ${addresses} addresses, positions and NFTs at ${tick.toISOString()}`);
     await produceTick(pipeline, 'positions', tick);
     await produceTick(pipeline, 'nfts', tick);
@@ -43,13 +51,15 @@ async function runCycle(pipeline: BenchPipeline, addresses: number, tick: Date, 
     await workers.stop();
   }
   const runs = await tickRuns(database.sql, ['positions', 'nfts'], tick);
-  const rate = achievedRate(await simulator.stats());
+  const stats = await simulator.stats();
+  const rate = achievedRate(stats);
   return {
     addresses,
     requests: rate.requests,
     rateLimited: rate.rateLimited,
     perSecond: rate.perSecond,
     maxInTrailingSecond: rate.maxInTrailingSecond,
+    arrivals: stats.perSecond,
     wallSeconds: (runs.lastCommitAt!.getTime() - started.getTime()) / 1000,
     rowsWritten: runs.rowsWritten,
     succeeded: runs.succeeded,
@@ -93,10 +103,17 @@ export const addressesScenario: Scenario = {
         scenario: 'addresses',
         figures,
         notes: [
-          `two \`chaintap worker\` processes (UPSTREAM_RPS=${UPSTREAM_RPS}, UPSTREAM_CONCURRENCY=${pipeline.env.UPSTREAM_CONCURRENCY}, DATABASE_POOL_SIZE=${pipeline.env.DATABASE_POOL_SIZE ?? 10}), started fresh for each size`,
+          pipeline.simulator.priority,
+          `two \`chaintap worker\` processes (UPSTREAM_RPS=${UPSTREAM_RPS}, UPSTREAM_CONCURRENCY=${pipeline.env.UPSTREAM_CONCURRENCY}, DATABASE_POOL_SIZE=${pipeline.env.DATABASE_POOL_SIZE ?? 10}), started fresh for each size and warmed up with a tick of ${WARM_UP_ADDRESSES} addresses before the measured one (long-running workers are warm when a cron slot comes)`,
           'wall time: producer enqueueing the tick to the last job commit; rate: requests at the simulator over the span from its first to its last request',
           'the 10,000 tick is written on top of the 2,000 tick (same database): the first 2,000 addresses update their positions',
           'peak RSS: VmHWM of each worker process (the node process itself)',
+          ...cycles.map((cycle) => {
+            // The last second is partial: left out of the lowest.
+            const full = cycle.arrivals.slice(0, -1);
+            return `requests the upstream received per second, ${cycle.addresses.toLocaleString('en-US')} addresses: first 10 s ${cycle.arrivals.slice(0, 10).join(' ')}; `
+              + `lowest whole second ${full.length ? Math.min(...full) : '-'}, over ${full.length} s`;
+          }),
         ],
       };
     } finally {

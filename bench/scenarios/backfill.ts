@@ -48,6 +48,7 @@ export const backfillScenario: Scenario = {
           { name: 'rows per second', value: Math.round(stored!.n / seconds), unit: 'rows/s' },
         ],
         notes: [
+          pipeline.simulator.priority,
           `\`chaintap backfill prices --from ${FROM.toISOString()} --to ${TO.toISOString()} --interval 1h\`, one process, UPSTREAM_RPS=${UPSTREAM_RPS}, UPSTREAM_CONCURRENCY=${pipeline.env.UPSTREAM_CONCURRENCY}`,
           'wall time includes starting the process (about 1.5 s); the simulated upstream has no price for about 1 token in 97',
         ],

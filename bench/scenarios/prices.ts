@@ -49,6 +49,7 @@ export const pricesScenario: Scenario = {
           { name: 'peak RSS, largest worker', value: round(Math.max(...peak) / 2 ** 20, 0), unit: 'MB', target: { op: '<=', value: 256 } },
         ],
         notes: [
+          pipeline.simulator.priority,
           `UPSTREAM_RPS=${UPSTREAM_RPS}, two worker processes, simulated upstream with 50 ms latency enforcing ${UPSTREAM_RPS}/s`,
           'timed from the producer enqueueing the tick to the last job commit (ingestion_runs.finished_at)',
           'the simulated upstream leaves about 1 token in 97 without a price (reported as missing, not stored)',

@@ -19,7 +19,11 @@ export interface SimulatorStats {
    */
   firstRequestAt: number | null;
   lastRequestAt: number | null;
+  /** Requests received in each whole second since the first one (at most the first hour). */
+  perSecond: number[];
 }
+
+const PER_SECOND_LIMIT = 3600;
 
 export class StatsRecorder {
   private requests = 0;
@@ -28,6 +32,7 @@ export class StatsRecorder {
   private maxInTrailingSecond = 0;
   private firstRequestAt: number | null = null;
   private lastRequestAt: number | null = null;
+  private perSecond: number[] = [];
   private readonly window = new SlidingWindow(1000);
   /** Hashes, not the keys: the simulator holds no copy of what clients send as secrets. */
   private readonly keys = new Set<number>();
@@ -38,6 +43,11 @@ export class StatsRecorder {
     const at = performance.timeOrigin + now;
     this.firstRequestAt ??= at;
     this.lastRequestAt = at;
+    const second = Math.floor((at - this.firstRequestAt) / 1000);
+    if (second < PER_SECOND_LIMIT) {
+      while (this.perSecond.length <= second) this.perSecond.push(0);
+      this.perSecond[second]!++;
+    }
     this.window.add(now);
     this.maxInTrailingSecond = Math.max(this.maxInTrailingSecond, this.window.count(now));
     if (apiKey !== undefined) this.keys.add(hashOf(apiKey));
@@ -58,6 +68,7 @@ export class StatsRecorder {
       apiKeysSeen: this.keys.size,
       firstRequestAt: this.firstRequestAt,
       lastRequestAt: this.lastRequestAt,
+      perSecond: [...this.perSecond],
     };
   }
 
@@ -68,6 +79,7 @@ export class StatsRecorder {
     this.maxInTrailingSecond = 0;
     this.firstRequestAt = null;
     this.lastRequestAt = null;
+    this.perSecond = [];
     this.window.clear();
     this.keys.clear();
   }
