@@ -72,7 +72,18 @@ function moves(known: KnownToken, token: TokenRow): boolean {
     || (unpriced !== null && (known.unpricedSeenAt === null || unpriced.getTime() > known.unpricedSeenAt));
 }
 
-/** One statement: insert the new tokens, update the moved ones, and return every token asked for. */
+/** Whether incoming row i moves stored row c (the SQL twin of moves above). */
+function movesSql(sql: TransactionSql) {
+  return sql`(c.symbol, c.decimals, c.first_seen_at, c.unpriced_seen_at) is distinct from
+    (coalesce(i.symbol, c.symbol), coalesce(i.decimals, c.decimals), least(c.first_seen_at, i.first_seen_at),
+     greatest(c.unpriced_seen_at, i.unpriced_seen_at))`;
+}
+
+/**
+ * One statement: insert the new tokens, update the moved ones, and return every token asked for.
+ * Both take their row locks in coin type order, so that concurrent writers of overlapping token
+ * sets (a backfill's jobs all move first_seen_at of the same tokens) queue instead of deadlocking.
+ */
 async function writeCatalog(sql: TransactionSql, tokens: TokenRow[]): Promise<CatalogRow[]> {
   const incoming = sql`unnest(
       ${tokens.map((t) => t.coinType)}::text[], ${tokens.map((t) => t.symbol)}::text[], ${tokens.map((t) => t.decimals)}::int[],
@@ -87,6 +98,12 @@ async function writeCatalog(sql: TransactionSql, tokens: TokenRow[]): Promise<Ca
       on conflict (coin_type) do nothing
       returning *
     ),
+    moving as materialized (
+      select c.id from token_catalog c join ${incoming} on c.coin_type = i.coin_type
+      where ${movesSql(sql)}
+      order by c.coin_type
+      for update of c
+    ),
     updated as (
       update token_catalog c
       set symbol = coalesce(i.symbol, c.symbol),
@@ -94,10 +111,7 @@ async function writeCatalog(sql: TransactionSql, tokens: TokenRow[]): Promise<Ca
           first_seen_at = least(c.first_seen_at, i.first_seen_at),
           unpriced_seen_at = greatest(c.unpriced_seen_at, i.unpriced_seen_at)
       from ${incoming}
-      where c.coin_type = i.coin_type
-        and (c.symbol, c.decimals, c.first_seen_at, c.unpriced_seen_at) is distinct from
-            (coalesce(i.symbol, c.symbol), coalesce(i.decimals, c.decimals), least(c.first_seen_at, i.first_seen_at),
-             greatest(c.unpriced_seen_at, i.unpriced_seen_at))
+      where c.coin_type = i.coin_type and c.id in (select id from moving) and ${movesSql(sql)}
       returning c.*
     ),
     current as (
