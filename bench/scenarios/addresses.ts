@@ -111,8 +111,10 @@ export const addressesScenario: Scenario = {
           ...cycles.map((cycle) => {
             // The last second is partial: left out of the lowest.
             const full = cycle.arrivals.slice(0, -1);
+            const short = full.flatMap((count, second) => (count < 0.95 * UPSTREAM_RPS ? [`${second}: ${count}`] : []));
             return `requests the upstream received per second, ${cycle.addresses.toLocaleString('en-US')} addresses: first 10 s ${cycle.arrivals.slice(0, 10).join(' ')}; `
-              + `lowest whole second ${full.length ? Math.min(...full) : '-'}, over ${full.length} s`;
+              + `lowest whole second ${full.length ? Math.min(...full) : '-'}, over ${full.length} s; `
+              + `${short.length} s under 0.95 of the limit${short.length ? ` (second: requests) ${short.join(', ')}` : ''}`;
           }),
         ],
       };

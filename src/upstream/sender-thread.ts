@@ -56,6 +56,9 @@ interface Pending {
   reject(error: unknown): void;
 }
 
+/** Heap limits of the sender thread, in MB: far above its live set, far below V8's defaults. */
+const SENDER_HEAP_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 };
+
 export function createSenderThread(settings: SenderThreadSettings): UpstreamTransport {
   const { logger, ...data } = settings;
   const workerData: SenderThreadData = data;
@@ -67,7 +70,9 @@ export function createSenderThread(settings: SenderThreadSettings): UpstreamTran
 
   const start = (): Worker => {
     // No node flags of the process: it registers what it needs itself, and some (--input-type) would fail it.
-    const worker = new Worker(threadEntry(), { workerData, name: 'chaintap upstream sender', execArgv: [] });
+    // Its heap holds only the requests in flight and their bodies (a few MB): the limits keep V8 from
+    // growing it by the machine's memory, as it would by default (peak RSS, docs/benchmarks.md).
+    const worker = new Worker(threadEntry(), { workerData, name: 'chaintap upstream sender', execArgv: [], resourceLimits: SENDER_HEAP_LIMITS });
     // Idle, it must not keep the process alive: it is ref'd only while something is pending.
     worker.unref();
     worker.on('message', (message: FromThread) => receive(message));
