@@ -55,7 +55,7 @@ export function commitOf(): string {
   const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
   try {
     const head = git('rev-parse', '--short=12', 'HEAD');
-    const dirty = git('status', '--porcelain', '--untracked-files=no', '--', 'src', 'bench', 'migrations', 'package.json') !== '';
+    const dirty = git('status', '--porcelain', '--untracked-files=no', '--', 'src', 'bench', 'migrations', 'package.json', ':(exclude)bench/results') !== '';
     return dirty ? `${head}+dirty` : head;
   } catch {
     return 'unknown';
