@@ -154,6 +154,16 @@ describe('sender thread', () => {
     expect(next).toMatchObject({ kind: 'answer', status: 200 });
   });
 
+  it('carries large answers within its heap limits: four of 16 MB at once', async () => {
+    // Far larger than an address's answer; the thread's heap is capped (sender-thread.ts), and an
+    // answer it could not hold would fail every request in flight with it.
+    const body = JSON.stringify({ data: 'x'.repeat(16 * 1024 * 1024) });
+    server.fallback(text(200, body, { 'content-type': 'application/json' }));
+    const transport = thread(server.url, 100, `${++budgets}`, 30_000);
+    const outcomes = await Promise.all(Array.from({ length: 4 }, () => transport.send({ method: 'GET', path: '/v2/defi/protocols' })));
+    expect(outcomes.map((outcome) => (outcome.kind === 'answer' ? [outcome.status, outcome.body.length] : outcome))).toEqual(Array(4).fill([200, body.length]));
+  });
+
   it('after close(), a request fails at once; close() twice is fine', async () => {
     const transport = thread(server.url, 100, `${++budgets}`);
     await transport.close();
