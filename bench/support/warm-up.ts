@@ -1,7 +1,7 @@
 import { listWatchedAddresses } from '../../src/db/index.js';
-import { jobOptions } from '../../src/queue/job-options.js';
 import { waitForTicks } from '../../src/scheduler/run-cycle.js';
 import { nftJobs, positionJobs, type PlannedJob } from '../../src/scheduler/job-builders.js';
+import { enqueueJobs } from '../../src/scheduler/producer.js';
 import type { BenchPipeline } from './pipeline.js';
 
 /**
@@ -12,14 +12,13 @@ import type { BenchPipeline } from './pipeline.js';
  */
 export async function warmUpWorkers(pipeline: BenchPipeline, addresses: number, tick: Date): Promise<void> {
   const watched = (await listWatchedAddresses(pipeline.database)).slice(0, addresses);
-  const defaults = jobOptions(pipeline.context.options);
   const queues = [
     ['positions', positionJobs(watched, tick, false)],
     ['nfts', nftJobs(watched, tick)],
   ] as const satisfies readonly (readonly ['positions' | 'nfts', PlannedJob<unknown>[]])[];
   for (const [queue, jobs] of queues) {
     await pipeline.tracker.expect(queue, tick, jobs.map((job) => job.opts.jobId));
-    await pipeline.queues[queue].addBulk(jobs.map((job) => ({ name: job.name, data: job.data, opts: { ...defaults, ...job.opts } })));
+    await enqueueJobs(pipeline, queue, jobs);
   }
   const complete = await waitForTicks(pipeline, { streams: queues.map(([stream]) => ({ stream, tick })), queues: ['positions', 'nfts'] });
   if (!complete) throw new Error('the warm-up tick did not complete');

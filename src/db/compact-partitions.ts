@@ -1,4 +1,5 @@
 import type { Database } from './client.js';
+import { dailyCutoffOf, hourlyCutoffOf } from './downsample.js';
 import { partitionsOf } from './partitions.js';
 import { withTransaction } from './transaction.js';
 
@@ -38,16 +39,15 @@ export interface CompactionOutcome {
 /** The downsampled tables whose past months are rewritten. */
 const THINNED_TABLES = ['position_snapshot_points', 'nft_holding_snapshots'] as const;
 const WATERMARK_DATASET = 'compact';
-const DAY_MS = 86_400_000;
 const LOCK_NOT_AVAILABLE = '55P03';
 
-/** The tier a partition ending at `upper` is wholly thinned to, or null. Pure. */
+/** The tier a partition ending at `upper` is wholly thinned to (by downsampling's cutoffs), or null. Pure. */
 export function thinnedTier(upper: Date, settings: Pick<CompactionSettings, 'fullResolutionDays' | 'hourlyDays' | 'thinnedAt'>): 'hourly' | 'daily' | null {
-  const { fullResolutionDays, hourlyDays, thinnedAt } = settings;
-  if (fullResolutionDays <= 0) return null;
-  const age = thinnedAt.getTime() - upper.getTime();
-  if (hourlyDays > 0 && age >= Math.max(hourlyDays, fullResolutionDays) * DAY_MS) return 'daily';
-  return age >= fullResolutionDays * DAY_MS ? 'hourly' : null;
+  const hourly = hourlyCutoffOf(settings, settings.thinnedAt);
+  if (hourly === null) return null;
+  const daily = dailyCutoffOf(settings, settings.thinnedAt);
+  if (daily !== null && upper.getTime() <= daily) return 'daily';
+  return upper.getTime() <= hourly ? 'hourly' : null;
 }
 
 export async function compactThinnedPartitions(database: Database, settings: CompactionSettings): Promise<CompactionOutcome> {

@@ -85,8 +85,8 @@ export function downsampleTarget(settings: DownsampleSettings): string {
  * sorted and disjoint, `from` null for "from the beginning".
  */
 export function downsampleWindows(settings: DownsampleSettings, now: Date, since: Date | null): { from: Date | null; to: Date }[] {
-  if (settings.fullResolutionDays <= 0) return [];
-  const fullCutoff = now.getTime() - settings.fullResolutionDays * DAY_MS;
+  const fullCutoff = hourlyCutoffOf(settings, now);
+  if (fullCutoff === null) return [];
   const windows: { from: number | null; to: number }[] = [];
   const add = (ageDays: number, to: number) => {
     const from = since === null ? null : since.getTime() - ageDays * DAY_MS - LATE_WRITE_MARGIN_MS;
@@ -105,8 +105,13 @@ export function downsampleWindows(settings: DownsampleSettings, now: Date, since
   return merged.map((w) => ({ from: w.from === null ? null : new Date(w.from), to: new Date(w.to) }));
 }
 
+/** Before this time one snapshot per hour is kept (at most); null when downsampling is off. */
+export function hourlyCutoffOf(settings: DownsampleSettings, now: Date): number | null {
+  return settings.fullResolutionDays <= 0 ? null : now.getTime() - settings.fullResolutionDays * DAY_MS;
+}
+
 /** Before this time one snapshot per day is kept; null when hourly is kept forever. */
-function dailyCutoffOf(settings: DownsampleSettings, now: Date): number | null {
+export function dailyCutoffOf(settings: DownsampleSettings, now: Date): number | null {
   if (settings.hourlyDays <= 0) return null;
   return now.getTime() - Math.max(settings.hourlyDays, settings.fullResolutionDays) * DAY_MS;
 }

@@ -37,7 +37,6 @@ export async function produceTick(
   options: { at?: Date } = {},
 ): Promise<ProducedTick> {
   const jobs = await planTick(deps, queue, tick, options);
-  const defaults = jobOptions(deps.context.options);
   if (queue !== 'maintenance') {
     // Jobs of this tick that are gone from Redis (removed after their retention) run again: they
     // must not count as finished from their first run.
@@ -46,16 +45,24 @@ export async function produceTick(
     const emptyTickComplete = await deps.tracker.expect(queue, tick, ids);
     if (emptyTickComplete) await announceTickComplete(deps.database, deps.context.logger, queue, tick);
   }
-  // addBulk in slices of 200: each a short Redis transaction, so that workers already taking the
-  // tick's first jobs are not held up behind one long MULTI (slices of 1,000 left the upstream
-  // short of requests for the first seconds of a tick; see docs/benchmarks.md).
+  await enqueueJobs(deps, queue, jobs);
+  deps.context.logger.info({ queue, tick: tick.toISOString(), jobs: jobs.length }, 'tick enqueued');
+  return { queue, tick, jobs: jobs.length, jobIds: jobs.map((job) => job.opts.jobId) };
+}
+
+/**
+ * Adds planned jobs with the configured job options, in addBulk slices of ENQUEUE_SLICE: each a
+ * short Redis transaction, so that workers already taking the tick's first jobs are not held up
+ * behind one long MULTI (slices of 1,000 left the upstream short of requests for the first seconds
+ * of a tick; see docs/benchmarks.md).
+ */
+export async function enqueueJobs(deps: Pick<ProducerDeps, 'context' | 'queues'>, queue: QueueName, jobs: PlannedJob<unknown>[]): Promise<void> {
+  const defaults = jobOptions(deps.context.options);
   for (let i = 0; i < jobs.length; i += ENQUEUE_SLICE) {
     await deps.queues[queue].addBulk(
       jobs.slice(i, i + ENQUEUE_SLICE).map((job) => ({ name: job.name, data: job.data, opts: { ...defaults, ...job.opts } })),
     );
   }
-  deps.context.logger.info({ queue, tick: tick.toISOString(), jobs: jobs.length }, 'tick enqueued');
-  return { queue, tick, jobs: jobs.length, jobIds: jobs.map((job) => job.opts.jobId) };
 }
 
 /** The ids among `ids` that have no job in the queue (any state). */

@@ -61,6 +61,15 @@ export const positionTokens = pgTable(
   (t) => [unique('position_tokens_digest_key').on(t.digest)],
 );
 
+/** A position snapshot's values: columns of position_snapshot_points and of the view position_snapshots. */
+export const snapshotValueColumns = () => ({
+  fee: numeric('fee'),
+  inputValue: numeric('input_value'),
+  yieldCollectedValue: numeric('yield_collected_value'),
+  currentValue: numeric('current_value'),
+  currentYieldValue: numeric('current_yield_value'),
+});
+
 /**
  * One row per position per tick (partitioned by month of snapshot_at), with the position's amount
  * and farming entries as arrays in the row: a position snapshot is written, rewritten and
@@ -83,11 +92,7 @@ export const positionSnapshotPoints = pgTable(
   {
     positionKey: bigint('position_key', { mode: 'number' }).notNull(),
     snapshotAt: timestamp('snapshot_at', { withTimezone: true }).notNull(),
-    fee: numeric('fee'),
-    inputValue: numeric('input_value'),
-    yieldCollectedValue: numeric('yield_collected_value'),
-    currentValue: numeric('current_value'),
-    currentYieldValue: numeric('current_yield_value'),
+    ...snapshotValueColumns(),
     /** Fields of the position that no column maps, as their difference from positions.snapshot_extra. */
     extra: jsonb('extra').$type<Record<string, unknown>>(),
     amountKinds: positionAmountKind('amount_kinds').array(),

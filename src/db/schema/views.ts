@@ -1,5 +1,5 @@
 import { date, integer, jsonb, numeric, pgView, text, timestamp } from 'drizzle-orm/pg-core';
-import { positionAmountKind } from './positions.js';
+import { positionAmountKind, snapshotValueColumns } from './positions.js';
 
 /**
  * The reporting views, typed for queries. They are created by hand-written SQL migrations
@@ -32,11 +32,7 @@ export const positionSnapshots = pgView('position_snapshots', {
   owner: text('owner').notNull(),
   positionId: text('position_id').notNull(),
   snapshotAt: at('snapshot_at').notNull(),
-  fee: numeric('fee'),
-  inputValue: numeric('input_value'),
-  yieldCollectedValue: numeric('yield_collected_value'),
-  currentValue: numeric('current_value'),
-  currentYieldValue: numeric('current_yield_value'),
+  ...snapshotValueColumns(),
   extra: jsonb('extra').$type<Record<string, unknown>>(),
 }).existing();
 

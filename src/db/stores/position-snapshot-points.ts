@@ -44,11 +44,6 @@ export function snapshotPoints(normalized: NormalizedPositions): SnapshotPoint[]
   return normalized.snapshots.map((snapshot) => {
     const amounts = (amountsOf.get(snapshot.positionId) ?? []).sort(byKindThenIdx);
     const farming = (farmingOf.get(snapshot.positionId) ?? []).sort((a, b) => a.idx - b.idx);
-    const list = <T, V>(entries: T[], value: (entry: T) => V): V[] | null => (entries.length === 0 ? null : entries.map(value));
-    const sparse = <T, V>(entries: T[], value: (entry: T) => V | null): (V | null)[] | null => {
-      const values = entries.map((entry) => value(entry) ?? null);
-      return values.some((entry) => entry !== null) ? values : null;
-    };
     return {
       position_id: snapshot.positionId,
       fee: snapshot.fee,
@@ -70,6 +65,17 @@ export function snapshotPoints(normalized: NormalizedPositions): SnapshotPoint[]
       farming_extras: sparse(farming, (entry) => entry.extra),
     };
   });
+}
+
+/** One value per entry; null for no entries. */
+function list<T, V>(entries: T[], value: (entry: T) => V): V[] | null {
+  return entries.length === 0 ? null : entries.map(value);
+}
+
+/** One value per entry; null when every value is null (nothing to store). */
+function sparse<T, V>(entries: T[], value: (entry: T) => V | null): (V | null)[] | null {
+  const values = entries.map((entry) => value(entry) ?? null);
+  return values.some((entry) => entry !== null) ? values : null;
 }
 
 function byKindThenIdx(a: PositionAmountRow, b: PositionAmountRow): number {
