@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writePositions } from '../../src/db/index.js';
+import { withTransaction, writePositions } from '../../src/db/index.js';
 import { positionAmounts, positionFarming, positionSnapshots } from '../../src/db/schema/index.js';
 import { normalizePositions } from '../../src/normalize/index.js';
 import { simulatedPositions } from '../../src/simulator/index.js';
@@ -166,6 +166,44 @@ describe('writePositions', () => {
       { extra: { healthFactor: 1.2 }, amount_token_info: [{ price: 3.1 }] },
       { extra: [null], amount_token_info: null },
     ]);
+  });
+
+  it('forgets a token its transaction inserted and then rolled back: the next job inserts it again', async () => {
+    const owner = `0x${'f6'.repeat(32)}`;
+    const at = new Date(Date.UTC(2026, 10, 22, 6));
+    const answer = [{ ...wirePosition('r', {}), input: [{ amount: 1, value: 2, token: { coinType: '0x6::undone::UNDONE', symbol: 'UNDONE' } }] }];
+    const rows = positionRows(answer, at, owner);
+    await expect(withTransaction(database, async (tx) => {
+      await writePositions(tx, rows, { owner, snapshotAt: at, complete: true });
+      throw new Error('the job failed after writing');
+    })).rejects.toThrow('the job failed after writing');
+    await expect(database.sql`select count(*)::int as n from position_tokens where token like '%::undone::UNDONE'`).resolves.toEqual([{ n: 0 }]);
+
+    const result = await commit(database, 'positions', owner, at, (tx) => writePositions(tx, rows, { owner, snapshotAt: at, complete: true }));
+    expect(result.byTable.position_tokens).toBe(1);
+    const [amount] = await database.sql`select token, token_symbol, token_info from position_amounts where owner = ${owner}`;
+    expect(amount).toEqual({ token: `0x${'0'.repeat(63)}6::undone::UNDONE`, token_symbol: 'UNDONE', token_info: { coinType: '0x6::undone::UNDONE', symbol: 'UNDONE' } });
+  });
+
+  it('lets concurrent jobs insert the same new tokens named in different orders, each once', async () => {
+    const at = new Date(Date.UTC(2026, 10, 22, 7));
+    const tokens = Array.from({ length: 30 }, (_, i) => ({ coinType: `0x7::race${i}::RACE${i}`, symbol: `RACE${i}` }));
+    const owners = Array.from({ length: 8 }, (_, i) => `0x${(0x70 + i).toString(16).repeat(32)}`);
+    await Promise.all(owners.map((owner, o) => {
+      // Each job names every token twice (as an object and as a string), in an order of its own.
+      const rotated = [...tokens.slice(o * 4), ...tokens.slice(0, o * 4)];
+      const order = o % 2 === 0 ? rotated : rotated.reverse();
+      const input = order.flatMap((token, i) => [{ amount: i + 1, value: 1, token }, { amount: i + 1, value: 1, token: token.coinType }]);
+      return commit(database, 'positions', owner, at, (tx) =>
+        writePositions(tx, positionRows([{ ...wirePosition('race', {}), input }], at, owner), { owner, snapshotAt: at, complete: true }));
+    }));
+    const stored = await database.sql<{ n: number }[]>`
+      select count(*)::int as n from position_tokens where token like '%::race%' group by token, symbol, info is not null`;
+    expect(stored).toHaveLength(tokens.length * 2);
+    expect(stored.every((row) => row.n === 1)).toBe(true);
+    const read = await database.sql<{ n: number; named: number }[]>`
+      select count(*)::int as n, count(distinct token)::int as named from position_amounts where owner = any(${owners}) and token like '%::race%'`;
+    expect(read).toEqual([{ n: owners.length * tokens.length * 2, named: tokens.length }]);
   });
 
   it('refuses a snapshot row whose entry names no token, or that names no position', async () => {

@@ -1,10 +1,12 @@
 import type { NormalizedPositions, PositionAmountKind, PositionAmountRow, PositionFarmingRow } from '../../normalize/rows.js';
+import { jsonDelta } from '../json-delta.js';
+import { positionTokenKey, type KnownPositionToken } from './position-tokens.js';
 
 /**
  * A position snapshot in its stored form (a row of position_snapshot_points), as the JSON object
- * the writer sends: its amount and farming entries as parallel arrays. Each entry's token travels as
- * [token, symbol, object]; SQL replaces it by its position_tokens id (and the object by NULL when it
- * is the one position_tokens holds), and `extra` by NULL when it is positions.snapshot_extra.
+ * the writer sends: its amount and farming entries as parallel arrays, each entry's token as its
+ * position_tokens id and its token object as the difference from that row's (jsonDelta). SQL
+ * replaces `extra` by its difference from positions.snapshot_extra.
  */
 export interface SnapshotPoint {
   position_id: string;
@@ -15,7 +17,8 @@ export interface SnapshotPoint {
   current_yield_value: string | null;
   extra: Record<string, unknown> | null;
   amount_kinds: PositionAmountKind[] | null;
-  amount_tokens: AmountToken[] | null;
+  amount_tokens: number[] | null;
+  amount_token_info: unknown[] | null;
   amounts: (string | null)[] | null;
   amount_values: (string | null)[] | null;
   amount_extras: (Record<string, unknown> | null)[] | null;
@@ -27,23 +30,27 @@ export interface SnapshotPoint {
   farming_extras: (Record<string, unknown> | null)[] | null;
 }
 
-/** An amount entry's token: coin type or address, symbol, and the token object as received (null: it came as a string). */
-export type AmountToken = [token: string | null, symbol: string | null, info: Record<string, unknown> | null];
-
 /** The enum's order: the order amount entries are stored in (the views derive `idx` from it). */
 const KIND_ORDER: readonly PositionAmountKind[] = ['input', 'yield_collected', 'current_token', 'current_yield'];
 
 /**
  * The stored form of each snapshot: amount entries grouped by kind in the enum's order, each kind's
  * entries in `idx` order, farming entries in `idx` order. An empty list is null, and so is a jsonb
- * list whose every element is null (nothing to store). Pure.
+ * list whose every element is null (nothing to store). `tokens` holds the position_tokens row of
+ * every token the entries name (by positionTokenKey). Pure.
  */
-export function snapshotPoints(normalized: NormalizedPositions): SnapshotPoint[] {
+export function snapshotPoints(normalized: NormalizedPositions, tokens: ReadonlyMap<string, KnownPositionToken>): SnapshotPoint[] {
+  const tokenOf = (entry: PositionAmountRow): KnownPositionToken => {
+    const token = tokens.get(positionTokenKey(entry));
+    if (!token) throw new Error(`position token ${positionTokenKey(entry)} was not resolved before its snapshot`);
+    return token;
+  };
   const amountsOf = groupBy(normalized.amounts);
   const farmingOf = groupBy(normalized.farming);
   return normalized.snapshots.map((snapshot) => {
     const amounts = (amountsOf.get(snapshot.positionId) ?? []).sort(byKindThenIdx);
     const farming = (farmingOf.get(snapshot.positionId) ?? []).sort((a, b) => a.idx - b.idx);
+    const amountTokens = amounts.map(tokenOf);
     return {
       position_id: snapshot.positionId,
       fee: snapshot.fee,
@@ -53,7 +60,8 @@ export function snapshotPoints(normalized: NormalizedPositions): SnapshotPoint[]
       current_yield_value: snapshot.currentYieldValue,
       extra: snapshot.extra,
       amount_kinds: list(amounts, (entry) => entry.kind),
-      amount_tokens: list(amounts, (entry): AmountToken => [entry.token, entry.tokenSymbol, entry.tokenInfo]),
+      amount_tokens: list(amountTokens, (token) => token.id),
+      amount_token_info: sparse(amounts, (entry, i) => jsonDelta(amountTokens[i]!.info, entry.tokenInfo)),
       amounts: list(amounts, (entry) => entry.amount),
       amount_values: list(amounts, (entry) => entry.value),
       amount_extras: sparse(amounts, (entry) => entry.extra),
@@ -73,8 +81,8 @@ function list<T, V>(entries: T[], value: (entry: T) => V): V[] | null {
 }
 
 /** One value per entry; null when every value is null (nothing to store). */
-function sparse<T, V>(entries: T[], value: (entry: T) => V | null): (V | null)[] | null {
-  const values = entries.map((entry) => value(entry) ?? null);
+function sparse<T, V>(entries: T[], value: (entry: T, i: number) => V | null): (V | null)[] | null {
+  const values = entries.map((entry, i) => value(entry, i) ?? null);
   return values.some((entry) => entry !== null) ? values : null;
 }
 

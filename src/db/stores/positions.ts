@@ -1,9 +1,9 @@
-import type { NormalizedPositions, PositionAmountRow, PositionRow, PositionSnapshotRow } from '../../normalize/rows.js';
-import { lastByKey } from '../batches.js';
+import type { NormalizedPositions, PositionRow, PositionSnapshotRow } from '../../normalize/rows.js';
 import { jsonText } from '../json-text.js';
 import { ensureMonthPartitions } from '../partitions.js';
 import type { Tx } from '../transaction.js';
 import { snapshotPoints, type SnapshotPoint } from './position-snapshot-points.js';
+import { resolvePositionTokens } from './position-tokens.js';
 import { upsertProtocols } from './protocols.js';
 
 export interface PositionsWriteContext {
@@ -21,11 +21,14 @@ export interface PositionsWriteContext {
  * changes nothing. History follows the newest tick only: an older tick arriving late never moves
  * last_seen_at back, nor closes or reopens a position.
  *
- * Each statement's text never changes (rows travel as one array per column, or as one JSON
- * document for the snapshot rows), so it is prepared once per connection; all are sent together
+ * The entries' tokens come first: from this process's memory once known, else inserted or read in
+ * one statement (resolvePositionTokens), so that the snapshot rows carry token ids and the token
+ * objects' differences computed here (no digest or SQL function per entry in Postgres). Each
+ * statement's text never changes (rows travel as one array per column, or as one JSON document for
+ * the snapshot rows), so it is prepared once per connection; the rest are sent together
  * (postgres.js pipelines them; Postgres runs them in order, so the snapshot rows find the positions
- * and tokens the statements before them wrote): one round trip per job. Counts are of the rows of
- * the data contract's tables and views.
+ * the statement before them wrote): one round trip per job once its tokens are known. Counts are of
+ * the rows of the data contract's tables and views.
  */
 export async function writePositions(tx: Tx, normalized: NormalizedPositions, ctx: PositionsWriteContext): Promise<Record<string, number>> {
   await ensureMonthPartitions(tx, ['position_snapshot_points'], [ctx.snapshotAt]);
@@ -34,19 +37,19 @@ export async function writePositions(tx: Tx, normalized: NormalizedPositions, ct
     if (n > 0) written[table] = (written[table] ?? 0) + n;
   };
   const ids = normalized.positions.map((position) => position.positionId);
-  const [protocols, upserted, closed, , tokens, points, refreshes] = await Promise.all([
+  const { tokens, inserted: tokensInserted } = await resolvePositionTokens(tx, normalized.amounts);
+  const [protocols, upserted, closed, , points, refreshes] = await Promise.all([
     upsertProtocols(tx, normalized.protocols),
     upsertPositions(tx, normalized.positions, normalized.snapshots),
     ctx.complete ? closeMissing(tx, ctx, ids) : undefined,
     ctx.complete ? deleteStaleSnapshots(tx, ctx, ids) : undefined,
-    insertTokens(tx, normalized.amounts),
-    upsertSnapshotPoints(tx, snapshotPoints(normalized), ctx),
+    upsertSnapshotPoints(tx, snapshotPoints(normalized, tokens), ctx),
     recordRefresh(tx, ctx, ids.length),
   ]);
   count('protocols', protocols);
   count('positions', upserted);
   count('positions', closed ?? 0);
-  count('position_tokens', tokens);
+  count('position_tokens', tokensInserted);
   count('position_snapshots', points.snapshots);
   count('position_amounts', points.amounts);
   count('position_farming', points.farming);
@@ -115,33 +118,9 @@ async function deleteStaleSnapshots(tx: Tx, ctx: PositionsWriteContext, returned
 }
 
 /**
- * Records the tokens the amount entries name that are not known yet (with the first token object
- * seen for each). In one order for every job (sorted), and without touching known rows, so that
- * concurrent jobs never wait on each other here but for a token both see first.
- */
-async function insertTokens(tx: Tx, amounts: PositionAmountRow[]): Promise<number> {
-  if (amounts.length === 0) return 0;
-  const firstOf = new Map<string, PositionAmountRow>();
-  for (const row of amounts) {
-    const key = JSON.stringify([row.token, row.tokenSymbol, row.tokenInfo !== null]);
-    if (!firstOf.has(key)) firstOf.set(key, row);
-  }
-  const tokens = lastByKey([...firstOf.entries()], ([key]) => key).map(([, row]) => row);
-  const result = await tx.sql`
-    insert into position_tokens (token, symbol, info)
-    select i.token, i.symbol, i.info::jsonb
-    from unnest(${tokens.map((r) => r.token)}::text[], ${tokens.map((r) => r.tokenSymbol)}::text[], ${tokens.map((r) => jsonText(r.tokenInfo))}::text[])
-      with ordinality as i(token, symbol, info, n)
-    where not exists (select 1 from position_tokens k where k.digest = chaintap_position_token_digest(i.token, i.symbol, i.info is not null))
-    order by i.n
-    on conflict (digest) do nothing`;
-  return result.count;
-}
-
-/**
- * Upserts one row per position (a row is touched only when a value moves), its entries' tokens
- * looked up by digest (upsertPositions and insertTokens ran before, in this transaction). Returns
- * how many snapshots, amount entries and farming entries it wrote.
+ * Upserts one row per position (a row is touched only when a value moves; upsertPositions ran
+ * before, in this transaction). Returns how many snapshots, amount entries and farming entries it
+ * wrote.
  */
 async function upsertSnapshotPoints(tx: Tx, points: SnapshotPoint[], ctx: PositionsWriteContext): Promise<{ snapshots: number; amounts: number; farming: number }> {
   if (points.length === 0) return { snapshots: 0, amounts: 0, farming: 0 };
@@ -152,25 +131,17 @@ async function upsertSnapshotPoints(tx: Tx, points: SnapshotPoint[], ctx: Positi
       farming_base_apr, farming_rewards_apr, farming_total_apr, farming_total_apy, farming_rewards, farming_extras)
     select p.position_key, ${ctx.snapshotAt}::timestamptz, r.fee, r.input_value, r.yield_collected_value, r.current_value, r.current_yield_value,
       chaintap_jsonb_delta(p.snapshot_extra, r.extra),
-      r.amount_kinds, e.tokens, r.amounts, r.amount_values, e.infos, chaintap_jsonb_array(r.amount_extras),
+      r.amount_kinds, r.amount_tokens, r.amounts, r.amount_values, chaintap_jsonb_array(r.amount_token_info), chaintap_jsonb_array(r.amount_extras),
       r.farming_base_apr, r.farming_rewards_apr, r.farming_total_apr, r.farming_total_apy,
       chaintap_jsonb_array(r.farming_rewards), chaintap_jsonb_array(r.farming_extras)
     from jsonb_to_recordset(${JSON.stringify(points)}::jsonb) as r(
       position_id text, fee numeric, input_value numeric, yield_collected_value numeric, current_value numeric, current_yield_value numeric, extra jsonb,
-      amount_kinds position_amount_kind[], amount_tokens jsonb, amounts numeric[], amount_values numeric[], amount_extras jsonb,
+      amount_kinds position_amount_kind[], amount_tokens integer[], amount_token_info jsonb, amounts numeric[], amount_values numeric[], amount_extras jsonb,
       farming_base_apr numeric[], farming_rewards_apr numeric[], farming_total_apr numeric[], farming_total_apy numeric[],
       farming_rewards jsonb, farming_extras jsonb)
     -- A left join: a position not written before this statement fails it (position_key is not null)
     -- instead of leaving its snapshot out.
     left join positions p on p.owner = ${ctx.owner} and p.position_id = r.position_id
-    -- Each entry's token id (a token missing fails the row's check constraint), and how its object differs from the one position_tokens holds.
-    left join lateral (
-      select array_agg(k.id order by t.n) as tokens,
-             case when bool_or(t.info is distinct from k.info) then array_agg(chaintap_jsonb_delta(k.info, t.info) order by t.n) end as infos
-      from jsonb_array_elements(r.amount_tokens) with ordinality as a(token, n)
-      cross join lateral (select a.token ->> 0 as token, a.token ->> 1 as symbol, nullif(a.token -> 2, 'null'::jsonb) as info, a.n) t
-      left join position_tokens k on k.digest = chaintap_position_token_digest(t.token, t.symbol, t.info is not null)
-    ) e on true
     on conflict (position_key, snapshot_at) do update set
       fee = excluded.fee, input_value = excluded.input_value, yield_collected_value = excluded.yield_collected_value,
       current_value = excluded.current_value, current_yield_value = excluded.current_yield_value, extra = excluded.extra,
