@@ -213,6 +213,7 @@ describe('sender thread and the process', () => {
     const senderThread = new URL('../../src/upstream/sender-thread.ts', import.meta.url).href;
     const script = `
       import { getPriority } from 'node:os';
+      import { readdirSync } from 'node:fs';
       const { createSenderThread } = await import(${JSON.stringify(senderThread)});
       const logger = { warn: (...args) => console.log('warn', ...args), error: (...args) => console.log('error', ...args) };
       console.log('nice before', getPriority(0));
@@ -223,6 +224,7 @@ describe('sender thread and the process', () => {
       const outcome = await transport.send({ method: 'GET', path: '/v2/defi/protocols' });
       console.log('status', outcome.status);
       console.log('nice after', getPriority(0));
+      console.log('threads', readdirSync('/proc/self/task').map((tid) => getPriority(Number(tid))).join(','));
       ${ending === 'close' ? 'await transport.close(); console.log("closed");' : ''}
     `;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
@@ -243,11 +245,16 @@ describe('sender thread and the process', () => {
     expect(code).toBe(0);
   });
 
-  it.runIf(process.platform === 'linux')('the main thread steps down below the sender thread by `priority` nice levels', async () => {
+  it.runIf(process.platform === 'linux')('every other thread steps down below the sender thread by `priority` nice levels', async () => {
     const { output } = await runProcess('close');
     const before = Number(/nice before (-?\d+)/.exec(output)?.[1]);
     const after = Number(/nice after (-?\d+)/.exec(output)?.[1]);
     expect(after).toBe(Math.min(19, before + 3));
+    // The main thread, V8's and libuv's helpers, tsx's loader: all but the sender thread itself.
+    const threads = (/threads ([\d,-]+)/.exec(output)?.[1] ?? '').split(',').map(Number);
+    expect(threads.length).toBeGreaterThan(4);
+    expect(threads.filter((nice) => nice === before)).toHaveLength(1);
+    expect(threads.filter((nice) => nice === after)).toHaveLength(threads.length - 1);
   });
 
   it('an idle thread never holds the process open, even without close()', async () => {
