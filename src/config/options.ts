@@ -41,8 +41,9 @@ export const optionsSchema = z.object({
   /** In-request retries of transient faults before the job's own attempt fails. */
   UPSTREAM_MAX_RETRIES: int(0, 20).default(3),
   /**
-   * Nice levels the main thread of a process that calls the upstream steps down below its sender
-   * thread (Linux), so that the sender thread gets a CPU first when a start comes due. 0: none.
+   * Nice levels the other threads of a process that calls the upstream (the main thread, V8's and
+   * libuv's helpers) step down below its sender thread (Linux), so that the sender thread gets a CPU
+   * first when a start comes due. 0: none.
    */
   UPSTREAM_SENDER_PRIORITY: int(0, 19).default(5),
   /** Unit the upstream expects for the `timestamp` request field (not documented upstream). */

@@ -27,7 +27,7 @@ export type SenderThreadLimiter =
 /** What the thread is started with. */
 export interface SenderThreadData extends TransportSettings {
   limiter: SenderThreadLimiter;
-  /** Nice levels the process's main thread steps down below the thread (Linux; 0: none). */
+  /** Nice levels the process's other threads step down below the thread (Linux; 0: none). */
   priority: number;
 }
 
