@@ -1,13 +1,26 @@
 import { Agent, errors as undiciErrors, request as undiciRequest } from 'undici';
 import type { RateLimiter } from './rate-limiter.js';
-import { scrubber, type TransportOutcome, type TransportRequest, type TransportSettings, type UpstreamTransport } from './transport.js';
+import {
+  bytesScrubber,
+  decodeOutcome,
+  scrubber,
+  type TransportBytesOutcome,
+  type TransportRequest,
+  type TransportSettings,
+  type UpstreamTransport,
+} from './transport.js';
+
+/** The HTTP transport, which also gives an answer's body as bytes (what the sender thread posts). */
+export interface HttpTransport extends UpstreamTransport {
+  sendForBytes(request: TransportRequest, signal?: AbortSignal): Promise<TransportBytesOutcome>;
+}
 
 /**
  * The HTTP exchange of a transport (transport.ts), in the thread that creates it: the sender thread
  * (sender-thread-entry.ts), or a test's. Waits for a start, sends with the key through a keep-alive
  * agent, reads the body; a timeout or a network failure is an outcome too, described without the key.
  */
-export function createHttpTransport(settings: TransportSettings, rateLimiter: RateLimiter): UpstreamTransport {
+export function createHttpTransport(settings: TransportSettings, rateLimiter: RateLimiter): HttpTransport {
   const { apiKey, timeoutMs } = settings;
   const base = settings.baseUrl.replace(/\/+$/, '');
   const agent = new Agent({
@@ -17,8 +30,9 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
     connect: { timeout: timeoutMs },
   });
   const scrub = scrubber(apiKey);
+  const scrubBytes = bytesScrubber(apiKey);
 
-  async function exchange(request: TransportRequest, waitMs: number, signal: AbortSignal | undefined): Promise<TransportOutcome> {
+  async function exchange(request: TransportRequest, waitMs: number, signal: AbortSignal | undefined): Promise<TransportBytesOutcome> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
     const onCallerAbort = () => controller.abort(signal!.reason);
@@ -36,7 +50,7 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
         body: request.json,
         signal: controller.signal,
       });
-      const body = scrub(await response.body.text());
+      const body = scrubBytes(new Uint8Array(await response.body.arrayBuffer()));
       const retryAfter = response.headers['retry-after'];
       return { kind: 'answer', status: response.statusCode, retryAfter, body, durationMs: performance.now() - started, waitMs };
     } catch (error) {
@@ -53,12 +67,14 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
     }
   }
 
+  const sendForBytes = async (request: TransportRequest, signal?: AbortSignal): Promise<TransportBytesOutcome> => {
+    const asked = performance.now();
+    await rateLimiter.acquire(signal);
+    return exchange(request, performance.now() - asked, signal);
+  };
   return {
-    async send(request, signal) {
-      const asked = performance.now();
-      await rateLimiter.acquire(signal);
-      return exchange(request, performance.now() - asked, signal);
-    },
+    sendForBytes,
+    send: async (request, signal) => decodeOutcome(await sendForBytes(request, signal)),
     pause: (ms) => rateLimiter.pause(ms),
     close: () => agent.close(),
   };

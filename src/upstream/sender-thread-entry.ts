@@ -62,8 +62,12 @@ async function send(message: Extract<ToThread, { type: 'send' }>): Promise<void>
   const controller = new AbortController();
   inFlight.set(message.id, controller);
   try {
-    const outcome = await transport.send({ method: message.method, path: message.path, json: message.json }, controller.signal);
-    post({ type: 'outcome', id: message.id, outcome });
+    const outcome = await transport.sendForBytes({ method: message.method, path: message.path, json: message.json }, controller.signal);
+    // The body's buffer moves to the main thread (no copy, no string in this thread's heap), when
+    // the body is all of it (it is, as undici and TextEncoder allocate it).
+    const body = outcome.kind === 'answer' ? outcome.body : undefined;
+    const movable = body !== undefined && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer;
+    port.postMessage({ type: 'outcome', id: message.id, outcome } satisfies FromThread, movable ? [body.buffer as ArrayBuffer] : []);
   } catch (error) {
     // Aborted: the main thread has stopped waiting for it.
     if (!controller.signal.aborted) failed(message.id, error);

@@ -2,7 +2,15 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { ChaintapError } from '../errors.js';
 import type { Logger } from '../ops/logger.js';
-import { scrubber, type TransportOutcome, type TransportRequest, type TransportSettings, type UpstreamTransport } from './transport.js';
+import {
+  decodeOutcome,
+  scrubber,
+  type TransportBytesOutcome,
+  type TransportOutcome,
+  type TransportRequest,
+  type TransportSettings,
+  type UpstreamTransport,
+} from './transport.js';
 
 /**
  * The transport the commands use: a thread of this process that owns the rate limiter (with a Redis
@@ -43,7 +51,7 @@ export type ToThread =
   | { type: 'close' };
 
 export type FromThread =
-  | { type: 'outcome'; id: number; outcome: TransportOutcome }
+  | { type: 'outcome'; id: number; outcome: TransportBytesOutcome }
   | { type: 'paused'; id: number }
   | { type: 'failed'; id: number; message: string }
   | { type: 'warn'; message: string; error: string };
@@ -70,8 +78,9 @@ export function createSenderThread(settings: SenderThreadSettings): UpstreamTran
 
   const start = (): Worker => {
     // No node flags of the process: it registers what it needs itself, and some (--input-type) would fail it.
-    // Its heap holds only the requests in flight and their bodies (a few MB): the limits keep V8 from
-    // growing it by the machine's memory, as it would by default (peak RSS, docs/benchmarks.md).
+    // Its heap holds only the requests in flight (bodies are read into buffers outside it and moved
+    // to this thread): the limits keep V8 from growing it by the machine's memory, as it would by
+    // default (peak RSS, docs/benchmarks.md).
     const worker = new Worker(threadEntry(), { workerData, name: 'chaintap upstream sender', execArgv: [], resourceLimits: SENDER_HEAP_LIMITS });
     // Idle, it must not keep the process alive: it is ref'd only while something is pending.
     worker.unref();
@@ -106,7 +115,9 @@ export function createSenderThread(settings: SenderThreadSettings): UpstreamTran
     if (message.type === 'warn') return logger.warn({ component: 'upstream', err: scrub(message.error) }, message.message);
     // An answer to a request given up on (aborted) finds nothing here.
     const entry = settle(message.id);
-    if (message.type === 'outcome') entry?.resolve(message.outcome);
+    // Decoded here, not in the thread: a body as a string in the thread's heap made its garbage
+    // collections long enough to hold starts back (docs/benchmarks.md).
+    if (message.type === 'outcome') entry?.resolve(entry && decodeOutcome(message.outcome));
     else if (message.type === 'paused') entry?.resolve(undefined);
     else entry?.reject(new ChaintapError(scrub(message.message)));
   };

@@ -38,6 +38,18 @@ export interface TransportAnswer {
   waitMs: number;
 }
 
+/**
+ * An answer as the sender thread posts it: the body's bytes (key scrubbed), whose buffer moves to
+ * the main thread without a copy; the main thread decodes it (decodeOutcome).
+ */
+export type TransportBytesOutcome = (Omit<TransportAnswer, 'body'> & { body: Uint8Array }) | TransportFailure;
+
+/** Decodes a body as undici's text() does: UTF-8, a leading byte order mark dropped. */
+export function decodeOutcome(outcome: TransportBytesOutcome): TransportOutcome {
+  return outcome.kind === 'answer' ? { ...outcome, body: utf8.decode(outcome.body) } : outcome;
+}
+const utf8 = new TextDecoder();
+
 export interface TransportFailure {
   kind: 'failure';
   reason: 'timeout' | 'network';
@@ -56,4 +68,18 @@ export interface TransportSettings {
 /** Replaces the key wherever an answer echoes it, so it never reaches logs, errors or the database. */
 export function scrubber(apiKey: string): (text: string) => string {
   return (text) => (apiKey.length >= 4 ? text.split(apiKey).join('[redacted]') : text);
+}
+
+/**
+ * The same for a body's UTF-8 bytes: searched as bytes (no decoding) and returned as they are
+ * unless they hold the key; then decoded, scrubbed and encoded again, into a buffer of their own.
+ */
+export function bytesScrubber(apiKey: string): (bytes: Uint8Array) => Uint8Array {
+  const scrub = scrubber(apiKey);
+  const key = Buffer.from(apiKey, 'utf8');
+  const encoder = new TextEncoder();
+  return (bytes) => {
+    if (apiKey.length < 4 || Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(key) === -1) return bytes;
+    return encoder.encode(scrub(utf8.decode(bytes)));
+  };
 }
