@@ -257,6 +257,50 @@ describe('sender thread and the process', () => {
     expect(threads.filter((nice) => nice === after)).toHaveLength(threads.length - 1);
   });
 
+  /**
+   * Runs a process that allocates (keeping some of it alive) under --trace-gc-nvp, with or without a
+   * sender thread created first; says how many young-generation collections it traced and how many
+   * of them V8's helper threads took part in.
+   */
+  async function scavenges(withSenderThread: boolean): Promise<{ total: number; withHelpers: number }> {
+    const senderThread = new URL('../../src/upstream/sender-thread.ts', import.meta.url).href;
+    const script = `
+      ${withSenderThread ? `
+      const { createSenderThread } = await import(${JSON.stringify(senderThread)});
+      const transport = createSenderThread({
+        baseUrl: 'http://127.0.0.1:9', apiKey: 'k', timeoutMs: 1000, priority: 0, limiter: { kind: 'local', rps: 1 },
+        logger: { warn: () => {}, error: () => {} },
+      });` : ''}
+      let keep = [];
+      for (let round = 0; round < 40; round++) {
+        for (let i = 0; i < 2e5; i++) keep.push({ a: i, b: [i] });
+        if (keep.length > 6e5) keep = keep.slice(-2e5);
+      }
+      ${withSenderThread ? 'await transport.close();' : ''}
+    `;
+    const child = spawn(process.execPath, ['--trace-gc-nvp', '--max-semi-space-size=16', '--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    await new Promise((resolve) => child.once('close', resolve));
+    const helpers = [...output.matchAll(/gc=s .*?background\.scavenge\.parallel=([\d.]+)/g)].map((match) => Number(match[1]));
+    // The allocation loop's collections, not the few of start-up (module loading) before the thread exists.
+    const loop = helpers.slice(Math.floor(helpers.length / 2));
+    return { total: loop.length, withHelpers: loop.filter((ms) => ms > 0).length };
+  }
+
+  it('a process with a sender thread collects its young generation on the collecting thread alone', async () => {
+    const control = await scavenges(false);
+    expect(control.total).toBeGreaterThan(5);
+    // Without the sender thread, V8 uses its helper threads: what the next check would catch.
+    expect(control.withHelpers).toBeGreaterThan(0);
+    const withSender = await scavenges(true);
+    expect(withSender.total).toBeGreaterThan(5);
+    expect(withSender.withHelpers).toBe(0);
+  });
+
   it('an idle thread never holds the process open, even without close()', async () => {
     const { code, output } = await runProcess('leave');
     expect(output).toContain('status 200');
