@@ -72,11 +72,12 @@ const SENDER_HEAP_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeM
  * Young-generation collections run on the collecting thread alone, for every thread of the process
  * (V8 has one set of flags per process). In parallel, the sender thread's collections waited for
  * V8's helper threads, which also serve the main thread's collections and run below the sender
- * (see sender-thread-entry.ts): a start sent after such a wait left up to 30 ms late, and the
- * strict upstream counted it with the requests after it. Measured (addresses, one instrumented run
- * each, sender threads' collections over 3 ms / over 10 ms per run): 177 / 25 in parallel, 86 / 9
- * alone; confirmed start to upstream arrival p99.9 14.1 ms, max 34.2 ms -> 8.3 ms, 27.0 ms. V8
- * reads the flag at each collection, so setting it at run time takes effect.
+ * (see sender-thread-entry.ts): two requests built before such a wait reached the upstream 31 and
+ * 32 ms after their confirmation, and the strict upstream counted them with the requests after
+ * them (a 429). Measured (addresses, one instrumented run each): sender threads' collections over
+ * 3 ms / over 10 ms per run 177 / 25 in parallel, 86 / 9 alone; a request from being built to
+ * reaching the upstream p99.9 14.1 ms, max 34.2 ms in parallel, 8.3 ms, 27.0 ms alone. V8 reads
+ * the flag at each collection, so setting it at run time takes effect.
  */
 function scavengeOnCollectingThread(): void {
   setFlagsFromString('--no-parallel-scavenge');

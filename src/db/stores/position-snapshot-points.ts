@@ -1,6 +1,6 @@
 import type { NormalizedPositions, PositionAmountKind, PositionAmountRow, PositionFarmingRow } from '../../normalize/rows.js';
 import { jsonDelta } from '../json-delta.js';
-import { positionTokenKey, type KnownPositionToken } from './position-tokens.js';
+import type { KnownPositionToken } from './position-tokens.js';
 
 /**
  * A position snapshot in its stored form (a row of position_snapshot_points), as the JSON object
@@ -36,13 +36,13 @@ const KIND_ORDER: readonly PositionAmountKind[] = ['input', 'yield_collected', '
 /**
  * The stored form of each snapshot: amount entries grouped by kind in the enum's order, each kind's
  * entries in `idx` order, farming entries in `idx` order. An empty list is null, and so is a jsonb
- * list whose every element is null (nothing to store). `tokens` holds the position_tokens row of
- * every token the entries name (by positionTokenKey). Pure.
+ * list whose every element is null (nothing to store). `tokenOf` holds the position_tokens row of
+ * every amount entry's token (resolvePositionTokens). Pure.
  */
-export function snapshotPoints(normalized: NormalizedPositions, tokens: ReadonlyMap<string, KnownPositionToken>): SnapshotPoint[] {
-  const tokenOf = (entry: PositionAmountRow): KnownPositionToken => {
-    const token = tokens.get(positionTokenKey(entry));
-    if (!token) throw new Error(`position token ${positionTokenKey(entry)} was not resolved before its snapshot`);
+export function snapshotPoints(normalized: NormalizedPositions, tokenOf: ReadonlyMap<PositionAmountRow, KnownPositionToken>): SnapshotPoint[] {
+  const tokenOfEntry = (entry: PositionAmountRow): KnownPositionToken => {
+    const token = tokenOf.get(entry);
+    if (!token) throw new Error(`the token of amount entry ${entry.positionId}/${entry.kind}/${entry.idx} was not resolved before its snapshot`);
     return token;
   };
   const amountsOf = groupBy(normalized.amounts);
@@ -50,7 +50,7 @@ export function snapshotPoints(normalized: NormalizedPositions, tokens: Readonly
   return normalized.snapshots.map((snapshot) => {
     const amounts = (amountsOf.get(snapshot.positionId) ?? []).sort(byKindThenIdx);
     const farming = (farmingOf.get(snapshot.positionId) ?? []).sort((a, b) => a.idx - b.idx);
-    const amountTokens = amounts.map(tokenOf);
+    const amountTokens = amounts.map(tokenOfEntry);
     return {
       position_id: snapshot.positionId,
       fee: snapshot.fee,

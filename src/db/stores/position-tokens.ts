@@ -1,4 +1,5 @@
 import type { PositionAmountRow } from '../../normalize/rows.js';
+import { lastByKey } from '../batches.js';
 import type { Sql, TransactionSql } from '../client.js';
 import { jsonText } from '../json-text.js';
 import type { Tx } from '../transaction.js';
@@ -11,7 +12,7 @@ export interface KnownPositionToken {
 }
 
 /** What identifies a position_tokens row (the three its digest is made of). */
-export function positionTokenKey(row: Pick<PositionAmountRow, 'token' | 'tokenSymbol' | 'tokenInfo'>): string {
+function positionTokenKey(row: Pick<PositionAmountRow, 'token' | 'tokenSymbol' | 'tokenInfo'>): string {
   return JSON.stringify([row.token, row.tokenSymbol, row.tokenInfo !== null]);
 }
 
@@ -24,44 +25,48 @@ const knownByPool = new WeakMap<Sql, Map<string, KnownPositionToken>>();
 const MAX_KNOWN = 100_000;
 
 /**
- * The position_tokens row of each token the amount entries name, by positionTokenKey: from this
- * process's memory when known (no statement), else inserted or read. Tokens not known yet are
- * inserted in key order (with the first token object seen for each), so that concurrent jobs never
- * wait on each other but for a token both insert first. `inserted` counts the new rows.
+ * The position_tokens row of each amount entry's token: from this process's memory when known (no
+ * statement), else inserted or read. Tokens not known yet are inserted in key order (with the first
+ * token object seen for each), so that concurrent jobs never wait on each other but for a token
+ * both insert first. `inserted` counts the new rows.
  */
-export async function resolvePositionTokens(tx: Tx, amounts: PositionAmountRow[]): Promise<{ tokens: Map<string, KnownPositionToken>; inserted: number }> {
+export async function resolvePositionTokens(tx: Tx, amounts: PositionAmountRow[]): Promise<{ tokenOf: Map<PositionAmountRow, KnownPositionToken>; inserted: number }> {
   let known = knownByPool.get(tx.database.sql);
   if (!known) knownByPool.set(tx.database.sql, (known = new Map()));
-  const tokens = new Map<string, KnownPositionToken>();
+  const keyOf = new Map(amounts.map((row) => [row, positionTokenKey(row)]));
+  const byKey = new Map<string, KnownPositionToken>();
   const pending = new Map<string, PositionAmountRow>();
-  for (const row of amounts) {
-    const key = positionTokenKey(row);
-    if (tokens.has(key) || pending.has(key)) continue;
+  for (const [row, key] of keyOf) {
     const cached = known.get(key);
-    if (cached) tokens.set(key, cached);
-    else pending.set(key, row);
+    if (cached) byKey.set(key, cached);
+    else if (!pending.has(key)) pending.set(key, row);
   }
-  if (pending.size === 0) return { tokens, inserted: 0 };
-  const sorted = [...pending.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
-  const rows = await insertOrRead(tx.sql, sorted);
-  const found = new Set(rows.map(positionTokenKey));
-  const missing = sorted.filter((row) => !found.has(positionTokenKey(row)));
-  // Inserted meanwhile by a transaction this statement's snapshot predates: read again.
-  if (missing.length > 0) rows.push(...(await read(tx.sql, missing)));
   let inserted = 0;
-  for (const row of rows) {
-    const key = positionTokenKey(row);
-    const token: KnownPositionToken = { id: row.id, info: row.tokenInfo };
-    tokens.set(key, token);
-    if (row.inserted) inserted++;
-    tx.afterCommit(() => {
-      if (known.size >= MAX_KNOWN) known.clear();
-      known.set(key, token);
-    });
+  if (pending.size > 0) {
+    const sorted = lastByKey([...pending.entries()], ([key]) => key).map(([, row]) => row);
+    const rows = await insertOrRead(tx.sql, sorted);
+    const found = new Set(rows.map(positionTokenKey));
+    const missing = sorted.filter((row) => !found.has(positionTokenKey(row)));
+    // Inserted meanwhile by a transaction this statement's snapshot predates: read again.
+    if (missing.length > 0) rows.push(...(await read(tx.sql, missing)));
+    for (const row of rows) {
+      const key = positionTokenKey(row);
+      const token: KnownPositionToken = { id: row.id, info: row.tokenInfo };
+      byKey.set(key, token);
+      if (row.inserted) inserted++;
+      tx.afterCommit(() => {
+        if (known.size >= MAX_KNOWN) known.clear();
+        known.set(key, token);
+      });
+    }
   }
-  const unresolved = sorted.filter((row) => !tokens.has(positionTokenKey(row)));
-  if (unresolved.length > 0) throw new Error(`position_tokens: no row for ${unresolved.length} token(s) after inserting them`);
-  return { tokens, inserted };
+  const tokenOf = new Map<PositionAmountRow, KnownPositionToken>();
+  for (const [row, key] of keyOf) {
+    const token = byKey.get(key);
+    if (!token) throw new Error(`position_tokens: no row for ${key} after inserting it`);
+    tokenOf.set(row, token);
+  }
+  return { tokenOf, inserted };
 }
 
 interface TokenRow {
@@ -72,29 +77,34 @@ interface TokenRow {
   inserted: boolean;
 }
 
+/** The tokens asked for, as rows i(token, symbol, info, n) in their order. */
+function incoming(sql: TransactionSql, rows: PositionAmountRow[]) {
+  return sql`unnest(${rows.map((r) => r.token)}::text[], ${rows.map((r) => r.tokenSymbol)}::text[], ${rows.map((r) => jsonText(r.tokenInfo))}::text[])
+    with ordinality as i(token, symbol, info, n)`;
+}
+
+/** The position_tokens row of incoming token i. */
+const STORED_MATCH = 'k.digest = chaintap_position_token_digest(i.token, i.symbol, i.info is not null)';
+
 /** Inserts the tokens not stored yet; returns them and the stored ones this statement's snapshot sees. */
 async function insertOrRead(sql: TransactionSql, rows: PositionAmountRow[]): Promise<TokenRow[]> {
   return sql<TokenRow[]>`
-    with i as (
-      select * from unnest(${rows.map((r) => r.token)}::text[], ${rows.map((r) => r.tokenSymbol)}::text[], ${rows.map((r) => jsonText(r.tokenInfo))}::text[])
-        with ordinality as i(token, symbol, info, n)
-    ), inserted as (
+    with i as (select * from ${incoming(sql, rows)}),
+    inserted as (
       insert into position_tokens (token, symbol, info)
       select i.token, i.symbol, i.info::jsonb from i
-      where not exists (select 1 from position_tokens k where k.digest = chaintap_position_token_digest(i.token, i.symbol, i.info is not null))
+      where not exists (select 1 from position_tokens k where ${sql.unsafe(STORED_MATCH)})
       order by i.n
       on conflict (digest) do nothing
       returning id, token, symbol, info
     )
     select id, token, symbol as "tokenSymbol", info as "tokenInfo", true as inserted from inserted
     union all
-    select k.id, k.token, k.symbol, k.info, false from i
-      join position_tokens k on k.digest = chaintap_position_token_digest(i.token, i.symbol, i.info is not null)`;
+    select k.id, k.token, k.symbol, k.info, false from i join position_tokens k on ${sql.unsafe(STORED_MATCH)}`;
 }
 
 async function read(sql: TransactionSql, rows: PositionAmountRow[]): Promise<TokenRow[]> {
   return sql<TokenRow[]>`
     select k.id, k.token, k.symbol as "tokenSymbol", k.info as "tokenInfo", false as inserted
-    from unnest(${rows.map((r) => r.token)}::text[], ${rows.map((r) => r.tokenSymbol)}::text[], ${rows.map((r) => jsonText(r.tokenInfo))}::text[]) as i(token, symbol, info)
-    join position_tokens k on k.digest = chaintap_position_token_digest(i.token, i.symbol, i.info is not null)`;
+    from ${incoming(sql, rows)} join position_tokens k on ${sql.unsafe(STORED_MATCH)}`;
 }

@@ -37,13 +37,13 @@ export async function writePositions(tx: Tx, normalized: NormalizedPositions, ct
     if (n > 0) written[table] = (written[table] ?? 0) + n;
   };
   const ids = normalized.positions.map((position) => position.positionId);
-  const { tokens, inserted: tokensInserted } = await resolvePositionTokens(tx, normalized.amounts);
+  const { tokenOf, inserted: tokensInserted } = await resolvePositionTokens(tx, normalized.amounts);
   const [protocols, upserted, closed, , points, refreshes] = await Promise.all([
     upsertProtocols(tx, normalized.protocols),
     upsertPositions(tx, normalized.positions, normalized.snapshots),
     ctx.complete ? closeMissing(tx, ctx, ids) : undefined,
     ctx.complete ? deleteStaleSnapshots(tx, ctx, ids) : undefined,
-    upsertSnapshotPoints(tx, snapshotPoints(normalized, tokens), ctx),
+    upsertSnapshotPoints(tx, snapshotPoints(normalized, tokenOf), ctx),
     recordRefresh(tx, ctx, ids.length),
   ]);
   count('protocols', protocols);
