@@ -35,17 +35,24 @@ const loadAverage = () => loadavg().map((load) => Math.round(load * 100) / 100);
 async function main(): Promise<void> {
   const names = process.argv.slice(2).filter((arg) => arg !== '--');
   if (names.includes('--help') || names.includes('-h')) {
-    console.log(`usage: npm run bench [-- <scenario>...]\n\n${SCENARIOS.map((s) => `  ${s.name.padEnd(12)} ${s.description}`).join('\n')}`);
+    console.log(
+      `usage: npm run bench [-- <scenario>...]\n\n${SCENARIOS.map((s) => `  ${s.name.padEnd(12)} ${s.description}`).join('\n')}`,
+    );
     return;
   }
   const unknown = names.filter((name) => !SCENARIOS.some((s) => s.name === name));
-  if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}: choose from ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`unknown scenario ${unknown.join(', ')}: choose from ${SCENARIOS.map((s) => s.name).join(', ')}`);
   const selected = names.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => names.includes(s.name));
   const services = benchServices();
-  const machine = machineOf(...Object.values(await versions(services.adminUrl, services.redisUrl)) as [string, string]);
+  const machine = machineOf(
+    ...(Object.values(await versions(services.adminUrl, services.redisUrl)) as [string, string]),
+  );
   const commit = commitOf();
   const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
-  log(`commit ${commit}, ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, PostgreSQL ${machine.postgres}, Redis ${machine.redis}`);
+  log(
+    `commit ${commit}, ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, PostgreSQL ${machine.postgres}, Redis ${machine.redis}`,
+  );
   const results: ScenarioResult[] = [];
   for (const scenario of selected) {
     log(`${scenario.name}: ${scenario.description}`);
@@ -54,9 +61,17 @@ async function main(): Promise<void> {
     const result = await scenario.run({ services, log });
     const seconds = (performance.now() - started) / 1000;
     const after = loadAverage();
-    log(`${scenario.name}: done in ${seconds.toFixed(1)} s (load average ${before.join(' ')} before, ${after.join(' ')} after)`);
+    log(
+      `${scenario.name}: done in ${seconds.toFixed(1)} s (load average ${before.join(' ')} before, ${after.join(' ')} after)`,
+    );
     results.push(result);
-    await appendResult(result, { machine, commit, date: new Date().toISOString(), seconds, loadAverage: { before, after } });
+    await appendResult(result, {
+      machine,
+      commit,
+      date: new Date().toISOString(),
+      seconds,
+      loadAverage: { before, after },
+    });
   }
   console.log(formatTable(results));
   for (const result of results) for (const note of result.notes) console.log(`  ${result.scenario}: ${note}`);

@@ -1,8 +1,14 @@
 import { addWatchedAddresses } from '../../src/db/index.js';
 import { produceTick } from '../../src/scheduler/producer.js';
-import { waitForTicks } from '../../src/scheduler/run-cycle.js';
+import { waitForTicks } from '../../src/cli/run-cycle.js';
 import type { Figure } from '../support/report.js';
-import { achievedRate, createBenchPipeline, UPSTREAM_RPS, WORLD_TIME, type BenchPipeline } from '../support/pipeline.js';
+import {
+  achievedRate,
+  createBenchPipeline,
+  UPSTREAM_RPS,
+  WORLD_TIME,
+  type BenchPipeline,
+} from '../support/pipeline.js';
 import { benchAddress, MB, round, type Scenario } from '../support/scenario.js';
 import { tickRuns } from '../support/tick-runs.js';
 import { warmUpWorkers } from '../support/warm-up.js';
@@ -28,7 +34,12 @@ interface CycleFigures {
 }
 
 /** One positions + NFT tick of every watched address, through two fresh worker processes. */
-async function runCycle(pipeline: BenchPipeline, addresses: number, tick: Date, log: (message: string) => void): Promise<CycleFigures> {
+async function runCycle(
+  pipeline: BenchPipeline,
+  addresses: number,
+  tick: Date,
+  log: (message: string) => void,
+): Promise<CycleFigures> {
   const { database, simulator, queues } = pipeline;
   const workers = await startWorkers(2, pipeline.env, queues, ['positions', 'nfts']);
   let peakRss: number[];
@@ -42,7 +53,10 @@ async function runCycle(pipeline: BenchPipeline, addresses: number, tick: Date, 
     await produceTick(pipeline, 'positions', tick);
     await produceTick(pipeline, 'nfts', tick);
     const complete = await waitForTicks(pipeline, {
-      streams: [{ stream: 'positions', tick }, { stream: 'nfts', tick }],
+      streams: [
+        { stream: 'positions', tick },
+        { stream: 'nfts', tick },
+      ],
       queues: ['positions', 'nfts'],
     });
     if (!complete) throw new Error(`the tick did not complete: ${workers.output()}`);
@@ -70,7 +84,8 @@ async function runCycle(pipeline: BenchPipeline, addresses: number, tick: Date, 
 /** 2,000 then 10,000 watched addresses (10 positions, 5 NFT collections each) at UPSTREAM_RPS=200. */
 export const addressesScenario: Scenario = {
   name: 'addresses',
-  description: 'positions + NFTs of 2,000 then 10,000 addresses at UPSTREAM_RPS=200, two worker processes: rate use, 429s, rows/s, peak RSS, growth',
+  description:
+    'positions + NFTs of 2,000 then 10,000 addresses at UPSTREAM_RPS=200, two worker processes: rate use, 429s, rows/s, peak RSS, growth',
   async run({ services, log }) {
     const pipeline = await createBenchPipeline(services, 'addresses');
     try {
@@ -78,7 +93,11 @@ export const addressesScenario: Scenario = {
       let watched = 0;
       for (const [index, size] of SIZES.entries()) {
         for (; watched < size; watched += 1000) {
-          await addWatchedAddresses(pipeline.database, Array.from({ length: Math.min(1000, size - watched) }, (_, i) => benchAddress(watched + i)), {});
+          await addWatchedAddresses(
+            pipeline.database,
+            Array.from({ length: Math.min(1000, size - watched) }, (_, i) => benchAddress(watched + i)),
+            {},
+          );
         }
         cycles.push(await runCycle(pipeline, size, new Date(WORLD_TIME + index * TICK_MS), log));
       }
@@ -86,19 +105,43 @@ export const addressesScenario: Scenario = {
       for (const cycle of cycles) {
         const n = cycle.addresses.toLocaleString('en-US');
         figures.push(
-          { name: `${n}: achieved rate / limit`, value: round(cycle.perSecond / UPSTREAM_RPS), unit: '', target: { op: '>=', value: 0.95 } },
+          {
+            name: `${n}: achieved rate / limit`,
+            value: round(cycle.perSecond / UPSTREAM_RPS),
+            unit: '',
+            target: { op: '>=', value: 0.95 },
+          },
           { name: `${n}: 429s received`, value: cycle.rateLimited, unit: '', target: { op: '<=', value: 0 } },
-          { name: `${n}: peak RSS, largest worker`, value: round(Math.max(...cycle.peakRss) / MB, 0), unit: 'MB', target: { op: '<=', value: 256 } },
+          {
+            name: `${n}: peak RSS, largest worker`,
+            value: round(Math.max(...cycle.peakRss) / MB, 0),
+            unit: 'MB',
+            target: { op: '<=', value: 256 },
+          },
           { name: `${n}: upstream requests (2 per address, plus 429s retried)`, value: cycle.requests, unit: '' },
           { name: `${n}: achieved requests per second`, value: round(cycle.perSecond, 1), unit: 'req/s' },
           { name: `${n}: most requests in a trailing second`, value: cycle.maxInTrailingSecond, unit: '' },
           { name: `${n}: wall time`, value: round(cycle.wallSeconds, 1), unit: 's' },
-          { name: `${n}: rows written per second`, value: Math.round(cycle.rowsWritten / cycle.wallSeconds), unit: 'rows/s' },
-          { name: `${n}: jobs succeeded`, value: cycle.succeeded, unit: '', target: { op: '==', value: 2 * cycle.addresses } },
+          {
+            name: `${n}: rows written per second`,
+            value: Math.round(cycle.rowsWritten / cycle.wallSeconds),
+            unit: 'rows/s',
+          },
+          {
+            name: `${n}: jobs succeeded`,
+            value: cycle.succeeded,
+            unit: '',
+            target: { op: '==', value: 2 * cycle.addresses },
+          },
         );
       }
       const [small, large] = cycles;
-      figures.unshift({ name: 'wall time 10,000 / 2,000', value: round(large!.wallSeconds / small!.wallSeconds, 2), unit: '×', target: { op: '<=', value: 5.2 } });
+      figures.unshift({
+        name: 'wall time 10,000 / 2,000',
+        value: round(large!.wallSeconds / small!.wallSeconds, 2),
+        unit: '×',
+        target: { op: '<=', value: 5.2 },
+      });
       return {
         scenario: 'addresses',
         figures,
@@ -112,9 +155,11 @@ export const addressesScenario: Scenario = {
             // The last second is partial: left out of the lowest.
             const full = cycle.arrivals.slice(0, -1);
             const short = full.flatMap((count, second) => (count < 0.95 * UPSTREAM_RPS ? [`${second}: ${count}`] : []));
-            return `requests the upstream received per second, ${cycle.addresses.toLocaleString('en-US')} addresses: first 10 s ${cycle.arrivals.slice(0, 10).join(' ')}; `
-              + `lowest whole second ${full.length ? Math.min(...full) : '-'}, over ${full.length} s; `
-              + `${short.length} s under 0.95 of the limit${short.length ? ` (second: requests) ${short.join(', ')}` : ''}`;
+            return (
+              `requests the upstream received per second, ${cycle.addresses.toLocaleString('en-US')} addresses: first 10 s ${cycle.arrivals.slice(0, 10).join(' ')}; ` +
+              `lowest whole second ${full.length ? Math.min(...full) : '-'}, over ${full.length} s; ` +
+              `${short.length} s under 0.95 of the limit${short.length ? ` (second: requests) ${short.join(', ')}` : ''}`
+            );
           }),
         ],
       };

@@ -17,11 +17,17 @@ export const backfillScenario: Scenario = {
     const pipeline = await createBenchPipeline(services, 'backfill');
     try {
       const { database, simulator } = pipeline;
-      await addWatchedTokens(database, Array.from({ length: TOKENS }, (_, i) => benchCoinType(i)));
+      await addWatchedTokens(
+        database,
+        Array.from({ length: TOKENS }, (_, i) => benchCoinType(i)),
+      );
       await simulator.resetStats();
       log(`backfill: ${FROM.toISOString()} to ${TO.toISOString()} every hour, ${TOKENS} tokens`);
       const started = performance.now();
-      const child = spawnChaintap(['backfill', 'prices', '--from', FROM.toISOString(), '--to', TO.toISOString(), '--interval', '1h'], pipeline.env);
+      const child = spawnChaintap(
+        ['backfill', 'prices', '--from', FROM.toISOString(), '--to', TO.toISOString(), '--interval', '1h'],
+        pipeline.env,
+      );
       let output = '';
       child.stdout?.on('data', (chunk) => (output += chunk));
       child.stderr?.on('data', (chunk) => (output = (output + String(chunk)).slice(-20_000)));
@@ -40,7 +46,12 @@ export const backfillScenario: Scenario = {
       return {
         scenario: 'backfill',
         figures: [
-          { name: 'upstream requests', value: rate.requests, unit: '', target: { op: '==', value: steps * (TOKENS / 50) } },
+          {
+            name: 'upstream requests',
+            value: rate.requests,
+            unit: '',
+            target: { op: '==', value: steps * (TOKENS / 50) },
+          },
           { name: '429s received', value: rate.rateLimited, unit: '', target: { op: '<=', value: 0 } },
           { name: 'achieved rate / limit', value: round(rate.perSecond / UPSTREAM_RPS), unit: '' },
           { name: 'wall time (process start to exit)', value: round(seconds, 1), unit: 's' },

@@ -1,6 +1,6 @@
 import { addWatchedTokens } from '../../src/db/index.js';
 import { produceTick } from '../../src/scheduler/producer.js';
-import { waitForTicks } from '../../src/scheduler/run-cycle.js';
+import { waitForTicks } from '../../src/cli/run-cycle.js';
 import { achievedRate, createBenchPipeline, UPSTREAM_RPS, WORLD_TIME } from '../support/pipeline.js';
 import { benchCoinType, round, type Scenario } from '../support/scenario.js';
 import { tickRuns } from '../support/tick-runs.js';
@@ -17,7 +17,10 @@ export const pricesScenario: Scenario = {
     try {
       const { database, simulator, queues } = pipeline;
       for (let i = 0; i < TOKENS; i += 1000) {
-        await addWatchedTokens(database, Array.from({ length: Math.min(1000, TOKENS - i) }, (_, j) => benchCoinType(i + j)));
+        await addWatchedTokens(
+          database,
+          Array.from({ length: Math.min(1000, TOKENS - i) }, (_, j) => benchCoinType(i + j)),
+        );
       }
       const workers = await startWorkers(2, pipeline.env, queues, ['prices']);
       let peak: number[];
@@ -46,7 +49,12 @@ export const pricesScenario: Scenario = {
           { name: 'prices stored', value: stored!.n, unit: '' },
           { name: 'rows written per second', value: Math.round(runs.rowsWritten / seconds), unit: 'rows/s' },
           { name: 'jobs succeeded', value: runs.succeeded, unit: '', target: { op: '==', value: TOKENS / 50 } },
-          { name: 'peak RSS, largest worker', value: round(Math.max(...peak) / 2 ** 20, 0), unit: 'MB', target: { op: '<=', value: 256 } },
+          {
+            name: 'peak RSS, largest worker',
+            value: round(Math.max(...peak) / 2 ** 20, 0),
+            unit: 'MB',
+            target: { op: '<=', value: 256 },
+          },
         ],
         notes: [
           pipeline.simulator.priority,

@@ -1,6 +1,6 @@
 import { copyInto, copyText, type CopyValue } from '../../src/db/copy.js';
 import { ensurePartitions, withTransaction, writeTokenPrices } from '../../src/db/index.js';
-import type { PriceRow } from '../../src/normalize/rows.js';
+import type { PriceRow } from '../../src/db/schema/rows.js';
 import type { BenchDatabase } from '../support/services.js';
 import { createBenchDatabase } from '../support/services.js';
 import { normalizedPrices, priceRows, PRICES_START } from '../support/price-rows.js';
@@ -42,7 +42,8 @@ function writesOf(shape: Shape): PriceRow[][] {
 /** token_price_points_copy: the same columns, key, partitioning and monthly partitions as token_price_points. */
 async function createCopyTable(database: BenchDatabase, months: string[]): Promise<void> {
   await database.sql`create table token_price_points_copy (like token_price_points including all) partition by range (price_time)`;
-  for (const month of months) await database.sql`select chaintap_ensure_month_partition('token_price_points_copy', ${month}::date)`;
+  for (const month of months)
+    await database.sql`select chaintap_ensure_month_partition('token_price_points_copy', ${month}::date)`;
 }
 
 async function timed(work: () => Promise<void>): Promise<number> {
@@ -56,16 +57,30 @@ async function timed(work: () => Promise<void>): Promise<number> {
  * into an identical table, (b) through writeTokenPrices into an empty token_price_points, (c) the
  * same again, every row already stored. One transaction per write in each; ROUNDS rounds, medians.
  */
-async function measureShape(database: BenchDatabase, shape: Shape, log: (message: string) => void): Promise<{ copy: number; fresh: number; stored: number }> {
+async function measureShape(
+  database: BenchDatabase,
+  shape: Shape,
+  log: (message: string) => void,
+): Promise<{ copy: number; fresh: number; stored: number }> {
   const writes = writesOf(shape);
   const rows = writes.length * shape.perWrite;
   // Token and source ids as the write path assigns them, for the plain COPY of the same rows.
-  await withTransaction(database, (tx) => writeTokenPrices(tx, normalizedPrices(writes[0]!)));
-  const tokenIds = new Map((await database.sql<{ coinType: string; id: number }[]>`select coin_type as "coinType", id from tokens`).map((r) => [r.coinType, r.id]));
-  const sourceIds = new Map((await database.sql<{ name: string; id: number }[]>`select name, id from price_sources`).map((r) => [r.name, r.id]));
+  await withTransaction(database, 'prices.write', (tx) => writeTokenPrices(tx, normalizedPrices(writes[0]!)));
+  const tokenIds = new Map(
+    (await database.sql<{ coinType: string; id: number }[]>`select coin_type as "coinType", id from tokens`).map(
+      (r) => [r.coinType, r.id],
+    ),
+  );
+  const sourceIds = new Map(
+    (await database.sql<{ name: string; id: number }[]>`select name, id from price_sources`).map((r) => [r.name, r.id]),
+  );
   const stored = (p: PriceRow): CopyValue[] => [
-    p.priceTime, tokenIds.get(p.coinType)!, Math.floor(p.fetchedAt.getTime() / 1000) - Math.floor(p.priceTime.getTime() / 1000),
-    sourceIds.get(p.source!)!, p.price, p.price24hAgo,
+    p.priceTime,
+    tokenIds.get(p.coinType)!,
+    Math.floor(p.fetchedAt.getTime() / 1000) - Math.floor(p.priceTime.getTime() / 1000),
+    sourceIds.get(p.source!)!,
+    p.price,
+    p.price24hAgo,
   ];
   // Both sides start from rows in memory: the normalizer's output for the write path, the stored
   // form (ids resolved) for the plain COPY, which then only builds its text and copies.
@@ -73,17 +88,24 @@ async function measureShape(database: BenchDatabase, shape: Shape, log: (message
   const storedForms = writes.map((write) => write.map(stored));
   const times = { copy: [] as number[], fresh: [] as number[], stored: [] as number[] };
   for (let round = 1; round <= ROUNDS; round++) {
-    log(`write path, ${shape.label}: round ${round} of ${ROUNDS}, ${rows.toLocaleString('en-US')} rows in writes of ${shape.perWrite}`);
+    log(
+      `write path, ${shape.label}: round ${round} of ${ROUNDS}, ${rows.toLocaleString('en-US')} rows in writes of ${shape.perWrite}`,
+    );
     await database.sql`truncate token_price_points, token_price_points_copy`;
     await database.sql`checkpoint`;
-    times.copy.push(await timed(async () => {
-      for (const write of storedForms) {
-        await withTransaction(database, (tx) => copyInto(tx.sql, 'token_price_points_copy', POINT_COLUMNS, copyText(write)));
-      }
-    }));
+    times.copy.push(
+      await timed(async () => {
+        for (const write of storedForms) {
+          await withTransaction(database, 'prices.write', (tx) =>
+            copyInto(tx.sql, 'token_price_points_copy', POINT_COLUMNS, copyText(write)),
+          );
+        }
+      }),
+    );
     await database.sql`checkpoint`;
     const writeAll = async () => {
-      for (const write of normalized) await withTransaction(database, (tx) => writeTokenPrices(tx, write));
+      for (const write of normalized)
+        await withTransaction(database, 'prices.write', (tx) => writeTokenPrices(tx, write));
     };
     times.fresh.push(await timed(writeAll));
     times.stored.push(await timed(writeAll));
@@ -102,15 +124,28 @@ export const writePathScenario: Scenario = {
     try {
       const months = [new Date(PRICES_START), new Date(PRICES_START + 40 * 86_400_000)];
       await ensurePartitions(database, { from: months[0]!, to: months[1]! });
-      await createCopyTable(database, months.map((month) => `${month.toISOString().slice(0, 7)}-01`));
+      await createCopyTable(
+        database,
+        months.map((month) => `${month.toISOString().slice(0, 7)}-01`),
+      );
       const figures: Figure[] = [];
       const rates: Figure[] = [];
       for (const shape of SHAPES) {
         const rate = await measureShape(database, shape, log);
         const n = `${shape.label} (${shape.perWrite.toLocaleString('en-US')} rows per write)`;
         figures.push(
-          { name: `${n}: new rows / plain COPY`, value: round(rate.fresh / rate.copy, 2), unit: '', target: shape.label === 'bulk' ? { op: '>=', value: 0.8 } : undefined },
-          { name: `${n}: stored rows / plain COPY`, value: round(rate.stored / rate.copy, 2), unit: '', target: shape.label === 'bulk' ? { op: '>=', value: 0.45 } : undefined },
+          {
+            name: `${n}: new rows / plain COPY`,
+            value: round(rate.fresh / rate.copy, 2),
+            unit: '',
+            target: shape.label === 'bulk' ? { op: '>=', value: 0.8 } : undefined,
+          },
+          {
+            name: `${n}: stored rows / plain COPY`,
+            value: round(rate.stored / rate.copy, 2),
+            unit: '',
+            target: shape.label === 'bulk' ? { op: '>=', value: 0.45 } : undefined,
+          },
         );
         rates.push(
           { name: `${n}: plain COPY`, value: Math.round(rate.copy), unit: 'rows/s' },
@@ -123,7 +158,7 @@ export const writePathScenario: Scenario = {
         figures: [...figures, ...rates],
         notes: [
           `medians of ${ROUNDS} rounds; each round: plain COPY into token_price_points_copy (same columns, key and monthly partitions), then writeTokenPrices into the emptied token_price_points, then the same rows again`,
-          'one transaction per write on both sides, both starting from rows in memory: the normalizer\'s output for the write path, the stored form (token and source ids resolved) for the plain COPY, whose time includes building the COPY text',
+          "one transaction per write on both sides, both starting from rows in memory: the normalizer's output for the write path, the stored form (token and source ids resolved) for the plain COPY, whose time includes building the COPY text",
           'bulk: 1,000 tokens x 1,000 minutes in writes of 1,000 tokens x 10 minutes (a backfill); job-size: 50 tokens x 2,000 minutes in writes of one price job (50 tokens, one minute)',
         ],
       };

@@ -1,13 +1,19 @@
 import { loadOptions, type Options } from '../../src/config/options.js';
-import type { Context } from '../../src/context.js';
-import { createLogger } from '../../src/ops/logger.js';
-import { createMetrics } from '../../src/ops/metrics.js';
+import type { Context } from '../../src/runtime/context.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { createMetrics } from '../../src/runtime/metrics.js';
 import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
-import { createRedisConnection } from '../../src/queue/redis-connection.js';
+import { createRedisConnection } from '../../src/runtime/redis-connection.js';
 import { createTickTracker, type TickTracker } from '../../src/queue/tick-tracker.js';
 import type { SimulatorStats } from '../../src/simulator/index.js';
 import type { Redis } from 'ioredis';
-import { benchRedisPrefix, createBenchDatabase, deleteRedisKeys, type BenchDatabase, type BenchServices } from './services.js';
+import {
+  benchRedisPrefix,
+  createBenchDatabase,
+  deleteRedisKeys,
+  type BenchDatabase,
+  type BenchServices,
+} from './services.js';
 import { startSimulatorProcess, type SimulatorProcess } from './simulator-process.js';
 
 export const BENCH_API_KEY = 'bench-key-5c1e7a';
@@ -35,7 +41,11 @@ export interface BenchPipeline {
  * requests per second, far above the 200 asked of it) with 50 ms latency that answers 429 past
  * exactly UPSTREAM_RPS requests in any trailing second.
  */
-export async function createBenchPipeline(services: BenchServices, label: string, settings: Record<string, string> = {}): Promise<BenchPipeline> {
+export async function createBenchPipeline(
+  services: BenchServices,
+  label: string,
+  settings: Record<string, string> = {},
+): Promise<BenchPipeline> {
   const database = await createBenchDatabase(services, label);
   const prefix = benchRedisPrefix();
   const simulator = await startSimulatorProcess({
@@ -59,7 +69,12 @@ export async function createBenchPipeline(services: BenchServices, label: string
   };
   const options: Options = loadOptions({}, env);
   const logger = createLogger({ level: 'warn', secrets: [BENCH_API_KEY], pretty: false, destination: process.stderr });
-  const context: Context = { options, logger, metrics: createMetrics({ defaultMetrics: false }), signal: new AbortController().signal };
+  const context: Context = {
+    options,
+    logger,
+    metrics: createMetrics({ defaultMetrics: false }),
+    signal: new AbortController().signal,
+  };
   const redis = createRedisConnection(options.REDIS_URL, 'worker');
   const queues = createQueues(redis, prefix);
   const tracker = createTickTracker(redis, prefix);
@@ -82,8 +97,17 @@ export async function createBenchPipeline(services: BenchServices, label: string
 }
 
 /** The achieved request rate at the simulator: requests over the span from the first to the last. */
-export function achievedRate(stats: SimulatorStats): { requests: number; spanSeconds: number; perSecond: number; rateLimited: number; maxInTrailingSecond: number } {
-  const spanSeconds = stats.firstRequestAt !== null && stats.lastRequestAt !== null ? (stats.lastRequestAt - stats.firstRequestAt) / 1000 : 0;
+export function achievedRate(stats: SimulatorStats): {
+  requests: number;
+  spanSeconds: number;
+  perSecond: number;
+  rateLimited: number;
+  maxInTrailingSecond: number;
+} {
+  const spanSeconds =
+    stats.firstRequestAt !== null && stats.lastRequestAt !== null
+      ? (stats.lastRequestAt - stats.firstRequestAt) / 1000
+      : 0;
   return {
     requests: stats.requests,
     spanSeconds,

@@ -1,4 +1,4 @@
-import type { NormalizedTokenPrices, PriceRow } from '../../src/normalize/rows.js';
+import type { NormalizedTokenPrices, PriceRow } from '../../src/db/schema/rows.js';
 import { benchCoinType } from './scenario.js';
 
 /** Minute 0 of the generated price history. */

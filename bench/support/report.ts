@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { extraSettings } from './worker-processes.js';
 
 /** A measured figure, with the issue's target when it has one. */
 export interface Figure {
@@ -55,7 +56,18 @@ export function commitOf(): string {
   const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
   try {
     const head = git('rev-parse', '--short=12', 'HEAD');
-    const dirty = git('status', '--porcelain', '--untracked-files=no', '--', 'src', 'bench', 'migrations', 'package.json', ':(exclude)bench/results') !== '';
+    const dirty =
+      git(
+        'status',
+        '--porcelain',
+        '--untracked-files=no',
+        '--',
+        'src',
+        'bench',
+        'migrations',
+        'package.json',
+        ':(exclude)bench/results',
+      ) !== '';
     return dirty ? `${head}+dirty` : head;
   } catch {
     return 'unknown';
@@ -67,7 +79,13 @@ const RESULTS = fileURLToPath(new URL('../results/results.jsonl', import.meta.ur
 /** Appends one JSON object per scenario to bench/results/results.jsonl. */
 export async function appendResult(
   result: ScenarioResult,
-  context: { machine: Machine; commit: string; date: string; seconds: number; loadAverage: { before: number[]; after: number[] } },
+  context: {
+    machine: Machine;
+    commit: string;
+    date: string;
+    seconds: number;
+    loadAverage: { before: number[]; after: number[] };
+  },
 ): Promise<void> {
   await mkdir(new URL('../results/', import.meta.url), { recursive: true });
   const record = {
@@ -78,6 +96,8 @@ export async function appendResult(
     seconds: Math.round(context.seconds * 10) / 10,
     // 1, 5 and 15 minute load averages: other work on the machine shows here.
     loadAverage: context.loadAverage,
+    // Settings given to the chaintap processes through BENCH_CHAINTAP_ENV (a comparison run).
+    ...(Object.keys(extraSettings()).length > 0 ? { settings: extraSettings() } : {}),
     figures: result.figures.map((figure) => ({ ...figure, met: meetsTarget(figure) })),
     notes: result.notes,
   };
@@ -101,12 +121,24 @@ function formatTarget(figure: Figure): string {
 
 /** The terminal table: one line per figure, with the target and whether it was met. */
 export function formatTable(results: ScenarioResult[]): string {
-  const rows = results.flatMap((result) => result.figures.map((figure) => {
-    const met = meetsTarget(figure);
-    return [result.scenario, figure.name, formatValue(figure), formatTarget(figure), met === null ? '' : met ? 'ok' : 'MISSED'];
-  }));
+  const rows = results.flatMap((result) =>
+    result.figures.map((figure) => {
+      const met = meetsTarget(figure);
+      return [
+        result.scenario,
+        figure.name,
+        formatValue(figure),
+        formatTarget(figure),
+        met === null ? '' : met ? 'ok' : 'MISSED',
+      ];
+    }),
+  );
   const header = ['scenario', 'figure', 'measured', 'target', ''];
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 2 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === 2 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }

@@ -29,7 +29,11 @@ export interface BenchDatabase extends Database {
 }
 
 /** A fresh, migrated database named after the scenario. */
-export async function createBenchDatabase(services: BenchServices, label: string, poolSize = 10): Promise<BenchDatabase> {
+export async function createBenchDatabase(
+  services: BenchServices,
+  label: string,
+  poolSize = 10,
+): Promise<BenchDatabase> {
   const name = `chaintap_bench_${label.replace(/[^a-z0-9]/g, '_')}_${randomBytes(4).toString('hex')}`;
   const admin = postgres(services.adminUrl, { max: 1, onnotice: () => {} });
   try {

@@ -41,8 +41,21 @@ export interface SimulatorProcessSettings {
  */
 export async function startSimulatorProcess(settings: SimulatorProcessSettings): Promise<SimulatorProcess> {
   const child = spawnChaintap(
-    ['simulate', '--port', '0', '--latency-ms', String(settings.latencyMs), '--rate-limit-rps', String(settings.rateLimitRps),
-      '--fixed-time', new Date(settings.fixedTimeMs).toISOString(), '--fault-seed', '1'],
+    [
+      'simulate',
+      '--port',
+      '0',
+      '--latency-ms',
+      String(settings.latencyMs),
+      '--rate-limit-rps',
+      String(settings.rateLimitRps),
+      '--fixed-time',
+      new Date(settings.fixedTimeMs).toISOString(),
+      '--fault-seed',
+      '1',
+      // Answers shaped as the real service sends them (upstream-reality.md).
+      '--real-shapes',
+    ],
     { UPSTREAM_API_KEY: settings.apiKey },
     { ownSession: true },
   );

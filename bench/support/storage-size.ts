@@ -43,6 +43,11 @@ export async function tablesBytes(sql: Sql, tables: readonly string[]): Promise<
 }
 
 /** Per-table differences `after - before` of total bytes. */
-export function bytesGrown(before: Record<string, TableBytes>, after: Record<string, TableBytes>): Record<string, number> {
-  return Object.fromEntries(Object.keys(after).map((table) => [table, after[table]!.total - (before[table]?.total ?? 0)]));
+export function bytesGrown(
+  before: Record<string, TableBytes>,
+  after: Record<string, TableBytes>,
+): Record<string, number> {
+  return Object.fromEntries(
+    Object.keys(after).map((table) => [table, after[table]!.total - (before[table]?.total ?? 0)]),
+  );
 }

@@ -16,5 +16,10 @@ export async function tickRuns(sql: Sql, datasets: string[], tick: Date): Promis
            sum(rows_written)::text as "rowsWritten",
            max(finished_at) as "lastCommitAt"
     from ingestion_runs where dataset = any(${datasets}::text[]) and tick = ${tick}`;
-  return { runs: row!.runs, succeeded: row!.succeeded, rowsWritten: Number(row!.rowsWritten ?? 0), lastCommitAt: row!.lastCommitAt };
+  return {
+    runs: row!.runs,
+    succeeded: row!.succeeded,
+    rowsWritten: Number(row!.rowsWritten ?? 0),
+    lastCommitAt: row!.lastCommitAt,
+  };
 }

@@ -1,5 +1,5 @@
 import { listWatchedAddresses } from '../../src/db/index.js';
-import { waitForTicks } from '../../src/scheduler/run-cycle.js';
+import { waitForTicks } from '../../src/cli/run-cycle.js';
 import { nftJobs, positionJobs, type PlannedJob } from '../../src/scheduler/job-builders.js';
 import { enqueueJobs } from '../../src/scheduler/producer.js';
 import type { BenchPipeline } from './pipeline.js';
@@ -17,9 +17,16 @@ export async function warmUpWorkers(pipeline: BenchPipeline, addresses: number, 
     ['nfts', nftJobs(watched, tick)],
   ] as const satisfies readonly (readonly ['positions' | 'nfts', PlannedJob<unknown>[]])[];
   for (const [queue, jobs] of queues) {
-    await pipeline.tracker.expect(queue, tick, jobs.map((job) => job.opts.jobId));
+    await pipeline.tracker.expect(
+      queue,
+      tick,
+      jobs.map((job) => job.opts.jobId),
+    );
     await enqueueJobs(pipeline, queue, jobs);
   }
-  const complete = await waitForTicks(pipeline, { streams: queues.map(([stream]) => ({ stream, tick })), queues: ['positions', 'nfts'] });
+  const complete = await waitForTicks(pipeline, {
+    streams: queues.map(([stream]) => ({ stream, tick })),
+    queues: ['positions', 'nfts'],
+  });
   if (!complete) throw new Error('the warm-up tick did not complete');
 }

@@ -31,6 +31,21 @@ export function nodeArgs(): string[] {
 }
 
 /**
+ * Settings added to every chaintap process from BENCH_CHAINTAP_ENV (`NAME=value` pairs separated by
+ * spaces), to compare a setting's effect, e.g. `BENCH_CHAINTAP_ENV="PROCESS_TUNING=false"`.
+ */
+export function extraSettings(): Record<string, string> {
+  const pairs = (process.env.BENCH_CHAINTAP_ENV ?? '').split(/\s+/).filter(Boolean);
+  return Object.fromEntries(
+    pairs.map((pair) => {
+      const at = pair.indexOf('=');
+      if (at <= 0) throw new Error(`BENCH_CHAINTAP_ENV: "${pair}" is not NAME=value`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
+}
+
+/**
  * Runs `chaintap <args>` as a node process of its own (no npm/npx wrapper: its pid is the worker's),
  * with only the given settings: it starts in the temporary directory, where no `.env` adds others.
  * `ownSession`: in a session of its own (setsid), so that Linux schedules it as a group of its own
@@ -39,7 +54,7 @@ export function nodeArgs(): string[] {
 export function spawnChaintap(args: string[], env: Record<string, string>, { ownSession = false } = {}): ChildProcess {
   return spawn(process.execPath, [...nodeArgs(), CLI, ...args], {
     cwd: tmpdir(),
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...extraSettings(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: ownSession,
   });
@@ -49,7 +64,12 @@ export function spawnChaintap(args: string[], env: Record<string, string>, { own
  * Starts `count` `chaintap worker` processes and waits until every one has a BullMQ worker on each
  * of `queues` (counted by Redis client names), so that timing starts with every worker ready.
  */
-export async function startWorkers(count: number, env: Record<string, string>, queues: Queues, queueNames: (keyof Queues)[]): Promise<WorkerProcesses> {
+export async function startWorkers(
+  count: number,
+  env: Record<string, string>,
+  queues: Queues,
+  queueNames: (keyof Queues)[],
+): Promise<WorkerProcesses> {
   const children = Array.from({ length: count }, () => spawnChaintap(['worker'], env));
   let stderr = '';
   for (const child of children) {

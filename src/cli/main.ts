@@ -4,20 +4,27 @@ import { addressesCommand } from './commands/addresses.js';
 import { backfillCommand } from './commands/backfill.js';
 import { demoCommand } from './commands/demo.js';
 import { migrateCommand } from './commands/migrate.js';
+import { probeCommand } from './commands/probe.js';
 import { rawCommand } from './commands/raw.js';
 import { runOnceCommand } from './commands/run-once.js';
 import { schedulerCommand, startCommand, workerCommand } from './commands/services.js';
 import { simulateCommand } from './commands/simulate.js';
 import { statusCommand } from './commands/status.js';
 import { tokensCommand } from './commands/tokens.js';
+import { tuneProcess } from './process-tuning.js';
 import { loadDotEnv } from './runtime.js';
 
 loadDotEnv();
 
+/** How long a finished command's process may take to exit by itself before it is ended. */
+const EXIT_AFTER_COMMAND_MS = 2_000;
+
 const program = new Command('chaintap')
   .description('Ingests SUI token prices, DeFi positions and NFT holdings from a blockchain data service into Postgres')
   .showHelpAfterError()
-  .exitOverride();
+  .exitOverride()
+  // The process-wide tuning (process-tuning.ts), decided once before the command runs.
+  .hook('preAction', (_program, command) => tuneProcess(command, process.env));
 
 for (const command of [
   migrateCommand(),
@@ -31,6 +38,7 @@ for (const command of [
   demoCommand(),
   statusCommand(),
   rawCommand(),
+  probeCommand(),
   simulateCommand(process.env),
 ]) {
   program.addCommand(command);
@@ -50,3 +58,9 @@ try {
     process.exitCode = 1;
   }
 }
+
+// The command has finished and closed everything it opened. A handle left behind must not keep the
+// process alive: BullMQ workers closed by force while Redis is down leave their lock-renewal and
+// reconnect timers running. Unreferenced, this timer fires only when something else still holds the
+// process open.
+setTimeout(() => process.exit(), EXIT_AFTER_COMMAND_MS).unref();

@@ -1,4 +1,5 @@
 import type { Database } from '../db/client.js';
+import { loadRunCounts } from '../db/stores/status.js';
 
 export interface RunSummaryRow {
   dataset: string;
@@ -12,11 +13,7 @@ export interface RunSummaryRow {
 
 /** What ingestion_runs says about the given ticks, per dataset. */
 export async function summarizeRuns(database: Database, datasets: string[], ticks: Date[]): Promise<RunSummaryRow[]> {
-  const rows = await database.sql<{ dataset: string; status: string; jobs: string; rows: string | null }[]>`
-    select dataset, status, count(*) as jobs, sum(rows_written) as rows
-    from ingestion_runs
-    where dataset = any(${datasets}) and tick = any(${ticks.map((tick) => tick.toISOString())}::timestamptz[])
-    group by dataset, status`;
+  const rows = await loadRunCounts(database, datasets, ticks);
   return datasets.map((dataset) => {
     const of = (status: string) => Number(rows.find((r) => r.dataset === dataset && r.status === status)?.jobs ?? 0);
     const mine = rows.filter((r) => r.dataset === dataset);
@@ -36,6 +33,7 @@ export function formatSummary(rows: RunSummaryRow[]): string {
   const header = ['dataset', 'jobs', 'succeeded', 'quarantined', 'failed', 'rows written'];
   const lines = rows.map((r) => [r.dataset, r.jobs, r.succeeded, r.quarantined, r.failed, r.rowsWritten].map(String));
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  const format = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const format = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [format(header), ...lines.map(format)].join('\n');
 }

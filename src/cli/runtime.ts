@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { loadOptions, type Options } from '../config/options.js';
-import type { Context } from '../context.js';
+import type { Context } from '../runtime/context.js';
 import { isLostArrayTypeFetch } from '../db/driver-faults.js';
-import { createLogger } from '../ops/logger.js';
-import { createMetrics } from '../ops/metrics.js';
+import { createLogger } from '../runtime/logger.js';
+import { createMetrics } from '../runtime/metrics.js';
 
 export type OptionOverrides = Partial<Record<keyof Options, string | number | boolean | undefined>>;
 
@@ -35,7 +35,10 @@ export function createCliContext(overrides: OptionOverrides = {}): Context {
   // fatal. Any other unhandled rejection still ends the process, as Node's default does.
   process.on('unhandledRejection', (reason) => {
     if (!isLostArrayTypeFetch(reason)) throw reason;
-    logger.warn({ err: (reason as Error).message }, 'a new Postgres connection was lost while starting; the driver reconnects');
+    logger.warn(
+      { err: (reason as Error).message },
+      'a new Postgres connection was lost while starting; the driver reconnects',
+    );
   });
   return { options, logger, metrics, signal: shutdown.signal };
 }

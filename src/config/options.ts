@@ -8,17 +8,23 @@ import { ConfigError } from '../errors.js';
  */
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 const url = (protocols: string[]) =>
-  z.string().refine((value) => {
-    try {
-      return protocols.includes(new URL(value).protocol);
-    } catch {
-      return false;
-    }
-  }, `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  z.string().refine(
+    (value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+  );
 // Five fields (minute resolution): a tick's logical time is a whole minute.
 const cronExpression = z
   .string()
-  .refine((value) => value.trim().split(/\s+/).length === 5 && cron.validate(value), 'must be a valid five-field cron expression');
+  .refine(
+    (value) => value.trim().split(/\s+/).length === 5 && cron.validate(value),
+    'must be a valid five-field cron expression',
+  );
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
@@ -41,11 +47,16 @@ export const optionsSchema = z.object({
   /** In-request retries of transient faults before the job's own attempt fails. */
   UPSTREAM_MAX_RETRIES: int(0, 20).default(3),
   /**
-   * Nice levels the other threads of a process that calls the upstream (the main thread, V8's and
+   * Nice levels the other threads of a command that calls the upstream (the main thread, V8's and
    * libuv's helpers) step down below its sender thread (Linux), so that the sender thread gets a CPU
-   * first when a start comes due. 0: none.
+   * first when a start comes due. 0: none. Part of the process tuning (PROCESS_TUNING).
    */
   UPSTREAM_SENDER_PRIORITY: int(0, 19).default(5),
+  /**
+   * The process-wide tuning of the commands that call the upstream, applied at start by the CLI
+   * (src/cli/process-tuning.ts, docs/operations.md "Process tuning"); false: none of it.
+   */
+  PROCESS_TUNING: bool.default(true),
   /** Unit the upstream expects for the `timestamp` request field (not documented upstream). */
   UPSTREAM_TIMESTAMP_UNIT: z.enum(['seconds', 'milliseconds']).default('seconds'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -1,6 +1,8 @@
 import net from 'node:net';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import type { Logger } from '../runtime/logger.js';
+import type { Metrics } from '../runtime/metrics.js';
 import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;
@@ -8,9 +10,16 @@ export type Db = PostgresJsDatabase<Schema>;
 export type Sql = postgres.Sql;
 export type TransactionSql = postgres.TransactionSql;
 
+/** Where runQuery (src/db/query.ts) reports: without it, operations are neither measured nor logged. */
+export interface DatabaseInstrumentation {
+  metrics?: Pick<Metrics, 'dbQueryDuration'>;
+  logger?: Logger;
+}
+
 export interface Database {
   sql: Sql;
   db: Db;
+  instrumentation?: DatabaseInstrumentation;
   close(): Promise<void>;
 }
 
@@ -60,7 +69,10 @@ function connectWithoutDelay(options: { host: string[]; port: number[]; path?: s
  * timestamptz comes back as Date. json/jsonb parameters of raw queries must be passed as JSON text
  * with a cast (`${JSON.stringify(value)}::jsonb`): Drizzle turns postgres.js's JSON serializer off.
  */
-export function createDatabase(url: string, options: { max?: number; applicationName?: string } = {}): Database {
+export function createDatabase(
+  url: string,
+  options: { max?: number; applicationName?: string } & DatabaseInstrumentation = {},
+): Database {
   const sql = postgres(url, {
     max: options.max ?? 10,
     onnotice: () => {},
@@ -74,5 +86,6 @@ export function createDatabase(url: string, options: { max?: number; application
     ...({ socket: connectWithoutDelay } as object),
   });
   const db = bindDrizzle(sql);
-  return { sql, db, close: () => sql.end({ timeout: 5 }) };
+  const instrumentation = { metrics: options.metrics, logger: options.logger };
+  return { sql, db, instrumentation, close: () => sql.end({ timeout: 5 }) };
 }

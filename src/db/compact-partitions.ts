@@ -1,6 +1,8 @@
+import { sleep } from '../runtime/sleep.js';
 import type { Database } from './client.js';
 import { dailyCutoffOf, hourlyCutoffOf } from './downsample.js';
 import { partitionsOf } from './partitions.js';
+import { runQuery } from './query.js';
 import { withTransaction } from './transaction.js';
 
 /**
@@ -42,7 +44,10 @@ const WATERMARK_DATASET = 'compact';
 const LOCK_NOT_AVAILABLE = '55P03';
 
 /** The tier a partition ending at `upper` is wholly thinned to (by downsampling's cutoffs), or null. Pure. */
-export function thinnedTier(upper: Date, settings: Pick<CompactionSettings, 'fullResolutionDays' | 'hourlyDays' | 'thinnedAt'>): 'hourly' | 'daily' | null {
+export function thinnedTier(
+  upper: Date,
+  settings: Pick<CompactionSettings, 'fullResolutionDays' | 'hourlyDays' | 'thinnedAt'>,
+): 'hourly' | 'daily' | null {
   const hourly = hourlyCutoffOf(settings, settings.thinnedAt);
   if (hourly === null) return null;
   const daily = dailyCutoffOf(settings, settings.thinnedAt);
@@ -50,10 +55,21 @@ export function thinnedTier(upper: Date, settings: Pick<CompactionSettings, 'ful
   return upper.getTime() <= hourly ? 'hourly' : null;
 }
 
-export async function compactThinnedPartitions(database: Database, settings: CompactionSettings): Promise<CompactionOutcome> {
+export async function compactThinnedPartitions(
+  database: Database,
+  settings: CompactionSettings,
+): Promise<CompactionOutcome> {
   const outcome: CompactionOutcome = { compacted: [], busy: [] };
-  const done = new Set((await database.sql<{ target: string }[]>`
-    select target from dataset_watermarks where dataset = ${WATERMARK_DATASET}`).map((row) => row.target));
+  const done = new Set(
+    (
+      await runQuery(
+        database,
+        'compaction.read',
+        () => database.sql<{ target: string }[]>`
+    select target from dataset_watermarks where dataset = ${WATERMARK_DATASET}`,
+      )
+    ).map((row) => row.target),
+  );
   const due: { name: string; target: string }[] = [];
   for (const table of THINNED_TABLES) {
     for (const partition of await partitionsOf(database, table)) {
@@ -79,37 +95,54 @@ export async function compactThinnedPartitions(database: Database, settings: Com
 
 /** True once no session of the cluster has a transaction or snapshot from before this call; false after `timeoutMs`. */
 async function waitForOlderTransactions(database: Database, timeoutMs: number): Promise<boolean> {
-  const [{ now }] = await database.sql<{ now: string }[]>`select xid(pg_current_xact_id())::text as now`;
+  const [{ now }] = await runQuery(
+    database,
+    'compaction.read',
+    () => database.sql<{ now: string }[]>`select xid(pg_current_xact_id())::text as now`,
+  );
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [{ older }] = await database.sql<{ older: number }[]>`
+    const [{ older }] = await runQuery(
+      database,
+      'compaction.read',
+      () => database.sql<{ older: number }[]>`
       select count(*)::int as older from pg_stat_activity
-      where pid <> pg_backend_pid() and (age(backend_xid) >= age(${now}::xid) or age(backend_xmin) >= age(${now}::xid))`;
+      where pid <> pg_backend_pid() and (age(backend_xid) >= age(${now}::xid) or age(backend_xmin) >= age(${now}::xid))`,
+    );
     if (older === 0) return true;
     if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
   }
 }
 
-/** VACUUM FULL of one partition on a connection of its own (it cannot run in a transaction); false when its lock was busy. */
+/**
+ * VACUUM FULL of one partition on a connection of its own (it cannot run in a transaction); false when its lock was
+ * busy.
+ */
 async function vacuumFull(database: Database, partition: string, lockTimeoutMs: number): Promise<boolean> {
-  const connection = await database.sql.reserve();
-  try {
-    await connection`select set_config('lock_timeout', ${`${Math.max(1, Math.round(lockTimeoutMs))}ms`}, false)`;
-    await connection`vacuum (full, analyze) ${connection(partition)}`;
-    return true;
-  } catch (error) {
-    if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) return false;
-    throw error;
-  } finally {
-    await connection`reset lock_timeout`.catch(() => {});
-    connection.release();
-  }
+  return runQuery(database, 'compaction.vacuum', async () => {
+    const connection = await database.sql.reserve();
+    try {
+      await connection`select set_config('lock_timeout', ${`${Math.max(1, Math.round(lockTimeoutMs))}ms`}, false)`;
+      await connection`vacuum (full, analyze) ${connection(partition)}`;
+      return true;
+    } catch (error) {
+      if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) return false;
+      throw error;
+    } finally {
+      await connection`reset lock_timeout`.catch(() => {});
+      connection.release();
+    }
+  });
 }
 
 async function recordCompaction(database: Database, target: string, at: Date): Promise<void> {
-  await withTransaction(database, ({ sql }) => sql`
+  await withTransaction(
+    database,
+    'compaction.record',
+    ({ sql }) => sql`
     insert into dataset_watermarks (dataset, target, last_success_tick, last_success_at)
     values (${WATERMARK_DATASET}, ${target}, ${at}, now())
-    on conflict (dataset, target) do update set last_success_tick = excluded.last_success_tick, last_success_at = excluded.last_success_at`);
+    on conflict (dataset, target) do update set last_success_tick = excluded.last_success_tick, last_success_at = excluded.last_success_at`,
+  );
 }

@@ -33,7 +33,12 @@ export function copyText(rows: CopyValue[][]): string[] {
  * the data after the last chunk was sent (porsager/postgres#1173, fix pending in #1183): the error
  * only reaches the query's own reject, so it is passed on to the stream from there.
  */
-export async function copyInto(sql: TransactionSql, table: string, columns: readonly string[], text: string[]): Promise<void> {
+export async function copyInto(
+  sql: TransactionSql,
+  table: string,
+  columns: readonly string[],
+  text: string[],
+): Promise<void> {
   const query = sql`copy ${sql(table)} (${sql(columns as string[])}) from stdin`;
   const internals = query as unknown as { reject: (error: unknown) => void };
   const reject = internals.reject;

@@ -1,4 +1,5 @@
 import { partitionsOf, type Partition } from './partitions.js';
+import { runQuery } from './query.js';
 import { withTransaction } from './transaction.js';
 import type { Database } from './client.js';
 
@@ -71,7 +72,6 @@ const SERIES_PER_BATCH = 64;
 const LATE_WRITE_MARGIN_MS = DAY_MS;
 /** Where a run records how far it got (dataset_watermarks), per settings. */
 const WATERMARK_DATASET = 'downsample';
-const DEADLOCK = '40P01';
 
 /** The watermark target of a setting pair: a run with other settings starts from the beginning. */
 export function downsampleTarget(settings: DownsampleSettings): string {
@@ -84,7 +84,11 @@ export function downsampleTarget(settings: DownsampleSettings): string {
  * to hourly, rows before `since - hourlyDays` to daily, by that run. Pure; windows are [from, to),
  * sorted and disjoint, `from` null for "from the beginning".
  */
-export function downsampleWindows(settings: DownsampleSettings, now: Date, since: Date | null): { from: Date | null; to: Date }[] {
+export function downsampleWindows(
+  settings: DownsampleSettings,
+  now: Date,
+  since: Date | null,
+): { from: Date | null; to: Date }[] {
   const fullCutoff = hourlyCutoffOf(settings, now);
   if (fullCutoff === null) return [];
   const windows: { from: number | null; to: number }[] = [];
@@ -133,7 +137,10 @@ export async function downsampleSnapshots(database: Database, request: Downsampl
     for (const partition of await partitionsOf(database, group.snapshots.table)) {
       for (const day of daysOf(windows, partition)) {
         days++;
-        for (const table of [{ ...group.snapshots, relation: partition.name }, { ...group.refreshes, relation: group.refreshes.table }]) {
+        for (const table of [
+          { ...group.snapshots, relation: partition.name },
+          { ...group.refreshes, relation: group.refreshes.table },
+        ]) {
           const count = await thinDay(database, table, day, dailyCutoff);
           if (count > 0) deleted[table.table] = (deleted[table.table] ?? 0) + count;
         }
@@ -176,10 +183,12 @@ async function thinDay(
   const { sql } = database;
   const relation = sql(table.relation);
   const keyList = sql(table.keys as string[]);
-  const matches = (a: string, b: string) => sql.unsafe(table.keys.map((key) => `${a}.${quoteIdent(key)} = ${b}.${quoteIdent(key)}`).join(' and '));
-  const bucketEnd = dailyCutoff === null
-    ? sql`date_trunc('hour', s.snapshot_at, 'UTC') + interval '1 hour'`
-    : sql`case when s.snapshot_at < ${new Date(dailyCutoff)} then date_trunc('day', s.snapshot_at, 'UTC') + interval '1 day'
+  const matches = (a: string, b: string) =>
+    sql.unsafe(table.keys.map((key) => `${a}.${quoteIdent(key)} = ${b}.${quoteIdent(key)}`).join(' and '));
+  const bucketEnd =
+    dailyCutoff === null
+      ? sql`date_trunc('hour', s.snapshot_at, 'UTC') + interval '1 hour'`
+      : sql`case when s.snapshot_at < ${new Date(dailyCutoff)} then date_trunc('day', s.snapshot_at, 'UTC') + interval '1 day'
                else date_trunc('hour', s.snapshot_at, 'UTC') + interval '1 hour' end`;
   let deleted = 0;
   let after: string[] | null = null;
@@ -188,9 +197,17 @@ async function thinDay(
     if (series.length === 0) return deleted;
     after = table.keys.map((key) => series[series.length - 1]![key]!);
     const columns = table.keys.map((key) => series.map((row) => row[key]!));
-    const array = (column: string[]) => (table.keyType === 'bigint' ? sql`${column}::bigint[]` : sql`${column}::text[]`);
-    const batch = columns.length === 2 ? sql`unnest(${array(columns[0]!)}, ${array(columns[1]!)})` : sql`unnest(${array(columns[0]!)})`;
-    const result = await retryOnDeadlock(() => sql`
+    const array = (column: string[]) =>
+      table.keyType === 'bigint' ? sql`${column}::bigint[]` : sql`${column}::text[]`;
+    const batch =
+      columns.length === 2
+        ? sql`unnest(${array(columns[0]!)}, ${array(columns[1]!)})`
+        : sql`unnest(${array(columns[0]!)})`;
+    // runQuery runs a deadlock victim again (a delete may meet ingestion's locks on the same rows).
+    const result = await runQuery(
+      database,
+      'downsample.delete',
+      () => sql`
       delete from ${relation} s
       using ${batch} as k(${keyList})
       where ${matches('s', 'k')}
@@ -198,24 +215,34 @@ async function thinDay(
         and exists (
           select 1 from ${relation} n
           where ${matches('n', 's')} and n.snapshot_at > s.snapshot_at and n.snapshot_at < ${bucketEnd}
-        )`);
+        )`,
+    );
     deleted += result.count;
   }
 }
 
 /** The next SERIES_PER_BATCH distinct series of a relation after `after`, in index order. */
-async function nextSeries(database: Database, table: HistoryTable & { relation: string }, after: string[] | null): Promise<Record<string, string>[]> {
+async function nextSeries(
+  database: Database,
+  table: HistoryTable & { relation: string },
+  after: string[] | null,
+): Promise<Record<string, string>[]> {
   const { sql } = database;
   const relation = sql(table.relation);
   const keyList = sql(table.keys as string[]);
   const tuple = (alias: string) => sql.unsafe(table.keys.map((key) => `${alias}.${quoteIdent(key)}`).join(', '));
   const value = (key: string) => (table.keyType === 'bigint' ? sql`${key}::bigint` : sql`${key}::text`);
-  const values = after === null ? null : after.length === 2 ? sql`${value(after[0]!)}, ${value(after[1]!)}` : value(after[0]!);
-  const first = values === null
-    ? sql`select ${keyList} from ${relation} t order by ${keyList} limit 1`
-    : sql`select ${keyList} from ${relation} t where (${tuple('t')}) > (${values}) order by ${keyList} limit 1`;
+  const values =
+    after === null ? null : after.length === 2 ? sql`${value(after[0]!)}, ${value(after[1]!)}` : value(after[0]!);
+  const first =
+    values === null
+      ? sql`select ${keyList} from ${relation} t order by ${keyList} limit 1`
+      : sql`select ${keyList} from ${relation} t where (${tuple('t')}) > (${values}) order by ${keyList} limit 1`;
   // Keys come back as text, whatever their type, and go back in through value() above.
-  return sql<Record<string, string>[]>`
+  return runQuery(
+    database,
+    'downsample.read',
+    () => sql<Record<string, string>[]>`
     with recursive series as (
       (select f.*, 1 as n from (${first}) f)
       union all
@@ -223,32 +250,27 @@ async function nextSeries(database: Database, table: HistoryTable & { relation: 
         select ${keyList} from ${relation} t where (${tuple('t')}) > (${tuple('p')}) order by ${keyList} limit 1
       ) x where p.n < ${SERIES_PER_BATCH})
     )
-    select ${sql.unsafe(table.keys.map((key) => `${quoteIdent(key)}::text`).join(', '))} from series`;
+    select ${sql.unsafe(table.keys.map((key) => `${quoteIdent(key)}::text`).join(', '))} from series`,
+  );
 }
 
 function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-async function retryOnDeadlock<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if ((error as { code?: string }).code !== DEADLOCK || attempt >= attempts) throw error;
-    }
-  }
-}
-
 async function previousRun(database: Database, target: string): Promise<Date | null> {
-  const [row] = await database.sql<{ tick: Date }[]>`
-    select last_success_tick as tick from dataset_watermarks where dataset = ${WATERMARK_DATASET} and target = ${target}`;
+  const [row] = await runQuery(
+    database,
+    'downsample.read',
+    () => database.sql<{ tick: Date }[]>`
+    select last_success_tick as tick from dataset_watermarks where dataset = ${WATERMARK_DATASET} and target = ${target}`,
+  );
   return row?.tick ?? null;
 }
 
 /** Records the run (dataset_freshness shows it) and forgets runs with other settings. */
 async function recordRun(database: Database, target: string, now: Date): Promise<void> {
-  await withTransaction(database, async ({ sql }) => {
+  await withTransaction(database, 'downsample.record', async ({ sql }) => {
     await sql`delete from dataset_watermarks where dataset = ${WATERMARK_DATASET} and target <> ${target}`;
     await sql`
       insert into dataset_watermarks (dataset, target, last_success_tick, last_success_at)

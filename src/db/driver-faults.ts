@@ -6,7 +6,14 @@
  */
 
 /** Driver and socket codes of a connection that is gone. */
-const LOST_CONNECTION_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_DESTROYED', 'CONNECTION_ENDED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
+const LOST_CONNECTION_CODES = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_DESTROYED',
+  'CONNECTION_ENDED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+]);
 
 /** True for a lost connection: a driver or socket error, or a FATAL server error (57P01 terminated, shutdown). */
 export function isConnectionLost(error: unknown): boolean {
@@ -26,5 +33,10 @@ export function isConnectionLost(error: unknown): boolean {
  */
 export function isLostArrayTypeFetch(reason: unknown): boolean {
   const query = (reason as { query?: unknown } | undefined)?.query;
-  return typeof query === 'string' && query.includes('b.typarray') && query.includes('pg_catalog.pg_type') && isConnectionLost(reason);
+  return (
+    typeof query === 'string' &&
+    query.includes('b.typarray') &&
+    query.includes('pg_catalog.pg_type') &&
+    isConnectionLost(reason)
+  );
 }

@@ -8,9 +8,14 @@
  */
 export function jsonDelta(reference: unknown, value: unknown): unknown {
   if (jsonEqual(reference, value)) return null;
-  if (isObject(value) && (reference === null || (isObject(reference) && Object.keys(reference).every((key) => Object.hasOwn(value, key))))) {
+  if (
+    isObject(value) &&
+    (reference === null || (isObject(reference) && Object.keys(reference).every((key) => Object.hasOwn(value, key))))
+  ) {
     // fromEntries: a key named __proto__ stays a key, as in jsonb.
-    return Object.fromEntries(Object.entries(value).filter(([key, entry]) => reference === null || !jsonEqual(reference[key], entry)));
+    return Object.fromEntries(
+      Object.entries(value).filter(([key, entry]) => reference === null || !jsonEqual(reference[key], entry)),
+    );
   }
   return [value];
 }
@@ -24,11 +29,16 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((entry, i) => jsonEqual(entry, b[i]));
+    return (
+      Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((entry, i) => jsonEqual(entry, b[i]))
+    );
   }
   const keys = Object.keys(a);
   if (keys.length !== Object.keys(b).length) return false;
-  return keys.every((key) => Object.hasOwn(b, key) && jsonEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+  return keys.every(
+    (key) =>
+      Object.hasOwn(b, key) && jsonEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
+  );
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

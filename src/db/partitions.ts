@@ -1,4 +1,6 @@
-import type { Database, Sql } from './client.js';
+import type { Database } from './client.js';
+import { poolCache } from './pool-cache.js';
+import { runQuery } from './query.js';
 import { withTransaction, type Tx } from './transaction.js';
 
 /** The tables range-partitioned by month (UTC) of their time column; referenced tables first. */
@@ -9,13 +11,7 @@ export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
 export const ARCHIVE_SCHEMA = 'chaintap_archive';
 
 /** Partitions known to exist, per pool: "table:YYYY-MM-01". Only ever holds committed partitions. */
-const known = new WeakMap<Sql, Set<string>>();
-
-function knownPartitions(database: Database): Set<string> {
-  let set = known.get(database.sql);
-  if (!set) known.set(database.sql, (set = new Set()));
-  return set;
-}
+const knownPartitions = poolCache(() => new Set<string>());
 
 /** First day (UTC) of the month of a time, as YYYY-MM-01. */
 export function monthOf(time: Date): string {
@@ -37,13 +33,19 @@ function monthsBetween(from: Date, to: Date): string[] {
  * transaction (a writer calls it before its first insert). What this process has seen exist is
  * cached; partitions created here are cached once the transaction commits.
  */
-export async function ensureMonthPartitions(tx: Tx, tables: readonly PartitionedTable[], times: Iterable<Date>): Promise<void> {
-  const cache = knownPartitions(tx.database);
+export async function ensureMonthPartitions(
+  tx: Tx,
+  tables: readonly PartitionedTable[],
+  times: Iterable<Date>,
+): Promise<void> {
+  const cache = knownPartitions(tx.database.sql);
   // A batch has few distinct times (and fewer months): format each distinct time once.
   const distinct = new Set<number>();
   for (const time of times) distinct.add(time.getTime());
   const months = [...new Set([...distinct].map((time) => monthOf(new Date(time))))];
-  const wanted = tables.flatMap((table) => months.map((month) => ({ table, month }))).filter(({ table, month }) => !cache.has(`${table}:${month}`));
+  const wanted = tables
+    .flatMap((table) => months.map((month) => ({ table, month })))
+    .filter(({ table, month }) => !cache.has(`${table}:${month}`));
   if (wanted.length === 0) return;
   const rows = await tx.sql<{ table: string; month: string; created: boolean }[]>`
     select w.parent as table, w.month::text as month, chaintap_ensure_month_partition(w.parent, w.month) as created
@@ -58,7 +60,7 @@ export async function ensureMonthPartitions(tx: Tx, tables: readonly Partitioned
 
 /** Forgets what this process knows about `table`'s partitions (after a write found one missing). */
 export function forgetPartitions(database: Database, table: PartitionedTable): void {
-  const cache = knownPartitions(database);
+  const cache = knownPartitions(database.sql);
   for (const key of cache) if (key.startsWith(`${table}:`)) cache.delete(key);
 }
 
@@ -73,9 +75,11 @@ export async function ensurePartitions(database: Database, range: { from: Date; 
   for (const table of PARTITIONED_TABLES) {
     for (const month of monthsBetween(range.from, range.to)) {
       // withTransaction runs a deadlock victim again (partitions of FK-linked tables lock each other).
-      created += await withTransaction(database, async (tx) => {
-        const [row] = await tx.sql<{ created: boolean }[]>`select chaintap_ensure_month_partition(${table}, ${month}::date) as created`;
-        tx.afterCommit(() => knownPartitions(database).add(`${table}:${month}`));
+      created += await withTransaction(database, 'partitions.ensure', async (tx) => {
+        const [row] = await tx.sql<
+          { created: boolean }[]
+        >`select chaintap_ensure_month_partition(${table}, ${month}::date) as created`;
+        tx.afterCommit(() => knownPartitions(database.sql).add(`${table}:${month}`));
         return row!.created ? 1 : 0;
       });
     }
@@ -91,10 +95,14 @@ export interface Partition {
 
 /** The partitions of a table with their bounds, oldest first. */
 export async function partitionsOf(database: Database, table: string): Promise<Partition[]> {
-  const rows = await database.sql<{ name: string; bounds: string }[]>`
+  const rows = await runQuery(
+    database,
+    'partitions.list',
+    () => database.sql<{ name: string; bounds: string }[]>`
     select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bounds
     from pg_inherits i join pg_class c on c.oid = i.inhrelid
-    where i.inhparent = ${`public.${table}`}::regclass`;
+    where i.inhparent = ${`public.${table}`}::regclass`,
+  );
   const partitions: Partition[] = [];
   for (const { name, bounds } of rows) {
     const match = /FROM \('([^']+)'\) TO \('([^']+)'\)/.exec(bounds);
@@ -109,14 +117,21 @@ export async function partitionsOf(database: Database, table: string): Promise<P
  * operator dumps or drops them). A later write into such a month creates a fresh partition.
  * Returns the archived tables' qualified names. `olderThanDays` <= 0 detaches nothing.
  */
-export async function detachOldPricePartitions(database: Database, olderThanDays: number, now: Date): Promise<string[]> {
+export async function detachOldPricePartitions(
+  database: Database,
+  olderThanDays: number,
+  now: Date,
+): Promise<string[]> {
   if (olderThanDays <= 0) return [];
   const cutoff = new Date(now.getTime() - olderThanDays * 86_400_000);
   const archived: string[] = [];
-  for (const { name } of (await partitionsOf(database, 'token_price_points')).filter((partition) => partition.to <= cutoff)) {
-    await withTransaction(database, async (tx) => {
+  for (const { name } of (await partitionsOf(database, 'token_price_points')).filter(
+    (partition) => partition.to <= cutoff,
+  )) {
+    await withTransaction(database, 'partitions.detach', async (tx) => {
       await tx.sql`alter table token_price_points detach partition ${tx.sql(name)}`;
-      const [taken] = await tx.sql`select 1 from pg_tables where schemaname = ${ARCHIVE_SCHEMA} and tablename = ${name}`;
+      const [taken] =
+        await tx.sql`select 1 from pg_tables where schemaname = ${ARCHIVE_SCHEMA} and tablename = ${name}`;
       const archivedName = taken ? `${name}_${now.getTime()}` : name;
       if (taken) await renameWithIndexes(tx, name, archivedName);
       await tx.sql`alter table ${tx.sql(archivedName)} set schema ${tx.sql(ARCHIVE_SCHEMA)}`;
@@ -148,14 +163,20 @@ async function renameWithIndexes(tx: Tx, name: string, newName: string): Promise
 export async function compactPriceIndexes(database: Database, now: Date): Promise<string[]> {
   const current = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const previous = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
-  const rows = await database.sql<{ index: string }[]>`
+  const rows = await runQuery(
+    database,
+    'partitions.list',
+    () => database.sql<{ index: string }[]>`
     select x.indexrelid::regclass::text as index
     from pg_inherits i
     join pg_class c on c.oid = i.inhrelid
     join pg_index x on x.indrelid = c.oid and x.indisprimary
     where i.inhparent = 'public.token_price_points'::regclass
       and c.relname = any(${[monthOf(previous), monthOf(current)].map((month) => `token_price_points_p${month.slice(0, 4)}_${month.slice(5, 7)}`)}::text[])
-    order by 1`;
-  for (const { index } of rows) await database.sql.unsafe(`reindex index concurrently ${index}`);
+    order by 1`,
+  );
+  for (const { index } of rows) {
+    await runQuery(database, 'partitions.reindex', () => database.sql.unsafe(`reindex index concurrently ${index}`));
+  }
   return rows.map((row) => row.index);
 }

@@ -40,13 +40,18 @@ export interface EncodedRawBody {
  * otherwise the body becomes the target's new dictionary. Error answers and short bodies are
  * compressed alone.
  */
-export function encodeRawBody(body: string, options: { success: boolean; receivedAt: Date; current: RawBodyDictionary | null }): EncodedRawBody {
+export function encodeRawBody(
+  body: string,
+  options: { success: boolean; receivedAt: Date; current: RawBodyDictionary | null },
+): EncodedRawBody {
   const bytes = Buffer.from(body, 'utf8');
-  if (!options.success || bytes.length < MIN_DICTIONARY_BODY_BYTES) return { bodyZlib: deflateSync(bytes), dictionary: null };
+  if (!options.success || bytes.length < MIN_DICTIONARY_BODY_BYTES)
+    return { bodyZlib: deflateSync(bytes), dictionary: null };
   const { current, receivedAt } = options;
   if (current && receivedAt.getTime() - current.createdAt.getTime() < DICTIONARY_MAX_AGE_MS) {
     const withCurrent = deflateSync(bytes, { dictionary: inflateSync(current.bodyZlib) });
-    if (withCurrent.length <= current.bodyZlib.length * MAX_DICTIONARY_RATIO) return { bodyZlib: withCurrent, dictionary: { id: current.id } };
+    if (withCurrent.length <= current.bodyZlib.length * MAX_DICTIONARY_RATIO)
+      return { bodyZlib: withCurrent, dictionary: { id: current.id } };
   }
   return { bodyZlib: deflateSync(bytes, { dictionary: bytes }), dictionary: { create: deflateSync(bytes) } };
 }

@@ -1,5 +1,6 @@
 import { bindDrizzle, type Database, type Db, type TransactionSql } from './client.js';
 import { isConnectionLost } from './driver-faults.js';
+import { runQuery, type StoreOperation } from './query.js';
 
 /** What a writer gets inside a job's transaction. */
 export interface Tx {
@@ -14,45 +15,42 @@ export interface Tx {
   savepoint<T>(work: (sql: TransactionSql) => Promise<T>): Promise<T>;
 }
 
-/** Deadlock and serialization failures: the transaction was rolled back whole and may simply run again. */
-const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
-const MAX_TRANSACTION_ATTEMPTS = 4;
-
 /**
- * Runs `work` in one transaction; the afterCommit actions run after the commit. A transaction that
- * Postgres aborted as a deadlock victim or a serialization failure runs again (with a short random
- * pause) instead of failing the job.
+ * Runs `work` in one transaction; the afterCommit actions run after the commit. The transaction is
+ * one operation of runQuery, named `operation`: measured and logged as a whole, and run again whole
+ * when Postgres aborted it as a deadlock victim or a serialization failure.
  */
-export async function withTransaction<T>(database: Database, work: (tx: Tx) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    const actions: (() => void)[] = [];
-    const guard = connectionLossGuard();
-    try {
-      const result = await Promise.race([
-        database.sql.begin(async (sql) => {
-          let db: Db | undefined;
-          const tx: Tx = {
-            sql,
-            // Built on first use: most writers use plain SQL, and a Drizzle instance costs about
-            // 0.14 ms of CPU (it reads the whole schema's relations; profiled in a worker).
-            get db() {
-              return (db ??= bindDrizzle(sql, database.sql));
-            },
-            database,
-            afterCommit: (action) => actions.push(action),
-            savepoint: (inner) => sql.savepoint((sp) => guard.run(() => inner(sp))) as Promise<never>,
-          };
-          return guard.run(() => work(tx));
-        }),
-        guard.lost,
-      ]);
-      for (const action of actions) action();
-      return result as T;
-    } catch (error) {
-      if (attempt >= MAX_TRANSACTION_ATTEMPTS || !RETRYABLE_SQLSTATES.has(sqlState(error) ?? '')) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80 * attempt));
-    }
-  }
+export function withTransaction<T>(
+  database: Database,
+  operation: StoreOperation,
+  work: (tx: Tx) => Promise<T>,
+): Promise<T> {
+  return runQuery(database, operation, () => transactionOnce(database, work));
+}
+
+async function transactionOnce<T>(database: Database, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const actions: (() => void)[] = [];
+  const guard = connectionLossGuard();
+  const result = await Promise.race([
+    database.sql.begin(async (sql) => {
+      let db: Db | undefined;
+      const tx: Tx = {
+        sql,
+        // Built on first use: most writers use plain SQL, and building a Drizzle instance reads
+        // the whole schema's relations (a cost per job).
+        get db() {
+          return (db ??= bindDrizzle(sql, database.sql));
+        },
+        database,
+        afterCommit: (action) => actions.push(action),
+        savepoint: (inner) => sql.savepoint((sp) => guard.run(() => inner(sp))) as Promise<never>,
+      };
+      return guard.run(() => work(tx));
+    }),
+    guard.lost,
+  ]);
+  for (const action of actions) action();
+  return result as T;
 }
 
 /**
@@ -77,13 +75,4 @@ function connectionLossGuard() {
       }
     },
   };
-}
-
-/** The SQLSTATE of a Postgres error, also when Drizzle wrapped it. */
-function sqlState(error: unknown): string | undefined {
-  for (let e = error; e instanceof Error; e = (e as { cause?: unknown }).cause) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
-  }
-  return undefined;
 }

@@ -14,8 +14,14 @@ export function excluded(column: AnyPgColumn): SQL {
 
 /** (stored columns) is distinct from (new values): the row changes only when something moves. */
 export function changes(assignments: [AnyPgColumn, SQL][]): SQL {
-  const stored = sql.join(assignments.map(([column]) => sql`${column}`), sql`, `);
-  const incoming = sql.join(assignments.map(([, value]) => value), sql`, `);
+  const stored = sql.join(
+    assignments.map(([column]) => sql`${column}`),
+    sql`, `,
+  );
+  const incoming = sql.join(
+    assignments.map(([, value]) => value),
+    sql`, `,
+  );
   return sql`(${stored}) is distinct from (${incoming})`;
 }
 

@@ -4,7 +4,8 @@ import { UnreadablePayloadError } from './unreadable-payload-error.js';
 export function toInteger(value: number | string | null | undefined, field: string): number | null {
   if (value === null || value === undefined) return null;
   const number = typeof value === 'number' ? value : /^\s*[+-]?\d+\s*$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(number)) throw new UnreadablePayloadError(`${field} ${JSON.stringify(value)} is not an integer`);
+  if (!Number.isSafeInteger(number))
+    throw new UnreadablePayloadError(`${field} ${JSON.stringify(value)} is not an integer`);
   return number;
 }
 

@@ -1,41 +1,141 @@
-import type { NftHoldingGroup, NftHoldingsResponse, NftToken } from '../upstream/schemas.js';
-import { toDecimalString } from './decimal.js';
+import { z } from 'zod';
+import {
+  nativeToken as nativeTokenSchema,
+  nftCollection as nftCollectionSchema,
+  nftHoldingGroup,
+  type NftHoldingGroup,
+  type NftHoldingsResponse,
+  type NftToken,
+} from '../upstream/schemas.js';
+import { readElements } from './answer-elements.js';
 import { extraFields, mergeExtra } from './extra-fields.js';
-import { toInteger, toText } from './integer.js';
-import type { NftCollectionRow, NftHoldingSnapshotRow, NftTokenRow, NormalizedNftHoldings } from './rows.js';
+import { toText } from './integer.js';
+import { readDecimal, readInteger } from './numeric-field.js';
+import { DriftLog } from './schema-drift.js';
+import { readShaped, readText, UnreadFields } from './wire-fields.js';
+import type {
+  ElementOutcome,
+  NftCollectionRow,
+  NftHoldingSnapshotRow,
+  NftTokenRow,
+  NormalizedNftHoldings,
+} from '../db/schema/rows.js';
 
-const GROUP_FIELDS = ['owner', 'nativeToken', 'collection', 'collectionId', 'tokens', 'floorPrice', 'marketPrice', 'profit'];
-const COLLECTION_FIELDS = ['description', 'externalUrl', 'id', 'imageUrl', 'name', 'totalItems', 'chain', 'verified', 'scam'];
+const GROUP_FIELDS = [
+  'owner',
+  'nativeToken',
+  'collection',
+  'collectionId',
+  'tokens',
+  'floorPrice',
+  'marketPrice',
+  'profit',
+];
+const COLLECTION_FIELDS = [
+  'description',
+  'externalUrl',
+  'id',
+  'imageUrl',
+  'name',
+  'totalItems',
+  'chain',
+  'verified',
+  'scam',
+];
 const NATIVE_TOKEN_FIELDS = ['name', 'cmcId', 'cmc_slug', 'cgId', 'symbol', 'decimals'];
-const TOKEN_FIELDS = ['royalty', 'imageUrl', 'tokenId', 'contractAddress', 'name', 'rarityScore', 'rank', 'price', 'cost'];
+const TOKEN_FIELDS = [
+  'royalty',
+  'imageUrl',
+  'tokenId',
+  'contractAddress',
+  'name',
+  'rarityScore',
+  'rank',
+  'price',
+  'cost',
+];
 const PROFIT_FIELDS = ['realizedPnL', 'unrealizedPnL'];
+
+const profitSchema = z.looseObject({});
+type NftCollection = z.infer<typeof nftCollectionSchema>;
+type Ctx = { owner: string; snapshotAt: Date };
+
+interface GroupRows {
+  collection: NftCollectionRow;
+  holding: NftHoldingSnapshotRow;
+  tokens: NftTokenRow[];
+}
 
 /**
  * Rows from an NFT-holdings answer for one owner at one tick: the collections, one holding snapshot
  * per collection, and the tokens held. `profit` absent (PnL not requested) gives null PnL, never
  * zero. Chains are upper-case, as in the upstream's chain list. A repeated collection replaces the
- * earlier group; a repeated token id within a collection replaces the earlier token.
+ * earlier group; a repeated token id within a collection replaces the earlier token. A group
+ * without a collectionId, or with a token without a tokenId, is quarantined alone; a field of
+ * another shape is drift (schema-drift.ts): its column stays null and its value is kept in `extra`.
  */
-export function normalizeNftHoldings(response: NftHoldingsResponse, ctx: { owner: string; snapshotAt: Date }): NormalizedNftHoldings {
-  const groups = new Map<string, NftHoldingGroup>();
-  for (const group of response) groups.set(group.collectionId, group);
-  const result: NormalizedNftHoldings = { collections: [], holdings: [], tokens: [] };
-  for (const group of groups.values()) {
-    const chain = group.collection?.chain?.trim().toUpperCase() || null;
-    const tokens = new Map<string, NftToken>();
-    for (const token of group.tokens) tokens.set(token.tokenId, token);
-    result.collections.push(collectionRow(group, chain, ctx.snapshotAt));
-    result.holdings.push(holdingRow(group, chain, tokens.size, ctx));
-    for (const token of tokens.values()) result.tokens.push(tokenRow(group.collectionId, token, chain, ctx));
+export function normalizeNftHoldings(response: NftHoldingsResponse, ctx: Ctx): NormalizedNftHoldings & ElementOutcome {
+  const drifts = new DriftLog();
+  const groups = new Map<string, GroupRows>();
+  const quarantined = readElements(response, nftHoldingGroup, drifts, (group, own) => {
+    const rows = readGroup(group, own, ctx);
+    return () => groups.set(group.collectionId, rows);
+  });
+  const result: NormalizedNftHoldings & ElementOutcome = {
+    collections: [],
+    holdings: [],
+    tokens: [],
+    elements: response.length,
+    quarantined,
+    drifts: drifts.list(),
+  };
+  for (const rows of groups.values()) {
+    result.collections.push(rows.collection);
+    result.holdings.push(rows.holding);
+    result.tokens.push(...rows.tokens);
   }
   return result;
 }
 
-function collectionRow(group: NftHoldingGroup, chain: string | null, snapshotAt: Date): NftCollectionRow {
-  const collection = group.collection;
-  const native = group.nativeToken;
+function readGroup(group: NftHoldingGroup, drifts: DriftLog, ctx: Ctx): GroupRows {
+  const collectionUnread = new UnreadFields();
+  const collection = collectionUnread.keep(
+    'collection',
+    readShaped(group.collection, nftCollectionSchema, 'nfts.collection', drifts),
+  );
+  const chain = collection?.chain?.trim().toUpperCase() || null;
+  const tokens = new Map<string, NftToken>();
+  for (const token of group.tokens) tokens.set(token.tokenId, token);
+  return {
+    collection: collectionRow(group, collection, chain, drifts, collectionUnread, ctx.snapshotAt),
+    holding: holdingRow(group, chain, tokens.size, drifts, ctx),
+    tokens: [...tokens.values()].map((token) => tokenRow(group.collectionId, token, chain, drifts, ctx)),
+  };
+}
+
+function collectionRow(
+  group: NftHoldingGroup,
+  collection: NftCollection | null,
+  chain: string | null,
+  drifts: DriftLog,
+  unread: UnreadFields,
+  snapshotAt: Date,
+): NftCollectionRow {
+  const nativeUnread = new UnreadFields();
+  const native = unread.keep(
+    'nativeToken',
+    readShaped(group.nativeToken, nativeTokenSchema, 'nfts.nativeToken', drifts),
+  );
+  const totalItems = unread.keep(
+    'totalItems',
+    readInteger(collection?.totalItems, 'nfts.collection.totalItems', drifts),
+  );
+  const decimals = nativeUnread.keep('decimals', readInteger(native?.decimals, 'nfts.nativeToken.decimals', drifts));
   const collectionExtra = extraFields(collection, COLLECTION_FIELDS);
-  const otherId = collection?.id !== undefined && collection.id !== null && String(collection.id) !== group.collectionId ? { id: collection.id } : null;
+  const otherId =
+    collection?.id !== undefined && collection.id !== null && String(collection.id) !== group.collectionId
+      ? { id: collection.id }
+      : null;
   return {
     collectionId: group.collectionId,
     chain,
@@ -43,52 +143,80 @@ function collectionRow(group: NftHoldingGroup, chain: string | null, snapshotAt:
     description: collection?.description ?? null,
     externalUrl: collection?.externalUrl ?? null,
     imageUrl: collection?.imageUrl ?? null,
-    totalItems: toInteger(collection?.totalItems, 'totalItems'),
+    totalItems,
     verified: collection?.verified ?? null,
     scam: collection?.scam ?? null,
     nativeTokenName: native?.name ?? null,
     nativeTokenSymbol: native?.symbol ?? null,
-    nativeTokenDecimals: toInteger(native?.decimals, 'nativeToken.decimals'),
+    nativeTokenDecimals: decimals,
     nativeTokenCmcId: toText(native?.cmcId),
     nativeTokenCmcSlug: native?.cmc_slug ?? null,
     nativeTokenCgId: native?.cgId ?? null,
-    extra: mergeExtra({ nativeToken: extraFields(native, NATIVE_TOKEN_FIELDS) }, { ...collectionExtra, ...otherId }),
+    extra: mergeExtra(
+      { nativeToken: { ...extraFields(native, NATIVE_TOKEN_FIELDS), ...nativeUnread.fields } },
+      { ...collectionExtra, ...otherId, ...unread.fields },
+    ),
     firstSeenAt: snapshotAt,
     lastSeenAt: snapshotAt,
   };
 }
 
-function holdingRow(group: NftHoldingGroup, chain: string | null, tokenCount: number, ctx: { owner: string; snapshotAt: Date }): NftHoldingSnapshotRow {
-  const foreignOwner = group.owner && group.owner.toLowerCase() !== ctx.owner.toLowerCase() ? { owner: group.owner } : null;
+function holdingRow(
+  group: NftHoldingGroup,
+  chain: string | null,
+  tokenCount: number,
+  drifts: DriftLog,
+  ctx: Ctx,
+): NftHoldingSnapshotRow {
+  const unread = new UnreadFields();
+  const owner = unread.keep('owner', readText(group.owner, 'nfts.owner', drifts));
+  const foreignOwner = owner && owner.toLowerCase() !== ctx.owner.toLowerCase() ? { owner } : null;
+  const profitUnread = new UnreadFields();
+  const profit = unread.keep('profit', readShaped(group.profit, profitSchema, 'nfts.profit', drifts));
+  const pnl = (name: string) => profitUnread.keep(name, readDecimal(profit?.[name], `nfts.profit.${name}`, drifts));
   return {
     owner: ctx.owner,
     collectionId: group.collectionId,
     snapshotAt: ctx.snapshotAt,
     chain,
     tokenCount,
-    floorPrice: toDecimalString(group.floorPrice),
-    marketPrice: toDecimalString(group.marketPrice),
-    realizedPnl: toDecimalString(group.profit?.realizedPnL),
-    unrealizedPnl: toDecimalString(group.profit?.unrealizedPnL),
-    extra: mergeExtra({ profit: extraFields(group.profit, PROFIT_FIELDS) }, { ...extraFields(group, GROUP_FIELDS), ...foreignOwner }),
+    floorPrice: unread.keep('floorPrice', readDecimal(group.floorPrice, 'nfts.floorPrice', drifts)),
+    marketPrice: unread.keep('marketPrice', readDecimal(group.marketPrice, 'nfts.marketPrice', drifts)),
+    realizedPnl: pnl('realizedPnL'),
+    unrealizedPnl: pnl('unrealizedPnL'),
+    extra: mergeExtra(
+      { profit: { ...extraFields(profit, PROFIT_FIELDS), ...profitUnread.fields } },
+      { ...extraFields(group, GROUP_FIELDS), ...foreignOwner, ...unread.fields },
+    ),
   };
 }
 
-function tokenRow(collectionId: string, token: NftToken, chain: string | null, ctx: { owner: string; snapshotAt: Date }): NftTokenRow {
+function tokenRow(
+  collectionId: string,
+  token: NftToken,
+  chain: string | null,
+  drifts: DriftLog,
+  ctx: Ctx,
+): NftTokenRow {
+  const unread = new UnreadFields();
+  const text = (name: string) => unread.keep(name, readText(token[name], `nfts.tokens.${name}`, drifts));
+  const decimal = (name: string) => unread.keep(name, readDecimal(token[name], `nfts.tokens.${name}`, drifts));
+  const rank = token.rank;
+  const rankText = typeof rank === 'string' || typeof rank === 'number' ? toText(rank) : text('rank');
   return {
     owner: ctx.owner,
     collectionId,
     tokenId: token.tokenId,
     chain,
-    contractAddress: token.contractAddress ?? null,
-    name: token.name ?? null,
-    imageUrl: token.imageUrl ?? null,
-    rank: toText(token.rank),
-    rarityScore: toDecimalString(token.rarityScore),
-    royalty: toDecimalString(token.royalty),
-    price: toDecimalString(token.price),
-    cost: toDecimalString(token.cost),
-    extra: extraFields(token, TOKEN_FIELDS),
+    contractAddress: text('contractAddress'),
+    name: text('name'),
+    imageUrl: text('imageUrl'),
+    rank: rankText,
+    rarityScore: decimal('rarityScore'),
+    royalty: decimal('royalty'),
+    price: decimal('price'),
+    cost: decimal('cost'),
+    extra: mergeExtra({}, { ...extraFields(token, TOKEN_FIELDS), ...unread.fields }),
     firstSeenAt: ctx.snapshotAt,
     lastSeenAt: ctx.snapshotAt,
     releasedAt: null,

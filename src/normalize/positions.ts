@@ -1,118 +1,270 @@
-import type { AmountEntry, FarmingEntry, Position, PositionsResponse } from '../upstream/schemas.js';
-import { sumDecimals, toDecimalString } from './decimal.js';
+import { z } from 'zod';
+import { position as positionSchema, protocolRef, type Position, type PositionsResponse } from '../upstream/schemas.js';
+import { readElements } from './answer-elements.js';
+import { sumDecimals } from './decimal.js';
 import { extraFields, mergeExtra } from './extra-fields.js';
 import { toText } from './integer.js';
+import { readDecimal } from './numeric-field.js';
+import { nestedPositionKey, positionKeys } from './position-keys.js';
 import { mergeProtocol, protocolRow } from './protocols.js';
+import { DriftLog, shapeOf } from './schema-drift.js';
+import { isPlainObject, readShaped, readText, UnreadFields } from './wire-fields.js';
 import type {
-  NormalizedPositions, PositionAmountKind, PositionAmountRow, PositionFarmingRow, PositionRow, PositionSnapshotRow, ProtocolRow,
-} from './rows.js';
+  ElementOutcome,
+  NormalizedPositions,
+  PositionAmountKind,
+  PositionAmountRow,
+  PositionFarmingRow,
+  PositionRow,
+  PositionSnapshotRow,
+  ProtocolRow,
+} from '../db/schema/rows.js';
 import { readTokenRef } from './token-ref.js';
 
-const POSITION_FIELDS = ['positionId', 'owner', 'input', 'yieldCollected', 'current', 'fee', 'chain', 'type', 'farming', 'meta'];
+const POSITION_FIELDS = [
+  'positionId',
+  'owner',
+  'input',
+  'yieldCollected',
+  'current',
+  'fee',
+  'chain',
+  'type',
+  'farming',
+  'meta',
+];
 const CURRENT_FIELDS = ['tokens', 'yield'];
 const META_FIELDS = ['protocol'];
 const PROTOCOL_FIELDS = ['name', 'logo', 'url', 'protocol'];
 const AMOUNT_FIELDS = ['amount', 'value', 'token'];
 const FARMING_FIELDS = ['base_apr', 'rewards_apr', 'total_apr', 'total_apy', 'rewards'];
+/** Fields that make a list entry a whole position rather than an amount entry. */
+const NESTED_POSITION_FIELDS = ['positionId', 'input', 'current', 'meta'];
+
+const metaSchema = z.looseObject({ protocol: protocolRef.nullish() });
+type Meta = z.infer<typeof metaSchema>;
+
+interface PositionRows {
+  position: PositionRow;
+  snapshot: PositionSnapshotRow;
+  amounts: PositionAmountRow[];
+  farming: PositionFarmingRow[];
+  protocol: ProtocolRow | null;
+}
 
 /**
  * Rows from a positions answer for one owner at one tick. Whatever variant a position is, the
  * common fields map to columns and the rest goes to the snapshot's `extra`. Value totals are exact
- * sums (null when an entry has no value; current totals null when `current` is absent). A
- * repeated positionId replaces the earlier one.
+ * sums (null when an entry has no value; current totals null when `current` is absent). Every
+ * position is kept: positions sharing a positionId get keys of their own (position-keys.ts). A
+ * position without its identity (positionId, chain, type) is quarantined alone; a field of another
+ * shape is drift (schema-drift.ts): its column stays null and its value is kept in `extra`, as is a
+ * list entry that is not an amount entry, under the list's name and its index. A whole position
+ * inside an amount list (a Borrow's collateral in `input`) is drift too, and becomes a child
+ * position of its own (`<parent key>/<list>/<index>`, parentPositionId set), outside its parent's
+ * totals.
  */
-export function normalizePositions(response: PositionsResponse, ctx: { owner: string; snapshotAt: Date }): NormalizedPositions {
-  const byId = new Map<string, Position>();
-  for (const position of response.data) byId.set(position.positionId, position);
+export function normalizePositions(
+  response: PositionsResponse,
+  ctx: { owner: string; snapshotAt: Date },
+): NormalizedPositions & ElementOutcome {
+  const drifts = new DriftLog();
+  const keys = positionKeys(response.data);
+  const read: PositionRows[] = [];
+  const quarantined = readElements(response.data, positionSchema, drifts, (element, own, index) => {
+    const rows = readPosition(element, own, ctx, keys[index]!, null);
+    return () => read.push(...rows);
+  });
   const protocols = new Map<string, ProtocolRow>();
-  const result: NormalizedPositions = { protocols: [], positions: [], snapshots: [], amounts: [], farming: [] };
-  for (const position of byId.values()) {
-    const protocol = protocolOf(position);
+  const result: NormalizedPositions & ElementOutcome = {
+    protocols: [],
+    positions: [],
+    snapshots: [],
+    amounts: [],
+    farming: [],
+    elements: response.data.length,
+    quarantined,
+    drifts: drifts.list(),
+  };
+  for (const rows of read) {
+    const protocol = rows.protocol;
     if (protocol) {
       const known = protocols.get(protocol.protocolId);
       protocols.set(protocol.protocolId, known ? mergeProtocol(known, protocol) : protocol);
     }
-    result.positions.push(positionRow(position, protocol?.protocolId ?? null, ctx));
-    const amounts = amountRows(position);
-    result.snapshots.push(snapshotRow(position, amounts, ctx));
-    result.amounts.push(...amounts);
-    result.farming.push(...position.farming.map((entry, idx) => farmingRow(position.positionId, entry, idx)));
+    result.positions.push(rows.position);
+    result.snapshots.push(rows.snapshot);
+    result.amounts.push(...rows.amounts);
+    result.farming.push(...rows.farming);
   }
   result.protocols = [...protocols.values()];
   return result;
 }
 
-function protocolOf(position: Position): ProtocolRow | null {
-  const protocol = position.meta?.protocol;
-  if (!protocol) return null;
-  const id = toText(protocol.protocol ?? protocol.name)?.trim();
-  return id ? protocolRow(id, protocol) : null;
-}
+/** The rows of one position (first) and of the positions nested in its amount lists (after it). */
+function readPosition(
+  element: Position,
+  drifts: DriftLog,
+  ctx: { owner: string; snapshotAt: Date },
+  positionId: string,
+  parentPositionId: string | null,
+): PositionRows[] {
+  const unread = new UnreadFields();
+  const nested: PositionRows[] = [];
+  const readNested = (child: Position, list: string, idx: number) =>
+    nested.push(...readPosition(child, drifts, ctx, nestedPositionKey(positionId, list, idx), positionId));
+  const owner = unread.keep('owner', readText(element.owner, 'positions.owner', drifts));
+  const fee = unread.keep('fee', readDecimal(element.fee, 'positions.fee', drifts));
+  const meta = unread.keep('meta', readShaped(element.meta, metaSchema, 'positions.meta', drifts));
+  const protocol = protocolOf(meta);
 
-function positionRow(position: Position, protocolId: string | null, ctx: { owner: string; snapshotAt: Date }): PositionRow {
-  return {
+  const amounts: PositionAmountRow[] = [];
+  const readList = (kind: PositionAmountKind, raw: unknown, field: string, into: UnreadFields, name: string) =>
+    amounts.push(
+      ...amountRows(positionId, kind, raw, `positions.${field}`, drifts, into, name, (child, idx) =>
+        readNested(child, field, idx),
+      ),
+    );
+  readList('input', element.input, 'input', unread, 'input');
+  readList('yield_collected', element.yieldCollected, 'yieldCollected', unread, 'yieldCollected');
+
+  const current = element.current;
+  const currentUnread = new UnreadFields();
+  const hasCurrent = isPlainObject(current);
+  if (hasCurrent) {
+    readList('current_token', current.tokens, 'current.tokens', currentUnread, 'tokens');
+    readList('current_yield', current.yield, 'current.yield', currentUnread, 'yield');
+  } else if (current !== null && current !== undefined) {
+    drifts.record('positions.current', shapeOf(current));
+    unread.set('current', current);
+  }
+  const farming = farmingRows(positionId, element.farming, drifts, unread);
+
+  const total = (kind: PositionAmountKind) =>
+    sumDecimals(amounts.filter((row) => row.kind === kind).map((row) => row.value));
+  const foreignOwner = owner && owner.toLowerCase() !== ctx.owner.toLowerCase() ? { owner } : null;
+  const snapshot: PositionSnapshotRow = {
     owner: ctx.owner,
-    positionId: position.positionId,
-    chain: position.chain,
-    type: position.type,
-    protocolId,
-    firstSeenAt: ctx.snapshotAt,
-    lastSeenAt: ctx.snapshotAt,
-    closedAt: null,
-  };
-}
-
-function amountRows(position: Position): PositionAmountRow[] {
-  const lists: [PositionAmountKind, AmountEntry[]][] = [
-    ['input', position.input],
-    ['yield_collected', position.yieldCollected],
-    ['current_token', position.current?.tokens ?? []],
-    ['current_yield', position.current?.yield ?? []],
-  ];
-  return lists.flatMap(([kind, entries]) => entries.map((entry, idx) => ({
-    positionId: position.positionId,
-    kind,
-    idx,
-    ...readTokenRef(entry.token),
-    amount: toDecimalString(entry.amount),
-    value: toDecimalString(entry.value),
-    extra: extraFields(entry, AMOUNT_FIELDS),
-  })));
-}
-
-function snapshotRow(position: Position, amounts: PositionAmountRow[], ctx: { owner: string; snapshotAt: Date }): PositionSnapshotRow {
-  const total = (kind: PositionAmountKind) => sumDecimals(amounts.filter((row) => row.kind === kind).map((row) => row.value));
-  const hasCurrent = position.current !== null && position.current !== undefined;
-  const protocol = position.meta?.protocol;
-  const foreignOwner = position.owner && position.owner.toLowerCase() !== ctx.owner.toLowerCase() ? { owner: position.owner } : null;
-  return {
-    owner: ctx.owner,
-    positionId: position.positionId,
+    positionId,
     snapshotAt: ctx.snapshotAt,
-    fee: toDecimalString(position.fee),
+    fee,
     inputValue: total('input'),
     yieldCollectedValue: total('yield_collected'),
     currentValue: hasCurrent ? total('current_token') : null,
     currentYieldValue: hasCurrent ? total('current_yield') : null,
     extra: mergeExtra(
       {
-        current: extraFields(position.current, CURRENT_FIELDS),
-        meta: mergeExtra({ protocol: extraFields(protocol, PROTOCOL_FIELDS) }, extraFields(position.meta, META_FIELDS)),
+        current: hasCurrent ? { ...extraFields(current, CURRENT_FIELDS), ...currentUnread.fields } : null,
+        meta: mergeExtra({ protocol: extraFields(meta?.protocol, PROTOCOL_FIELDS) }, extraFields(meta, META_FIELDS)),
       },
-      { ...extraFields(position, POSITION_FIELDS), ...foreignOwner },
+      { ...extraFields(element, POSITION_FIELDS), ...foreignOwner, ...unread.fields },
     ),
   };
+  const position: PositionRow = {
+    owner: ctx.owner,
+    positionId,
+    upstreamPositionId: element.positionId,
+    parentPositionId,
+    chain: element.chain,
+    type: element.type,
+    protocolId: protocol?.protocolId ?? null,
+    firstSeenAt: ctx.snapshotAt,
+    lastSeenAt: ctx.snapshotAt,
+    closedAt: null,
+  };
+  return [{ position, snapshot, amounts, farming, protocol }, ...nested];
 }
 
-function farmingRow(positionId: string, entry: FarmingEntry, idx: number): PositionFarmingRow {
-  return {
-    positionId,
-    idx,
-    baseApr: toDecimalString(entry.base_apr),
-    rewardsApr: toDecimalString(entry.rewards_apr),
-    totalApr: toDecimalString(entry.total_apr),
-    totalApy: toDecimalString(entry.total_apy),
-    rewards: entry.rewards ?? null,
-    extra: extraFields(entry, FARMING_FIELDS),
-  };
+function protocolOf(meta: Meta | null): ProtocolRow | null {
+  const protocol = meta?.protocol;
+  if (!protocol) return null;
+  const id = toText(protocol.protocol ?? protocol.name)?.trim();
+  return id ? protocolRow(id, protocol) : null;
+}
+
+/**
+ * The amount rows of one list. Each row keeps its index in the list. A whole position in the list
+ * is drift, handed to `readNested` with its index. Any other entry that is not an amount entry (a
+ * position without its identity, not an object) and a list that is not a list are drift, kept in
+ * `into` under `name` (by index for entries).
+ */
+function amountRows(
+  positionId: string,
+  kind: PositionAmountKind,
+  raw: unknown,
+  field: string,
+  drifts: DriftLog,
+  into: UnreadFields,
+  name: string,
+  readNested: (child: Position, idx: number) => void,
+): PositionAmountRow[] {
+  if (raw === null || raw === undefined) return [];
+  if (!Array.isArray(raw)) {
+    drifts.record(field, shapeOf(raw));
+    into.set(name, raw);
+    return [];
+  }
+  const rows: PositionAmountRow[] = [];
+  const notAmounts: Record<number, unknown> = {};
+  raw.forEach((entry: unknown, idx) => {
+    if (!isPlainObject(entry) || NESTED_POSITION_FIELDS.some((key) => key in entry)) {
+      drifts.record(field, isPlainObject(entry) ? 'position' : shapeOf(entry));
+      const child = positionSchema.safeParse(entry);
+      if (child.success) readNested(child.data, idx);
+      else notAmounts[idx] = entry;
+      return;
+    }
+    const unread = new UnreadFields();
+    const amount = unread.keep('amount', readDecimal(entry.amount, `${field}.amount`, drifts));
+    const value = unread.keep('value', readDecimal(entry.value, `${field}.value`, drifts));
+    let token = entry.token;
+    if (token !== null && token !== undefined && typeof token !== 'string' && !isPlainObject(token)) {
+      drifts.record(`${field}.token`, shapeOf(token));
+      unread.set('token', token);
+      token = null;
+    }
+    rows.push({
+      positionId,
+      kind,
+      idx,
+      ...readTokenRef(token as string | Record<string, unknown> | null | undefined),
+      amount,
+      value,
+      extra: mergeExtra({}, { ...extraFields(entry, AMOUNT_FIELDS), ...unread.fields }),
+    });
+  });
+  if (Object.keys(notAmounts).length > 0) into.set(name, notAmounts);
+  return rows;
+}
+
+function farmingRows(positionId: string, raw: unknown, drifts: DriftLog, into: UnreadFields): PositionFarmingRow[] {
+  if (raw === null || raw === undefined) return [];
+  if (!Array.isArray(raw)) {
+    drifts.record('positions.farming', shapeOf(raw));
+    into.set('farming', raw);
+    return [];
+  }
+  const rows: PositionFarmingRow[] = [];
+  const notEntries: Record<number, unknown> = {};
+  raw.forEach((entry: unknown, idx) => {
+    if (!isPlainObject(entry)) {
+      drifts.record('positions.farming', shapeOf(entry));
+      notEntries[idx] = entry;
+      return;
+    }
+    const unread = new UnreadFields();
+    const apr = (name: string) => unread.keep(name, readDecimal(entry[name], `positions.farming.${name}`, drifts));
+    rows.push({
+      positionId,
+      idx,
+      baseApr: apr('base_apr'),
+      rewardsApr: apr('rewards_apr'),
+      totalApr: apr('total_apr'),
+      totalApy: apr('total_apy'),
+      rewards: entry.rewards ?? null,
+      extra: mergeExtra({}, { ...extraFields(entry, FARMING_FIELDS), ...unread.fields }),
+    });
+  });
+  if (Object.keys(notEntries).length > 0) into.set('farming', notEntries);
+  return rows;
 }

@@ -1,6 +1,6 @@
 import type { ProtocolsResponse } from '../upstream/schemas.js';
 import { toText } from './integer.js';
-import type { ProtocolRow } from './rows.js';
+import type { ProtocolRow } from '../db/schema/rows.js';
 import { UnreadablePayloadError } from './unreadable-payload-error.js';
 
 /**
@@ -10,10 +10,10 @@ import { UnreadablePayloadError } from './unreadable-payload-error.js';
 export function normalizeProtocols(response: ProtocolsResponse): ProtocolRow[] {
   const rows = new Map<string, ProtocolRow>();
   for (const entry of response) {
-    const row = typeof entry === 'string' ? protocolRow(entry.trim(), {}) : protocolRow(
-      toText(entry.protocolId ?? entry.protocol ?? entry.id ?? entry.name)?.trim() ?? '',
-      entry,
-    );
+    const row =
+      typeof entry === 'string'
+        ? protocolRow(entry.trim(), {})
+        : protocolRow(toText(entry.protocolId ?? entry.protocol ?? entry.id ?? entry.name)?.trim() ?? '', entry);
     if (!row.protocolId) throw new UnreadablePayloadError(`protocol entry without an id: ${JSON.stringify(entry)}`);
     const known = rows.get(row.protocolId);
     rows.set(row.protocolId, known ? mergeProtocol(known, row) : row);
@@ -21,7 +21,10 @@ export function normalizeProtocols(response: ProtocolsResponse): ProtocolRow[] {
   return [...rows.values()];
 }
 
-export function protocolRow(protocolId: string, fields: { name?: string | null; logo?: string | null; url?: string | null }): ProtocolRow {
+export function protocolRow(
+  protocolId: string,
+  fields: { name?: string | null; logo?: string | null; url?: string | null },
+): ProtocolRow {
   return { protocolId, name: fields.name ?? null, logo: fields.logo ?? null, url: fields.url ?? null };
 }
 

@@ -28,7 +28,9 @@ export function toTimestamp(value: NumericValue): Date {
   if (time.lte(0) || !unit) throw new UnreadablePayloadError(`timestamp ${String(value)} is not a Unix time`);
   const milliseconds = time.div(new Big(unit.perMillisecond)).round(0, Big.roundDown).toNumber();
   if (milliseconds < EARLIEST || milliseconds >= LATEST) {
-    throw new UnreadablePayloadError(`timestamp ${String(value)} is ${new Date(milliseconds).toISOString()}: not a plausible price time`);
+    throw new UnreadablePayloadError(
+      `timestamp ${String(value)} is ${new Date(milliseconds).toISOString()}: not a plausible price time`,
+    );
   }
   return new Date(milliseconds);
 }

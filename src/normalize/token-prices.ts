@@ -1,9 +1,11 @@
 import { InvalidInputError } from '../errors.js';
-import type { TokenPriceEntry, TokenPriceResponse } from '../upstream/schemas.js';
-import { normalizeCoinType } from './coin-type.js';
-import { toDecimalString } from './decimal.js';
-import { toInteger } from './integer.js';
-import type { NormalizedTokenPrices, PriceRow, TokenRow } from './rows.js';
+import { tokenPriceEntry, type TokenPriceEntry, type TokenPriceResponse } from '../upstream/schemas.js';
+import { normalizeCoinType } from '../chain/coin-type.js';
+import { readElements } from './answer-elements.js';
+import { readDecimal, readInteger } from './numeric-field.js';
+import { DriftLog } from './schema-drift.js';
+import { readText } from './wire-fields.js';
+import type { ElementOutcome, NormalizedTokenPrices, PriceRow, TokenRow } from '../db/schema/rows.js';
 import { toTimestamp } from './timestamp.js';
 import { UnreadablePayloadError } from './unreadable-payload-error.js';
 
@@ -15,38 +17,67 @@ const MAX_FUTURE_MS = 24 * 3600 * 1000;
  * spelling of what was asked in the 64-hex one). A null price is not a row: the coin type is listed
  * in `missing`. One price per (coin type, price time): a repeated entry replaces the earlier one.
  * tokens.first/last_seen_at span the upstream's own timestamps, so rewriting an answer changes nothing.
+ * An entry that cannot be read (no coin type, a price or a price time that is not one) is
+ * quarantined alone. Other fields of another shape are drift: null (the raw body keeps them).
  */
-export function normalizeTokenPrices(response: TokenPriceResponse, ctx: { fetchedAt: Date }): NormalizedTokenPrices {
+export function normalizeTokenPrices(
+  response: TokenPriceResponse,
+  ctx: { fetchedAt: Date },
+): NormalizedTokenPrices & ElementOutcome {
   const tokens = new Map<string, TokenRow>();
   const prices = new Map<string, PriceRow>();
   const missing = new Set<string>();
-  for (const entry of response.data) {
+  const drifts = new DriftLog();
+  const quarantined = readElements(response.data, tokenPriceEntry, drifts, (entry, own) => {
     const coinType = readCoinType(entry.contract_address);
-    if (entry.price === null) {
-      missing.add(coinType);
-      mergeToken(tokens, tokenRow(coinType, entry, seenTimeOfUnpriced(entry, ctx.fetchedAt), null));
-      continue;
+    const price = readDecimal(entry.price, 'prices.price', own);
+    if ('unread' in price)
+      throw new UnreadablePayloadError(`price of ${coinType} is not a number: ${JSON.stringify(entry.price)}`);
+    const token = (seenAt: Date, priceTime: Date | null) => tokenRow(coinType, entry, seenAt, priceTime, own);
+    if (price.value === null) {
+      const row = token(seenTimeOfUnpriced(entry, ctx.fetchedAt), null);
+      return () => {
+        missing.add(coinType);
+        mergeToken(tokens, row);
+      };
     }
-    const priceTime = toTimestamp(entry.timestamp);
+    const priceTime = readPriceTime(entry, own);
     if (priceTime.getTime() - ctx.fetchedAt.getTime() > MAX_FUTURE_MS) {
-      throw new UnreadablePayloadError(`price time ${priceTime.toISOString()} of ${coinType} is after the fetch (${ctx.fetchedAt.toISOString()})`);
+      throw new UnreadablePayloadError(
+        `price time ${priceTime.toISOString()} of ${coinType} is after the fetch (${ctx.fetchedAt.toISOString()})`,
+      );
     }
-    prices.set(`${coinType}\u0000${priceTime.getTime()}`, {
+    const row: PriceRow = {
       coinType,
       priceTime,
-      price: toDecimalString(entry.price)!,
-      price24hAgo: toDecimalString(entry.last24hPrice),
-      source: entry.source ?? null,
+      price: price.value,
+      price24hAgo: readDecimal(entry.last24hPrice, 'prices.last24hPrice', own).value,
+      source: readText(entry.source, 'prices.source', own).value,
       fetchedAt: ctx.fetchedAt,
-    });
-    mergeToken(tokens, tokenRow(coinType, entry, priceTime, priceTime));
-  }
+    };
+    const tokenSeen = token(priceTime, priceTime);
+    return () => {
+      prices.set(`${coinType}\u0000${priceTime.getTime()}`, row);
+      mergeToken(tokens, tokenSeen);
+    };
+  });
   const priced = new Set([...prices.values()].map((price) => price.coinType));
   return {
     tokens: [...tokens.values()],
     prices: [...prices.values()],
     missing: [...missing].filter((coinType) => !priced.has(coinType)),
+    elements: response.data.length,
+    quarantined,
+    drifts: drifts.list(),
   };
+}
+
+/** The time of a price: a price without one cannot be stored. */
+function readPriceTime(entry: TokenPriceEntry, drifts: DriftLog): Date {
+  const time = readDecimal(entry.timestamp, 'prices.timestamp', drifts);
+  if (time.value === null)
+    throw new UnreadablePayloadError(`timestamp ${JSON.stringify(entry.timestamp)} is not a Unix time`);
+  return toTimestamp(time.value);
 }
 
 function readCoinType(contractAddress: string): string {
@@ -61,18 +92,24 @@ function readCoinType(contractAddress: string): string {
 /** An entry without a price may carry a placeholder timestamp (0): then the fetch time stands in. */
 function seenTimeOfUnpriced(entry: TokenPriceEntry, fetchedAt: Date): Date {
   try {
-    return toTimestamp(entry.timestamp);
+    return readPriceTime(entry, new DriftLog());
   } catch (error) {
     if (error instanceof UnreadablePayloadError) return fetchedAt;
     throw error;
   }
 }
 
-function tokenRow(coinType: string, entry: TokenPriceEntry, seenAt: Date, priceTime: Date | null): TokenRow {
+function tokenRow(
+  coinType: string,
+  entry: TokenPriceEntry,
+  seenAt: Date,
+  priceTime: Date | null,
+  drifts: DriftLog,
+): TokenRow {
   return {
     coinType,
-    symbol: entry.symbol ?? null,
-    decimals: toInteger(entry.decimals, 'decimals'),
+    symbol: readText(entry.symbol, 'prices.symbol', drifts).value,
+    decimals: readInteger(entry.decimals, 'prices.decimals', drifts).value,
     firstSeenAt: seenAt,
     lastSeenAt: seenAt,
     lastPriceTime: priceTime,

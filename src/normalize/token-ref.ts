@@ -1,9 +1,19 @@
 import { InvalidInputError } from '../errors.js';
-import { normalizeAddress } from './address.js';
-import { normalizeCoinType } from './coin-type.js';
+import { normalizeAddress } from '../chain/address.js';
+import { normalizeCoinType } from '../chain/coin-type.js';
 
 /** Fields of a token object that may carry its coin type or address, in order of preference. */
-const ID_FIELDS = ['coinType', 'coin_type', 'coin', 'address', 'contract_address', 'contractAddress', 'tokenAddress', 'token_address', 'id'];
+const ID_FIELDS = [
+  'coinType',
+  'coin_type',
+  'coin',
+  'address',
+  'contract_address',
+  'contractAddress',
+  'tokenAddress',
+  'token_address',
+  'id',
+];
 
 export interface TokenRef {
   /** Coin type or address in its normal form when it is one (so it joins token_prices), else as given. */
@@ -33,8 +43,8 @@ export function readTokenRef(token: string | Record<string, unknown> | null | un
 export function tokenId(value: string): string | null {
   const trimmed = value.trim();
   if (!trimmed) return null;
-  // Only a coin type has "::" (an address never does): one attempt, not an error thrown per address
-  // (building errors was 2 % of a worker's CPU).
+  // Only a coin type has "::" (an address never does): one attempt, not an error thrown and caught
+  // per amount entry, which cost a worker measurable CPU.
   const normalize = trimmed.includes('::') ? normalizeCoinType : normalizeAddress;
   try {
     return normalize(trimmed);

@@ -40,7 +40,8 @@ function pathOf(url: string): string {
  */
 export function requireOpsToken(token: string) {
   const expected = digest(token);
-  const matches = (candidate: string | undefined) => candidate !== undefined && timingSafeEqual(digest(candidate), expected);
+  const matches = (candidate: string | undefined) =>
+    candidate !== undefined && timingSafeEqual(digest(candidate), expected);
 
   return async function checkOpsToken(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     if (OPEN_PATHS.has(pathOf(request.url))) return undefined;

@@ -52,7 +52,9 @@ export function renderPriceChartSvg(series: PricePoint[], options: PriceChartOpt
   const plotWidth = width - PADDING.left - PADDING.right;
   const plotHeight = height - PADDING.top - PADDING.bottom;
   const inWindow = series
-    .filter((point) => point.time.getTime() >= from && point.time.getTime() <= to && Number.isFinite(Number(point.price)))
+    .filter(
+      (point) => point.time.getTime() >= from && point.time.getTime() <= to && Number.isFinite(Number(point.price)),
+    )
     .sort((a, b) => a.time.getTime() - b.time.getTime());
   const points = thinPoints(inWindow, options.from, options.to, options.maxPoints ?? 720);
 

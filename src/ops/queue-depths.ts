@@ -1,7 +1,16 @@
-import type { QueueName, Queues } from '../queue/queues.js';
+import type { Queues } from '../queue/queues.js';
+import type { QueueName } from '../datasets.js';
 
 /** The job states shown and exported, in the order a reader scans them. */
-export const QUEUE_STATES = ['waiting', 'prioritized', 'delayed', 'active', 'waiting-children', 'failed', 'completed'] as const;
+export const QUEUE_STATES = [
+  'waiting',
+  'prioritized',
+  'delayed',
+  'active',
+  'waiting-children',
+  'failed',
+  'completed',
+] as const;
 export type QueueState = (typeof QUEUE_STATES)[number];
 
 export interface QueueDepth {
@@ -14,7 +23,10 @@ export async function readQueueDepths(queues: Queues): Promise<QueueDepth[]> {
   return Promise.all(
     (Object.entries(queues) as [QueueName, Queues[QueueName]][]).map(async ([queue, instance]) => {
       const reply = await instance.getJobCounts(...QUEUE_STATES);
-      const counts = Object.fromEntries(QUEUE_STATES.map((state) => [state, reply[state] ?? 0])) as Record<QueueState, number>;
+      const counts = Object.fromEntries(QUEUE_STATES.map((state) => [state, reply[state] ?? 0])) as Record<
+        QueueState,
+        number
+      >;
       return { queue, counts };
     }),
   );

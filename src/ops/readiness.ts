@@ -1,22 +1,18 @@
 import type { Redis } from 'ioredis';
-import type { Sql } from '../db/client.js';
+import type { Database } from '../db/client.js';
+import { runQuery } from '../db/query.js';
+import { describe } from '../errors.js';
 import { withDeadline } from './deadline.js';
 
 export interface DependencyCheck {
   ok: boolean;
-  /** Why the check failed: an error code or a short message, never a connection string. */
+  /** Why the check failed, in one line (errors.ts describe): never a connection string. */
   error?: string;
 }
 
 export interface Readiness {
   ready: boolean;
   checks: { postgres: DependencyCheck; redis: DependencyCheck };
-}
-
-function describe(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && code) return code;
-  return error instanceof Error ? error.message : String(error);
 }
 
 async function check(run: () => Promise<unknown>, timeoutMs: number, what: string): Promise<DependencyCheck> {
@@ -29,13 +25,17 @@ async function check(run: () => Promise<unknown>, timeoutMs: number, what: strin
 }
 
 /** Ready when Postgres answers a query and Redis answers PING, each within `timeoutMs`. */
-export async function checkReadiness(sql: Sql, redis: Redis, timeoutMs: number): Promise<Readiness> {
+export async function checkReadiness(database: Database, redis: Redis, timeoutMs: number): Promise<Readiness> {
   const [postgres, redisCheck] = await Promise.all([
-    check(() => sql`select 1`, timeoutMs, 'Postgres'),
-    check(async () => {
-      const reply = await redis.ping();
-      if (reply !== 'PONG') throw new Error(`unexpected PING reply ${reply}`);
-    }, timeoutMs, 'Redis'),
+    check(() => runQuery(database, 'readiness.check', () => database.sql`select 1`), timeoutMs, 'Postgres'),
+    check(
+      async () => {
+        const reply = await redis.ping();
+        if (reply !== 'PONG') throw new Error(`unexpected PING reply ${reply}`);
+      },
+      timeoutMs,
+      'Redis',
+    ),
   ]);
   return { ready: postgres.ok && redisCheck.ok, checks: { postgres, redis: redisCheck } };
 }

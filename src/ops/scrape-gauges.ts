@@ -1,10 +1,10 @@
-import type { Sql } from '../db/client.js';
-import type { Logger } from './logger.js';
-import type { Metrics } from './metrics.js';
+import type { Database } from '../db/client.js';
+import type { Logger } from '../runtime/logger.js';
+import type { Metrics } from '../runtime/metrics.js';
 import type { Queues } from '../queue/queues.js';
 import { withDeadline } from './deadline.js';
 import { readQueueDepths } from './queue-depths.js';
-import { loadDatasetFreshness } from './status-queries.js';
+import { loadDatasetFreshness } from '../db/stores/status.js';
 
 /**
  * Sets the gauges that are read from Redis and Postgres rather than counted in-process: queue depth
@@ -15,7 +15,7 @@ import { loadDatasetFreshness } from './status-queries.js';
 export async function refreshScrapeGauges(input: {
   metrics: Metrics;
   queues: Queues;
-  sql: Sql;
+  database: Database;
   logger: Logger;
   now: () => Date;
   timeoutMs: number;
@@ -27,11 +27,12 @@ export async function refreshScrapeGauges(input: {
       for (const [state, count] of Object.entries(counts)) metrics.queueDepth.set({ queue, state }, count);
     }
   });
-  const freshness = withDeadline(loadDatasetFreshness(input.sql), input.timeoutMs, 'Postgres').then((rows) => {
+  const freshness = withDeadline(loadDatasetFreshness(input.database), input.timeoutMs, 'Postgres').then((rows) => {
     metrics.datasetFreshness.reset();
     const now = input.now().getTime();
     for (const row of rows) {
-      if (row.newestTick) metrics.datasetFreshness.set({ dataset: row.dataset }, (now - row.newestTick.getTime()) / 1000);
+      if (row.newestTick)
+        metrics.datasetFreshness.set({ dataset: row.dataset }, (now - row.newestTick.getTime()) / 1000);
     }
   });
   const [queueResult, freshnessResult] = await Promise.allSettled([queueDepths, freshness]);

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
-import type { Context } from '../context.js';
+import type { Context } from '../runtime/context.js';
 import type { Database } from '../db/client.js';
 import type { Queues } from '../queue/queues.js';
 import { registerBullBoard } from './bull-board.js';
@@ -67,9 +67,11 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (_request, reply) => {
-    const readiness = await checkReadiness(database.sql, redis, DEPENDENCY_TIMEOUT_MS);
+    const readiness = await checkReadiness(database, redis, DEPENDENCY_TIMEOUT_MS);
     if (!readiness.ready) logger.warn({ checks: readiness.checks }, 'not ready');
-    return reply.code(readiness.ready ? 200 : 503).send({ status: readiness.ready ? 'ready' : 'unavailable', ...readiness });
+    return reply
+      .code(readiness.ready ? 200 : 503)
+      .send({ status: readiness.ready ? 'ready' : 'unavailable', ...readiness });
   });
 
   if (options.METRICS_ENABLED) {
@@ -77,7 +79,7 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
       await refreshScrapeGauges({
         metrics,
         queues,
-        sql: database.sql,
+        database,
         logger,
         now,
         timeoutMs: DEPENDENCY_TIMEOUT_MS,
@@ -87,7 +89,7 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
   }
 
   app.get('/', async (request, reply) => {
-    const data = await loadStatusPageData({ sql: database.sql, queues, now: now(), timeoutMs: DEPENDENCY_TIMEOUT_MS });
+    const data = await loadStatusPageData({ database, queues, now: now(), timeoutMs: DEPENDENCY_TIMEOUT_MS });
     const token = (request.query as { token?: string }).token;
     return reply
       .type('text/html; charset=utf-8')
@@ -103,7 +105,10 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
     async listen() {
       const url = await app.listen({ host: options.OPS_HOST, port: options.OPS_PORT });
       if (!options.OPS_TOKEN && !isLoopback(options.OPS_HOST)) {
-        logger.warn({ host: options.OPS_HOST }, 'ops server listens beyond loopback without OPS_TOKEN: anyone who reaches it can use Bull Board');
+        logger.warn(
+          { host: options.OPS_HOST },
+          'ops server listens beyond loopback without OPS_TOKEN: anyone who reaches it can use Bull Board',
+        );
       }
       return url;
     },

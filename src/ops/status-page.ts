@@ -1,10 +1,10 @@
-import { shortCoinType } from '../normalize/coin-type.js';
-import { DATASETS } from '../queue/queues.js';
+import { shortCoinType } from '../chain/coin-type.js';
 import { Html, html } from './html.js';
 import { renderPriceChartSvg, type PricePoint } from './price-chart-svg.js';
 import { QUEUE_STATES } from './queue-depths.js';
 import type { Section, StatusPageData } from './status-page-data.js';
-import type { WatchedTokenRow } from './status-queries.js';
+import type { WatchedTokenRow } from '../db/stores/status.js';
+import { DATASETS } from '../datasets.js';
 
 /** Seconds between automatic reloads of the page. */
 export const STATUS_REFRESH_SECONDS = 30;
@@ -123,7 +123,8 @@ function tokenCard(token: WatchedTokenRow, series: PricePoint[], data: StatusPag
 function pricesSection(data: StatusPageData): Html {
   const tokens = data.tokens;
   if (!tokens.ok) return failed(tokens);
-  if (tokens.value.watched.length === 0) return html`<p class="muted">No watched tokens (chaintap tokens add &lt;coin type&gt;).</p>`;
+  if (tokens.value.watched.length === 0)
+    return html`<p class="muted">No watched tokens (chaintap tokens add &lt;coin type&gt;).</p>`;
   const series = new Map<string, PricePoint[]>();
   for (const row of tokens.value.prices) {
     const points = series.get(row.coinType) ?? [];
@@ -157,6 +158,16 @@ function quarantinedSection(data: StatusPageData): Html {
   return html`<table><thead><tr><th>received</th><th>dataset</th><th>endpoint</th><th>target</th><th>tick</th><th class="num">HTTP</th><th>reason</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
+function driftsSection(data: StatusPageData): Html {
+  if (!data.drifts.ok) return failed(data.drifts);
+  if (data.drifts.value.length === 0) return html`<p class="muted">Every field came in its documented shape.</p>`;
+  const rows = data.drifts.value.map(
+    (drift) =>
+      html`<tr><td>${drift.dataset}</td><td class="mono">${drift.field}</td><td>${drift.shape}</td><td class="num">${drift.count}</td><td>${formatTime(drift.firstSeenAt)}</td><td>${formatTime(drift.lastSeenAt)}</td></tr>`,
+  );
+  return html`<table><thead><tr><th>dataset</th><th>field</th><th>shape</th><th class="num">ticks</th><th>first tick</th><th>last tick</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
 function section(id: string, title: string, body: Html): Html {
   return html`<section id="${id}"><h2>${title}</h2>${body}</section>`;
 }
@@ -165,7 +176,13 @@ function section(id: string, title: string, body: Html): Html {
 export function renderStatusPage(data: StatusPageData, links: StatusPageLinks = {}): string {
   const href = (path: string) => (links.token ? `${path}?token=${encodeURIComponent(links.token)}` : path);
   const failing = (s: Section<unknown>) => (s.ok ? 0 : 1);
-  const unavailable = failing(data.freshness) + failing(data.queues) + failing(data.tokens) + failing(data.failures) + failing(data.quarantined);
+  const unavailable =
+    failing(data.freshness) +
+    failing(data.queues) +
+    failing(data.tokens) +
+    failing(data.failures) +
+    failing(data.quarantined) +
+    failing(data.drifts);
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="refresh" content="${STATUS_REFRESH_SECONDS}">
@@ -177,6 +194,7 @@ ${section('queues', 'Queues', queuesSection(data))}
 ${section('prices', 'Watched token prices, last 24 hours', pricesSection(data))}
 ${section('failures', 'Recent failures', failuresSection(data))}
 ${section('quarantine', 'Quarantined payloads', quarantinedSection(data))}
+${section('drifts', 'Schema drifts, last 24 hours', driftsSection(data))}
 </main></body></html>
 `.text;
 }

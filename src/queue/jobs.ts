@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Dataset, QueueName } from './queues.js';
+import type { Dataset, QueueName } from '../datasets.js';
 
 /** What each queue's jobs carry. Times travel as ISO strings (job data is JSON). */
 export interface PriceJobData {
@@ -32,13 +32,6 @@ export interface MaintenanceJobData {
   tick: string;
 }
 
-export interface JobDataByQueue {
-  prices: PriceJobData;
-  positions: PositionsJobData;
-  nfts: NftJobData;
-  maintenance: MaintenanceJobData;
-}
-
 /** What a processed job reports back (BullMQ return value, and run-once's summary). */
 export interface JobResult {
   outcome: 'succeeded' | 'quarantined';
@@ -47,7 +40,10 @@ export interface JobResult {
 
 /** The tick as it appears in job ids: ISO without ':' (BullMQ forbids it), e.g. 2026-11-21T20-45-00Z. */
 export function tickLabel(tick: Date): string {
-  return tick.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/:/g, '-');
+  return tick
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/:/g, '-');
 }
 
 /**
@@ -60,7 +56,10 @@ export function jobId(queue: QueueName, target: string, tick: Date): string {
 
 /** A short stable name for a batch of coin types: the same set gives the same name. */
 export function priceBatchTarget(coinTypes: string[], kind: 'tokens' | 'backfill' = 'tokens'): string {
-  const digest = createHash('sha256').update([...coinTypes].sort().join(',')).digest('hex').slice(0, 12);
+  const digest = createHash('sha256')
+    .update([...coinTypes].sort().join(','))
+    .digest('hex')
+    .slice(0, 12);
   return `${kind}-${digest}`;
 }
 

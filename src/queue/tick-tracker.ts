@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import type { Dataset } from './queues.js';
 import { tickLabel } from './jobs.js';
+import type { TickStream } from '../datasets.js';
 
 /**
  * Knows when every job of a tick has reached a final outcome (succeeded, quarantined or failed for
@@ -10,9 +10,6 @@ import { tickLabel } from './jobs.js';
  * completed, which is when the pipeline sends NOTIFY chaintap_snapshots.
  */
 const TTL_SECONDS = 3 * 24 * 3600;
-
-/** What a tick's jobs count towards: a dataset's scheduled tick, or one time step of a price backfill. */
-export type TickStream = Dataset | 'backfill';
 
 // KEYS: pending, finished, completed. Shared tail: complete the tick once when nothing is pending.
 const COMPLETE_IF_DONE = `
@@ -76,7 +73,13 @@ export function createTickTracker(redis: Redis, prefix: string): TickTracker {
       let completed = false;
       // An empty tick still runs the script once, so that it completes.
       for (let i = 0; i === 0 || i < ids.length; i += BATCH) {
-        const result = await redis.eval(EXPECT_SCRIPT, 3, ...keys(stream, tick), TTL_SECONDS, ...ids.slice(i, i + BATCH));
+        const result = await redis.eval(
+          EXPECT_SCRIPT,
+          3,
+          ...keys(stream, tick),
+          TTL_SECONDS,
+          ...ids.slice(i, i + BATCH),
+        );
         completed ||= result === 1;
       }
       return completed;
@@ -86,7 +89,11 @@ export function createTickTracker(redis: Redis, prefix: string): TickTracker {
     },
     async progress(stream, tick) {
       const [pendingKey, finishedKey, completedKey] = keys(stream, tick);
-      const [pending, finished, completed] = await Promise.all([redis.scard(pendingKey), redis.scard(finishedKey), redis.exists(completedKey)]);
+      const [pending, finished, completed] = await Promise.all([
+        redis.scard(pendingKey),
+        redis.scard(finishedKey),
+        redis.exists(completedKey),
+      ]);
       return { expected: pending + finished, finished, complete: completed === 1 };
     },
     async reopen(stream, tick, ids) {

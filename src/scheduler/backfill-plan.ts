@@ -8,7 +8,8 @@ const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 export function parseInterval(value: string): number {
   const match = /^(\d+)\s*([smhd])$/.exec(value.trim());
   const ms = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : 0;
-  if (!ms) throw new InvalidInputError(`invalid --interval "${value}": expected a number and a unit, such as 15m, 1h or 1d`);
+  if (!ms)
+    throw new InvalidInputError(`invalid --interval "${value}": expected a number and a unit, such as 15m, 1h or 1d`);
   return ms;
 }
 
@@ -16,7 +17,10 @@ export function parseInterval(value: string): number {
 export function backfillTimes(from: Date, to: Date, intervalMs: number, maxSteps = 1_000_000): Date[] {
   if (from.getTime() > to.getTime()) throw new InvalidInputError('--from must not be after --to');
   const steps = Math.floor((to.getTime() - from.getTime()) / intervalMs) + 1;
-  if (steps > maxSteps) throw new InvalidInputError(`${steps} time steps is more than ${maxSteps}: use a larger --interval or a shorter range`);
+  if (steps > maxSteps)
+    throw new InvalidInputError(
+      `${steps} time steps is more than ${maxSteps}: use a larger --interval or a shorter range`,
+    );
   return Array.from({ length: steps }, (_, i) => new Date(from.getTime() + i * intervalMs));
 }
 
@@ -43,7 +47,10 @@ export function planBackfill(
       ...job,
       data: { ...job.data, backfill: true as const },
     }));
-    byTick.set(start, planned.map((job) => job.opts.jobId));
+    byTick.set(
+      start,
+      planned.map((job) => job.opts.jobId),
+    );
     jobs.push(...planned);
   }
   return { jobs, skipped, byTick };

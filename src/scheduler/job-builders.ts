@@ -7,8 +7,8 @@ import {
   type PositionsJobData,
   type PriceJobData,
 } from '../queue/jobs.js';
-import type { QueueName } from '../queue/queues.js';
 import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/client.js';
+import type { QueueName } from '../datasets.js';
 
 /**
  * Pure: which jobs a tick produces. Ids come from dataset, target and tick only, so any number of
@@ -34,23 +34,33 @@ function planned<T>(queue: QueueName, target: string, tick: Date, data: T): Plan
 }
 
 /** Sorted, split into requests of at most 50 coin types; `at` asks for prices at that time. */
-export function priceJobs(coinTypes: string[], tick: Date, options: { at?: Date; kind?: 'tokens' | 'backfill' } = {}): PlannedJob<PriceJobData>[] {
+export function priceJobs(
+  coinTypes: string[],
+  tick: Date,
+  options: { at?: Date; kind?: 'tokens' | 'backfill' } = {},
+): PlannedJob<PriceJobData>[] {
   const sorted = [...new Set(coinTypes)].sort();
   const jobs: PlannedJob<PriceJobData>[] = [];
   for (let i = 0; i < sorted.length; i += MAX_COINS_PER_PRICE_REQUEST) {
     const batch = sorted.slice(i, i + MAX_COINS_PER_PRICE_REQUEST);
     const target = priceBatchTarget(batch, options.kind ?? 'tokens');
-    jobs.push(planned('prices', target, tick, {
-      tick: tick.toISOString(),
-      target,
-      coinTypes: batch,
-      ...(options.at ? { at: options.at.toISOString() } : {}),
-    }));
+    jobs.push(
+      planned('prices', target, tick, {
+        tick: tick.toISOString(),
+        target,
+        coinTypes: batch,
+        ...(options.at ? { at: options.at.toISOString() } : {}),
+      }),
+    );
   }
   return jobs;
 }
 
-export function positionJobs(addresses: WatchedAddressOptions[], tick: Date, forceRefresh: boolean): PlannedJob<PositionsJobData>[] {
+export function positionJobs(
+  addresses: WatchedAddressOptions[],
+  tick: Date,
+  forceRefresh: boolean,
+): PlannedJob<PositionsJobData>[] {
   return addresses.map((watched) =>
     planned('positions', watched.address, tick, {
       tick: tick.toISOString(),

@@ -1,13 +1,14 @@
-import type { Context } from '../context.js';
+import type { Context } from '../runtime/context.js';
 import type { Database } from '../db/client.js';
 import { listWatchedAddresses, listWatchedTokens } from '../db/index.js';
 import { jobOptions } from '../queue/job-options.js';
 import type { Queue } from 'bullmq';
-import type { QueueName, Queues } from '../queue/queues.js';
+import type { Queues } from '../queue/queues.js';
 import type { TickTracker } from '../queue/tick-tracker.js';
-import { announceTickComplete } from '../worker/tick-notification.js';
+import { announceTickComplete } from '../queue/tick-notification.js';
 import { cronMatcher, shouldForceRefresh } from './cron-slots.js';
 import { maintenanceJobs, nftJobs, positionJobs, priceJobs, type PlannedJob } from './job-builders.js';
+import type { QueueName } from '../datasets.js';
 
 /** Jobs per addBulk call when a tick is enqueued. */
 const ENQUEUE_SLICE = 200;
@@ -56,11 +57,17 @@ export async function produceTick(
  * behind one long MULTI (slices of 1,000 left the upstream short of requests for the first seconds
  * of a tick; see docs/benchmarks.md).
  */
-export async function enqueueJobs(deps: Pick<ProducerDeps, 'context' | 'queues'>, queue: QueueName, jobs: PlannedJob<unknown>[]): Promise<void> {
+export async function enqueueJobs(
+  deps: Pick<ProducerDeps, 'context' | 'queues'>,
+  queue: QueueName,
+  jobs: PlannedJob<unknown>[],
+): Promise<void> {
   const defaults = jobOptions(deps.context.options);
   for (let i = 0; i < jobs.length; i += ENQUEUE_SLICE) {
     await deps.queues[queue].addBulk(
-      jobs.slice(i, i + ENQUEUE_SLICE).map((job) => ({ name: job.name, data: job.data, opts: { ...defaults, ...job.opts } })),
+      jobs
+        .slice(i, i + ENQUEUE_SLICE)
+        .map((job) => ({ name: job.name, data: job.data, opts: { ...defaults, ...job.opts } })),
     );
   }
 }
@@ -76,7 +83,12 @@ export async function missingJobIds(queue: Queue, ids: string[]): Promise<string
   return missing;
 }
 
-async function planTick(deps: ProducerDeps, queue: QueueName, tick: Date, options: { at?: Date }): Promise<PlannedJob<unknown>[]> {
+async function planTick(
+  deps: ProducerDeps,
+  queue: QueueName,
+  tick: Date,
+  options: { at?: Date },
+): Promise<PlannedJob<unknown>[]> {
   const settings = deps.context.options;
   switch (queue) {
     case 'prices':

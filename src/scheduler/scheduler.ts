@@ -1,8 +1,8 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Redis } from 'ioredis';
-import type { QueueName } from '../queue/queues.js';
 import { cronMatcher, floorToMinute, slotAtOrBefore, slotsBetween } from './cron-slots.js';
 import { produceTick, type ProducerDeps } from './producer.js';
+import type { QueueName } from '../datasets.js';
 
 export interface Scheduler {
   /** Catches up missed price slots, then fires each queue's cron. */
@@ -54,7 +54,8 @@ export function createScheduler(deps: ProducerDeps & { redis: Redis; now?: () =>
     const current = slotAtOrBefore(matcher, now(), 24 * 60);
     const until = current ? new Date(current.getTime() - 60_000) : now();
     const missed = slotsBetween(matcher, new Date(Number(last)), until, options.CATCHUP_MAX_SLOTS);
-    if (missed.length) logger.info({ slots: missed.length, from: missed[0]?.toISOString() }, 'catching up missed price slots');
+    if (missed.length)
+      logger.info({ slots: missed.length, from: missed[0]?.toISOString() }, 'catching up missed price slots');
     for (const slot of missed) await produce('prices', slot, slot);
   }
 
@@ -62,11 +63,11 @@ export function createScheduler(deps: ProducerDeps & { redis: Redis; now?: () =>
     async start() {
       await catchUpPrices();
       for (const queue of Object.keys(expressions) as QueueName[]) {
-        const task = cron.schedule(
-          expressions[queue],
-          async () => produce(queue, floorToMinute(now())),
-          { timezone: 'Etc/UTC', name: `chaintap-${queue}`, noOverlap: true },
-        );
+        const task = cron.schedule(expressions[queue], async () => produce(queue, floorToMinute(now())), {
+          timezone: 'Etc/UTC',
+          name: `chaintap-${queue}`,
+          noOverlap: true,
+        });
         tasks.push(task);
       }
       logger.info(expressions, 'scheduler started');

@@ -15,10 +15,18 @@ import type { SimulatorControl } from './server.js';
  */
 export const CONTROL_PREFIX = '/_simulator/';
 
-export function answerControl(req: IncomingMessage, res: ServerResponse, pathname: string, control: SimulatorControl): void {
+export function answerControl(
+  req: IncomingMessage,
+  res: ServerResponse,
+  pathname: string,
+  control: SimulatorControl,
+): void {
   const reply = (status: number, body: unknown) => {
     const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+    });
     res.end(text);
   };
   const route = `${req.method} ${pathname}`;
@@ -42,7 +50,8 @@ export function answerControl(req: IncomingMessage, res: ServerResponse, pathnam
       if (route === 'POST /_simulator/faults') control.setFaults(body);
       else {
         const { offsetMs } = body as { offsetMs?: unknown };
-        if (typeof offsetMs !== 'number' || !Number.isSafeInteger(offsetMs)) throw new ChaintapError('offsetMs must be an integer');
+        if (typeof offsetMs !== 'number' || !Number.isSafeInteger(offsetMs))
+          throw new ChaintapError('offsetMs must be an integer');
         control.setClockOffset(offsetMs);
       }
       reply(200, {});

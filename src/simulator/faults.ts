@@ -31,8 +31,13 @@ export const NO_FAULTS: SimulatorFaults = {
 
 const RATES = ['spikeRate', 'error5xxRate', 'error429Rate', 'malformedRate', 'timeoutRate'] as const;
 
-/** The faults with `changes` applied; throws ConfigError for a negative value, a rate above 1 or shares summing above 1. */
-export function resolveFaults(changes: Partial<SimulatorFaults>, current: SimulatorFaults = NO_FAULTS): SimulatorFaults {
+/**
+ * The faults with `changes` applied; throws ConfigError for a negative value, a rate above 1 or shares summing above 1.
+ */
+export function resolveFaults(
+  changes: Partial<SimulatorFaults>,
+  current: SimulatorFaults = NO_FAULTS,
+): SimulatorFaults {
   const faults = { ...current };
   for (const [name, value] of Object.entries(changes) as [keyof SimulatorFaults, number | undefined][]) {
     if (value === undefined) continue;
@@ -46,7 +51,10 @@ export function resolveFaults(changes: Partial<SimulatorFaults>, current: Simula
     if (faults[name] > 1) throw new ConfigError(`simulator fault ${name} must be between 0 and 1`);
   }
   const shares = faults.error5xxRate + faults.error429Rate + faults.malformedRate + faults.timeoutRate;
-  if (shares > 1) throw new ConfigError('simulator faults error5xxRate + error429Rate + malformedRate + timeoutRate must not exceed 1');
+  if (shares > 1)
+    throw new ConfigError(
+      'simulator faults error5xxRate + error429Rate + malformedRate + timeoutRate must not exceed 1',
+    );
   return faults;
 }
 
@@ -76,7 +84,8 @@ export class FaultDraws {
     const jitterRoll = this.next();
     const spikeRoll = this.next();
     const flavour = this.next();
-    const delayMs = faults.latencyMs + jitterRoll * faults.latencyJitterMs + (spikeRoll < faults.spikeRate ? faults.spikeMs : 0);
+    const delayMs =
+      faults.latencyMs + jitterRoll * faults.latencyJitterMs + (spikeRoll < faults.spikeRate ? faults.spikeMs : 0);
     return { kind: faultKind(kindRoll, faults), delayMs, flavour };
   }
 }

@@ -19,15 +19,11 @@ export function hashOf(...parts: (string | number)[]): number {
 
 /** A number in [0, 1) from a 53-bit hash and an integer, without string work (hot paths). */
 export function unitOfPair(hash: number, value: number): number {
-  let h = Math.imul((hash % 4294967296) ^ Math.imul(value | 0, 0x9e3779b1), 0x85ebca6b) ^ Math.floor(value / 4294967296);
+  let h =
+    Math.imul((hash % 4294967296) ^ Math.imul(value | 0, 0x9e3779b1), 0x85ebca6b) ^ Math.floor(value / 4294967296);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   h = Math.imul(h ^ (h >>> 16), 0x27d4eb2f);
   return ((h ^ (h >>> 15)) >>> 0) / 4294967296;
-}
-
-/** A number in [0, 1) derived from the parts. */
-export function unitOf(...parts: (string | number)[]): number {
-  return hashOf(...parts) / 2 ** 53;
 }
 
 /** A sequence of numbers in [0, 1) from a 32-bit seed (mulberry32). */
@@ -73,7 +69,8 @@ export class Draws {
 
   hex(digits: number): string {
     const bytes = Buffer.allocUnsafe(Math.ceil(digits / 8) * 4);
-    for (let offset = 0; offset < bytes.length; offset += 4) bytes.writeUInt32BE(Math.floor(this.next() * 4294967296), offset);
+    for (let offset = 0; offset < bytes.length; offset += 4)
+      bytes.writeUInt32BE(Math.floor(this.next() * 4294967296), offset);
     return bytes.toString('hex', 0, Math.ceil(digits / 2)).slice(0, digits);
   }
 }

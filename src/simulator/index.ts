@@ -19,7 +19,7 @@ export {
   type SimulatedToken,
 } from './token-prices.js';
 export { simulatedPositions, type PositionFilter } from './positions.js';
-export { simulatedNftHoldings, type NftHoldingsQuery } from './nft-holdings.js';
+export { simulatedNftAnswer, simulatedNftHoldings, type NftHoldingsQuery } from './nft-holdings.js';
 export {
   POSITION_CHAINS,
   POSITION_TYPES,

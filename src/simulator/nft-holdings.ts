@@ -1,6 +1,7 @@
-import { normalizeAddress, parseNftChain, type NftChain } from '../normalize/address.js';
-import { Draws, significant } from './hash.js';
-import type { JsonObject } from './json.js';
+import { normalizeAddress, parseNftChain, type NftChain } from '../chain/address.js';
+import { Draws, hashOf, significant } from './hash.js';
+import type { Json, JsonObject } from './json.js';
+import { nativeTokenUsdPrice } from './native-token-prices.js';
 import { modelPriceAt, priceModel, type PriceModel } from './price-model.js';
 import { DEFAULT_SEED, epochOf, resolveWorld, slotOccupant, valuationTime, type SimulatorWorld } from './world.js';
 
@@ -8,7 +9,9 @@ import { DEFAULT_SEED, epochOf, resolveWorld, slotOccupant, valuationTime, type 
  * NFT holdings of the simulated upstream. A seed has a pool of collections shared by all addresses;
  * an address holds `collectionsPerAddress` of them (each kept 4 to 16 epochs) with
  * `tokensPerCollection` tokens each (each kept 1 to 6 epochs, then sold and another bought), so moving
- * the clock changes the holdings. Prices are in the chain's native token, constant per epoch or per valuation step (world.valuationMs).
+ * the clock changes the holdings. Prices are in the chain's native token, constant per epoch or per valuation step
+ * (world.valuationMs). `marketPrice` is the USD price of the chain's native token, as the real service
+ * answers it (the same for every collection of a chain).
  */
 const COLLECTION_POOL_SIZE = 400;
 const COLLECTION_LIFETIME = { min: 4, max: 16 };
@@ -18,7 +21,27 @@ type HoldingChain = Exclude<NftChain, 'ALL'>;
 
 /** The chains holdings are spread over, weighted by repetition (mostly SUI). */
 const CHAIN_WEIGHTS: readonly HoldingChain[] = [
-  'SUI', 'SUI', 'SUI', 'SUI', 'SUI', 'SUI', 'SUI', 'SUI', 'ETH', 'ETH', 'ETH', 'SOL', 'SOL', 'ARB', 'BASE', 'BTC', 'TON', 'MATIC', 'BNB', 'AVAX', 'OP',
+  'SUI',
+  'SUI',
+  'SUI',
+  'SUI',
+  'SUI',
+  'SUI',
+  'SUI',
+  'SUI',
+  'ETH',
+  'ETH',
+  'ETH',
+  'SOL',
+  'SOL',
+  'ARB',
+  'BASE',
+  'BTC',
+  'TON',
+  'MATIC',
+  'BNB',
+  'AVAX',
+  'OP',
 ];
 
 interface NativeToken {
@@ -30,7 +53,14 @@ interface NativeToken {
   decimals: number;
 }
 
-const ETHER: NativeToken = { name: 'Ethereum', cmcId: 1027, cmc_slug: 'ethereum', cgId: 'ethereum', symbol: 'ETH', decimals: 18 };
+const ETHER: NativeToken = {
+  name: 'Ethereum',
+  cmcId: 1027,
+  cmc_slug: 'ethereum',
+  cgId: 'ethereum',
+  symbol: 'ETH',
+  decimals: 18,
+};
 const NATIVE_TOKENS: Record<HoldingChain, NativeToken> = {
   SUI: { name: 'Sui', cmcId: 20947, cmc_slug: 'sui', cgId: 'sui', symbol: 'SUI', decimals: 9 },
   ETH: ETHER,
@@ -60,8 +90,34 @@ const FLOOR_RANGES: Partial<Record<HoldingChain, [number, number]>> = {
   MATIC: [0, 3],
 };
 
-const ADJECTIVES = ['Sleepy', 'Cosmic', 'Pixel', 'Bored', 'Lucky', 'Frosty', 'Neon', 'Ancient', 'Tiny', 'Wild', 'Golden', 'Shadow'];
-const NOUNS = ['Capys', 'Frens', 'Apes', 'Punks', 'Otters', 'Dragons', 'Koalas', 'Robots', 'Wizards', 'Foxes', 'Turtles', 'Ghosts'];
+const ADJECTIVES = [
+  'Sleepy',
+  'Cosmic',
+  'Pixel',
+  'Bored',
+  'Lucky',
+  'Frosty',
+  'Neon',
+  'Ancient',
+  'Tiny',
+  'Wild',
+  'Golden',
+  'Shadow',
+];
+const NOUNS = [
+  'Capys',
+  'Frens',
+  'Apes',
+  'Punks',
+  'Otters',
+  'Dragons',
+  'Koalas',
+  'Robots',
+  'Wizards',
+  'Foxes',
+  'Turtles',
+  'Ghosts',
+];
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
@@ -75,7 +131,6 @@ interface Collection {
   royalty: number;
   imageBase: string;
   floor: PriceModel;
-  marketPremium: number;
 }
 
 const collections = new Map<string, Collection>();
@@ -100,16 +155,19 @@ function poolCollection(seed: string, index: number): Collection {
   const scam = draws.chance(0.05);
   const [low, high] = FLOOR_RANGES[chain] ?? [-2.5, 0.5];
   const imageBase = `https://images.simulated.chaintap.dev/nft/${slug}-${index}`;
+  const royalty = significant(draws.pick([0, 0.025, 0.05, 0.075, 0.1]), 4);
+  const floor = priceModel(`nft:${id}`, seed, { base: 10 ** draws.between(low, high) });
+  // The draw of a former per-collection market premium, kept so that the values drawn after it stay the same.
+  draws.between(1.02, 1.3);
   const collection: Collection = {
     index,
     chain,
     id,
     name,
     totalItems,
-    royalty: significant(draws.pick([0, 0.025, 0.05, 0.075, 0.1]), 4),
+    royalty,
     imageBase,
-    floor: priceModel(`nft:${id}`, seed, { base: 10 ** draws.between(low, high) }),
-    marketPremium: draws.between(1.02, 1.3),
+    floor,
     wire: {
       description: `${name}: ${totalItems} collectibles on ${chain}.`,
       externalUrl: `https://${slug}.example.com`,
@@ -180,13 +238,30 @@ export function simulatedNftHoldings(
   const held = new Set<number>();
   const groups: JsonObject[] = [];
   for (let slot = 0; slot < collectionsPerAddress; slot++) {
-    const occupant = slotOccupant(`${seed}|${owner}|nft-group|${slot}`, epoch, COLLECTION_LIFETIME.min, COLLECTION_LIFETIME.max);
+    const occupant = slotOccupant(
+      `${seed}|${owner}|nft-group|${slot}`,
+      epoch,
+      COLLECTION_LIFETIME.min,
+      COLLECTION_LIFETIME.max,
+    );
     let index = new Draws(seed, owner, 'nft-group', slot, occupant.generation).integer(0, COLLECTION_POOL_SIZE - 1);
     while (held.has(index)) index = (index + 1) % COLLECTION_POOL_SIZE;
     held.add(index);
     const collection = poolCollection(seed, index);
     if (chain !== 'ALL' && collection.chain !== chain) continue;
-    groups.push(holdingGroup(owner, collection, slot, epoch, valuedAt, epochMs, seed, tokensPerCollection, query.includePnl === true));
+    groups.push(
+      holdingGroup(
+        owner,
+        collection,
+        slot,
+        epoch,
+        valuedAt,
+        epochMs,
+        seed,
+        tokensPerCollection,
+        query.includePnl === true,
+      ),
+    );
   }
   return groups;
 }
@@ -217,7 +292,10 @@ function holdingGroup(
     const rarity = new Draws(seed, 'nft-rarity', collection.id, number);
     const rarityScore = significant(rarity.between(1, 300), 6);
     const price = significant(floorPrice * (1 + rarityScore / 600), 10);
-    const cost = significant(modelPriceAt(collection.floor, occupant.openedEpoch * epochMs) * draws.between(0.7, 1.3), 10);
+    const cost = significant(
+      modelPriceAt(collection.floor, occupant.openedEpoch * epochMs) * draws.between(0.7, 1.3),
+      10,
+    );
     unrealized += price - cost;
     tokens.push({
       royalty: collection.royalty,
@@ -238,11 +316,28 @@ function holdingGroup(
     collectionId: collection.id,
     tokens,
     floorPrice: significant(floorPrice, 10),
-    marketPrice: significant(floorPrice * collection.marketPremium, 10),
+    marketPrice: nativeTokenUsdPrice(collection.chain, valuedAt, seed),
   };
   if (includePnl) {
     const realized = new Draws(seed, owner, 'nft-realized', collection.id, turnover).between(-2, 5) * floorPrice;
     group.profit = { realizedPnL: significant(realized, 10), unrealizedPnL: significant(unrealized, 10) };
   }
   return group;
+}
+
+/**
+ * The whole NFT-holdings answer: the bare array the document describes or, for about half the
+ * addresses of the real-shapes world, `{ data: [...] }` as the service's own client reads it.
+ */
+export function simulatedNftAnswer(
+  address: string,
+  worldTimeMs: number,
+  seed: string = DEFAULT_SEED,
+  world: Partial<SimulatorWorld> = {},
+  query: NftHoldingsQuery = {},
+): Json {
+  const groups = simulatedNftHoldings(address, worldTimeMs, seed, world, query);
+  const wrapped =
+    resolveWorld(world).realShapes && hashOf(seed, normalizeAddress(address), 'nft-answer-wrapped') % 2 === 0;
+  return wrapped ? { data: groups } : groups;
 }

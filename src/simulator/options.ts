@@ -11,6 +11,7 @@ import type { SimulatorWorld } from './world.js';
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 const rate = z.coerce.number().min(0).max(1);
 const ms = int(0, 3_600_000);
+const flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 const time = z.string().transform((value, context) => {
   const ms = /^-?\d+$/.test(value) ? Number(value) : Date.parse(value);
   if (!Number.isFinite(ms)) {
@@ -30,7 +31,14 @@ export interface SimulatorSetting {
   secret?: boolean;
 }
 
-const setting = (key: string, flag: string, env: string, description: string, schema: z.ZodType, secret = false): SimulatorSetting => ({
+const setting = (
+  key: string,
+  flag: string,
+  env: string,
+  description: string,
+  schema: z.ZodType,
+  secret = false,
+): SimulatorSetting => ({
   key,
   flag,
   env,
@@ -44,27 +52,100 @@ export const SIMULATOR_SETTINGS: readonly SimulatorSetting[] = [
   setting('port', '--port <port>', 'SIM_PORT', 'port to listen on, 0 for a free one (default 8787)', int(0, 65_535)),
   setting('apiKey', '--api-key <key>', 'UPSTREAM_API_KEY', 'the x-api-key value to accept', z.string().min(1), true),
   setting('seed', '--seed <seed>', 'SIM_SEED', "seed of the simulated world (default 'chaintap')", z.string().min(1)),
-  setting('faultSeed', '--fault-seed <n>', 'SIM_FAULT_SEED', 'seed of the fault draws (default random)', int(0, 4_294_967_295)),
+  setting(
+    'faultSeed',
+    '--fault-seed <n>',
+    'SIM_FAULT_SEED',
+    'seed of the fault draws (default random)',
+    int(0, 4_294_967_295),
+  ),
   setting('latencyMs', '--latency-ms <ms>', 'SIM_LATENCY_MS', 'latency added to every answer', ms),
-  setting('latencyJitterMs', '--latency-jitter-ms <ms>', 'SIM_LATENCY_JITTER_MS', 'uniform extra latency, 0 to this', ms),
+  setting(
+    'latencyJitterMs',
+    '--latency-jitter-ms <ms>',
+    'SIM_LATENCY_JITTER_MS',
+    'uniform extra latency, 0 to this',
+    ms,
+  ),
   setting('spikeRate', '--spike-rate <share>', 'SIM_SPIKE_RATE', 'share of requests delayed by --spike-ms', rate),
   setting('spikeMs', '--spike-ms <ms>', 'SIM_SPIKE_MS', 'latency of a spike', ms),
   setting('error5xxRate', '--error-5xx-rate <share>', 'SIM_ERROR_5XX_RATE', 'share answered 500/502/503', rate),
-  setting('error429Rate', '--error-429-rate <share>', 'SIM_ERROR_429_RATE', 'share answered 429 with Retry-After', rate),
-  setting('retryAfterSeconds', '--retry-after-seconds <s>', 'SIM_RETRY_AFTER_SECONDS', 'Retry-After of a random 429 (default 1)', int(0, 3600)),
-  setting('malformedRate', '--malformed-rate <share>', 'SIM_MALFORMED_RATE', 'share answered 200 with invalid or wrongly shaped JSON', rate),
+  setting(
+    'error429Rate',
+    '--error-429-rate <share>',
+    'SIM_ERROR_429_RATE',
+    'share answered 429 with Retry-After',
+    rate,
+  ),
+  setting(
+    'retryAfterSeconds',
+    '--retry-after-seconds <s>',
+    'SIM_RETRY_AFTER_SECONDS',
+    'Retry-After of a random 429 (default 1)',
+    int(0, 3600),
+  ),
+  setting(
+    'malformedRate',
+    '--malformed-rate <share>',
+    'SIM_MALFORMED_RATE',
+    'share answered 200 with invalid or wrongly shaped JSON',
+    rate,
+  ),
   setting('timeoutRate', '--timeout-rate <share>', 'SIM_TIMEOUT_RATE', 'share never answered', rate),
-  setting('rateLimitRps', '--rate-limit-rps <n>', 'SIM_RATE_LIMIT_RPS', 'answer 429 past this many requests in any trailing second (0: off)', int(0, 1_000_000)),
+  setting(
+    'rateLimitRps',
+    '--rate-limit-rps <n>',
+    'SIM_RATE_LIMIT_RPS',
+    'answer 429 past this many requests in any trailing second (0: off)',
+    int(0, 1_000_000),
+  ),
   setting('positions', '--positions <n>', 'SIM_POSITIONS', 'DeFi positions per address (default 10)', int(0, 1000)),
-  setting('collections', '--collections <n>', 'SIM_COLLECTIONS', 'NFT collections per address (default 5)', int(0, 400)),
-  setting('nftsPerCollection', '--nfts-per-collection <n>', 'SIM_NFTS_PER_COLLECTION', 'NFTs per collection (default 3)', int(0, 100)),
-  setting('epochMs', '--epoch-ms <ms>', 'SIM_EPOCH_MS', 'how long positions and NFTs stay constant (default 900000)', int(1000, 365 * 86_400_000)),
-  setting('valuationMs', '--valuation-ms <ms>', 'SIM_VALUATION_MS', 'within an epoch, values follow prices in steps of this (default 0: constant per epoch)', int(0, 365 * 86_400_000)),
-  setting('clockOffsetMs', '--clock-offset-ms <ms>', 'SIM_CLOCK_OFFSET_MS', 'world time = now + this', z.coerce.number().int()),
+  setting(
+    'collections',
+    '--collections <n>',
+    'SIM_COLLECTIONS',
+    'NFT collections per address (default 5)',
+    int(0, 400),
+  ),
+  setting(
+    'nftsPerCollection',
+    '--nfts-per-collection <n>',
+    'SIM_NFTS_PER_COLLECTION',
+    'NFTs per collection (default 3)',
+    int(0, 100),
+  ),
+  setting(
+    'epochMs',
+    '--epoch-ms <ms>',
+    'SIM_EPOCH_MS',
+    'how long positions and NFTs stay constant (default 900000)',
+    int(1000, 365 * 86_400_000),
+  ),
+  setting(
+    'valuationMs',
+    '--valuation-ms <ms>',
+    'SIM_VALUATION_MS',
+    'within an epoch, values follow prices in steps of this (default 0: constant per epoch)',
+    int(0, 365 * 86_400_000),
+  ),
+  setting(
+    'clockOffsetMs',
+    '--clock-offset-ms <ms>',
+    'SIM_CLOCK_OFFSET_MS',
+    'world time = now + this',
+    z.coerce.number().int(),
+  ),
   setting('fixedTime', '--fixed-time <time>', 'SIM_FIXED_TIME', 'freeze the world time (ISO date-time or ms)', time),
+  setting(
+    'realShapes',
+    '--real-shapes',
+    'SIM_REAL_SHAPES',
+    'answer with the shapes real answers show (numeric strings, duplicate ids, nested positions, { data } NFTs; default off)',
+    flag,
+  ),
 ];
 
-export type SimulatorFlags = Partial<Record<string, string | number | undefined>>;
+export type SimulatorFlags = Partial<Record<string, string | number | boolean | undefined>>;
 
 /** Simulator options from flags and the environment; throws ConfigError naming every bad setting. */
 export function loadSimulatorOptions(flags: SimulatorFlags, env: Record<string, string | undefined>): SimulatorOptions {
@@ -76,15 +157,27 @@ export function loadSimulatorOptions(flags: SimulatorFlags, env: Record<string, 
     const parsed = entry.schema.safeParse(String(raw).trim());
     // Never echo the value: the API key is a secret.
     if (parsed.success) values[entry.key] = parsed.data;
-    else problems.push(`  ${entry.flag.split(' ')[0]} / ${entry.env}: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
+    else
+      problems.push(
+        `  ${entry.flag.split(' ')[0]} / ${entry.env}: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`,
+      );
   }
-  if (values.apiKey === undefined) problems.push('  --api-key / UPSTREAM_API_KEY: required (the key clients must send as x-api-key)');
+  if (values.apiKey === undefined)
+    problems.push('  --api-key / UPSTREAM_API_KEY: required (the key clients must send as x-api-key)');
   if (problems.length > 0) throw new ConfigError(`Invalid simulator configuration:\n${problems.join('\n')}`);
 
   const faults: Partial<SimulatorFaults> = {};
   for (const name of [
-    'latencyMs', 'latencyJitterMs', 'spikeRate', 'spikeMs', 'error5xxRate', 'error429Rate',
-    'retryAfterSeconds', 'malformedRate', 'timeoutRate', 'rateLimitRps',
+    'latencyMs',
+    'latencyJitterMs',
+    'spikeRate',
+    'spikeMs',
+    'error5xxRate',
+    'error429Rate',
+    'retryAfterSeconds',
+    'malformedRate',
+    'timeoutRate',
+    'rateLimitRps',
   ] as const) {
     if (values[name] !== undefined) faults[name] = values[name] as number;
   }
@@ -95,6 +188,7 @@ export function loadSimulatorOptions(flags: SimulatorFlags, env: Record<string, 
   if (values.nftsPerCollection !== undefined) world.tokensPerCollection = values.nftsPerCollection as number;
   if (values.epochMs !== undefined) world.epochMs = values.epochMs as number;
   if (values.valuationMs !== undefined) world.valuationMs = values.valuationMs as number;
+  if (values.realShapes !== undefined) world.realShapes = values.realShapes as boolean;
 
   return {
     host: (values.host as string | undefined) ?? '127.0.0.1',

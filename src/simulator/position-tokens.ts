@@ -66,6 +66,9 @@ export function positionTokens(chain: PositionChain, role?: PositionToken['role'
 /** Price of a position token at a time (null when the price operation has none for it). */
 export function positionTokenPrice(token: PositionToken, timeMs: number, seed: string): number | null {
   if (token.chain === 'sui') return simulatedTokenPrice(token.address, timeMs, seed);
-  const model = priceModel(`${token.chain}:${token.address}`, seed, { base: token.base ?? 1, stable: token.role === 'stable' });
+  const model = priceModel(`${token.chain}:${token.address}`, seed, {
+    base: token.base ?? 1,
+    stable: token.role === 'stable',
+  });
   return Number(modelPriceAt(model, timeMs).toPrecision(12));
 }

@@ -1,8 +1,15 @@
 import { InvalidInputError } from '../errors.js';
-import { normalizeAddress, parseChainFilter } from '../normalize/address.js';
+import { normalizeAddress, parseChainFilter } from '../chain/address.js';
 import { Draws, hashOf, significant } from './hash.js';
 import type { Json, JsonObject } from './json.js';
 import { positionTokenPrice, positionTokens, type PositionToken } from './position-tokens.js';
+import {
+  findRealProtocol,
+  REAL_POSITION_TYPES,
+  REAL_TYPE_SHAPES,
+  realShapePosition,
+  type RealPositionType,
+} from './real-positions.js';
 import {
   findProtocol,
   POSITION_TYPES,
@@ -19,6 +26,7 @@ import { DEFAULT_SEED, epochOf, resolveWorld, slotOccupant, valuationTime, type 
  * more slots shows every variant), and its occupant lives 2 to 8 epochs before it closes and a new
  * position opens in its place. Within an epoch the positions are constant; values are amounts times the
  * token prices at the epoch start, or at the start of each valuation step (world.valuationMs).
+ * With world.realShapes the slots hold the real types instead (real-positions.ts).
  */
 const YEAR_MS = 365 * 86_400_000;
 const LIFETIME_EPOCHS = { min: 2, max: 8 };
@@ -54,20 +62,31 @@ export function simulatedPositions(
 ): JsonObject[] {
   const owner = normalizeAddress(address);
   const chain = filter.chain === undefined ? undefined : parseChainFilter(filter.chain).toLowerCase();
+  const { positionsPerAddress, epochMs, realShapes } = resolveWorld(world);
   const protocols = filter.protocols?.map((id) => {
-    if (!findProtocol(id)) throw new InvalidInputError(`unknown protocol "${id}": see /v2/defi/protocols`);
+    if (!(realShapes ? findRealProtocol(id) : findProtocol(id)))
+      throw new InvalidInputError(`unknown protocol "${id}": see /v2/defi/protocols`);
     return id;
   });
-  const { positionsPerAddress, epochMs } = resolveWorld(world);
   const epoch = epochOf(worldTimeMs, { epochMs });
   const valuedAt = valuationTime(worldTimeMs, world);
   const rotation = hashOf(seed, owner, 'variants') % POSITION_TYPES.length;
   const positions: JsonObject[] = [];
   for (let slot = 0; slot < positionsPerAddress; slot++) {
-    const type = POSITION_TYPES[(slot + rotation) % POSITION_TYPES.length]!;
     const occupant = slotOccupant(`${seed}|${owner}|position|${slot}`, epoch, LIFETIME_EPOCHS.min, LIFETIME_EPOCHS.max);
     const draws = new Draws(seed, owner, 'position', slot, occupant.generation);
-    const build = startBuild(owner, type, draws, seed, occupant.openedEpoch * epochMs, valuedAt);
+    const openedAt = occupant.openedEpoch * epochMs;
+    if (realShapes) {
+      const slotDraws = { seed, owner, slot, generation: occupant.generation };
+      const type = REAL_POSITION_TYPES[(slot + rotation) % REAL_POSITION_TYPES.length]!;
+      const real = realSlotPositions(type, draws, slotDraws, openedAt, valuedAt);
+      if (chain !== undefined && chain !== 'sui') continue;
+      if (protocols !== undefined && !protocols.includes(real.protocol)) continue;
+      positions.push(...real.positions);
+      continue;
+    }
+    const type = POSITION_TYPES[(slot + rotation) % POSITION_TYPES.length]!;
+    const build = startBuild(owner, type, draws, seed, openedAt, valuedAt);
     if (chain !== undefined && build.chain !== chain) continue;
     if (protocols !== undefined && !protocols.includes(build.protocol.protocol)) continue;
     positions.push(VARIANTS[type](build));
@@ -75,11 +94,56 @@ export function simulatedPositions(
   return positions;
 }
 
-function startBuild(owner: string, type: PositionType, draws: Draws, seed: string, openedAt: number, valuedAt: number): Build {
+/**
+ * The positions of one slot in the real-shapes world, all on sui. A CLMM slot holds two positions
+ * with the same positionId and pool (two LP positions in one pool, different amounts); a Borrow's
+ * `input` is its collateral, a whole Lending position. Each is drawn from the slot's occupant, so
+ * both stay the same from tick to tick while the occupant lives.
+ */
+function realSlotPositions(
+  type: RealPositionType,
+  draws: Draws,
+  slot: { seed: string; owner: string; slot: number; generation: number },
+  openedAt: number,
+  valuedAt: number,
+): { protocol: string; positions: JsonObject[] } {
+  const shape = REAL_TYPE_SHAPES[type];
+  const { seed, owner } = slot;
+  const build = startBuild(owner, shape.builder, draws, seed, openedAt, valuedAt, shape.protocols);
+  const built = VARIANTS[shape.builder](build);
+  const related = (builder: PositionType, role: string) =>
+    VARIANTS[builder](
+      startBuild(owner, builder, new Draws(seed, owner, role, slot.slot, slot.generation), seed, openedAt, valuedAt, [
+        build.protocol,
+      ]),
+    );
+  const collateral =
+    type === 'Borrow' ? realShapePosition(related('lending_supply', 'collateral'), 'Lending', valuedAt) : undefined;
+  const positions = [realShapePosition(built, type, valuedAt, collateral)];
+  if (type === 'CLMM') {
+    const second = { ...related('liquidity_pool', 'second-lp'), positionId: built.positionId!, poolId: built.poolId! };
+    positions.push(realShapePosition(second, type, valuedAt));
+  }
+  return { protocol: build.protocol.protocol, positions };
+}
+
+function startBuild(
+  owner: string,
+  type: PositionType,
+  draws: Draws,
+  seed: string,
+  openedAt: number,
+  valuedAt: number,
+  /** The real-shapes world's protocols, all on sui; the default world chooses by chain and type. */
+  suiProtocols?: SimulatedProtocol[],
+): Build {
   const roll = draws.unit();
   let chain: PositionChain = roll < 0.75 ? 'sui' : roll < 0.9 ? 'ethereum' : 'arbitrum';
   let candidates = protocolsFor(type, chain);
-  if (candidates.length === 0) {
+  if (suiProtocols !== undefined) {
+    chain = 'sui';
+    candidates = suiProtocols;
+  } else if (candidates.length === 0) {
     chain = 'sui';
     candidates = protocolsFor(type, chain);
   }
@@ -197,7 +261,11 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
       },
       fee: build.draws.pick([0.0001, 0.0005, 0.0025, 0.003, 0.01]),
       farming: farmed
-        ? [farmingEntry(build, feeApr, build.draws.between(0.01, 0.3), [amountEntry(build, reward, usd * build.ageYears * 0.01)])]
+        ? [
+            farmingEntry(build, feeApr, build.draws.between(0.01, 0.3), [
+              amountEntry(build, reward, usd * build.ageYears * 0.01),
+            ]),
+          ]
         : [],
       meta: meta(build),
       poolId: `0x${build.draws.hex(64)}`,
@@ -252,7 +320,9 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
       },
       fee: numeric(build, build.draws.between(0, 0.001)),
       farming: [
-        farmingEntry(build, -apr, rewardsApr, { [reward.symbol]: numeric(build, borrowed * rewardsApr * build.ageYears) }),
+        farmingEntry(build, -apr, rewardsApr, {
+          [reward.symbol]: numeric(build, borrowed * rewardsApr * build.ageYears),
+        }),
       ],
       meta: meta(build),
       borrowApy: significant(apr, 6),
@@ -298,14 +368,24 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
       owner: build.owner,
       chain: build.chain,
       type: build.type,
-      input: [amountEntry(build, a, amountFor(build, a, usd / 2), false), amountEntry(build, b, amountFor(build, b, usd / 2), false)],
+      input: [
+        amountEntry(build, a, amountFor(build, a, usd / 2), false),
+        amountEntry(build, b, amountFor(build, b, usd / 2), false),
+      ],
       yieldCollected: [amountEntry(build, reward, rewardAmount * 0.5, false)],
       current: {
-        tokens: [amountEntry(build, a, amountFor(build, a, usd / 2), false), amountEntry(build, b, amountFor(build, b, usd / 2), false)],
+        tokens: [
+          amountEntry(build, a, amountFor(build, a, usd / 2), false),
+          amountEntry(build, b, amountFor(build, b, usd / 2), false),
+        ],
         yield: [amountEntry(build, reward, rewardAmount * 0.5, false)],
       },
       fee: significant(build.draws.between(0, 0.02), 6),
-      farming: [farmingEntry(build, build.draws.between(0.01, 0.1), rewardsApr, [amountEntry(build, reward, rewardAmount * 0.5, false)])],
+      farming: [
+        farmingEntry(build, build.draws.between(0.01, 0.1), rewardsApr, [
+          amountEntry(build, reward, rewardAmount * 0.5, false),
+        ]),
+      ],
       meta: meta(build),
       farmId: `0x${build.draws.hex(64)}`,
       boost: significant(build.draws.between(1, 2.5), 4),

@@ -22,9 +22,21 @@ export function priceModel(key: string, seed: string, options: { base?: number; 
     keyHash: hashOf(seed, key, 'noise'),
     logBase: Math.log(base),
     waves: [
-      { amplitude: scale * draws.between(0.1, 0.4), periodMinutes: draws.between(20_000, 60_000), phase: draws.between(0, 2 * Math.PI) },
-      { amplitude: scale * draws.between(0.02, 0.08), periodMinutes: draws.between(900, 2_000), phase: draws.between(0, 2 * Math.PI) },
-      { amplitude: scale * draws.between(0.005, 0.02), periodMinutes: draws.between(60, 180), phase: draws.between(0, 2 * Math.PI) },
+      {
+        amplitude: scale * draws.between(0.1, 0.4),
+        periodMinutes: draws.between(20_000, 60_000),
+        phase: draws.between(0, 2 * Math.PI),
+      },
+      {
+        amplitude: scale * draws.between(0.02, 0.08),
+        periodMinutes: draws.between(900, 2_000),
+        phase: draws.between(0, 2 * Math.PI),
+      },
+      {
+        amplitude: scale * draws.between(0.005, 0.02),
+        periodMinutes: draws.between(60, 180),
+        phase: draws.between(0, 2 * Math.PI),
+      },
     ],
     noise: scale * 0.003,
   };

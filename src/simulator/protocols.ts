@@ -27,8 +27,21 @@ export interface SimulatedProtocol {
   types: PositionType[];
 }
 
-function protocol(id: string, name: string, site: string, chains: PositionChain[], types: PositionType[]): SimulatedProtocol {
-  return { protocol: id, name, logo: `https://icons.simulated.chaintap.dev/protocols/${id}.png`, url: `https://${site}`, chains, types };
+function protocol(
+  id: string,
+  name: string,
+  site: string,
+  chains: PositionChain[],
+  types: PositionType[],
+): SimulatedProtocol {
+  return {
+    protocol: id,
+    name,
+    logo: `https://icons.simulated.chaintap.dev/protocols/${id}.png`,
+    url: `https://${site}`,
+    chains,
+    types,
+  };
 }
 
 const PROTOCOLS: readonly SimulatedProtocol[] = [
@@ -66,7 +79,9 @@ export function findProtocol(id: string): SimulatedProtocol | undefined {
 }
 
 /** The answer of GET /v2/defi/protocols. */
-export function simulatedProtocolsResponse(): { data: { protocol: string; name: string; logo: string; url: string; chains: string[] }[] } {
+export function simulatedProtocolsResponse(): {
+  data: { protocol: string; name: string; logo: string; url: string; chains: string[] }[];
+} {
   return {
     data: PROTOCOLS.map(({ protocol: id, name, logo, url, chains }) => ({ protocol: id, name, logo, url, chains })),
   };

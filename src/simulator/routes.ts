@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors.js';
 import { BoundedCache } from './bounded-cache.js';
-import { simulatedNftHoldings } from './nft-holdings.js';
+import { simulatedNftAnswer } from './nft-holdings.js';
 import { simulatedPositions } from './positions.js';
 import { priceGridTime } from './price-model.js';
 import { simulatedProtocolsResponse } from './protocols.js';
@@ -31,8 +31,9 @@ export interface Answer {
   body: string;
 }
 
-export function errorAnswer(status: number, error: string, message: string): Answer {
-  return { status, body: JSON.stringify({ error, message }) };
+/** `{ error: code, message }`; real answers carry only an `error` string, the message. */
+export function errorAnswer(status: number, error: string, message: string, realShapes = false): Answer {
+  return { status, body: JSON.stringify(realShapes ? { error: message } : { error, message }) };
 }
 
 /**
@@ -48,22 +49,35 @@ export class WorldAnswers {
     private readonly world: SimulatorWorld,
   ) {}
 
-  answer(operation: Operation, address: string | undefined, query: URLSearchParams, rawBody: string, worldTimeMs: number): Answer {
+  answer(
+    operation: Operation,
+    address: string | undefined,
+    query: URLSearchParams,
+    rawBody: string,
+    worldTimeMs: number,
+  ): Answer {
     try {
       return { status: 200, body: this.body(operation, address ?? '', query, rawBody, worldTimeMs) };
     } catch (error) {
-      if (error instanceof InvalidInputError) return errorAnswer(400, 'bad_request', error.message);
+      if (error instanceof InvalidInputError)
+        return errorAnswer(400, 'bad_request', error.message, this.world.realShapes);
       throw error;
     }
   }
 
-  private body(operation: Operation, rawAddress: string, query: URLSearchParams, rawBody: string, worldTimeMs: number): string {
+  private body(
+    operation: Operation,
+    rawAddress: string,
+    query: URLSearchParams,
+    rawBody: string,
+    worldTimeMs: number,
+  ): string {
     switch (operation) {
       case 'protocols':
         return this.cached('protocols', () => JSON.stringify(simulatedProtocolsResponse()));
       case 'prices':
         return this.cached(`prices\u0000${priceGridTime(worldTimeMs)}\u0000${rawBody}`, () =>
-          JSON.stringify(simulatedPriceResponse(parseJson(rawBody), worldTimeMs, this.seed)),
+          JSON.stringify(simulatedPriceResponse(parseJson(rawBody), worldTimeMs, this.seed, this.world.realShapes)),
         );
       case 'positions': {
         const address = decodePathSegment(rawAddress);
@@ -72,7 +86,10 @@ export class WorldAnswers {
         parseBoolean('force_refresh', query.get('force_refresh'));
         const key = `positions\u0000${valuationTime(worldTimeMs, this.world)}\u0000${address}\u0000${chain}\u0000${protocol}`;
         return this.cached(key, () => {
-          const protocols = protocol?.split(',').map((id) => id.trim()).filter((id) => id !== '');
+          const protocols = protocol
+            ?.split(',')
+            .map((id) => id.trim())
+            .filter((id) => id !== '');
           const data = simulatedPositions(address, worldTimeMs, this.seed, this.world, { chain, protocols });
           return JSON.stringify({ data });
         });
@@ -83,7 +100,7 @@ export class WorldAnswers {
         const includePnl = parseBoolean('includePnl', query.get('includePnl'));
         const key = `nfts\u0000${valuationTime(worldTimeMs, this.world)}\u0000${address}\u0000${chain}\u0000${includePnl}`;
         return this.cached(key, () =>
-          JSON.stringify(simulatedNftHoldings(address, worldTimeMs, this.seed, this.world, { chain, includePnl })),
+          JSON.stringify(simulatedNftAnswer(address, worldTimeMs, this.seed, this.world, { chain, includePnl })),
         );
       }
     }

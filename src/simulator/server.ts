@@ -55,7 +55,10 @@ const HTML_ERRORS: Record<number, string> = {
 export async function startSimulator(options: SimulatorOptions): Promise<RunningSimulator> {
   if (!options.apiKey) throw new TypeError('startSimulator needs an apiKey');
   const expectedKey = Buffer.from(options.apiKey);
-  const answers = new WorldAnswers(options.seed ?? DEFAULT_SEED, resolveWorld(options.world));
+  const world = resolveWorld(options.world);
+  const answers = new WorldAnswers(options.seed ?? DEFAULT_SEED, world);
+  const fail = (status: number, error: string, message: string) =>
+    errorAnswer(status, error, message, world.realShapes);
   const stats = new StatsRecorder();
   const limiter = new SlidingWindow(1000);
   const draws = new FaultDraws(options.faultSeed);
@@ -84,7 +87,13 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     timers.add(timer);
   };
 
-  const answerOperation = (res: ServerResponse, route: OperationRoute, query: string, rawBody: string, fault: FaultDecision) => {
+  const answerOperation = (
+    res: ServerResponse,
+    route: OperationRoute,
+    query: string,
+    rawBody: string,
+    fault: FaultDecision,
+  ) => {
     const answer = answers.answer(route.operation, route.address, new URLSearchParams(query), rawBody, worldTime());
     send(res, fault.kind === 'malformed' && answer.status === 200 ? malformed(answer, fault) : answer, fault.delayMs);
   };
@@ -116,13 +125,16 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
 
     if (apiKey === undefined || !sameKey(Buffer.from(apiKey), expectedKey)) {
       req.resume();
-      return send(res, errorAnswer(401, 'unauthorized', 'missing or invalid x-api-key header'), fault.delayMs);
+      // The real service answers a key it does not accept with 403, a missing key with 401.
+      if (world.realShapes && apiKey !== undefined)
+        return send(res, fail(403, 'forbidden', 'Forbidden'), fault.delayMs);
+      return send(res, fail(401, 'unauthorized', 'missing or invalid x-api-key header'), fault.delayMs);
     }
     if (faults.rateLimitRps > 0) {
       if (limiter.count(now) >= faults.rateLimitRps) {
         req.resume();
         const retryAfter = String(Math.max(1, Math.ceil(limiter.msUntilSlotFrees(now) / 1000)));
-        const answer = errorAnswer(429, 'rate_limited', `more than ${faults.rateLimitRps} requests per second`);
+        const answer = fail(429, 'rate_limited', `more than ${faults.rateLimitRps} requests per second`);
         return send(res, answer, fault.delayMs, { 'retry-after': retryAfter });
       }
       limiter.add(now);
@@ -134,14 +146,17 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       res.on('close', () => held.delete(res));
       return;
     }
-    if (fault.kind === 'error5xx') return send(res, serverError(fault), fault.delayMs);
+    if (fault.kind === 'error5xx') return send(res, serverError(fault, world.realShapes), fault.delayMs);
     if (fault.kind === 'error429') {
-      const answer = errorAnswer(429, 'too_many_requests', 'rate limit exceeded, retry later');
+      const answer = fail(429, 'too_many_requests', 'rate limit exceeded, retry later');
       return send(res, answer, fault.delayMs, { 'retry-after': String(faults.retryAfterSeconds) });
     }
-    if (route.kind === 'not-found') return send(res, errorAnswer(404, 'not_found', `no such path: ${pathname}`), fault.delayMs);
+    if (route.kind === 'not-found')
+      return send(res, fail(404, 'not_found', `no such path: ${pathname}`), fault.delayMs);
     if (route.kind === 'method-not-allowed') {
-      return send(res, errorAnswer(405, 'method_not_allowed', `use ${route.allow}`), fault.delayMs, { allow: route.allow });
+      return send(res, fail(405, 'method_not_allowed', `use ${route.allow}`), fault.delayMs, {
+        allow: route.allow,
+      });
     }
     const query = queryStart === -1 ? '' : target.slice(queryStart + 1);
     if (req.method !== 'POST') {
@@ -150,7 +165,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     }
     readBody(req, (rawBody) => {
       if (rawBody === undefined) {
-        return send(res, errorAnswer(413, 'payload_too_large', `the body exceeds ${MAX_BODY_BYTES} bytes`), fault.delayMs);
+        return send(res, fail(413, 'payload_too_large', `the body exceeds ${MAX_BODY_BYTES} bytes`), fault.delayMs);
       }
       answerOperation(res, route, query, rawBody, fault);
     });
@@ -189,18 +204,25 @@ function sameKey(given: Buffer, expected: Buffer): boolean {
 }
 
 /** A 500 with a JSON body, or a 502/503 that a gateway answered, half the time in HTML. */
-function serverError(fault: FaultDecision): Answer {
+function serverError(fault: FaultDecision, realShapes: boolean): Answer {
   const status = fault.flavour < 1 / 3 ? 500 : fault.flavour < 2 / 3 ? 502 : 503;
   const html = status !== 500 && (fault.flavour * 6) % 1 < 0.5;
   if (html) return { status, body: HTML_ERRORS[status]! };
-  if (status === 500) return errorAnswer(500, 'internal_error', 'internal server error');
-  return errorAnswer(status, status === 502 ? 'bad_gateway' : 'service_unavailable', 'the upstream is temporarily unavailable');
+  if (status === 500) return errorAnswer(500, 'internal_error', 'internal server error', realShapes);
+  return errorAnswer(
+    status,
+    status === 502 ? 'bad_gateway' : 'service_unavailable',
+    'the upstream is temporarily unavailable',
+    realShapes,
+  );
 }
 
 /** A 200 whose body is not valid JSON (cut short, an HTML page) or valid JSON of the wrong shape. */
 function malformed(answer: Answer, fault: FaultDecision): Answer {
-  if (fault.flavour < 0.25) return { status: 200, body: answer.body.slice(0, Math.max(1, Math.floor(answer.body.length / 2))) };
-  if (fault.flavour < 0.5) return { status: 200, body: '<!DOCTYPE html><html><body><h1>Maintenance</h1></body></html>' };
+  if (fault.flavour < 0.25)
+    return { status: 200, body: answer.body.slice(0, Math.max(1, Math.floor(answer.body.length / 2))) };
+  if (fault.flavour < 0.5)
+    return { status: 200, body: '<!DOCTYPE html><html><body><h1>Maintenance</h1></body></html>' };
   if (fault.flavour < 0.75) return { status: 200, body: `{"data":{"items":${answer.body}}}` };
   return { status: 200, body: '{"data":"unavailable","status":"degraded"}' };
 }

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.js';
-import { normalizeCoinType, shortCoinType } from '../normalize/coin-type.js';
+import { normalizeCoinType, shortCoinType } from '../chain/coin-type.js';
 import { Draws, hashOf, significant } from './hash.js';
 import { modelPriceAt, priceGridTime, priceModel, type PriceModel } from './price-model.js';
 import { DEFAULT_SEED } from './world.js';
@@ -93,13 +93,18 @@ export interface SimulatedPriceEntry {
   contract_address: string;
   symbol: string;
   price: number | string | null;
-  last24hPrice: number | string | null;
+  /** Left out for about a third of the tokens in the real-shapes world. */
+  last24hPrice?: number | string | null;
   timestamp: number;
   decimals: number;
   source: string;
 }
 
-export function simulatedPriceEntry(coinType: string, time: PriceRequestTime, seed: string = DEFAULT_SEED): SimulatedPriceEntry {
+export function simulatedPriceEntry(
+  coinType: string,
+  time: PriceRequestTime,
+  seed: string = DEFAULT_SEED,
+): SimulatedPriceEntry {
   const token = simulatedToken(coinType, seed);
   const gridMs = priceGridTime(time.timeMs);
   const spell = (price: number | null) => (price !== null && token.priceAsString ? String(price) : price);
@@ -121,7 +126,9 @@ export function priceRequestCoinTypes(addresses: unknown, seed: string = DEFAULT
   }
   const asked = addresses.split(',').map((part) => part.trim());
   if (asked.length > MAX_TOKENS_PER_PRICE_REQUEST) {
-    throw new InvalidInputError(`too many tokens: ${asked.length} asked, at most ${MAX_TOKENS_PER_PRICE_REQUEST} per request`);
+    throw new InvalidInputError(
+      `too many tokens: ${asked.length} asked, at most ${MAX_TOKENS_PER_PRICE_REQUEST} per request`,
+    );
   }
   const seen = new Set<string>();
   const coinTypes: string[] = [];
@@ -138,12 +145,23 @@ export function priceRequestCoinTypes(addresses: unknown, seed: string = DEFAULT
  * The whole answer to POST /tokens/sui/price for a request body at a world time. Throws
  * InvalidInputError (answered 400) for a body the upstream rejects.
  */
-export function simulatedPriceResponse(body: unknown, worldTimeMs: number, seed: string = DEFAULT_SEED): { data: SimulatedPriceEntry[] } {
+export function simulatedPriceResponse(
+  body: unknown,
+  worldTimeMs: number,
+  seed: string = DEFAULT_SEED,
+  realShapes = false,
+): { data: SimulatedPriceEntry[] } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new InvalidInputError('the body must be a JSON object with addresses and an optional timestamp');
   }
   const { addresses, timestamp } = body as Record<string, unknown>;
   const coinTypes = priceRequestCoinTypes(addresses, seed);
   const time = priceRequestTime(timestamp, worldTimeMs);
-  return { data: coinTypes.map((coinType) => simulatedPriceEntry(coinType, time, seed)) };
+  const entries = coinTypes.map((coinType) => simulatedPriceEntry(coinType, time, seed));
+  if (realShapes) for (const entry of entries) if (lacksLast24hPrice(entry, seed)) delete entry.last24hPrice;
+  return { data: entries };
+}
+
+function lacksLast24hPrice(entry: SimulatedPriceEntry, seed: string): boolean {
+  return hashOf(seed, simulatedToken(entry.contract_address, seed).coinType, 'no-last24h') % 3 === 0;
 }

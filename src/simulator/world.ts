@@ -12,6 +12,13 @@ export interface SimulatorWorld {
    * this many milliseconds; 0: constant for the whole epoch.
    */
   valuationMs: number;
+  /**
+   * Answer with the variations real answers show (upstream-reality.md): numeric strings and wrapped
+   * numbers, duplicate position ids, a nested collateral position, undocumented and missing fields, the
+   * real position types, a `{ data }`-wrapped NFT answer, `marketPrice` as the native token's USD price
+   * and `{ error }` bodies. Off by default until the pipeline reads these shapes.
+   */
+  realShapes: boolean;
 }
 
 export const DEFAULT_WORLD: SimulatorWorld = {
@@ -20,6 +27,7 @@ export const DEFAULT_WORLD: SimulatorWorld = {
   tokensPerCollection: 3,
   epochMs: 15 * 60_000,
   valuationMs: 0,
+  realShapes: false,
 };
 
 export const DEFAULT_SEED = 'chaintap';

@@ -1,10 +1,10 @@
 import pLimit from 'p-limit';
 import { requireApiKey, type Options } from '../config/options.js';
 import { InvalidInputError } from '../errors.js';
-import { normalizeAddress, parseChainFilter, parseNftChain, type NftChain } from '../normalize/address.js';
-import { normalizeCoinType } from '../normalize/coin-type.js';
-import type { Logger } from '../ops/logger.js';
-import type { Metrics } from '../ops/metrics.js';
+import { normalizeAddress, parseChainFilter, parseNftChain, type NftChain } from '../chain/address.js';
+import { normalizeCoinType } from '../chain/coin-type.js';
+import type { Logger } from '../runtime/logger.js';
+import type { Metrics } from '../runtime/metrics.js';
 import { createUpstreamHttp, type UpstreamResponse } from './http-client.js';
 import type { TransportSettings, UpstreamTransport } from './transport.js';
 import {
@@ -114,7 +114,8 @@ export function createUpstreamClient({ options, logger, metrics, transport }: Up
     async fetchPositions(address, opts = {}) {
       const query: string[] = [];
       if (opts.chain !== undefined) query.push(`chain=${encodeURIComponent(parseChainFilter(opts.chain))}`);
-      if (opts.protocols?.length) query.push(`protocol=${opts.protocols.map(protocolName).map(encodeURIComponent).join(',')}`);
+      if (opts.protocols?.length)
+        query.push(`protocol=${opts.protocols.map(protocolName).map(encodeURIComponent).join(',')}`);
       if (opts.forceRefresh) query.push('force_refresh=true');
       return http.send({
         operation: 'positions',
@@ -172,7 +173,8 @@ function requestTimestamp(at: Date, unit: Options['UPSTREAM_TIMESTAMP_UNIT']): n
 /** The upstream takes protocols comma-separated, so a name may not contain one. */
 function protocolName(input: string): string {
   const name = input.trim();
-  if (!name || name.includes(',')) throw new InvalidInputError(`invalid protocol "${input}": expected a protocol id without commas`);
+  if (!name || name.includes(','))
+    throw new InvalidInputError(`invalid protocol "${input}": expected a protocol id without commas`);
   return name;
 }
 

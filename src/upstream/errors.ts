@@ -1,13 +1,13 @@
+import type { UpstreamOperation } from '../datasets.js';
 import { ChaintapError } from '../errors.js';
 
 /**
- * What can go wrong when calling the upstream, as a few classes that map onto queue behaviour:
- * retry (TransientError), wait and retry without spending an attempt (RateLimitedError), stop and
- * alert (AuthError), fail without retry (PermanentError), quarantine (InvalidPayloadError).
- * Only the upstream client constructs these, so only it decides what is retryable.
+ * What can go wrong when calling the upstream, as a few classes that map onto queue behaviour
+ * (src/worker/job-outcome.ts): retry (TransientError), wait and retry without spending an attempt
+ * (RateLimitedError), stop and alert (AuthError), fail without retry (PermanentError), quarantine
+ * (InvalidPayloadError). Only the upstream client constructs these, so only it decides what is
+ * retryable.
  */
-
-export type UpstreamOperation = 'prices' | 'positions' | 'nfts' | 'protocols';
 
 /** Error bodies are kept for diagnosis, but never more than this many bytes of them. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -33,14 +33,14 @@ export abstract class UpstreamError extends ChaintapError {
   /** True when the body was cut to MAX_ERROR_BODY_BYTES. */
   readonly bodyTruncated: boolean;
   readonly attempts: number;
-  abstract readonly retryable: boolean;
 
   constructor(message: string, details: UpstreamErrorDetails, keepWholeBody = false) {
     super(`${details.operation} ${details.url}: ${message}`, { cause: details.cause });
     this.operation = details.operation;
     this.url = details.url;
     this.status = details.status;
-    const body = details.body === undefined || keepWholeBody ? details.body : truncateUtf8(details.body, MAX_ERROR_BODY_BYTES);
+    const body =
+      details.body === undefined || keepWholeBody ? details.body : truncateUtf8(details.body, MAX_ERROR_BODY_BYTES);
     this.body = body;
     this.bodyTruncated = body !== details.body;
     this.attempts = details.attempts ?? 1;
@@ -49,7 +49,7 @@ export abstract class UpstreamError extends ChaintapError {
 
 /** 401 or 403: the key was rejected. Never retried; the message never contains the key. */
 export class AuthError extends UpstreamError {
-  readonly retryable = false;
+  override readonly retryable = false;
   constructor(details: UpstreamErrorDetails) {
     super(`the upstream rejected the API key (HTTP ${details.status}); check UPSTREAM_API_KEY`, details);
   }
@@ -57,7 +57,7 @@ export class AuthError extends UpstreamError {
 
 /** 429 after the in-request retries: the caller re-queues the job after retryAfterMs. */
 export class RateLimitedError extends UpstreamError {
-  readonly retryable = true;
+  override readonly retryable = true;
   readonly retryAfterMs: number;
   constructor(details: UpstreamErrorDetails & { retryAfterMs: number }) {
     super(`rate limited by the upstream (HTTP 429), retry after ${details.retryAfterMs} ms`, details);
@@ -67,7 +67,7 @@ export class RateLimitedError extends UpstreamError {
 
 /** 5xx, 408, a timeout, a network failure, or a 200 whose body is not JSON: worth another try. */
 export class TransientError extends UpstreamError {
-  readonly retryable = true;
+  override readonly retryable = true;
   /** Short machine-readable cause: server_error, timeout, network, invalid_json. */
   readonly reason: TransientReason;
   constructor(message: string, details: UpstreamErrorDetails & { reason: TransientReason }) {
@@ -79,7 +79,7 @@ export type TransientReason = 'server_error' | 'timeout' | 'network' | 'invalid_
 
 /** Any other non-2xx answer (400, 404, 3xx...): the request itself is wrong; retrying cannot help. */
 export class PermanentError extends UpstreamError {
-  readonly retryable = false;
+  override readonly retryable = false;
   constructor(details: UpstreamErrorDetails) {
     super(`the upstream refused the request (HTTP ${details.status})${snippet(details.body)}`, details);
   }
@@ -87,7 +87,7 @@ export class PermanentError extends UpstreamError {
 
 /** A JSON 2xx body that fails the wire schema. Carries the whole body so it can be quarantined. */
 export class InvalidPayloadError extends UpstreamError {
-  readonly retryable = false;
+  override readonly retryable = false;
   declare readonly body: string;
   /** Readable summary of what did not fit, one `path: message` per line. */
   readonly issues: string;

@@ -1,23 +1,17 @@
 import type { z } from 'zod';
-import type { Logger } from '../ops/logger.js';
-import type { Metrics } from '../ops/metrics.js';
-import {
-  AuthError,
-  InvalidPayloadError,
-  PermanentError,
-  RateLimitedError,
-  TransientError,
-  snippet,
-  type UpstreamOperation,
-} from './errors.js';
+import type { Logger } from '../runtime/logger.js';
+import type { Metrics } from '../runtime/metrics.js';
+import { AuthError, InvalidPayloadError, PermanentError, RateLimitedError, TransientError, snippet } from './errors.js';
 import {
   MAX_IN_REQUEST_RATE_LIMIT_WAIT_MS,
   MAX_RATE_LIMIT_RETRIES,
   backoffDelayMs,
   parseRetryAfterMs,
 } from './retry-policy.js';
-import { sleep } from './sleep.js';
+import { sleep } from '../runtime/sleep.js';
 import type { TransportOutcome, UpstreamTransport } from './transport.js';
+import { issuePath } from './schemas.js';
+import type { UpstreamOperation } from '../datasets.js';
 
 /** A validated upstream answer together with what was received, for raw storage and run records. */
 export interface UpstreamResponse<T> {
@@ -80,7 +74,10 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
     const { durationMs } = outcome;
     if (outcome.kind === 'failure') {
       record(operation, outcome.reason, durationMs);
-      logger.debug({ operation, url: path, status: outcome.reason, durationMs, attempt: attempts }, 'upstream request failed');
+      logger.debug(
+        { operation, url: path, status: outcome.reason, durationMs, attempt: attempts },
+        'upstream request failed',
+      );
       throw new TransientError(outcome.message, { operation, url: path, attempts, reason: outcome.reason });
     }
     const { status, body } = outcome;
@@ -99,7 +96,10 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
     if (status === 401 || status === 403) throw new AuthError(answer);
     if (status === 429) throw new RateLimitedError({ ...answer, retryAfterMs: parseRetryAfterMs(retryAfter) });
     if (status >= 500 || status === 408) {
-      throw new TransientError(`the upstream failed (HTTP ${status})${snippet(body)}`, { ...answer, reason: 'server_error' });
+      throw new TransientError(`the upstream failed (HTTP ${status})${snippet(body)}`, {
+        ...answer,
+        reason: 'server_error',
+      });
     }
     if (status < 200 || status >= 300) throw new PermanentError(answer);
     let json: unknown;
@@ -134,16 +134,23 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
             metrics.upstreamRateLimited.inc({ operation: request.operation });
             // Every process sharing the budget waits, not only this request.
             await transport.pause(error.retryAfterMs);
-            if (rateLimitRetries >= MAX_RATE_LIMIT_RETRIES || error.retryAfterMs > MAX_IN_REQUEST_RATE_LIMIT_WAIT_MS) throw error;
+            if (rateLimitRetries >= MAX_RATE_LIMIT_RETRIES || error.retryAfterMs > MAX_IN_REQUEST_RATE_LIMIT_WAIT_MS)
+              throw error;
             rateLimitRetries++;
             metrics.upstreamRetries.inc({ operation: request.operation, reason: 'rate_limited' });
-            logger.debug({ operation: request.operation, url: request.path, retryAfterMs: error.retryAfterMs }, 'upstream rate limited, retrying');
+            logger.debug(
+              { operation: request.operation, url: request.path, retryAfterMs: error.retryAfterMs },
+              'upstream rate limited, retrying',
+            );
             continue;
           }
           if (!(error instanceof TransientError) || transientRetries >= maxRetries) throw error;
           const delayMs = backoffDelayMs(transientRetries++);
           metrics.upstreamRetries.inc({ operation: request.operation, reason: error.reason });
-          logger.debug({ operation: request.operation, url: request.path, reason: error.reason, delayMs }, 'upstream request retrying');
+          logger.debug(
+            { operation: request.operation, url: request.path, reason: error.reason, delayMs },
+            'upstream request retrying',
+          );
           await sleep(delayMs, request.signal);
         }
       }
@@ -155,8 +162,7 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
 /** zod issues as `path: message` lines, at most 20 of them. */
 function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {
   const lines = issues.slice(0, 20).map((issue) => {
-    const path = issue.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('');
-    return `${path ? path.replace(/^\./, '') : '(root)'}: ${issue.message}`;
+    return `${issuePath(issue.path) || '(root)'}: ${issue.message}`;
   });
   if (issues.length > 20) lines.push(`… and ${issues.length - 20} more`);
   return lines.join('\n');

@@ -1,4 +1,5 @@
 import { Agent, errors as undiciErrors, request as undiciRequest } from 'undici';
+import { describe } from '../errors.js';
 import type { RateLimiter } from './rate-limiter.js';
 import {
   bytesScrubber,
@@ -32,7 +33,11 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
   const scrub = scrubber(apiKey);
   const scrubBytes = bytesScrubber(apiKey);
 
-  async function exchange(request: TransportRequest, waitMs: number, signal: AbortSignal | undefined): Promise<TransportBytesOutcome> {
+  async function exchange(
+    request: TransportRequest,
+    waitMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<TransportBytesOutcome> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
     const onCallerAbort = () => controller.abort(signal!.reason);
@@ -52,7 +57,14 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
       });
       const body = scrubBytes(new Uint8Array(await response.body.arrayBuffer()));
       const retryAfter = response.headers['retry-after'];
-      return { kind: 'answer', status: response.statusCode, retryAfter, body, durationMs: performance.now() - started, waitMs };
+      return {
+        kind: 'answer',
+        status: response.statusCode,
+        retryAfter,
+        body,
+        durationMs: performance.now() - started,
+        waitMs,
+      };
     } catch (error) {
       // The caller gave up (shutdown): not an upstream fault.
       signal?.throwIfAborted();
@@ -60,7 +72,13 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
       if (controller.signal.aborted || isTimeout(error)) {
         return { kind: 'failure', reason: 'timeout', message: `no answer within ${timeoutMs} ms`, durationMs, waitMs };
       }
-      return { kind: 'failure', reason: 'network', message: `network error: ${scrub(describe(error))}`, durationMs, waitMs };
+      return {
+        kind: 'failure',
+        reason: 'network',
+        message: `network error: ${scrub(describe(error))}`,
+        durationMs,
+        waitMs,
+      };
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onCallerAbort);
@@ -86,11 +104,4 @@ function isTimeout(error: unknown): boolean {
     error instanceof undiciErrors.BodyTimeoutError ||
     error instanceof undiciErrors.ConnectTimeoutError
   );
-}
-
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const code = (error as { code?: unknown }).code;
-  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
-  return `${typeof code === 'string' ? `${code}: ` : ''}${error.message}${cause}`;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { sleep } from './sleep.js';
+import { sleep } from '../runtime/sleep.js';
 
 /**
  * One upstream request budget. Requests are paced, not burst: the limiter hands out start times
@@ -54,7 +54,7 @@ function createRateLimiter(book: SlotBook): RateLimiter {
       const start = `${prefix}-${++sequence}`;
       let asked = performance.now();
       let waitMs = await withAbort(book.reserve(start), signal);
-      for (let reconfirmed = 0; ; ) {
+      for (let reconfirmed = 0; ;) {
         if (waitMs > 0) {
           await sleep(waitMs, signal);
         } else if (performance.now() - asked <= LATE_CONFIRMATION_MS || reconfirmed++ >= MAX_RECONFIRMATIONS) {
@@ -121,7 +121,12 @@ export interface SharedRateLimiterSettings {
   jitterAllowanceMs?: number;
 }
 
-export function createSharedRateLimiter({ redis, key, rps, jitterAllowanceMs }: SharedRateLimiterSettings): RateLimiter {
+export function createSharedRateLimiter({
+  redis,
+  key,
+  rps,
+  jitterAllowanceMs,
+}: SharedRateLimiterSettings): RateLimiter {
   const intervalMicros = String(1000 * intervalMs(rps, jitterAllowanceMs));
   const { windowMs, limit } = startWindow(rps, jitterAllowanceMs);
   const windowArgs = [String(1000 * windowMs), String(limit)];
@@ -135,20 +140,24 @@ export function createSharedRateLimiter({ redis, key, rps, jitterAllowanceMs }: 
     }
   };
   const toMs = (micros: number) => micros / 1000;
-  return createRateLimiter(
-    {
-      reserve: async (start) => toMs(await run('reserve', intervalMicros, ...windowArgs, start)),
-      confirm: async (start) => toMs(await run('confirm', intervalMicros, ...windowArgs, start)),
-      pause: async (ms) => void (await run('pause', String(Math.ceil(ms * 1000)))),
-    },
-  );
+  return createRateLimiter({
+    reserve: async (start) => toMs(await run('reserve', intervalMicros, ...windowArgs, start)),
+    confirm: async (start) => toMs(await run('confirm', intervalMicros, ...windowArgs, start)),
+    pause: async (ms) => void (await run('pause', String(Math.ceil(ms * 1000)))),
+  });
 }
 
 /** The same pacing within one process, for uses without Redis (a single CLI run). */
-export function createLocalRateLimiter(rps: number, { jitterAllowanceMs }: { jitterAllowanceMs?: number } = {}): RateLimiter {
+export function createLocalRateLimiter(
+  rps: number,
+  { jitterAllowanceMs }: { jitterAllowanceMs?: number } = {},
+): RateLimiter {
   const interval = intervalMs(rps, jitterAllowanceMs);
   const { windowMs, limit } = startWindow(rps, jitterAllowanceMs);
-  /** Start id -> when it was confirmed, oldest first (a Map keeps insertion order; a confirmed-again start moves to the end). */
+  /**
+   * Start id -> when it was confirmed, oldest first (a Map keeps insertion order; a confirmed-again start moves to the
+   * end).
+   */
   const starts = new Map<string, number>();
   let tat = 0;
   let paused = 0;
@@ -169,25 +178,23 @@ export function createLocalRateLimiter(rps: number, { jitterAllowanceMs }: { jit
     starts.set(start, now);
     return 0;
   };
-  return createRateLimiter(
-    {
-      reserve: async (start) => {
-        const now = performance.now();
-        const wait = book(now);
-        return wait > 0 ? wait : startNow(start, now);
-      },
-      confirm: async (start) => {
-        const now = performance.now();
-        if (now < paused) return book(now);
-        return startNow(start, now);
-      },
-      pause: async (ms) => {
-        const pauseEnd = performance.now() + ms;
-        paused = Math.max(paused, pauseEnd);
-        tat = Math.max(tat, pauseEnd);
-      },
+  return createRateLimiter({
+    reserve: async (start) => {
+      const now = performance.now();
+      const wait = book(now);
+      return wait > 0 ? wait : startNow(start, now);
     },
-  );
+    confirm: async (start) => {
+      const now = performance.now();
+      if (now < paused) return book(now);
+      return startNow(start, now);
+    },
+    pause: async (ms) => {
+      const pauseEnd = performance.now() + ms;
+      paused = Math.max(paused, pauseEnd);
+      tat = Math.max(tat, pauseEnd);
+    },
+  });
 }
 
 /**
@@ -201,8 +208,10 @@ function startWindow(rps: number, jitterAllowanceMs = JITTER_ALLOWANCE_MS): { wi
 
 /** Milliseconds between two starts. */
 function intervalMs(rps: number, jitterAllowanceMs = JITTER_ALLOWANCE_MS): number {
-  if (!Number.isFinite(rps) || rps <= 0) throw new RangeError(`rate limit must be a positive number of requests per second, got ${rps}`);
-  if (!(jitterAllowanceMs >= 0)) throw new RangeError(`jitter allowance must be 0 or more milliseconds, got ${jitterAllowanceMs}`);
+  if (!Number.isFinite(rps) || rps <= 0)
+    throw new RangeError(`rate limit must be a positive number of requests per second, got ${rps}`);
+  if (!(jitterAllowanceMs >= 0))
+    throw new RangeError(`jitter allowance must be 0 or more milliseconds, got ${jitterAllowanceMs}`);
   return (1000 + jitterAllowanceMs) / rps;
 }
 

@@ -1,60 +1,68 @@
 import { z } from 'zod';
 
+/** Where a zod issue points, as `data[3].fee.value` ('' for the value itself). */
+export function issuePath(path: readonly PropertyKey[]): string {
+  return path
+    .map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`))
+    .join('')
+    .replace(/^\./, '');
+}
+
 /**
  * Wire schemas of the upstream responses (upstream-api.md section 2), read as leniently as the
- * document allows (design.md, 'Unknowns'): numbers may come as numeric strings, `token` as a string
- * or an object, arrays may be missing or null, and unknown fields are kept (loose objects) so that
- * normalizers can store them in jsonb. What cannot be read at all fails validation and is quarantined.
+ * document allows (design.md, 'Unknowns'): unknown fields are kept (loose objects) so that
+ * normalizers can store them in jsonb. An answer whose envelope cannot be read is quarantined whole;
+ * an element that cannot be read, alone.
  */
 
 /** A JSON number, or a string holding a decimal number ("1234.5", "1e-9"). */
 export const numericValue = z.union([
   z.number().refine(Number.isFinite, 'must be a finite number'),
-  z.string().trim().regex(/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/, 'must be a decimal number'),
+  z
+    .string()
+    .trim()
+    .regex(/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/, 'must be a decimal number'),
 ]);
 export type NumericValue = z.infer<typeof numericValue>;
 
-const optionalNumeric = numericValue.nullish();
 const optionalString = z.string().nullish();
 /** Identifiers documented as strings; numbers are accepted and read as their decimal spelling. */
 const identifier = z.union([z.string().min(1), z.number()]).transform(String);
 
+/**
+ * Each element of an answer (a price entry, a position, an NFT group) is validated on its own by the
+ * normalizer (src/normalize/answer-elements.ts): the answers' schemas below check only the envelope,
+ * so that one element that cannot be read costs only itself. The element schemas check only what
+ * makes an element readable at all (its identity); every other field is read by the normalizer,
+ * which absorbs type drift (numbers as strings or `{ value }`) and keeps what it cannot map.
+ */
+const elementList = z
+  .array(z.unknown())
+  .nullish()
+  .transform((data) => data ?? []);
+
 export const tokenPriceEntry = z.looseObject({
   contract_address: z.string().min(1),
-  symbol: optionalString,
-  /** null when the upstream knows the token but has no price for the requested time. */
-  price: numericValue.nullable(),
-  last24hPrice: optionalNumeric,
+  /** A number, a numeric string or `{ value }`; null when the upstream has no price for the time. */
+  price: z.unknown(),
   /** Unit (s, ms, µs) not documented: decided by magnitude when normalized. */
-  timestamp: numericValue,
-  decimals: z.union([z.number().int(), z.string().regex(/^\d+$/)]).nullish(),
-  source: optionalString,
+  timestamp: z.unknown(),
 });
 export type TokenPriceEntry = z.infer<typeof tokenPriceEntry>;
 
-export const tokenPriceResponse = z.looseObject({
-  data: z.array(tokenPriceEntry).nullish().transform((data) => data ?? []),
-});
+export const tokenPriceResponse = z.looseObject({ data: elementList });
 export type TokenPriceResponse = z.infer<typeof tokenPriceResponse>;
 
-export const amountEntry = z.looseObject({
-  amount: optionalNumeric,
-  value: optionalNumeric,
-  token: z.union([z.string(), z.looseObject({})]).nullish(),
+/** One of the nine undocumented position variants: its identity validated, the rest read by the normalizer. */
+export const position = z.looseObject({
+  positionId: identifier,
+  chain: z.string().min(1),
+  type: z.string().min(1),
 });
-export type AmountEntry = z.infer<typeof amountEntry>;
+export type Position = z.infer<typeof position>;
 
-const amountList = z.array(amountEntry).nullish().transform((entries) => entries ?? []);
-
-export const farmingEntry = z.looseObject({
-  base_apr: optionalNumeric,
-  rewards_apr: optionalNumeric,
-  total_apr: optionalNumeric,
-  total_apy: optionalNumeric,
-  /** Shape not documented: an array of amount entries, an object or a number; kept as jsonb. */
-  rewards: z.unknown().optional(),
-});
-export type FarmingEntry = z.infer<typeof farmingEntry>;
+export const positionsResponse = z.looseObject({ data: elementList });
+export type PositionsResponse = z.infer<typeof positionsResponse>;
 
 export const protocolRef = z.looseObject({
   name: optionalString,
@@ -63,35 +71,14 @@ export const protocolRef = z.looseObject({
   protocol: z.union([z.string(), z.number()]).nullish(),
 });
 
-/** One of the nine undocumented position variants: common fields validated, the rest kept. */
-export const position = z.looseObject({
-  positionId: identifier,
-  owner: optionalString,
-  input: amountList,
-  yieldCollected: amountList,
-  current: z
-    .looseObject({ tokens: amountList, yield: amountList })
-    .nullish(),
-  fee: optionalNumeric,
-  chain: z.string().min(1),
-  type: z.string().min(1),
-  farming: z.array(farmingEntry).nullish().transform((entries) => entries ?? []),
-  meta: z.looseObject({ protocol: protocolRef.nullish() }).nullish(),
-});
-export type Position = z.infer<typeof position>;
-
-export const positionsResponse = z.looseObject({
-  data: z.array(position).nullish().transform((data) => data ?? []),
-});
-export type PositionsResponse = z.infer<typeof positionsResponse>;
-
 export const nativeToken = z.looseObject({
   name: optionalString,
   cmcId: z.union([z.number(), z.string()]).nullish(),
   cmc_slug: optionalString,
   cgId: optionalString,
   symbol: optionalString,
-  decimals: z.union([z.number(), z.string()]).nullish(),
+  /** An integer in any shape: read by the normalizer. */
+  decimals: z.unknown().optional(),
 });
 
 export const nftCollection = z.looseObject({
@@ -100,44 +87,47 @@ export const nftCollection = z.looseObject({
   id: z.union([z.string(), z.number()]).nullish(),
   imageUrl: optionalString,
   name: optionalString,
-  totalItems: z.union([z.number(), z.string()]).nullish(),
+  /** An integer in any shape: read by the normalizer. */
+  totalItems: z.unknown().optional(),
   chain: optionalString,
   verified: z.boolean().nullish(),
   scam: z.boolean().nullish(),
 });
 
+/** A token's id is validated; its other documented fields (listed in the document's order) are read by the normalizer. */
 export const nftToken = z.looseObject({
-  royalty: optionalNumeric,
-  imageUrl: optionalString,
+  royalty: z.unknown().optional(),
+  imageUrl: z.unknown().optional(),
   tokenId: identifier,
-  contractAddress: optionalString,
-  name: optionalString,
-  rarityScore: optionalNumeric,
-  rank: z.union([z.string(), z.number()]).nullish(),
-  price: optionalNumeric,
-  cost: optionalNumeric,
+  contractAddress: z.unknown().optional(),
+  name: z.unknown().optional(),
+  rarityScore: z.unknown().optional(),
+  rank: z.unknown().optional(),
+  price: z.unknown().optional(),
+  cost: z.unknown().optional(),
 });
 export type NftToken = z.infer<typeof nftToken>;
 
+/** An NFT group: its collection id and its tokens' ids validated, the rest read by the normalizer. */
 export const nftHoldingGroup = z.looseObject({
-  owner: optionalString,
-  nativeToken: nativeToken.nullish(),
-  collection: nftCollection.nullish(),
+  owner: z.unknown().optional(),
+  nativeToken: z.unknown().optional(),
+  collection: z.unknown().optional(),
   collectionId: identifier,
-  tokens: z.array(nftToken).nullish().transform((tokens) => tokens ?? []),
-  floorPrice: optionalNumeric,
-  marketPrice: optionalNumeric,
-  /** Absent (or null) when PnL was not requested: stored as null, never zero. */
-  profit: z
-    .looseObject({ realizedPnL: optionalNumeric, unrealizedPnL: optionalNumeric })
-    .nullish(),
+  tokens: z
+    .array(nftToken)
+    .nullish()
+    .transform((tokens) => tokens ?? []),
+  floorPrice: z.unknown().optional(),
+  marketPrice: z.unknown().optional(),
+  profit: z.unknown().optional(),
 });
 export type NftHoldingGroup = z.infer<typeof nftHoldingGroup>;
 
-/** Documented as a top-level array; a `{ data: [...] }` wrapper is accepted too. */
+/** Documented as a top-level array; the service's own client reads `{ data: [...] }`: both accepted. */
 export const nftHoldingsResponse = z
-  .union([z.array(nftHoldingGroup), z.looseObject({ data: z.array(nftHoldingGroup).nullish() })])
-  .transform((body) => (Array.isArray(body) ? body : (body.data ?? [])));
+  .union([z.array(z.unknown()), z.looseObject({ data: elementList })])
+  .transform((body) => (Array.isArray(body) ? body : body.data));
 export type NftHoldingsResponse = z.infer<typeof nftHoldingsResponse>;
 
 /** Shape not documented: an array (or `{ data: [...] }`) of protocol ids or protocol objects. */

@@ -1,7 +1,6 @@
-import { readdirSync, readlinkSync } from 'node:fs';
-import { getPriority, setPriority } from 'node:os';
+import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { createRedisConnection } from '../queue/redis-connection.js';
+import { createRedisConnection } from '../runtime/redis-connection.js';
 import { createLocalRateLimiter, createSharedRateLimiter } from './rate-limiter.js';
 import { createHttpTransport } from './http-transport.js';
 import type { FromThread, SenderThreadData, ToThread } from './sender-thread.js';
@@ -17,57 +16,68 @@ const post = (message: FromThread) => port.postMessage(message);
 const scrub = scrubber(data.apiKey);
 const { limiter: budget } = data;
 
-const redis = budget.kind === 'shared' ? createRedisConnection(budget.redisUrl, 'worker', { connectionName: 'chaintap-upstream-pace' }) : undefined;
+const redis =
+  budget.kind === 'shared'
+    ? createRedisConnection(budget.redisUrl, 'worker', { connectionName: 'chaintap-upstream-pace' })
+    : undefined;
 // ioredis reconnects by itself; without a listener each failed attempt would end the thread.
-redis?.on('error', (error: Error) => post({ type: 'warn', message: 'Redis connection of the upstream rate limit lost; reconnecting', error: error.message }));
+redis?.on('error', (error: Error) =>
+  post({
+    type: 'warn',
+    message: 'Redis connection of the upstream rate limit lost; reconnecting',
+    error: error.message,
+  }),
+);
 const rateLimiter =
   budget.kind === 'shared'
-    ? createSharedRateLimiter({ redis: redis!, key: budget.key, rps: budget.rps, jitterAllowanceMs: budget.jitterAllowanceMs })
+    ? createSharedRateLimiter({
+        redis: redis!,
+        key: budget.key,
+        rps: budget.rps,
+        jitterAllowanceMs: budget.jitterAllowanceMs,
+      })
     : createLocalRateLimiter(budget.rps, { jitterAllowanceMs: budget.jitterAllowanceMs });
 const transport = createHttpTransport(data, rateLimiter);
 const inFlight = new Map<number, AbortController>();
 
 /**
- * A busy machine makes every thread wait for a CPU now and then, and a start this thread waits
- * through leaves late. So the process's other threads (the main thread: JSON, zod, Postgres; V8's
- * and libuv's helpers: garbage collection, compression; work that can wait a few milliseconds)
- * step down `levels` nice levels below this one. On Linux a thread's nice value is its own, a
- * thread starts with its creator's (the helpers were started before this step, the main thread's
- * later ones after it), and raising a nice value needs no privilege. Measured (addresses, 10,000):
- * a worker's four V8 helper threads, left at the sender's level, used a tenth of a core between
- * them. A second sender thread of the same process finds the step already taken.
+ * This thread's id in the kernel (Linux: the last part of /proc/thread-self), which the main thread
+ * needs to tell this thread apart from the process's others, e.g. to give it a CPU first.
  */
-function stepDownOtherThreads(levels: number): void {
-  if (levels <= 0 || process.platform !== 'linux') return;
+function kernelThreadId(): number | undefined {
+  if (process.platform !== 'linux') return undefined;
   try {
-    const target = Math.min(19, getPriority(0) + levels);
-    const self = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    for (const tid of readdirSync('/proc/self/task').map(Number)) {
-      if (tid === self) continue;
-      try {
-        if (getPriority(tid) < target) setPriority(tid, target);
-      } catch {
-        // The thread ended meanwhile.
-      }
-    }
-  } catch (error) {
-    post({ type: 'warn', message: 'could not lower the other threads below the upstream sender thread', error: String(error) });
+    return Number(readlinkSync('/proc/thread-self').split('/').pop());
+  } catch {
+    return undefined;
   }
 }
-stepDownOtherThreads(data.priority);
+const threadId = kernelThreadId();
+if (threadId !== undefined) post({ type: 'started', threadId });
 
-const failed = (id: number, error: unknown) => post({ type: 'failed', id, message: scrub(error instanceof Error ? error.message : String(error)) });
+const failed = (id: number, error: unknown) =>
+  post({ type: 'failed', id, message: scrub(error instanceof Error ? error.message : String(error)) });
 
 async function send(message: Extract<ToThread, { type: 'send' }>): Promise<void> {
   const controller = new AbortController();
   inFlight.set(message.id, controller);
   try {
-    const outcome = await transport.sendForBytes({ method: message.method, path: message.path, json: message.json }, controller.signal);
+    const outcome = await transport.sendForBytes(
+      { method: message.method, path: message.path, json: message.json },
+      controller.signal,
+    );
     // The body's buffer moves to the main thread (no copy, no string in this thread's heap), when
     // the body is all of it (it is, as undici and TextEncoder allocate it).
     const body = outcome.kind === 'answer' ? outcome.body : undefined;
-    const movable = body !== undefined && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer;
-    port.postMessage({ type: 'outcome', id: message.id, outcome } satisfies FromThread, movable ? [body.buffer as ArrayBuffer] : []);
+    const movable =
+      body !== undefined &&
+      body.byteOffset === 0 &&
+      body.byteLength === body.buffer.byteLength &&
+      body.buffer instanceof ArrayBuffer;
+    port.postMessage(
+      { type: 'outcome', id: message.id, outcome } satisfies FromThread,
+      movable ? [body.buffer as ArrayBuffer] : [],
+    );
   } catch (error) {
     // Aborted: the main thread has stopped waiting for it.
     if (!controller.signal.aborted) failed(message.id, error);

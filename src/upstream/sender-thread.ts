@@ -1,8 +1,7 @@
 import { once } from 'node:events';
-import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { ChaintapError } from '../errors.js';
-import type { Logger } from '../ops/logger.js';
+import type { Logger } from '../runtime/logger.js';
 import {
   decodeOutcome,
   scrubber,
@@ -18,14 +17,15 @@ import {
  * connection of its own) and the keep-alive connections, and does nothing else. For each request it
  * waits for a start, sends, reads the body and posts the outcome back.
  *
- * Why a thread: a worker's event loop is busy with JSON, zod, normalizing and Postgres (lag p99
- * 15-31 ms, up to 48 ms, plus GC pauses), and a request sent from it left later than its start and
- * went together with the ones after it; the strict upstream then saw more than its limit in some
- * trailing second and answered 429, pausing every worker. The thread's loop is idle between starts
- * and has a heap of its own, so the main thread's work and garbage collection no longer delay sends.
+ * Why a thread: a worker's event loop is busy with JSON, zod, normalizing and Postgres, so a request
+ * sent from it left late, together with the ones after it, and a strict upstream counted more than
+ * its limit in a trailing second (a 429 pauses every worker). The thread's loop is idle between
+ * starts and has a heap of its own: the main thread's work and garbage collection no longer delay
+ * sends (docs/operations.md, "Process tuning").
  *
  * The thread holds the process open only while a request is in flight; close() ends it with its
- * connections, and one that dies is replaced on the next request. The API key travels to it in workerData, nowhere else.
+ * connections, and one that dies is replaced on the next request. The API key travels to it in
+ * workerData, nowhere else.
  */
 export type SenderThreadLimiter =
   /** The budget shared with every process through Redis (createSharedRateLimiter). */
@@ -36,13 +36,16 @@ export type SenderThreadLimiter =
 /** What the thread is started with. */
 export interface SenderThreadData extends TransportSettings {
   limiter: SenderThreadLimiter;
-  /** Nice levels the process's other threads step down below the thread (Linux; 0: none). */
-  priority: number;
 }
 
 export interface SenderThreadSettings extends SenderThreadData {
-  /** Where the thread's warnings go (its Redis connection reconnecting, a priority it could not set). */
+  /** Where the thread's warnings go (its Redis connection reconnecting). */
   logger: Logger;
+  /**
+   * Called with the thread's id in the kernel each time a thread starts (Linux only), for the
+   * program to set its threads' priorities by. The transport itself changes nothing in the process.
+   */
+  onStarted?: (threadId: number) => void;
 }
 
 export type ToThread =
@@ -52,6 +55,7 @@ export type ToThread =
   | { type: 'close' };
 
 export type FromThread =
+  | { type: 'started'; threadId: number }
   | { type: 'outcome'; id: number; outcome: TransportBytesOutcome }
   | { type: 'paused'; id: number }
   | { type: 'failed'; id: number; message: string }
@@ -68,24 +72,8 @@ interface Pending {
 /** Heap limits of the sender thread, in MB: far above its live set, far below V8's defaults. */
 const SENDER_HEAP_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 };
 
-/**
- * Young-generation collections run on the collecting thread alone, for every thread of the process
- * (V8 has one set of flags per process). In parallel, the sender thread's collections waited for
- * V8's helper threads, which also serve the main thread's collections and run below the sender
- * (see sender-thread-entry.ts): two requests built before such a wait reached the upstream 31 and
- * 32 ms after their confirmation, and the strict upstream counted them with the requests after
- * them (a 429). Measured (addresses, one instrumented run each): sender threads' collections over
- * 3 ms / over 10 ms per run 177 / 25 in parallel, 86 / 9 alone; a request from being built to
- * reaching the upstream p99.9 14.1 ms, max 34.2 ms in parallel, 8.3 ms, 27.0 ms alone. V8 reads
- * the flag at each collection, so setting it at run time takes effect.
- */
-function scavengeOnCollectingThread(): void {
-  setFlagsFromString('--no-parallel-scavenge');
-}
-
 export function createSenderThread(settings: SenderThreadSettings): UpstreamTransport {
-  scavengeOnCollectingThread();
-  const { logger, ...data } = settings;
+  const { logger, onStarted, ...data } = settings;
   const workerData: SenderThreadData = data;
   const scrub = scrubber(settings.apiKey);
   const pending = new Map<number, Pending>();
@@ -98,7 +86,12 @@ export function createSenderThread(settings: SenderThreadSettings): UpstreamTran
     // Its heap holds only the requests in flight (bodies are read into buffers outside it and moved
     // to this thread): the limits keep V8 from growing it by the machine's memory, as it would by
     // default (peak RSS, docs/benchmarks.md).
-    const worker = new Worker(threadEntry(), { workerData, name: 'chaintap upstream sender', execArgv: [], resourceLimits: SENDER_HEAP_LIMITS });
+    const worker = new Worker(threadEntry(), {
+      workerData,
+      name: 'chaintap upstream sender',
+      execArgv: [],
+      resourceLimits: SENDER_HEAP_LIMITS,
+    });
     // Idle, it must not keep the process alive: it is ref'd only while something is pending.
     worker.unref();
     worker.on('message', (message: FromThread) => receive(message));
@@ -129,7 +122,9 @@ export function createSenderThread(settings: SenderThreadSettings): UpstreamTran
   };
 
   const receive = (message: FromThread) => {
-    if (message.type === 'warn') return logger.warn({ component: 'upstream', err: scrub(message.error) }, message.message);
+    if (message.type === 'started') return onStarted?.(message.threadId);
+    if (message.type === 'warn')
+      return logger.warn({ component: 'upstream', err: scrub(message.error) }, message.message);
     // An answer to a request given up on (aborted) finds nothing here.
     const entry = settle(message.id);
     // Decoded here, not in the thread: a body as a string in the thread's heap made its garbage
@@ -192,5 +187,8 @@ export function createSenderThread(settings: SenderThreadSettings): UpstreamTran
  * sources, a plain CommonJS module that registers tsx first (see sender-thread-tsx.cjs).
  */
 function threadEntry(): URL {
-  return new URL(import.meta.url.endsWith('.ts') ? './sender-thread-tsx.cjs' : './sender-thread-entry.js', import.meta.url);
+  return new URL(
+    import.meta.url.endsWith('.ts') ? './sender-thread-tsx.cjs' : './sender-thread-entry.js',
+    import.meta.url,
+  );
 }

@@ -79,7 +79,8 @@ export function bytesScrubber(apiKey: string): (bytes: Uint8Array) => Uint8Array
   const key = Buffer.from(apiKey, 'utf8');
   const encoder = new TextEncoder();
   return (bytes) => {
-    if (apiKey.length < 4 || Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(key) === -1) return bytes;
+    if (apiKey.length < 4 || Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(key) === -1)
+      return bytes;
     return encoder.encode(scrub(utf8.decode(bytes)));
   };
 }

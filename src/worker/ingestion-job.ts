@@ -1,12 +1,24 @@
 import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
-import type { Context } from '../context.js';
+import type { Context } from '../runtime/context.js';
 import type { Database } from '../db/client.js';
-import { commitJob, quarantinePayload, recordJobFailure, type RawRecord, type RunRecord, type Tx } from '../db/index.js';
+import {
+  commitJob,
+  quarantinePayload,
+  recordJobFailure,
+  type RawRecord,
+  type RunRecord,
+  type Tx,
+} from '../db/index.js';
 import type { JobResult } from '../queue/jobs.js';
-import type { TickStream, TickTracker } from '../queue/tick-tracker.js';
-import { AuthError, InvalidPayloadError, PermanentError, RateLimitedError, UpstreamError } from '../upstream/errors.js';
+import type { TickTracker } from '../queue/tick-tracker.js';
+import { describe } from '../errors.js';
+import { InvalidPayloadError, UpstreamError, type RateLimitedError } from '../upstream/errors.js';
 import type { UpstreamResponse } from '../upstream/client.js';
-import { announceTickComplete } from './tick-notification.js';
+import { announceTickComplete } from '../queue/tick-notification.js';
+import type { TickStream } from '../datasets.js';
+import type { ElementOutcome, QuarantinedElement } from '../db/schema/rows.js';
+import { recordSchemaDrifts } from '../db/stores/schema-drifts.js';
+import { jobOutcome } from './job-outcome.js';
 
 /** What a processor needs besides its own upstream call. */
 export interface IngestionDeps {
@@ -26,16 +38,22 @@ export interface IngestionSpec<T, Rows> {
   /** Endpoint (path and query, never the key) for raw_responses when the call itself failed. */
   endpoint: string;
   fetch(signal: AbortSignal): Promise<UpstreamResponse<T>>;
-  /** Pure: a normalizer. A throw here means the payload cannot be read: it is quarantined. */
+  /**
+   * Pure: a normalizer. UnreadablePayloadError means the payload cannot be read: it is quarantined.
+   * Any other throw is a bug: logged as an error, and the job fails like any unexpected error.
+   */
   normalize(data: T): Rows;
+  /** For answers read element by element: how many elements, which were quarantined, which fields drifted. */
+  outcome?(rows: Rows): ElementOutcome;
   write(tx: Tx, rows: Rows): Promise<Record<string, number>>;
 }
 
 /**
  * One ingestion job: call the upstream, normalize, and commit rows + run record + raw body in one
- * transaction. Every outcome is recorded: a payload that cannot be read is quarantined with its body,
+ * transaction. Every outcome is recorded: a payload that cannot be read is quarantined with its body
+ * (an element that cannot be read, alone: the others are stored; when none can be, the job is quarantined),
  * a failure is written to ingestion_runs (with the error body) before BullMQ retries it, and the
- * error class decides the queue behaviour (retry, no retry, or pause for a 429).
+ * error decides the queue behaviour (job-outcome.ts).
  */
 export async function runIngestionJob<T, Rows>(
   deps: IngestionDeps,
@@ -56,29 +74,34 @@ export async function runIngestionJob<T, Rows>(
   };
   const stopTimer = metrics.jobDuration.startTimer({ queue: queueName });
   try {
-    let response: UpstreamResponse<T>;
-    try {
-      response = await spec.fetch(signal);
-    } catch (error) {
-      if (error instanceof InvalidPayloadError) {
-        return await quarantine(deps, job, spec, run, { body: error.body, status: error.status ?? 200, endpoint: error.url || spec.endpoint }, error.message);
-      }
-      throw error;
-    }
-    const raw = rawRecord(spec, response.url, response.status, response.body, response.receivedAt);
+    let response: UpstreamResponse<T> | undefined;
     let rows: Rows;
     try {
-      rows = spec.normalize(response.data);
+      response = await spec.fetch(signal);
+      rows = normalize(deps, spec, run, response);
     } catch (error) {
-      return await quarantine(deps, job, spec, run, { body: response.body, status: response.status, endpoint: response.url }, `cannot normalize: ${(error as Error).message}`);
+      const unreadable = unreadablePayload(error, response);
+      if (!unreadable) throw error;
+      return await quarantine(deps, job, spec, run, unreadable);
     }
+    const outcome = spec.outcome?.(rows);
+    const quarantined = outcome?.quarantined ?? [];
+    if (outcome && quarantined.length > 0 && quarantined.length === outcome.elements) {
+      const more = quarantined.length > 1 ? ` (and ${quarantined.length - 1} more elements)` : '';
+      const reason = `cannot normalize: ${quarantined[0]!.reason}${more}`;
+      const payload = { body: response.body, status: response.status, endpoint: response.url, reason };
+      return await quarantine(deps, job, spec, run, payload, quarantined);
+    }
+    const raw = rawRecord(spec, response.url, response.status, response.body, response.receivedAt);
     const { rowsWritten, byTable } = await commitJob(database, {
       run,
       raw: [raw],
       httpStatus: response.status,
       write: (tx) => spec.write(tx, rows),
+      elements: outcome && { stored: outcome.elements - quarantined.length, quarantined },
     });
     for (const [table, count] of Object.entries(byTable)) metrics.rowsWritten.inc({ table }, count);
+    if (outcome) await recordElementOutcome(deps, spec, run, outcome);
     metrics.jobs.inc({ queue: queueName, outcome: 'completed' });
     await finishTarget(deps, spec, run.jobId);
     return { outcome: 'succeeded', rowsWritten };
@@ -89,24 +112,104 @@ export async function runIngestionJob<T, Rows>(
   }
 }
 
+/** Runs the normalizer. Anything it throws but UnreadablePayloadError is a bug in it: said loudly. */
+function normalize<T, Rows>(
+  deps: IngestionDeps,
+  spec: IngestionSpec<T, Rows>,
+  run: RunRecord,
+  response: UpstreamResponse<T>,
+): Rows {
+  try {
+    return spec.normalize(response.data);
+  } catch (error) {
+    if (jobOutcome(error) !== 'quarantine') {
+      deps.context.logger.error(
+        { err: error, jobId: run.jobId, dataset: spec.dataset, target: spec.target, endpoint: response.url },
+        'the normalizer failed on a validated payload: a bug in chaintap, not a bad payload',
+      );
+    }
+    throw error;
+  }
+}
+
+interface UnreadablePayload {
+  body: string;
+  status: number;
+  endpoint: string;
+  reason: string;
+}
+
+/** The body to quarantine when the error says it cannot be read (job-outcome.ts), else undefined. */
+function unreadablePayload<T>(
+  error: unknown,
+  response: UpstreamResponse<T> | undefined,
+): UnreadablePayload | undefined {
+  if (jobOutcome(error) !== 'quarantine') return undefined;
+  // The upstream client's error carries the body that failed the schema; a normalizer's, the answer.
+  if (error instanceof InvalidPayloadError)
+    return { body: error.body, status: error.status ?? 200, endpoint: error.url, reason: error.message };
+  if (response)
+    return {
+      body: response.body,
+      status: response.status,
+      endpoint: response.url,
+      reason: `cannot normalize: ${(error as Error).message}`,
+    };
+  return undefined;
+}
+
+/**
+ * Drifts in /metrics and schema_drifts, elements quarantined alone in /metrics and the log. The job's
+ * rows are committed by now: a drift that cannot be recorded is logged, and the job still succeeds.
+ */
+async function recordElementOutcome<T, Rows>(
+  deps: IngestionDeps,
+  spec: IngestionSpec<T, Rows>,
+  run: RunRecord,
+  outcome: ElementOutcome,
+): Promise<void> {
+  const { metrics, logger } = deps.context;
+  for (const { field, shape, count } of outcome.drifts)
+    metrics.schemaDrift.inc({ dataset: spec.dataset, field, shape }, count);
+  await recordSchemaDrifts(deps.database, run.dataset, run.tick, outcome.drifts).catch((error: unknown) =>
+    logger.warn({ jobId: run.jobId, err: describe(error) }, 'could not record the schema drifts of a stored answer'),
+  );
+  if (outcome.quarantined.length === 0) return;
+  metrics.quarantined.inc({ dataset: spec.dataset }, outcome.quarantined.length);
+  logger.warn(
+    {
+      jobId: run.jobId,
+      dataset: spec.dataset,
+      target: spec.target,
+      quarantined: outcome.quarantined.map(({ index, reason }) => ({ index, reason })),
+    },
+    'elements quarantined, the rest of the answer stored',
+  );
+}
+
+/** Quarantines the body (or, given `elements`, each of its elements) and completes the job as quarantined. */
 async function quarantine<T, Rows>(
   deps: IngestionDeps,
   job: Job,
   spec: IngestionSpec<T, Rows>,
   run: RunRecord,
-  payload: { body: string; status: number; endpoint: string },
-  reason: string,
+  payload: UnreadablePayload,
+  elements?: QuarantinedElement[],
 ): Promise<JobResult> {
-  const raw = rawRecord(spec, payload.endpoint, payload.status, payload.body, new Date());
-  await quarantinePayload(deps.database, { run, raw, reason });
-  deps.context.metrics.quarantined.inc({ dataset: spec.dataset });
+  const { reason } = payload;
+  const raw = rawRecord(spec, payload.endpoint || spec.endpoint, payload.status, payload.body, new Date());
+  await quarantinePayload(deps.database, { run, raw, reason, elements });
+  deps.context.metrics.quarantined.inc({ dataset: spec.dataset }, elements?.length ?? 1);
   deps.context.metrics.jobs.inc({ queue: job.queueName, outcome: 'quarantined' });
-  deps.context.logger.warn({ jobId: run.jobId, dataset: spec.dataset, target: spec.target, reason }, 'payload quarantined');
+  deps.context.logger.warn(
+    { jobId: run.jobId, dataset: spec.dataset, target: spec.target, reason },
+    'payload quarantined',
+  );
   await finishTarget(deps, spec, run.jobId);
   return { outcome: 'quarantined', rowsWritten: 0 };
 }
 
-/** Records the failure and returns what to throw to BullMQ. */
+/** Records the failure and returns what to throw to BullMQ, as jobOutcome decides. */
 async function handleFailure<T, Rows>(
   deps: IngestionDeps,
   job: Job,
@@ -115,19 +218,22 @@ async function handleFailure<T, Rows>(
   error: unknown,
 ): Promise<Error> {
   const { metrics, logger } = deps.context;
-  if (error instanceof RateLimitedError) {
+  const outcome = jobOutcome(error);
+  if (outcome === 'rate_limited') {
     // Not an attempt: the queue pauses for Retry-After and the job goes back to waiting.
-    await deps.queue.rateLimit(error.retryAfterMs);
+    await deps.queue.rateLimit((error as RateLimitedError).retryAfterMs);
     metrics.jobs.inc({ queue: job.queueName, outcome: 'rate_limited' });
     return Worker.RateLimitError();
   }
-  const unrecoverable = error instanceof AuthError || error instanceof PermanentError;
+  // Only 'retry' tries again; a quarantine error thrown with no body at hand (not expected) fails too.
+  const unrecoverable = outcome !== 'retry';
   const final = unrecoverable || run.attempts >= (job.opts.attempts ?? 1);
   const message = describe(error);
   const upstream = error instanceof UpstreamError ? error : undefined;
-  const raw = upstream?.body !== undefined && upstream.status !== undefined
-    ? rawRecord(spec, upstream.url || spec.endpoint, upstream.status, upstream.body, new Date())
-    : undefined;
+  const raw =
+    upstream?.body !== undefined && upstream.status !== undefined
+      ? rawRecord(spec, upstream.url || spec.endpoint, upstream.status, upstream.body, new Date())
+      : undefined;
   try {
     await recordJobFailure(deps.database, { run, final, error: message, httpStatus: upstream?.status, raw });
   } catch (recordError) {
@@ -135,10 +241,16 @@ async function handleFailure<T, Rows>(
     logger.warn({ err: describe(recordError), jobId: run.jobId }, 'could not record the job failure');
   }
   metrics.jobs.inc({ queue: job.queueName, outcome: final ? 'failed' : 'retried' });
-  if (error instanceof AuthError) {
-    logger.error({ jobId: run.jobId, status: error.status }, 'upstream rejected the API key: check UPSTREAM_API_KEY; jobs fail without retries until it is fixed');
+  if (outcome === 'stop_and_alert') {
+    logger.error(
+      { jobId: run.jobId, status: upstream?.status },
+      'upstream rejected the API key: check UPSTREAM_API_KEY; jobs fail without retries until it is fixed',
+    );
   } else {
-    logger.warn({ jobId: run.jobId, dataset: spec.dataset, target: spec.target, attempt: run.attempts, final, err: message }, 'job failed');
+    logger.warn(
+      { jobId: run.jobId, dataset: spec.dataset, target: spec.target, attempt: run.attempts, final, err: message },
+      'job failed',
+    );
   }
   if (final) await finishTarget(deps, spec, run.jobId).catch(() => undefined);
   if (unrecoverable) return new UnrecoverableError(message);
@@ -151,17 +263,12 @@ async function finishTarget<T, Rows>(deps: IngestionDeps, spec: IngestionSpec<T,
   if (completed) await announceTickComplete(deps.database, deps.context.logger, spec.trackedStream, spec.tick);
 }
 
-function rawRecord<T, Rows>(spec: IngestionSpec<T, Rows>, endpoint: string, httpStatus: number, body: string, receivedAt: Date): RawRecord {
+function rawRecord<T, Rows>(
+  spec: IngestionSpec<T, Rows>,
+  endpoint: string,
+  httpStatus: number,
+  body: string,
+  receivedAt: Date,
+): RawRecord {
   return { dataset: spec.dataset, endpoint, target: spec.target, tick: spec.tick, httpStatus, body, receivedAt };
-}
-
-/** A one-line description without SQL text or parameters (Drizzle errors embed both: log the cause). */
-export function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = (error as { cause?: unknown }).cause;
-  // Drizzle's query errors embed the whole SQL and its parameters: the cause is what went wrong.
-  if (error.message.startsWith('Failed query') && cause instanceof Error) return describe(cause);
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return `${error.name} ${code}: ${error.message}`;
-  return `${error.name}: ${error.message}`;
 }

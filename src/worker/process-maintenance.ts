@@ -1,5 +1,12 @@
 import type { Job } from 'bullmq';
-import { commitJob, compactPriceIndexes, detachOldPricePartitions, ensurePartitions, pruneRawResponses, writeProtocols } from '../db/index.js';
+import {
+  commitJob,
+  compactPriceIndexes,
+  detachOldPricePartitions,
+  ensurePartitions,
+  pruneRawResponses,
+  writeProtocols,
+} from '../db/index.js';
 import { compactThinnedPartitions } from '../db/compact-partitions.js';
 import { downsampleSnapshots } from '../db/downsample.js';
 import { normalizeProtocols } from '../normalize/index.js';
@@ -26,39 +33,70 @@ export function processMaintenance(deps: IngestionDeps, client: UpstreamClient) 
   return async (job: Job<MaintenanceJobData>, signal: AbortSignal): Promise<JobResult> => {
     const tick = new Date(job.data.tick);
     const { options, logger } = deps.context;
-    const protocols = await runIngestionJob(deps, job, {
-      dataset: 'protocols',
-      target: 'all',
-      tick,
-      endpoint: '/v2/defi/protocols',
-      fetch: (abort) => client.fetchProtocols({ signal: abort }),
-      normalize: (data) => normalizeProtocols(data),
-      write: (tx, rows) => writeProtocols(tx, rows),
-    }, signal);
+    const protocols = await runIngestionJob(
+      deps,
+      job,
+      {
+        dataset: 'protocols',
+        target: 'all',
+        tick,
+        endpoint: '/v2/defi/protocols',
+        fetch: (abort) => client.fetchProtocols({ signal: abort }),
+        normalize: (data) => normalizeProtocols(data),
+        write: (tx, rows) => writeProtocols(tx, rows),
+      },
+      signal,
+    );
 
-    const created = await ensurePartitions(deps.database, { from: new Date(tick.getTime() - DAY), to: new Date(tick.getTime() + PARTITIONS_AHEAD_MS) });
+    const created = await ensurePartitions(deps.database, {
+      from: new Date(tick.getTime() - DAY),
+      to: new Date(tick.getTime() + PARTITIONS_AHEAD_MS),
+    });
     const pruned = await pruneRawResponses(deps.database, options.RAW_RETENTION_DAYS, tick);
-    const detached = options.PRICE_PARTITION_DETACH_DAYS > 0
-      ? await detachOldPricePartitions(deps.database, options.PRICE_PARTITION_DETACH_DAYS, tick)
-      : [];
+    const detached =
+      options.PRICE_PARTITION_DETACH_DAYS > 0
+        ? await detachOldPricePartitions(deps.database, options.PRICE_PARTITION_DETACH_DAYS, tick)
+        : [];
     // Concurrent price jobs leave the price key index half-split; rebuilt packed once a day.
     const compacted = await compactPriceIndexes(deps.database, tick);
-    const tiers = { fullResolutionDays: options.SNAPSHOT_FULL_RESOLUTION_DAYS, hourlyDays: options.SNAPSHOT_HOURLY_DAYS };
+    const tiers = {
+      fullResolutionDays: options.SNAPSHOT_FULL_RESOLUTION_DAYS,
+      hourlyDays: options.SNAPSHOT_HOURLY_DAYS,
+    };
     const downsampled = await downsampleSnapshots(deps.database, { now: tick, ...tiers });
     const compaction = options.SNAPSHOT_COMPACTION
       ? await compactThinnedPartitions(deps.database, { ...tiers, thinnedAt: tick, ...COMPACTION_WAITS })
       : { compacted: [], busy: [] };
     // The housekeeping's own run record, so that dataset_freshness shows when it last ran.
     await commitJob(deps.database, {
-      run: { jobId: job.id ?? 'maintenance', dataset: 'maintenance', target: 'housekeeping', tick, attempts: job.attemptsMade + 1, startedAt: new Date() },
+      run: {
+        jobId: job.id ?? 'maintenance',
+        dataset: 'maintenance',
+        target: 'housekeeping',
+        tick,
+        attempts: job.attemptsMade + 1,
+        startedAt: new Date(),
+      },
       raw: [],
       write: async () => ({}),
     });
-    if (compaction.busy.length > 0) logger.warn({ partitions: compaction.busy }, 'partitions to compact were in use (or older transactions still ran); left for the next run');
-    logger.info({
-      tick: tick.toISOString(), partitionsCreated: created, rawPruned: pruned, partitionsDetached: detached, priceIndexesCompacted: compacted.length,
-      snapshotsThinned: downsampled.deleted, partitionsCompacted: compaction.compacted,
-    }, 'maintenance done');
+    if (compaction.busy.length > 0)
+      logger.warn(
+        { partitions: compaction.busy },
+        'partitions to compact were in use (or older transactions still ran); left for the next run',
+      );
+    logger.info(
+      {
+        tick: tick.toISOString(),
+        partitionsCreated: created,
+        rawPruned: pruned,
+        partitionsDetached: detached,
+        priceIndexesCompacted: compacted.length,
+        snapshotsThinned: downsampled.deleted,
+        partitionsCompacted: compaction.compacted,
+      },
+      'maintenance done',
+    );
     return { outcome: 'succeeded', rowsWritten: protocols.rowsWritten };
   };
 }

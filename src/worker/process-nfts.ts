@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import { writeNftHoldings } from '../db/index.js';
-import { parseNftChain } from '../normalize/address.js';
+import { parseNftChain } from '../chain/address.js';
 import { normalizeNftHoldings } from '../normalize/index.js';
 import type { JobResult, NftJobData } from '../queue/jobs.js';
 import type { UpstreamClient } from '../upstream/client.js';
@@ -12,15 +12,21 @@ export function processNfts(deps: IngestionDeps, client: UpstreamClient) {
     const { address, includePnl } = job.data;
     const chain = parseNftChain(job.data.chain);
     const tick = new Date(job.data.tick);
-    return runIngestionJob(deps, job, {
-      dataset: 'nfts',
-      trackedStream: 'nfts',
-      target: address,
-      tick,
-      endpoint: `/v2/address/${encodeURIComponent(address)}/nft-holding`,
-      fetch: (abort) => client.fetchNftHoldings(address, { chain, includePnl, signal: abort }),
-      normalize: (data) => normalizeNftHoldings(data, { owner: address, snapshotAt: tick }),
-      write: (tx, rows) => writeNftHoldings(tx, rows, { owner: address, snapshotAt: tick, scopeChain: chain }),
-    }, signal);
+    return runIngestionJob(
+      deps,
+      job,
+      {
+        dataset: 'nfts',
+        trackedStream: 'nfts',
+        target: address,
+        tick,
+        endpoint: `/v2/address/${encodeURIComponent(address)}/nft-holding`,
+        fetch: (abort) => client.fetchNftHoldings(address, { chain, includePnl, signal: abort }),
+        normalize: (data) => normalizeNftHoldings(data, { owner: address, snapshotAt: tick }),
+        outcome: (rows) => rows,
+        write: (tx, rows) => writeNftHoldings(tx, rows, { owner: address, snapshotAt: tick, scopeChain: chain }),
+      },
+      signal,
+    );
   };
 }

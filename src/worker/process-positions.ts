@@ -12,15 +12,21 @@ export function processPositions(deps: IngestionDeps, client: UpstreamClient) {
     const tick = new Date(job.data.tick);
     // Only an unfiltered answer is the whole truth about an address: only it closes positions.
     const complete = !chain && !protocols?.length;
-    return runIngestionJob(deps, job, {
-      dataset: 'positions',
-      trackedStream: 'positions',
-      target: address,
-      tick,
-      endpoint: `/v2/address/${encodeURIComponent(address)}/positions`,
-      fetch: (abort) => client.fetchPositions(address, { chain, protocols, forceRefresh, signal: abort }),
-      normalize: (data) => normalizePositions(data, { owner: address, snapshotAt: tick }),
-      write: (tx, rows) => writePositions(tx, rows, { owner: address, snapshotAt: tick, complete }),
-    }, signal);
+    return runIngestionJob(
+      deps,
+      job,
+      {
+        dataset: 'positions',
+        trackedStream: 'positions',
+        target: address,
+        tick,
+        endpoint: `/v2/address/${encodeURIComponent(address)}/positions`,
+        fetch: (abort) => client.fetchPositions(address, { chain, protocols, forceRefresh, signal: abort }),
+        normalize: (data) => normalizePositions(data, { owner: address, snapshotAt: tick }),
+        outcome: (rows) => rows,
+        write: (tx, rows) => writePositions(tx, rows, { owner: address, snapshotAt: tick, complete }),
+      },
+      signal,
+    );
   };
 }

@@ -11,15 +11,21 @@ export function processPrices(deps: IngestionDeps, client: UpstreamClient) {
     const { coinTypes, target } = job.data;
     const at = job.data.at ? new Date(job.data.at) : undefined;
     const stream = job.data.backfill ? 'backfill' : 'prices';
-    return runIngestionJob(deps, job, {
-      dataset: stream,
-      trackedStream: stream,
-      target,
-      tick: new Date(job.data.tick),
-      endpoint: '/tokens/sui/price',
-      fetch: (abort) => client.fetchTokenPriceBatch(coinTypes, { at, signal: abort }),
-      normalize: (data) => normalizeTokenPrices(data, { fetchedAt: new Date() }),
-      write: (tx, rows) => writeTokenPrices(tx, rows),
-    }, signal);
+    return runIngestionJob(
+      deps,
+      job,
+      {
+        dataset: stream,
+        trackedStream: stream,
+        target,
+        tick: new Date(job.data.tick),
+        endpoint: '/tokens/sui/price',
+        fetch: (abort) => client.fetchTokenPriceBatch(coinTypes, { at, signal: abort }),
+        normalize: (data) => normalizeTokenPrices(data, { fetchedAt: new Date() }),
+        outcome: (rows) => rows,
+        write: (tx, rows) => writeTokenPrices(tx, rows),
+      },
+      signal,
+    );
   };
 }

@@ -1,10 +1,11 @@
 import { setMaxListeners } from 'node:events';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Context } from '../context.js';
+import type { Context } from '../runtime/context.js';
 import type { Database } from '../db/client.js';
-import type { QueueName, Queues } from '../queue/queues.js';
-import { createRedisConnection } from '../queue/redis-connection.js';
+import type { Queues } from '../queue/queues.js';
+import { createRedisConnection } from '../runtime/redis-connection.js';
+import { sleep } from '../runtime/sleep.js';
 import type { TickTracker } from '../queue/tick-tracker.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import type { IngestionDeps } from './ingestion-job.js';
@@ -12,6 +13,7 @@ import { processMaintenance } from './process-maintenance.js';
 import { processNfts } from './process-nfts.js';
 import { processPositions } from './process-positions.js';
 import { processPrices } from './process-prices.js';
+import type { QueueName } from '../datasets.js';
 
 type JobProcessor = (job: Job, signal: AbortSignal) => Promise<unknown>;
 
@@ -76,9 +78,18 @@ export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
       const outcome = await Promise.race([graceful.then(() => 'closed' as const), expired]);
       clearTimeout(timer);
       if (outcome === 'expired') {
-        logger.warn({ graceMs: options.SHUTDOWN_GRACE_MS }, 'grace period over: aborting active jobs (they will be retried)');
+        logger.warn(
+          { graceMs: options.SHUTDOWN_GRACE_MS },
+          'grace period over: aborting active jobs (they will be retried)',
+        );
         hardStop.abort();
-        await Promise.race([Promise.all(workers.map((worker) => worker.close(true))), delay(5_000)]);
+        // The wait is cut short once the workers close, so that its timer does not hold the process.
+        const closed = new AbortController();
+        try {
+          await Promise.race([Promise.all(workers.map((worker) => worker.close(true))), sleep(5_000, closed.signal)]);
+        } finally {
+          closed.abort();
+        }
       }
       for (const connection of connections) connection.disconnect();
     },
@@ -96,8 +107,4 @@ function processorFor(name: QueueName, deps: IngestionDeps, client: UpstreamClie
     case 'maintenance':
       return processMaintenance(deps, client) as JobProcessor;
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

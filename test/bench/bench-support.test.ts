@@ -20,7 +20,9 @@ describe('bytes on disk of a partitioned table', () => {
   it('counts the heap and indexes of every partition, and what a write adds', async () => {
     const empty = await tablesBytes(database.sql, ['token_price_points', 'token_catalog']);
     expect(empty.token_price_points!.heap).toBe(0);
-    await withTransaction(database, (tx) => writeTokenPrices(tx, normalizedPrices(priceRows(0, 50, 0, 20))));
+    await withTransaction(database, 'prices.write', (tx) =>
+      writeTokenPrices(tx, normalizedPrices(priceRows(0, 50, 0, 20))),
+    );
     const [row] = await database.sql<{ n: number }[]>`select count(*)::int as n from token_price_points`;
     expect(row!.n).toBe(1000);
     const written = await tableBytes(database.sql, 'token_price_points');
@@ -28,7 +30,10 @@ describe('bytes on disk of a partitioned table', () => {
     expect(written.heap).toBeGreaterThanOrEqual(1000 * 50);
     expect(written.indexes).toBeGreaterThan(empty.token_price_points!.indexes);
     expect(written.total).toBe(written.heap + written.toast + written.indexes);
-    const grown = bytesGrown(empty, { token_price_points: written, token_catalog: await tableBytes(database.sql, 'token_catalog') });
+    const grown = bytesGrown(empty, {
+      token_price_points: written,
+      token_catalog: await tableBytes(database.sql, 'token_catalog'),
+    });
     expect(grown.token_price_points).toBe(written.total - empty.token_price_points!.total);
     expect(grown.token_catalog).toBeGreaterThan(0);
   });
@@ -43,7 +48,8 @@ describe('the achieved rate at the simulator', () => {
 
   it('is requests over the span from the first to the last, with the 429s counted', async () => {
     expect(achievedRate(simulator.stats())).toMatchObject({ requests: 0, perSecond: 0, rateLimited: 0 });
-    const call = () => fetch(`${simulator.url}/v2/defi/protocols`, { headers: { 'x-api-key': 'bench-test-key' } }).then((r) => r.text());
+    const call = () =>
+      fetch(`${simulator.url}/v2/defi/protocols`, { headers: { 'x-api-key': 'bench-test-key' } }).then((r) => r.text());
     await call();
     await new Promise((resolve) => setTimeout(resolve, 200));
     await call();
@@ -61,10 +67,16 @@ describe('the report', () => {
     expect(meetsTarget({ name: 'b', value: 3, unit: '', target: { op: '<=', value: 0 } })).toBe(false);
     expect(meetsTarget({ name: 'c', value: 100, unit: '', target: { op: '==', value: 100 } })).toBe(true);
     expect(meetsTarget({ name: 'd', value: 1, unit: '' })).toBeNull();
-    const table = formatTable([{ scenario: 'x', notes: [], figures: [
-      { name: 'ratio', value: 0.5, unit: '', target: { op: '>=', value: 0.8 } },
-      { name: 'rows', value: 123456, unit: 'rows/s' },
-    ] }]);
+    const table = formatTable([
+      {
+        scenario: 'x',
+        notes: [],
+        figures: [
+          { name: 'ratio', value: 0.5, unit: '', target: { op: '>=', value: 0.8 } },
+          { name: 'rows', value: 123456, unit: 'rows/s' },
+        ],
+      },
+    ]);
     expect(table.split('\n')).toEqual([
       expect.stringMatching(/^scenario\s+figure\s+measured\s+target$/),
       expect.stringMatching(/^-+/),

@@ -23,7 +23,9 @@ describe('chaintap CLI, as a user runs it', () => {
   });
 
   it('manages the token watchlist in one normal form, and an invalid coin type writes nothing', async () => {
-    expect((await cli('tokens', 'add', '0x2::sui::SUI', USDC, SUI_LONG)).stdout).toContain('added 2 token(s), 0 already watched');
+    expect((await cli('tokens', 'add', '0x2::sui::SUI', USDC, SUI_LONG)).stdout).toContain(
+      'added 2 token(s), 0 already watched',
+    );
     expect((await cli('tokens', 'add', SUI_LONG)).stdout).toContain('added 0 token(s), 1 already watched');
     const bad = await cli('tokens', 'add', `0x${'e'.repeat(64)}::cetus::CETUS`, '0x2::sui');
     expect(bad.code).toBe(1);
@@ -34,14 +36,22 @@ describe('chaintap CLI, as a user runs it', () => {
   it('manages addresses with their options', async () => {
     const added = await cli('addresses', 'add', ADDRESS, '--nft-chain', 'sui', '--pnl', '--chain', 'sui');
     expect(added.code).toBe(0);
-    const unknownChain = await cli('addresses', 'add', '0xd8da6bf26964af9d7eed9e03e53415d37aa96045', '--nft-chain', 'DOGE');
+    const unknownChain = await cli(
+      'addresses',
+      'add',
+      '0xd8da6bf26964af9d7eed9e03e53415d37aa96045',
+      '--nft-chain',
+      'DOGE',
+    );
     expect(unknownChain.code).toBe(1);
     expect(unknownChain.stderr).toContain('unknown NFT chain "DOGE"');
     const list = await cli('addresses', 'list');
     expect(list.stdout.trim()).toBe(`${ADDRESS}\tchain=sui nft-chain=SUI pnl`);
     // Options not given are kept when an address is added again.
     await cli('addresses', 'add', ADDRESS, '--protocols', 'cetus');
-    expect((await cli('addresses', 'list')).stdout.trim()).toBe(`${ADDRESS}\tchain=sui protocols=cetus nft-chain=SUI pnl`);
+    expect((await cli('addresses', 'list')).stdout.trim()).toBe(
+      `${ADDRESS}\tchain=sui protocols=cetus nft-chain=SUI pnl`,
+    );
   });
 
   it('runs one cycle and prints a summary, exit 0', async () => {
@@ -58,7 +68,16 @@ describe('chaintap CLI, as a user runs it', () => {
   });
 
   it('backfills prices', async () => {
-    const result = await cli('backfill', 'prices', '--from', '2026-11-20T00:00:00Z', '--to', '2026-11-20T03:00:00Z', '--interval', '1h');
+    const result = await cli(
+      'backfill',
+      'prices',
+      '--from',
+      '2026-11-20T00:00:00Z',
+      '--to',
+      '2026-11-20T03:00:00Z',
+      '--interval',
+      '1h',
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('backfill: 4 step(s) x 2 token(s); 0 already stored, 4 request(s) done');
     const [row] = await harness.database.sql`
@@ -79,11 +98,18 @@ describe('chaintap CLI, as a user runs it', () => {
     const lines = list.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const [id, , dataset, target, tick, status, endpoint] = lines[0]!.split('\t');
-    expect({ dataset, target, tick, status }).toEqual({ dataset: 'positions', target: ADDRESS, tick: '2026-11-21T11:00:00.000Z', status: '200' });
+    expect({ dataset, target, tick, status }).toEqual({
+      dataset: 'positions',
+      target: ADDRESS,
+      tick: '2026-11-21T11:00:00.000Z',
+      status: '200',
+    });
     const shown = await cli('raw', 'show', id!);
     expect(shown.code).toBe(0);
     // What the simulated upstream answers for the same request (its world time is the tick's).
-    const response = await fetch(`${harness.simulator.url}${endpoint}`, { headers: { 'x-api-key': harness.env.UPSTREAM_API_KEY! } });
+    const response = await fetch(`${harness.simulator.url}${endpoint}`, {
+      headers: { 'x-api-key': harness.env.UPSTREAM_API_KEY! },
+    });
     expect(shown.stdout).toBe(`${await response.text()}\n`);
     const missing = await cli('raw', 'show', '999999');
     expect(missing.code).toBe(1);
@@ -95,7 +121,20 @@ describe('chaintap CLI, as a user runs it', () => {
 
   it('explains every command with --help', async () => {
     const help = await cli('--help');
-    for (const command of ['migrate', 'tokens', 'addresses', 'run-once', 'backfill', 'start', 'worker', 'scheduler', 'demo', 'status', 'raw', 'simulate']) {
+    for (const command of [
+      'migrate',
+      'tokens',
+      'addresses',
+      'run-once',
+      'backfill',
+      'start',
+      'worker',
+      'scheduler',
+      'demo',
+      'status',
+      'raw',
+      'simulate',
+    ]) {
       expect(help.stdout).toContain(command);
     }
     expect((await cli('backfill', 'prices', '--help')).stdout).toContain('--interval');

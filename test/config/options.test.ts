@@ -13,7 +13,10 @@ describe('loadOptions', () => {
   });
 
   it('reads the environment and lets overrides win', () => {
-    const options = loadOptions({ UPSTREAM_RPS: '50' }, { UPSTREAM_RPS: '5', UPSTREAM_CONCURRENCY: '4', LOG_LEVEL: 'debug' });
+    const options = loadOptions(
+      { UPSTREAM_RPS: '50' },
+      { UPSTREAM_RPS: '5', UPSTREAM_CONCURRENCY: '4', LOG_LEVEL: 'debug' },
+    );
     expect(options.UPSTREAM_RPS).toBe(50);
     expect(options.UPSTREAM_CONCURRENCY).toBe(4);
     expect(options.LOG_LEVEL).toBe('debug');

@@ -27,20 +27,35 @@ describe('compactThinnedPartitions', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     // Three days of 15-minute ticks of two owners with four positions each, in September 2026.
-    for (let time = at('2026-09-10T00:00:00Z').getTime(); time < at('2026-09-13T00:00:00Z').getTime(); time += 15 * 60_000) {
+    for (
+      let time = at('2026-09-10T00:00:00Z').getTime();
+      time < at('2026-09-13T00:00:00Z').getTime();
+      time += 15 * 60_000
+    ) {
       const tick = new Date(time);
       for (const owner of [`0x${'a1'.repeat(32)}`, `0x${'b2'.repeat(32)}`]) {
-        const positions = ['p', 'q', 'r', 's'].map((id, i) => wirePosition(id, { input: 100 + i, current: time % 1000 + i }));
-        await commit(database, 'positions', owner, tick, (tx) => writePositions(tx, positionRows(positions, tick, owner), { owner, snapshotAt: tick, complete: true }));
+        const positions = ['p', 'q', 'r', 's'].map((id, i) =>
+          wirePosition(id, { input: 100 + i, current: (time % 1000) + i }),
+        );
+        await commit(database, 'positions', owner, tick, (tx) =>
+          writePositions(tx, positionRows(positions, tick, owner), { owner, snapshotAt: tick, complete: true }),
+        );
       }
     }
   });
   afterAll(() => database.drop());
 
-  const size = async () => (await database.sql`select pg_relation_size(${PARTITION}::regclass)::int as n`)[0]!.n as number;
+  const size = async () =>
+    (await database.sql`select pg_relation_size(${PARTITION}::regclass)::int as n`)[0]!.n as number;
   const rows = async () => (await database.sql`select count(*)::int as n from position_snapshots`)[0]!.n as number;
   const compact = (thinnedAt: string, waits: { lockTimeoutMs?: number; horizonTimeoutMs?: number } = {}) =>
-    compactThinnedPartitions(database, { ...settings, thinnedAt: at(thinnedAt), lockTimeoutMs: 5_000, horizonTimeoutMs: 60_000, ...waits });
+    compactThinnedPartitions(database, {
+      ...settings,
+      thinnedAt: at(thinnedAt),
+      lockTimeoutMs: 5_000,
+      horizonTimeoutMs: 60_000,
+      ...waits,
+    });
 
   it('rewrites a past month once it is thinned to hourly, so that its file shrinks to the rows kept, and only once', async () => {
     expect(await rows()).toBe(2 * 4 * 288);
@@ -60,22 +75,28 @@ describe('compactThinnedPartitions', () => {
     expect(await rows()).toBe(2 * 4 * 3);
     const reader = await database.sql.reserve();
     try {
-      // A query reading the partition, in a transaction still open: holds its lock, and a snapshot older than the compaction.
+      // A query reading the partition, in a transaction still open: holds its lock, and a snapshot older than the
+      // compaction.
       await reader`begin isolation level repeatable read`;
       await reader`select count(*) from ${reader(PARTITION)}`;
-      await expect(compact('2027-01-05T00:00:00Z', { horizonTimeoutMs: 300 })).resolves.toEqual({ compacted: [], busy: [`${PARTITION} daily`] });
+      await expect(compact('2027-01-05T00:00:00Z', { horizonTimeoutMs: 300 })).resolves.toEqual({
+        compacted: [],
+        busy: [`${PARTITION} daily`],
+      });
       await reader`commit`;
       await reader`begin`;
       await reader`lock table ${reader(PARTITION)} in access share mode`;
-      await expect(compact('2027-01-05T00:00:00Z', { lockTimeoutMs: 200 })).resolves.toEqual({ compacted: [], busy: [`${PARTITION} daily`] });
+      await expect(compact('2027-01-05T00:00:00Z', { lockTimeoutMs: 200 })).resolves.toEqual({
+        compacted: [],
+        busy: [`${PARTITION} daily`],
+      });
     } finally {
       await reader`rollback`;
       reader.release();
     }
     await expect(compact('2027-01-06T00:00:00Z')).resolves.toEqual({ compacted: [`${PARTITION} daily`], busy: [] });
-    await expect(database.sql`select target from dataset_freshness where dataset = 'compact' order by target`).resolves.toEqual([
-      { target: `${PARTITION} daily` },
-      { target: `${PARTITION} hourly` },
-    ]);
+    await expect(
+      database.sql`select target from dataset_freshness where dataset = 'compact' order by target`,
+    ).resolves.toEqual([{ target: `${PARTITION} daily` }, { target: `${PARTITION} hourly` }]);
   });
 });

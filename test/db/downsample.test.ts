@@ -26,8 +26,12 @@ describe('downsampleWindows', () => {
 
   it('merges overlapping windows, keeps hourly forever with hourlyDays 0, and is off with fullResolutionDays 0', () => {
     const since = new Date(now.getTime() - 200 * DAY);
-    expect(downsampleWindows(settings, now, since)).toEqual([{ from: new Date(since.getTime() - 91 * DAY), to: new Date(now.getTime() - 7 * DAY) }]);
-    expect(downsampleWindows({ fullResolutionDays: 7, hourlyDays: 0 }, now, null)).toEqual([{ from: null, to: new Date(now.getTime() - 7 * DAY) }]);
+    expect(downsampleWindows(settings, now, since)).toEqual([
+      { from: new Date(since.getTime() - 91 * DAY), to: new Date(now.getTime() - 7 * DAY) },
+    ]);
+    expect(downsampleWindows({ fullResolutionDays: 7, hourlyDays: 0 }, now, null)).toEqual([
+      { from: null, to: new Date(now.getTime() - 7 * DAY) },
+    ]);
     expect(downsampleWindows({ fullResolutionDays: 0, hourlyDays: 90 }, now, null)).toEqual([]);
   });
 
@@ -58,16 +62,28 @@ describe('downsampleSnapshots', () => {
     const tick = new Date(time);
     const n = (time - START) / (15 * 60_000);
     // Position c closes at noon of the first day; a and b stay open.
-    const wire = [wirePosition('a', { input: 100, current: 100 + n, yieldValue: 1, collected: 2 }), wirePosition('b', { input: 5, current: n })];
+    const wire = [
+      wirePosition('a', { input: 100, current: 100 + n, yieldValue: 1, collected: 2 }),
+      wirePosition('b', { input: 5, current: n }),
+    ];
     if (time < START + 12 * HOUR) wire.push(wirePosition('c', { input: 1, current: 1 }));
-    await commit(database, 'positions', owner, tick, (tx) => writePositions(tx, positionRows(wire, tick, owner), { owner, snapshotAt: tick, complete: true }));
+    await commit(database, 'positions', owner, tick, (tx) =>
+      writePositions(tx, positionRows(wire, tick, owner), { owner, snapshotAt: tick, complete: true }),
+    );
     if (time % HOUR === 0) {
-      await commit(database, 'nfts', owner, tick, (tx) => writeNftHoldings(tx, nftRows([group('apes', 2), group('cats', 1 + (n % 3))], tick, owner), { owner, snapshotAt: tick, scopeChain: 'ALL' }));
+      await commit(database, 'nfts', owner, tick, (tx) =>
+        writeNftHoldings(tx, nftRows([group('apes', 2), group('cats', 1 + (n % 3))], tick, owner), {
+          owner,
+          snapshotAt: tick,
+          scopeChain: 'ALL',
+        }),
+      );
     }
   };
 
   /** Times (ISO) of an owner's series in a table, per UTC day: how many, and the last one. */
-  const perDay = async (table: string, where: string) => database.sql.unsafe(`
+  const perDay = async (table: string, where: string) =>
+    database.sql.unsafe(`
     select (snapshot_at at time zone 'UTC')::date::text as day, count(*)::int as n, to_char(max(snapshot_at) at time zone 'UTC', 'HH24:MI') as last
     from ${table} where ${where} group by 1 order by 1`);
 
@@ -92,10 +108,14 @@ describe('downsampleSnapshots', () => {
       { day: '2026-11-02', n: 96, last: '23:45' },
     ];
     for (const position of ['a', 'b']) {
-      await expect(perDay('position_snapshots', `owner = '${OWNER}' and position_id = '${position}'`)).resolves.toEqual(expected);
+      await expect(perDay('position_snapshots', `owner = '${OWNER}' and position_id = '${position}'`)).resolves.toEqual(
+        expected,
+      );
     }
     // A series that ended keeps its last snapshot of the day.
-    await expect(perDay('position_snapshots', `owner = '${OWNER}' and position_id = 'c'`)).resolves.toEqual([{ day: '2026-10-30', n: 1, last: '11:45' }]);
+    await expect(perDay('position_snapshots', `owner = '${OWNER}' and position_id = 'c'`)).resolves.toEqual([
+      { day: '2026-10-30', n: 1, last: '11:45' },
+    ]);
     await expect(perDay('position_refreshes', `owner = '${OWNER}'`)).resolves.toEqual(expected);
     const hourly = [
       { day: '2026-10-30', n: 1, last: '23:00' },
@@ -103,9 +123,13 @@ describe('downsampleSnapshots', () => {
       { day: '2026-11-01', n: 24, last: '23:00' },
       { day: '2026-11-02', n: 24, last: '23:00' },
     ];
-    await expect(perDay('nft_holding_snapshots', `owner = '${OWNER}' and collection_id = 'apes'`)).resolves.toEqual(hourly);
+    await expect(perDay('nft_holding_snapshots', `owner = '${OWNER}' and collection_id = 'apes'`)).resolves.toEqual(
+      hourly,
+    );
     await expect(perDay('nft_refreshes', `owner = '${OWNER}'`)).resolves.toEqual(hourly);
-    await expect(perDay('position_snapshots', `owner = '${OTHER}' and position_id = 'a'`)).resolves.toEqual([{ day: '2026-11-01', n: 1, last: '05:15' }]);
+    await expect(perDay('position_snapshots', `owner = '${OTHER}' and position_id = 'a'`)).resolves.toEqual([
+      { day: '2026-11-01', n: 1, last: '05:15' },
+    ]);
 
     // In the hourly tier each kept snapshot is the last tick of its hour.
     const [minutes] = await database.sql`
@@ -135,11 +159,14 @@ describe('downsampleSnapshots', () => {
     expect(pnl.map((row) => row.n)).toEqual([1, 1, 24, 96]);
     // The kept snapshot of Oct 30 is 23:45, tick 95: pnl = (100 + 95) + 1 + 2 - 100.
     expect(pnl[0]!.pnl).toBe('98');
-    await expect(database.sql`select count(distinct snapshot_at)::int as n from nft_pnl where owner = ${OWNER}`).resolves.toEqual([{ n: 50 }]);
+    await expect(
+      database.sql`select count(distinct snapshot_at)::int as n from nft_pnl where owner = ${OWNER}`,
+    ).resolves.toEqual([{ n: 50 }]);
   });
 
   it('records its run, so that the next one looks only at what aged since, and deletes nothing twice', async () => {
-    const [watermark] = await database.sql`select target, last_success_tick from dataset_freshness where dataset = 'downsample'`;
+    const [watermark] =
+      await database.sql`select target, last_success_tick from dataset_freshness where dataset = 'downsample'`;
     expect(watermark).toEqual({ target: downsampleTarget(settings), last_success_tick: at('2026-11-03T00:00:00Z') });
 
     const again = await downsampleSnapshots(database, { ...settings, now: at('2026-11-03T00:00:00Z') });
@@ -165,15 +192,23 @@ describe('downsampleSnapshots', () => {
     await writeTick(at('2026-11-02T10:20:00Z').getTime());
     const late = await downsampleSnapshots(database, { ...settings, now: at('2026-11-04T00:00:00Z') });
     expect(late.deleted).toEqual({ position_snapshot_points: 2, position_refreshes: 1 });
-    await expect(database.sql`select count(*)::int as n from position_snapshots where snapshot_at = '2026-11-02T10:20:00Z'`).resolves.toEqual([{ n: 0 }]);
+    await expect(
+      database.sql`select count(*)::int as n from position_snapshots where snapshot_at = '2026-11-02T10:20:00Z'`,
+    ).resolves.toEqual([{ n: 0 }]);
   });
 
   it('starts from the beginning with other settings, and does nothing when turned off', async () => {
-    const off = await downsampleSnapshots(database, { fullResolutionDays: 0, hourlyDays: 90, now: at('2026-11-04T00:00:00Z') });
+    const off = await downsampleSnapshots(database, {
+      fullResolutionDays: 0,
+      hourlyDays: 90,
+      now: at('2026-11-04T00:00:00Z'),
+    });
     expect(off).toEqual({ deleted: {}, days: 0, since: null });
     const other = { fullResolutionDays: 1, hourlyDays: 0 };
     const outcome = await downsampleSnapshots(database, { ...other, now: at('2026-11-04T00:00:00Z') });
     expect(outcome).toMatchObject({ since: null, deleted: {} });
-    await expect(database.sql`select target from dataset_watermarks where dataset = 'downsample'`).resolves.toEqual([{ target: downsampleTarget(other) }]);
+    await expect(database.sql`select target from dataset_watermarks where dataset = 'downsample'`).resolves.toEqual([
+      { target: downsampleTarget(other) },
+    ]);
   });
 });

@@ -12,10 +12,26 @@ export function run(dataset: RunRecord['dataset'], target: string, tick: Date): 
 }
 
 /** Commits a job the way the worker does (rows, raw body, run record in one transaction). */
-export function commit(database: Database, dataset: RunRecord['dataset'], target: string, tick: Date, write: (tx: Tx) => Promise<Record<string, number>>) {
+export function commit(
+  database: Database,
+  dataset: RunRecord['dataset'],
+  target: string,
+  tick: Date,
+  write: (tx: Tx) => Promise<Record<string, number>>,
+) {
   return commitJob(database, {
     run: run(dataset, target, tick),
-    raw: [{ dataset, endpoint: `/test/${dataset}`, target, tick, httpStatus: 200, body: `{"tick":"${tick.toISOString()}"}`, receivedAt: tick }],
+    raw: [
+      {
+        dataset,
+        endpoint: `/test/${dataset}`,
+        target,
+        tick,
+        httpStatus: 200,
+        body: `{"tick":"${tick.toISOString()}"}`,
+        receivedAt: tick,
+      },
+    ],
     httpStatus: 200,
     write,
   });
@@ -34,8 +50,18 @@ export function nftRows(groups: unknown[], snapshotAt: Date, owner = OWNER) {
 }
 
 /** A minimal position of the wire shape: `value`s as given, one entry per list. */
-export function wirePosition(id: string, values: { input?: number | string; current?: number | string; yieldValue?: number | string; collected?: number | string }, extra: Record<string, unknown> = {}) {
-  const entry = (value: number | string | undefined) => (value === undefined ? [] : [{ amount: 1, value, token: '0x2::sui::SUI' }]);
+export function wirePosition(
+  id: string,
+  values: {
+    input?: number | string;
+    current?: number | string;
+    yieldValue?: number | string;
+    collected?: number | string;
+  },
+  extra: Record<string, unknown> = {},
+) {
+  const entry = (value: number | string | undefined) =>
+    value === undefined ? [] : [{ amount: 1, value, token: '0x2::sui::SUI' }];
   return {
     positionId: id,
     chain: 'sui',
@@ -44,13 +70,19 @@ export function wirePosition(id: string, values: { input?: number | string; curr
     yieldCollected: entry(values.collected),
     current: { tokens: entry(values.current), yield: entry(values.yieldValue) },
     farming: [{ base_apr: '0.1', rewards_apr: 0.02, total_apr: '0.12', total_apy: 0.1274, rewards: [{ amount: 1 }] }],
-    meta: { protocol: { name: 'Cetus', protocol: 'cetus', logo: 'https://example.com/c.png', url: 'https://cetus.zone' } },
+    meta: {
+      protocol: { name: 'Cetus', protocol: 'cetus', logo: 'https://example.com/c.png', url: 'https://cetus.zone' },
+    },
     ...extra,
   };
 }
 
 /** Every row of a table or view as JSON text, with the row version (xmin) when asked: churn shows. */
-export async function snapshotOf(database: Database, relation: string, options: { versions?: boolean } = {}): Promise<string[]> {
+export async function snapshotOf(
+  database: Database,
+  relation: string,
+  options: { versions?: boolean } = {},
+): Promise<string[]> {
   const rows = await database.sql.unsafe(
     `select ${options.versions ? 'xmin::text as version, ' : ''}to_jsonb(r) as row from ${relation} r`,
   );

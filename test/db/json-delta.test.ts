@@ -45,14 +45,21 @@ describe('jsonb delta and patch', () => {
       generated.push([reference, random() < 0.2 ? randomValue(random, 2) : mutate(random, reference)]);
     }
     const special: [unknown, unknown][] = [
-      [{ a: 1, b: 2 }, { b: 2, a: 1 }],
+      [
+        { a: 1, b: 2 },
+        { b: 2, a: 1 },
+      ],
       [{ a: 1 }, { a: 1.0, b: 1e21 }],
       [{ a: [1, 2] }, { a: [2, 1] }],
       [{ a: null }, {}],
       [{ a: 1 }, JSON.parse('{"a":1,"__proto__":{"x":1}}')],
       [{ a: 'x' }, { a: 'x', b: 'é\u2028"' }],
     ];
-    const all = [...cases.map(([reference, value]) => [reference, value] as [unknown, unknown]), ...special, ...generated];
+    const all = [
+      ...cases.map(([reference, value]) => [reference, value] as [unknown, unknown]),
+      ...special,
+      ...generated,
+    ];
     const rows = await database.sql<{ n: number; same: boolean; sql: unknown }[]>`
       select c.n::int, chaintap_jsonb_delta(c.r, c.v) is not distinct from c.d as same, chaintap_jsonb_delta(c.r, c.v) as sql
       from unnest(${all.map(([r]) => json(r))}::jsonb[], ${all.map(([, v]) => json(v))}::jsonb[], ${all.map(([r, v]) => json(jsonDelta(r, v)))}::jsonb[])
@@ -61,7 +68,12 @@ describe('jsonb delta and patch', () => {
     expect(rows).toHaveLength(all.length);
     for (const row of rows) expect(row.same, JSON.stringify({ case: all[row.n - 1], sql: row.sql })).toBe(true);
     // The generated cases cover every kind of answer: equal, a delta, the whole value.
-    const kinds = new Set(generated.map(([r, v]) => { const d = jsonDelta(r, v); return d === null ? 'equal' : Array.isArray(d) ? 'whole' : 'delta'; }));
+    const kinds = new Set(
+      generated.map(([r, v]) => {
+        const d = jsonDelta(r, v);
+        return d === null ? 'equal' : Array.isArray(d) ? 'whole' : 'delta';
+      }),
+    );
     expect([...kinds].sort()).toEqual(['delta', 'equal', 'whole']);
   });
 });
@@ -82,7 +94,8 @@ const KEYS = ['a', 'b', 'coinType', 'symbol', 'decimals', 'price', ''];
 function randomValue(random: () => number, depth: number): unknown {
   const pick = random();
   if (depth > 0 && pick < 0.2) return randomObject(random, depth - 1);
-  if (depth > 0 && pick < 0.3) return Array.from({ length: Math.floor(random() * 3) }, () => randomValue(random, depth - 1));
+  if (depth > 0 && pick < 0.3)
+    return Array.from({ length: Math.floor(random() * 3) }, () => randomValue(random, depth - 1));
   if (pick < 0.45) return null;
   if (pick < 0.6) return random() < 0.5;
   if (pick < 0.8) return Math.round(random() * 1000) / (random() < 0.5 ? 1 : 100);
@@ -98,7 +111,9 @@ function randomObject(random: () => number, depth: number): Record<string, unkno
 /** The reference with some keys changed, added or removed, in a shuffled key order. */
 function mutate(random: () => number, reference: Record<string, unknown> | null): unknown {
   const entries = Object.entries(reference ?? {}).filter(() => random() > 0.05);
-  const changed = entries.map(([key, value]) => [key, random() < 0.15 ? randomValue(random, 1) : structuredClone(value)] as const);
+  const changed = entries.map(
+    ([key, value]) => [key, random() < 0.15 ? randomValue(random, 1) : structuredClone(value)] as const,
+  );
   if (random() < 0.2) changed.push([KEYS[Math.floor(random() * KEYS.length)]!, randomValue(random, 1)]);
   return Object.fromEntries(changed.sort(() => random() - 0.5));
 }

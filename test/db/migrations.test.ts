@@ -6,19 +6,45 @@ import { MIGRATIONS_FOLDER, runMigrations } from '../../src/db/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 const TABLES = [
-  'watched_tokens', 'watched_addresses', 'token_catalog', 'price_sources', 'token_price_points', 'protocols', 'positions', 'position_tokens',
-  'position_snapshot_points', 'position_refreshes', 'nft_collections', 'nft_holding_snapshots', 'nft_tokens', 'nft_refreshes',
-  'ingestion_runs', 'raw_responses', 'quarantined_payloads', 'dataset_watermarks',
+  'watched_tokens',
+  'watched_addresses',
+  'token_catalog',
+  'price_sources',
+  'token_price_points',
+  'protocols',
+  'positions',
+  'position_tokens',
+  'position_snapshot_points',
+  'position_refreshes',
+  'nft_collections',
+  'nft_holding_snapshots',
+  'nft_tokens',
+  'nft_refreshes',
+  'ingestion_runs',
+  'raw_responses',
+  'quarantined_payloads',
+  'dataset_watermarks',
 ];
 const VIEWS = [
-  'tokens', 'token_prices', 'latest_token_prices', 'token_prices_daily_ohlc', 'position_snapshots', 'position_amounts', 'position_farming',
-  'latest_portfolio', 'position_pnl', 'nft_pnl', 'dataset_freshness',
+  'tokens',
+  'token_prices',
+  'latest_token_prices',
+  'token_prices_daily_ohlc',
+  'position_snapshots',
+  'position_amounts',
+  'position_farming',
+  'latest_portfolio',
+  'position_pnl',
+  'nft_pnl',
+  'dataset_freshness',
 ];
 const PARTITIONED = ['token_price_points', 'position_snapshot_points', 'nft_holding_snapshots'];
 
 /** Rows as JSON text in one order (the columns of a view may come in another order than the old table's). */
 function sortedRows(rows: Record<string, unknown>[]): string[] {
-  return rows.map((row) => JSON.stringify(Object.fromEntries(Object.entries(row).sort(([a], [b]) => a.localeCompare(b))))).sort();
+  return rows
+    .map((row) => JSON.stringify(Object.fromEntries(Object.entries(row).sort(([a], [b]) => a.localeCompare(b)))))
+    .sort();
 }
 
 describe('migrations', () => {
@@ -40,8 +66,12 @@ describe('migrations', () => {
     const kinds = Object.fromEntries(relations.map((r) => [r.name, r.kind]));
     for (const table of TABLES) expect(kinds[table], table).toBe(PARTITIONED.includes(table) ? 'p' : 'r');
     for (const view of VIEWS) expect(kinds[view], view).toBe('v');
-    const packed = await database.sql`select relname, reloptions from pg_class where relname in ('positions', 'nft_tokens') order by 1`;
-    expect(packed).toEqual([{ relname: 'nft_tokens', reloptions: ['fillfactor=50'] }, { relname: 'positions', reloptions: ['fillfactor=50'] }]);
+    const packed =
+      await database.sql`select relname, reloptions from pg_class where relname in ('positions', 'nft_tokens') order by 1`;
+    expect(packed).toEqual([
+      { relname: 'nft_tokens', reloptions: ['fillfactor=50'] },
+      { relname: 'positions', reloptions: ['fillfactor=50'] },
+    ]);
   });
 
   it('run concurrently from several processes without failing', async () => {
@@ -61,12 +91,15 @@ describe('migrations', () => {
 
   it('let chaintap_reader read a partition created later, through its parent and directly', async () => {
     await database.sql`select chaintap_ensure_month_partition('token_price_points', '2031-07-01')`;
-    const [grant] = await database.sql`select has_table_privilege('chaintap_reader', 'public.token_price_points_p2031_07', 'SELECT') as ok`;
+    const [grant] =
+      await database.sql`select has_table_privilege('chaintap_reader', 'public.token_price_points_p2031_07', 'SELECT') as ok`;
     expect(grant).toEqual({ ok: true });
     await database.sql.begin(async (sql) => {
       await sql`set local role chaintap_reader`;
       await expect(sql`select count(*)::int as n from token_prices`).resolves.toEqual([{ n: 0 }]);
-      await expect(sql.savepoint((sp) => sp`insert into watched_tokens (coin_type) values (${'x'})`)).rejects.toThrow(/permission denied/);
+      await expect(sql.savepoint((sp) => sp`insert into watched_tokens (coin_type) values (${'x'})`)).rejects.toThrow(
+        /permission denied/,
+      );
     });
   });
 
@@ -76,7 +109,9 @@ describe('migrations', () => {
     const folder = mkdtempSync(join(tmpdir(), 'chaintap-migrations-'));
     try {
       cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
-      const journal = JSON.parse(readFileSync(join(folder, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] };
+      const journal = JSON.parse(readFileSync(join(folder, 'meta/_journal.json'), 'utf8')) as {
+        entries: { tag: string }[];
+      };
       journal.entries = journal.entries.filter((entry) => entry.tag < before);
       writeFileSync(join(folder, 'meta/_journal.json'), JSON.stringify(journal));
       await runMigrations(older.url, folder);
@@ -95,9 +130,23 @@ describe('migrations', () => {
       await older.sql`insert into token_price_points (price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago)
         values ('2026-11-02', 1, 3, null, 1.5, null)`;
       await runMigrations(older.url);
-      await expect(older.sql`select coin_type, id, symbol, first_seen_at, last_seen_at from tokens order by id`).resolves.toEqual([
-        { coin_type: '0x1::a::A', id: 1, symbol: 'A', first_seen_at: new Date('2026-11-01'), last_seen_at: new Date('2026-11-02') },
-        { coin_type: '0x2::b::B', id: 2, symbol: 'B', first_seen_at: new Date('2026-11-01'), last_seen_at: new Date('2026-11-03') },
+      await expect(
+        older.sql`select coin_type, id, symbol, first_seen_at, last_seen_at from tokens order by id`,
+      ).resolves.toEqual([
+        {
+          coin_type: '0x1::a::A',
+          id: 1,
+          symbol: 'A',
+          first_seen_at: new Date('2026-11-01'),
+          last_seen_at: new Date('2026-11-02'),
+        },
+        {
+          coin_type: '0x2::b::B',
+          id: 2,
+          symbol: 'B',
+          first_seen_at: new Date('2026-11-01'),
+          last_seen_at: new Date('2026-11-03'),
+        },
       ]);
       await expect(older.sql`select coin_type, price, fetched_at from token_prices`).resolves.toEqual([
         { coin_type: '0x1::a::A', price: '1.5', fetched_at: new Date('2026-11-02T00:00:03Z') },
@@ -113,8 +162,11 @@ describe('migrations', () => {
       snapshots: 'select * from position_snapshots order by owner, position_id, snapshot_at',
       amounts: 'select * from position_amounts',
       farming: 'select * from position_farming',
-      pnl: 'select * from position_pnl order by owner, position_id, snapshot_at',
-      portfolio: 'select * from latest_portfolio order by owner',
+      // The columns position_pnl had before 0006 (0010 added upstream_position_id and parent_position_id).
+      pnl: 'select owner, position_id, protocol_id, type, chain, snapshot_at, input_value, yield_collected_value, current_value, current_yield_value, pnl from position_pnl order by owner, position_id, snapshot_at',
+      // The columns latest_portfolio had before 0006 (0008 added nft_unvalued_collections).
+      portfolio:
+        'select owner, positions_value, nft_value, total_value, positions_snapshot_at, nft_snapshot_at from latest_portfolio order by owner',
     };
     // Before 0006 amounts and farming name their snapshot by its id.
     const ownedBy = (table: string) =>
@@ -137,7 +189,9 @@ describe('migrations', () => {
                ('0xa', 'p2', ${t1}, null, 1, 2, null, null, '{"a":[1,2]}'), ('0xb', 'p1', ${t2}, 1, 100, 0, 90, 0, null)
         returning id::text, owner, position_id, snapshot_at`;
       const id = (owner: string, positionId: string, at: string) =>
-        snapshots.find((s) => s.owner === owner && s.position_id === positionId && s.snapshot_at.getTime() === Date.parse(at))!.id;
+        snapshots.find(
+          (s) => s.owner === owner && s.position_id === positionId && s.snapshot_at.getTime() === Date.parse(at),
+        )!.id;
       await older.sql`insert into position_amounts (snapshot_id, snapshot_at, kind, idx, token, token_symbol, amount, value, token_info, extra) values
         (${id('0xa', 'p1', t1)}, ${t1}, 'input', 0, '0x2::sui::SUI', 'SUI', 10, 10, '{"coinType":"0x2::sui::SUI","symbol":"SUI"}', null),
         (${id('0xa', 'p1', t1)}, ${t1}, 'input', 1, null, null, 1.50, null, null, '{"note":"x"}'),
@@ -149,10 +203,16 @@ describe('migrations', () => {
         (${id('0xa', 'p1', t1)}, ${t1}, 0, 0.1, 0, 0.1, 0.105, '[[1,2],{"a":null}]', null),
         (${id('0xa', 'p1', t1)}, ${t1}, 1, null, null, null, null, '7', '{"boost":2}'),
         (${id('0xb', 'p1', t2)}, ${t2}, 0, 1, 2, 3, 4, null, null)`;
-      const before = Object.fromEntries(await Promise.all(Object.entries(viewsBefore).map(async ([name, query]) => [name, await older.sql.unsafe(query)])));
+      const before = Object.fromEntries(
+        await Promise.all(
+          Object.entries(viewsBefore).map(async ([name, query]) => [name, await older.sql.unsafe(query)]),
+        ),
+      );
 
       await runMigrations(older.url);
-      const after = Object.fromEntries(await Promise.all(Object.entries(views).map(async ([name, query]) => [name, await older.sql.unsafe(query)])));
+      const after = Object.fromEntries(
+        await Promise.all(Object.entries(views).map(async ([name, query]) => [name, await older.sql.unsafe(query)])),
+      );
       // Gone with the compact layout: the snapshots' surrogate id and the children's reference to it.
       const without = (rows: Record<string, unknown>[], ...columns: string[]) =>
         rows.map((row) => Object.fromEntries(Object.entries(row).filter(([column]) => !columns.includes(column))));
@@ -161,6 +221,14 @@ describe('migrations', () => {
       expect(sortedRows(after.farming)).toEqual(sortedRows(without(before.farming, 'snapshot_id')));
       expect(after.pnl).toEqual(before.pnl);
       expect(after.portfolio).toEqual(before.portfolio);
+      // 0010: a position stored before keeps its upstream id as its key.
+      expect(
+        await older.sql`select position_id, upstream_position_id, parent_position_id from positions order by owner, position_id`,
+      ).toEqual([
+        { position_id: 'p1', upstream_position_id: 'p1', parent_position_id: null },
+        { position_id: 'p2', upstream_position_id: 'p2', parent_position_id: null },
+        { position_id: 'p1', upstream_position_id: 'p1', parent_position_id: null },
+      ]);
       expect(after.amounts).toHaveLength(6);
       expect(after.farming).toHaveLength(3);
     } finally {

@@ -23,24 +23,47 @@ describe('writeNftHoldings', () => {
   afterAll(() => database.drop());
 
   const write = (at: Date, groups: unknown[], scopeChain = 'ALL') =>
-    commit(database, 'nfts', `${OWNER}-${scopeChain}`, at, (tx) => writeNftHoldings(tx, nftRows(groups, at), { owner: OWNER, snapshotAt: at, scopeChain }));
+    commit(database, 'nfts', `${OWNER}-${scopeChain}`, at, (tx) =>
+      writeNftHoldings(tx, nftRows(groups, at), { owner: OWNER, snapshotAt: at, scopeChain }),
+    );
   const tokens = async () => database.sql`
     select collection_id, token_id, chain, first_seen_at, last_seen_at, released_at from nft_tokens order by collection_id, token_id`;
 
   it('writes collections, holdings with null PnL when profit is absent, and tokens', async () => {
-    const result = await write(tick(0), [group('capys', 'sui', ['1', '2']), group('apes', 'ETH', ['7'], { profit: { realizedPnL: '-2.5', unrealizedPnL: 0 } })]);
+    const result = await write(tick(0), [
+      group('capys', 'sui', ['1', '2']),
+      group('apes', 'ETH', ['7'], { profit: { realizedPnL: '-2.5', unrealizedPnL: 0 } }),
+    ]);
     expect(result.byTable).toEqual({ nft_collections: 2, nft_holding_snapshots: 2, nft_tokens: 3, nft_refreshes: 1 });
-    const holdings = await database.sql`select collection_id, chain, token_count, floor_price, realized_pnl, unrealized_pnl from nft_holding_snapshots order by 1`;
+    const holdings =
+      await database.sql`select collection_id, chain, token_count, floor_price, realized_pnl, unrealized_pnl from nft_holding_snapshots order by 1`;
     expect(holdings).toEqual([
-      { collection_id: 'apes', chain: 'ETH', token_count: 1, floor_price: '1.25', realized_pnl: '-2.5', unrealized_pnl: '0' },
-      { collection_id: 'capys', chain: 'SUI', token_count: 2, floor_price: '1.25', realized_pnl: null, unrealized_pnl: null },
+      {
+        collection_id: 'apes',
+        chain: 'ETH',
+        token_count: 1,
+        floor_price: '1.25',
+        realized_pnl: '-2.5',
+        unrealized_pnl: '0',
+      },
+      {
+        collection_id: 'capys',
+        chain: 'SUI',
+        token_count: 2,
+        floor_price: '1.25',
+        realized_pnl: null,
+        unrealized_pnl: null,
+      },
     ]);
   });
 
   it('changes nothing when the same tick is written twice', async () => {
     const tables = ['nft_collections', 'nft_holding_snapshots', 'nft_tokens', 'nft_refreshes'];
     const before = (await Promise.all(tables.map((t) => snapshotOf(database, t, { versions: true })))).flat();
-    const again = await write(tick(0), [group('capys', 'sui', ['1', '2']), group('apes', 'ETH', ['7'], { profit: { realizedPnL: '-2.5', unrealizedPnL: 0 } })]);
+    const again = await write(tick(0), [
+      group('capys', 'sui', ['1', '2']),
+      group('apes', 'ETH', ['7'], { profit: { realizedPnL: '-2.5', unrealizedPnL: 0 } }),
+    ]);
     expect(again.byTable).toEqual({});
     expect((await Promise.all(tables.map((t) => snapshotOf(database, t, { versions: true })))).flat()).toEqual(before);
   });
@@ -48,7 +71,11 @@ describe('writeNftHoldings', () => {
   it('releases only within the refresh scope, and holds a token again when it comes back', async () => {
     // A SUI-only refresh without token 2 releases it, but not the ETH token it did not cover.
     await write(tick(1), [group('capys', 'SUI', ['1'])], 'SUI');
-    expect((await tokens()).map((t) => [t.token_id, t.released_at])).toEqual([['7', null], ['1', null], ['2', tick(1)]]);
+    expect((await tokens()).map((t) => [t.token_id, t.released_at])).toEqual([
+      ['7', null],
+      ['1', null],
+      ['2', tick(1)],
+    ]);
     await write(tick(2), [group('capys', 'SUI', ['1', '2'])], 'SUI');
     const back = (await tokens()).find((t) => t.token_id === '2')!;
     expect(back).toMatchObject({ last_seen_at: tick(2), released_at: null });

@@ -28,49 +28,77 @@ describe('writeTokenPrices', () => {
     commit(database, 'prices', target, tick, (tx) => writeTokenPrices(tx, priceRows(data, fetchedAt)));
 
   it('stores prices readable through token_prices, numbers exact', async () => {
-    const result = await write([
-      entry('0x2::sui::SUI', '1234.5', minute(0), { last24hPrice: 1e-9 }),
-      entry(USDC, 123456789012.12346, minute(0), { last24hPrice: null, source: null }),
-    ], minute(0.5));
+    const result = await write(
+      [
+        entry('0x2::sui::SUI', '1234.5', minute(0), { last24hPrice: 1e-9 }),
+        entry(USDC, 123456789012.12346, minute(0), { last24hPrice: null, source: null }),
+      ],
+      minute(0.5),
+    );
     expect(result.byTable).toEqual({ tokens: 2, token_prices: 2 });
     const rows = await database.sql`select * from token_prices order by coin_type`;
     expect(rows).toEqual([
-      { coin_type: SUI, price_time: minute(0), price: '1234.5', price_24h_ago: '0.000000001', source: 'pyth', fetched_at: new Date(minute(0).getTime() + 30_000) },
-      { coin_type: USDC, price_time: minute(0), price: '123456789012.12346', price_24h_ago: null, source: null, fetched_at: new Date(minute(0).getTime() + 30_000) },
+      {
+        coin_type: SUI,
+        price_time: minute(0),
+        price: '1234.5',
+        price_24h_ago: '0.000000001',
+        source: 'pyth',
+        fetched_at: new Date(minute(0).getTime() + 30_000),
+      },
+      {
+        coin_type: USDC,
+        price_time: minute(0),
+        price: '123456789012.12346',
+        price_24h_ago: null,
+        source: null,
+        fetched_at: new Date(minute(0).getTime() + 30_000),
+      },
     ]);
   });
 
   it('changes nothing when the same answer is written again, even fetched later', async () => {
     const data = [entry('0x2::sui::SUI', 3.21, minute(1)), entry(USDC, 0.9999, minute(1))];
     await write(data, minute(1));
-    const before = [...(await snapshotOf(database, 'token_price_points', { versions: true })), ...(await snapshotOf(database, 'token_catalog', { versions: true }))];
+    const before = [
+      ...(await snapshotOf(database, 'token_price_points', { versions: true })),
+      ...(await snapshotOf(database, 'token_catalog', { versions: true })),
+    ];
     const again = await write(data, minute(2));
     expect(again.byTable).toEqual({});
-    const after = [...(await snapshotOf(database, 'token_price_points', { versions: true })), ...(await snapshotOf(database, 'token_catalog', { versions: true }))];
+    const after = [
+      ...(await snapshotOf(database, 'token_price_points', { versions: true })),
+      ...(await snapshotOf(database, 'token_catalog', { versions: true })),
+    ];
     expect(after).toEqual(before);
   });
 
   it('stores one price per (coin type, price time), whatever the spelling of the coin type', async () => {
     await write([entry(`0x${'0'.repeat(63)}2::sui::SUI`, 3.3, minute(3))], minute(3));
     await write([entry('0x2::sui::SUI', 3.3, minute(3))], minute(4), 'batch-2');
-    const [row] = await database.sql`select count(*)::int as n from token_prices where coin_type = ${SUI} and price_time = ${minute(3)}`;
+    const [row] =
+      await database.sql`select count(*)::int as n from token_prices where coin_type = ${SUI} and price_time = ${minute(3)}`;
     expect(row).toEqual({ n: 1 });
     await expect(database.sql`select count(*)::int as n from tokens`).resolves.toEqual([{ n: 2 }]);
   });
 
   it('merges a batch that is partly stored: new prices inserted, changed ones corrected, the rest untouched', async () => {
     const versions = await snapshotOf(database, 'token_price_points', { versions: true });
-    const result = await write([
-      entry('0x2::sui::SUI', 3.21, minute(1)), // stored, unchanged
-      entry(USDC, '0.99990', minute(1)), // stored, the same number spelled otherwise
-      entry('0x2::sui::SUI', 3.3, minute(3), { source: 'cetus' }), // stored, source corrected
-      entry('0x2::sui::SUI', 3.4, minute(5)), // new
-    ], minute(6));
+    const result = await write(
+      [
+        entry('0x2::sui::SUI', 3.21, minute(1)), // stored, unchanged
+        entry(USDC, '0.99990', minute(1)), // stored, the same number spelled otherwise
+        entry('0x2::sui::SUI', 3.3, minute(3), { source: 'cetus' }), // stored, source corrected
+        entry('0x2::sui::SUI', 3.4, minute(5)), // new
+      ],
+      minute(6),
+    );
     expect(result.byTable.token_prices).toBe(2);
     const after = await snapshotOf(database, 'token_price_points', { versions: true });
     expect(after.length).toBe(versions.length + 1);
     expect(after.filter((row) => versions.includes(row)).length).toBe(versions.length - 1);
-    const [corrected] = await database.sql`select source from token_prices where coin_type = ${SUI} and price_time = ${minute(3)}`;
+    const [corrected] =
+      await database.sql`select source from token_prices where coin_type = ${SUI} and price_time = ${minute(3)}`;
     expect(corrected).toEqual({ source: 'cetus' });
   });
 
@@ -79,24 +107,37 @@ describe('writeTokenPrices', () => {
     const at = (i: number) => new Date(Date.UTC(2026, 6, 1) + i * 60_000);
     await write([entry(coin, '7', at(300))], minute(41), 'fallback-1');
     // 601 prices, the first and the last new: the COPY is tried and fails on the stored one.
-    const result = await write(Array.from({ length: 601 }, (_, i) => entry(coin, i === 300 ? '7' : '8', at(i))), minute(41), 'fallback-2');
+    const result = await write(
+      Array.from({ length: 601 }, (_, i) => entry(coin, i === 300 ? '7' : '8', at(i))),
+      minute(41),
+      'fallback-2',
+    );
     expect(result.byTable.token_prices).toBe(600);
-    const rows = await database.sql`select price, count(*)::int as n from token_prices where coin_type like '%::back::BACK' group by price order by price`;
-    expect(rows).toEqual([{ price: '7', n: 1 }, { price: '8', n: 600 }]);
+    const rows =
+      await database.sql`select price, count(*)::int as n from token_prices where coin_type like '%::back::BACK' group by price order by price`;
+    expect(rows).toEqual([
+      { price: '7', n: 1 },
+      { price: '8', n: 600 },
+    ]);
   });
 
   it('merges a large batch (through a staging table) with the same outcome', async () => {
     const coins = Array.from({ length: 12 }, (_, i) => `0x${(i + 0x100).toString(16)}::bulk::B${i}`);
     const times = Array.from({ length: 1000 }, (_, i) => new Date(Date.UTC(2026, 7, 1) + i * 60_000));
     // The first price of each coin changed when `corrected`.
-    const data = (corrected: boolean) => coins.flatMap((coin) => times.map((time, t) => entry(coin, corrected && t === 0 ? '2.5' : '1.25', time)));
+    const data = (corrected: boolean) =>
+      coins.flatMap((coin) => times.map((time, t) => entry(coin, corrected && t === 0 ? '2.5' : '1.25', time)));
     const first = await write(data(false), minute(42), 'bulk');
     expect(first.byTable.token_prices).toBe(12_000);
     const before = await snapshotOf(database, 'token_price_points_p2026_08', { versions: true });
     const again = await write(data(false), minute(43), 'bulk');
     expect(again.byTable.token_prices).toBeUndefined();
     expect(await snapshotOf(database, 'token_price_points_p2026_08', { versions: true })).toEqual(before);
-    const corrected = await write([...data(true), entry(coins[0]!, '9', new Date(Date.UTC(2026, 7, 2)))], minute(44), 'bulk');
+    const corrected = await write(
+      [...data(true), entry(coins[0]!, '9', new Date(Date.UTC(2026, 7, 2)))],
+      minute(44),
+      'bulk',
+    );
     expect(corrected.byTable.token_prices).toBe(13);
   });
 
@@ -110,14 +151,24 @@ describe('writeTokenPrices', () => {
 
   it('writes prices years in the past, creating their month partitions on demand', async () => {
     const old = [new Date('2021-03-15T00:00:00Z'), new Date('2021-04-02T00:00:00Z'), new Date('2019-12-31T23:59:59Z')];
-    const result = await write(old.map((at) => entry(USDC, 1.0001, at)), minute(8), 'backfill', minute(8));
+    const result = await write(
+      old.map((at) => entry(USDC, 1.0001, at)),
+      minute(8),
+      'backfill',
+      minute(8),
+    );
     expect(result.byTable.token_prices).toBe(3);
     const partitions = await database.sql`
       select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid
       where i.inhparent = 'token_price_points'::regclass order by 1`;
-    expect(partitions.map((p) => p.relname)).toEqual(expect.arrayContaining([
-      'token_price_points_p2019_12', 'token_price_points_p2021_03', 'token_price_points_p2021_04', 'token_price_points_p2026_11',
-    ]));
+    expect(partitions.map((p) => p.relname)).toEqual(
+      expect.arrayContaining([
+        'token_price_points_p2019_12',
+        'token_price_points_p2021_03',
+        'token_price_points_p2021_04',
+        'token_price_points_p2026_11',
+      ]),
+    );
   });
 
   it('lists the price times stored per coin type for backfill skipping', async () => {
@@ -133,8 +184,11 @@ describe('writeTokenPrices', () => {
     const coin = '0xbeef::nope::NOPE';
     const result = await write([{ ...entry(coin, 1, minute(9)), price: null, timestamp: 0 }], minute(9), 'nulls');
     expect(result.byTable).toEqual({ tokens: 1 });
-    const [token] = await database.sql`select symbol, first_seen_at, last_seen_at from tokens where coin_type like '%::nope::NOPE'`;
+    const [token] =
+      await database.sql`select symbol, first_seen_at, last_seen_at from tokens where coin_type like '%::nope::NOPE'`;
     expect(token).toEqual({ symbol: 'NOPE', first_seen_at: minute(9), last_seen_at: minute(9) });
-    await expect(database.sql`select count(*)::int as n from latest_token_prices where coin_type like '%::nope::NOPE'`).resolves.toEqual([{ n: 0 }]);
+    await expect(
+      database.sql`select count(*)::int as n from latest_token_prices where coin_type like '%::nope::NOPE'`,
+    ).resolves.toEqual([{ n: 0 }]);
   });
 });

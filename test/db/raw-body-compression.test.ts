@@ -1,14 +1,29 @@
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodeRawBody, DICTIONARY_MAX_AGE_MS, encodeRawBody, type RawBodyDictionary } from '../../src/db/raw-body-compression.js';
+import {
+  decodeRawBody,
+  DICTIONARY_MAX_AGE_MS,
+  encodeRawBody,
+  type RawBodyDictionary,
+} from '../../src/db/raw-body-compression.js';
 
 const T = new Date('2026-11-21T12:00:00Z');
 const answer = (n: number, ids = ['0xaa', '0xbb', '0xcc', '0xdd']) =>
-  JSON.stringify({ data: ids.map((id, i) => ({ positionId: `${id}${'7'.repeat(60)}`, value: 1000 + n + i, token: { symbol: 'SUI', decimals: 9 } })) });
-const dictionaryOf = (body: string, createdAt = T, id = 1): RawBodyDictionary => ({ id, createdAt, bodyZlib: deflateSync(Buffer.from(body)) });
+  JSON.stringify({
+    data: ids.map((id, i) => ({
+      positionId: `${id}${'7'.repeat(60)}`,
+      value: 1000 + n + i,
+      token: { symbol: 'SUI', decimals: 9 },
+    })),
+  });
+const dictionaryOf = (body: string, createdAt = T, id = 1): RawBodyDictionary => ({
+  id,
+  createdAt,
+  bodyZlib: deflateSync(Buffer.from(body)),
+});
 
 describe('raw body compression', () => {
-  it('compresses an answer against its target\'s current dictionary, and gives it back exactly', () => {
+  it("compresses an answer against its target's current dictionary, and gives it back exactly", () => {
     const current = dictionaryOf(answer(0));
     const body = answer(1);
     const encoded = encodeRawBody(body, { success: true, receivedAt: new Date(T.getTime() + 900_000), current });

@@ -10,13 +10,28 @@ const COINS = Array.from({ length: 40 }, (_, i) => `0x${(i + 1).toString(16).pad
 
 /** A backfill answer: every coin's price at `at`, in the given order. */
 const answer = (coins: string[], at: Date) =>
-  priceRows(coins.map((coin) => ({ contract_address: coin, symbol: coin.split('::')[2], price: 1, timestamp: at.getTime() / 1000, decimals: 9 })), at);
+  priceRows(
+    coins.map((coin) => ({
+      contract_address: coin,
+      symbol: coin.split('::')[2],
+      price: 1,
+      timestamp: at.getTime() / 1000,
+      decimals: 9,
+    })),
+    at,
+  );
 
 /** A plain transaction (no deadlock retry, unlike withTransaction), so that a deadlock surfaces. */
 async function writeOnce(database: Database, coins: string[], at: Date) {
   const committed: (() => void)[] = [];
   await database.sql.begin(async (sql) => {
-    const tx: Tx = { sql, db: bindDrizzle(sql, database.sql), database, afterCommit: (action) => committed.push(action), savepoint: (work) => sql.savepoint(work) as Promise<never> };
+    const tx: Tx = {
+      sql,
+      db: bindDrizzle(sql, database.sql),
+      database,
+      afterCommit: (action) => committed.push(action),
+      savepoint: (work) => sql.savepoint(work) as Promise<never>,
+    };
     await writeTokenPrices(tx, answer(coins, at));
   });
   for (const action of committed) action();
@@ -47,20 +62,27 @@ describe('token_catalog under concurrent writers', () => {
 
   it('lets answers that move the same tokens in different orders queue instead of deadlocking', async () => {
     // A catalog of thousands of tokens, as in production: the update then probes its index per incoming row.
-    const others = Array.from({ length: 5000 }, (_, i) => `0x${(i + 1000).toString(16).padStart(64, '0')}::o${i}::O${i}`);
+    const others = Array.from(
+      { length: 5000 },
+      (_, i) => `0x${(i + 1000).toString(16).padStart(64, '0')}::o${i}::O${i}`,
+    );
     for (let i = 0; i < others.length; i += 1000) await writeOnce(pool, others.slice(i, i + 1000), T0);
     await writeOnce(pool, COINS, T0);
     await database.sql`analyze token_catalog`;
     // Like a backfill: each round's 8 jobs answer earlier hours, so each moves first_seen_at of every coin.
     let hour = 0;
     for (let round = 0; round < 25; round++) {
-      const jobs = Array.from({ length: 8 }, (_, j) => writeOnce(pool, shuffled(COINS, round * 8 + j + 1), hoursBefore(++hour)));
+      const jobs = Array.from({ length: 8 }, (_, j) =>
+        writeOnce(pool, shuffled(COINS, round * 8 + j + 1), hoursBefore(++hour)),
+      );
       const outcomes = await Promise.allSettled(jobs);
       const failures = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
       expect(failures.map((failure) => String(failure.reason))).toEqual([]);
     }
     const rows = await database.sql`select distinct first_seen_at from token_catalog where coin_type = any(${COINS})`;
     expect(rows).toEqual([{ first_seen_at: hoursBefore(hour) }]);
-    await expect(database.sql`select count(*)::int as n from token_price_points`).resolves.toEqual([{ n: COINS.length * (hour + 1) + others.length }]);
+    await expect(database.sql`select count(*)::int as n from token_price_points`).resolves.toEqual([
+      { n: COINS.length * (hour + 1) + others.length },
+    ]);
   });
 });

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  addWatchedAddresses, addWatchedTokens, listWatchedAddresses, listWatchedTokens, removeWatchedAddresses, removeWatchedTokens,
+  addWatchedAddresses,
+  addWatchedTokens,
+  listWatchedAddresses,
+  listWatchedTokens,
+  removeWatchedAddresses,
+  removeWatchedTokens,
 } from '../../src/db/index.js';
 import { InvalidInputError } from '../../src/errors.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -28,8 +33,12 @@ describe('watchlist', () => {
     await expect(failure).rejects.toThrow(/"nope".*comma/);
     expect(await listWatchedTokens(database)).toHaveLength(3);
     await expect(addWatchedAddresses(database, [SUI_ADDRESS, 'bad'], {})).rejects.toThrow(InvalidInputError);
-    await expect(addWatchedAddresses(database, [SUI_ADDRESS], { nftChain: 'MARS' })).rejects.toThrow(/unknown NFT chain/);
-    await expect(addWatchedAddresses(database, [SUI_ADDRESS], { protocols: ['ok', 'not,ok'] })).rejects.toThrow(/protocol/);
+    await expect(addWatchedAddresses(database, [SUI_ADDRESS], { nftChain: 'MARS' })).rejects.toThrow(
+      /unknown NFT chain/,
+    );
+    await expect(addWatchedAddresses(database, [SUI_ADDRESS], { protocols: ['ok', 'not,ok'] })).rejects.toThrow(
+      /protocol/,
+    );
     expect(await listWatchedAddresses(database)).toEqual([]);
   });
 
@@ -39,10 +48,18 @@ describe('watchlist', () => {
   });
 
   it('adds addresses with options, and updates only the options given', async () => {
-    await expect(addWatchedAddresses(database, [EVM, SUI_ADDRESS], { chain: 'eth', protocols: ['aave', 'aave'], nftChain: 'eth', includePnl: true }))
-      .resolves.toEqual({ added: 2, updated: 0 });
+    await expect(
+      addWatchedAddresses(database, [EVM, SUI_ADDRESS], {
+        chain: 'eth',
+        protocols: ['aave', 'aave'],
+        nftChain: 'eth',
+        includePnl: true,
+      }),
+    ).resolves.toEqual({ added: 2, updated: 0 });
     await expect(addWatchedAddresses(database, [EVM], { includePnl: true })).resolves.toEqual({ added: 0, updated: 0 });
-    await expect(addWatchedAddresses(database, [EVM.toLowerCase()], { nftChain: 'ALL', protocols: [] })).resolves.toEqual({ added: 0, updated: 1 });
+    await expect(
+      addWatchedAddresses(database, [EVM.toLowerCase()], { nftChain: 'ALL', protocols: [] }),
+    ).resolves.toEqual({ added: 0, updated: 1 });
     const listed = await listWatchedAddresses(database);
     expect(listed.map(({ addedAt: _, ...rest }) => rest)).toEqual([
       { address: EVM.toLowerCase(), chain: 'eth', protocols: null, nftChain: 'ALL', includePnl: true },

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { normalizeCoinType } from '../../src/normalize/coin-type.js';
+import { normalizeCoinType } from '../../src/chain/coin-type.js';
 import { runCli } from '../support/cli.js';
 import { recordScenario } from '../support/fault-scenario.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -38,7 +38,8 @@ const address = (i: number) => `0x${hex(`address-${i}`)}`;
 function tokenFile(name: string, first: number, distinct: number, extraLines: string[] = []): string {
   const lines: string[] = [];
   for (let i = first; i < first + distinct; i++) lines.push(coin(i));
-  for (let i = first; lines.length < 8_500; i++) lines.push(i % 2 ? coin(first + (i % distinct)) : coinOtherSpelling(first + (i % distinct)));
+  for (let i = first; lines.length < 8_500; i++)
+    lines.push(i % 2 ? coin(first + (i % distinct)) : coinOtherSpelling(first + (i % distinct)));
   while (lines.length < 9_500) lines.push(lines.length % 3 ? '' : '   ');
   while (lines.length < 10_000 - extraLines.length) lines.push(`# comment ${lines.length}`);
   lines.push(...extraLines);
@@ -68,8 +69,14 @@ describe('tokens', () => {
   it('rejects invalid coin types and a coin type with a comma, writing nothing, even with valid ones beside them', async () => {
     const before = await watchlistDigest();
     const cases: [string[], RegExp][] = [
-      [['0x2::sui::SUI', '0x2::pool::LP<0x2::sui::SUI,0xdba3::usdc::USDC>'], /contains a comma: the upstream takes a comma-separated list/],
-      [['0x2::sui::SUI', '0xZZ::sui::SUI'], /invalid coin type "0xZZ::sui::SUI": the first segment must be 0x followed by 1 to 64 hex digits/],
+      [
+        ['0x2::sui::SUI', '0x2::pool::LP<0x2::sui::SUI,0xdba3::usdc::USDC>'],
+        /contains a comma: the upstream takes a comma-separated list/,
+      ],
+      [
+        ['0x2::sui::SUI', '0xZZ::sui::SUI'],
+        /invalid coin type "0xZZ::sui::SUI": the first segment must be 0x followed by 1 to 64 hex digits/,
+      ],
       [['0x2::sui'], /invalid coin type "0x2::sui": expected address::module::Name/],
       [['0x2::sui::SUI<'], /invalid coin type "0x2::sui::SUI<": unbalanced < >/],
       [['0x2::1sui::SUI', '0x2::sui::SUI'], /module and name must be identifiers/],
@@ -102,13 +109,21 @@ describe('tokens', () => {
     expect(stored).toEqual({ n: 6_000, normal: 6_000 });
     // Exactly the file's distinct coin types, in their normal form: none lost, none twice.
     const expected = new Set(Array.from({ length: 6_000 }, (_, i) => normalizeCoinType(coin(i))));
-    const rows = (await database.sql<{ coin_type: string }[]>`select coin_type from watched_tokens`).map((row) => row.coin_type);
+    const rows = (await database.sql<{ coin_type: string }[]>`select coin_type from watched_tokens`).map(
+      (row) => row.coin_type,
+    );
     const found = new Set(rows);
     const lost = [...expected].filter((coinType) => !found.has(coinType)).length;
     const duplicates = rows.length - found.size;
     recordScenario('10,000-line token file (duplicates, other spellings, blanks)', {
-      rowsExpected: expected.size, rowsFound: rows.length, duplicates, lost, changed: 0, extra: rows.filter((row) => !expected.has(row)).length,
-      differences: {}, tablesDiffering: [],
+      rowsExpected: expected.size,
+      rowsFound: rows.length,
+      duplicates,
+      lost,
+      changed: 0,
+      extra: rows.filter((row) => !expected.has(row)).length,
+      differences: {},
+      tablesDiffering: [],
     });
     expect({ lost, duplicates, found: rows.length }).toEqual({ lost: 0, duplicates: 0, found: 6_000 });
 
@@ -123,7 +138,9 @@ describe('tokens', () => {
     const path = tokenFile('tokens-one-bad.txt', 6_000, 6_000, ['0x2::pool::LP<0x2::sui::SUI,0x2::usdc::USDC>']);
     const result = await runCli(['tokens', 'add', '--file', path], env);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error: nothing written: coin type "0x2::pool::LP<0x2::sui::SUI,0x2::usdc::USDC>" contains a comma/);
+    expect(result.stderr).toMatch(
+      /^error: nothing written: coin type "0x2::pool::LP<0x2::sui::SUI,0x2::usdc::USDC>" contains a comma/,
+    );
     expect(await watchlistDigest()).toEqual(before);
     expect((await watched()).tokens).toBe(6_000);
   });
@@ -133,7 +150,10 @@ describe('addresses', () => {
   it('rejects invalid addresses, an unknown NFT chain and a bad chain filter, writing nothing', async () => {
     const before = await watchlistDigest();
     const cases: [string[], RegExp][] = [
-      [[address(1), '0x123'], /invalid address "0x123": expected a 0x address of 40 or 64 hex digits, a base58, bech32 or TON address/],
+      [
+        [address(1), '0x123'],
+        /invalid address "0x123": expected a 0x address of 40 or 64 hex digits, a base58, bech32 or TON address/,
+      ],
       [[address(1), 'not-an-address'], /invalid address "not-an-address"/],
       [[address(1), `${address(2)}g`], /invalid address/],
       [[address(1), '--nft-chain', 'XYZ'], /unknown NFT chain "XYZ": expected one of BTC, SOL, SUI, .*ALL/],
@@ -152,7 +172,13 @@ describe('addresses', () => {
   });
 
   it('writes nothing from an address file with one bad line among 2,000, and everything from the file without it', async () => {
-    const good = Array.from({ length: 2_000 }, (_, i) => (i % 4 === 3 ? address(i - 1).toUpperCase().replace('0X', '0x') : address(i)));
+    const good = Array.from({ length: 2_000 }, (_, i) =>
+      i % 4 === 3
+        ? address(i - 1)
+            .toUpperCase()
+            .replace('0X', '0x')
+        : address(i),
+    );
     const bad = [...good.slice(0, 1_000), '0xnot-hex', ...good.slice(1_000), ''];
     const badPath = join(dir, 'addresses-one-bad.txt');
     writeFileSync(badPath, bad.join('\n'));

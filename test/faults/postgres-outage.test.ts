@@ -4,8 +4,17 @@ import { produceTick } from '../../src/scheduler/producer.js';
 import { watchAtomicity } from '../support/fault-atomicity.js';
 import { startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.js';
 import {
-  ALL_DATASETS, FAULT_TICK, compareWithReference, faultWatchlist, jobCount, recordScenario, referenceRun, runOutcomes, seedWatchlist,
-  waitForTickComplete, type Reference,
+  ALL_DATASETS,
+  FAULT_TICK,
+  compareWithReference,
+  faultWatchlist,
+  jobCount,
+  recordScenario,
+  referenceRun,
+  runOutcomes,
+  seedWatchlist,
+  waitForTickComplete,
+  type Reference,
 } from '../support/fault-scenario.js';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
 
@@ -26,7 +35,13 @@ const workers: ChaintapProcess[] = [];
 beforeAll(async () => {
   reference = await referenceRun(watchlist);
   harness = await createPipelineHarness({
-    options: { JOB_LOCK_MS: '10000', UPSTREAM_CONCURRENCY: '4', UPSTREAM_RPS: '15', JOB_ATTEMPTS: '5', JOB_BACKOFF_MS: '2000' },
+    options: {
+      JOB_LOCK_MS: '10000',
+      UPSTREAM_CONCURRENCY: '4',
+      UPSTREAM_RPS: '15',
+      JOB_ATTEMPTS: '5',
+      JOB_BACKOFF_MS: '2000',
+    },
     simulator: { faults: { latencyMs: 150, latencyJitterMs: 150 } },
   });
   await seedWatchlist(harness.database, watchlist);
@@ -35,7 +50,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(workers.map((worker) => worker.stop('SIGKILL')));
-  if (admin && harness) await admin.unsafe(`alter database "${harness.database.name}" allow_connections true`).catch(() => undefined);
+  if (admin && harness)
+    await admin.unsafe(`alter database "${harness.database.name}" allow_connections true`).catch(() => undefined);
   await admin?.end();
   await harness?.close();
 });
@@ -52,7 +68,8 @@ it('jobs retry through terminated connections and a 10 s outage; the cycle compl
     return row!.n as number;
   };
   const connectedOthers = async () => {
-    const [row] = await admin`select count(*)::int as n from pg_stat_activity where datname = ${name} and pid <> ${watcherPid}`;
+    const [row] =
+      await admin`select count(*)::int as n from pg_stat_activity where datname = ${name} and pid <> ${watcherPid}`;
     return row!.n as number;
   };
   const finished = async () => {
@@ -66,7 +83,12 @@ it('jobs retry through terminated connections and a 10 s outage; the cycle compl
   try {
     const worker = await startWorker('worker', harness.env);
     workers.push(worker);
-    const producer = { context: harness.context, database: harness.database, queues: harness.queues, tracker: harness.tracker };
+    const producer = {
+      context: harness.context,
+      database: harness.database,
+      queues: harness.queues,
+      tracker: harness.tracker,
+    };
     for (const dataset of ALL_DATASETS) await produceTick(producer, dataset, FAULT_TICK);
 
     await waitFor('a sixth of the jobs finished', async () => (await finished()) >= Math.floor(jobs / 6), 60_000);
@@ -105,17 +127,26 @@ it('jobs retry through terminated connections and a 10 s outage; the cycle compl
   expect(workers[0]!.child.exitCode).toBeNull();
   expect(workers[0]!.lines.filter((line) => !line.startsWith('{'))).toEqual([]);
   expect(await runOutcomes(harness.database)).toEqual({ succeeded: jobs });
-  const [retried] = await harness.database.sql<{ n: number }[]>`select count(*)::int as n from ingestion_runs where attempts > 1`;
+  const [retried] = await harness.database.sql<
+    { n: number }[]
+  >`select count(*)::int as n from ingestion_runs where attempts > 1`;
   const { comparison } = await compareWithReference(harness.database, reference);
   recordScenario('Postgres connections terminated, then unreachable 10 s', comparison, {
-    ...phases, jobsRetried: retried!.n, atomicityObservations: atomicity.observations, atomicityFailedReads: atomicity.failedReads,
+    ...phases,
+    jobsRetried: retried!.n,
+    atomicityObservations: atomicity.observations,
+    atomicityFailedReads: atomicity.failedReads,
   });
   // The faults hit jobs: they failed attempts and succeeded on a later one.
   expect(retried!.n).toBeGreaterThan(0);
   expect(comparison.differences).toEqual({});
   expect(comparison.tablesDiffering).toEqual([]);
-  expect({ duplicates: comparison.duplicates, lost: comparison.lost, changed: comparison.changed, extra: comparison.extra })
-    .toEqual({ duplicates: 0, lost: 0, changed: 0, extra: 0 });
+  expect({
+    duplicates: comparison.duplicates,
+    lost: comparison.lost,
+    changed: comparison.changed,
+    extra: comparison.extra,
+  }).toEqual({ duplicates: 0, lost: 0, changed: 0, extra: 0 });
   expect(atomicity.violations).toEqual([]);
   expect(atomicity.observations).toBeGreaterThan(20);
 });

@@ -3,14 +3,24 @@ import { produceTick } from '../../src/scheduler/producer.js';
 import { startChaintap, startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.js';
 import { redisServerAvailable, startOwnRedis, type OwnRedis } from '../support/fault-redis-server.js';
 import {
-  ALL_DATASETS, FAULT_TICK, compareWithReference, faultWatchlist, jobCount, recordScenario, referenceRun, runOutcomes, seedWatchlist,
-  waitForTickComplete, type Reference,
+  ALL_DATASETS,
+  FAULT_TICK,
+  compareWithReference,
+  faultWatchlist,
+  jobCount,
+  recordScenario,
+  referenceRun,
+  runOutcomes,
+  seedWatchlist,
+  waitForTickComplete,
+  type Reference,
 } from '../support/fault-scenario.js';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
 
 // These scenarios restart Redis, so they run their own redis-server (append-only file on, as in
 // production) on a free port; the shared Redis of the other tests is never touched.
-if (!redisServerAvailable()) throw new Error('the Redis fault scenarios need the redis-server binary on PATH (apt-get install redis-server)');
+if (!redisServerAvailable())
+  throw new Error('the Redis fault scenarios need the redis-server binary on PATH (apt-get install redis-server)');
 
 const watchlist = faultWatchlist({ tokens: 120, addresses: 60 });
 const jobs = jobCount(watchlist);
@@ -32,7 +42,14 @@ describe('Redis restarted mid-cycle', () => {
     redis = await startOwnRedis();
     servers.push(redis);
     harness = await createPipelineHarness({
-      options: { REDIS_URL: redis.url, JOB_LOCK_MS: '10000', UPSTREAM_CONCURRENCY: '4', UPSTREAM_RPS: '20', JOB_ATTEMPTS: '5', JOB_BACKOFF_MS: '200' },
+      options: {
+        REDIS_URL: redis.url,
+        JOB_LOCK_MS: '10000',
+        UPSTREAM_CONCURRENCY: '4',
+        UPSTREAM_RPS: '20',
+        JOB_ATTEMPTS: '5',
+        JOB_BACKOFF_MS: '200',
+      },
       simulator: { faults: { latencyMs: 150, latencyJitterMs: 150 } },
     });
     await seedWatchlist(harness.database, watchlist);
@@ -46,7 +63,12 @@ describe('Redis restarted mid-cycle', () => {
   it('completes the cycle after the restart, with identical data', async () => {
     const worker = await startWorker('worker', harness.env);
     processes.push(worker);
-    const producer = { context: harness.context, database: harness.database, queues: harness.queues, tracker: harness.tracker };
+    const producer = {
+      context: harness.context,
+      database: harness.database,
+      queues: harness.queues,
+      tracker: harness.tracker,
+    };
     for (const dataset of ALL_DATASETS) await produceTick(producer, dataset, FAULT_TICK);
     const finished = async () => {
       const progress = await Promise.all(ALL_DATASETS.map((dataset) => harness.tracker.progress(dataset, FAULT_TICK)));
@@ -67,8 +89,12 @@ describe('Redis restarted mid-cycle', () => {
     recordScenario('Redis restarted mid-cycle', comparison, { downMs, positionsJobsAtShutdown: active });
     expect(comparison.differences).toEqual({});
     expect(comparison.tablesDiffering).toEqual([]);
-    expect({ duplicates: comparison.duplicates, lost: comparison.lost, changed: comparison.changed, extra: comparison.extra })
-      .toEqual({ duplicates: 0, lost: 0, changed: 0, extra: 0 });
+    expect({
+      duplicates: comparison.duplicates,
+      lost: comparison.lost,
+      changed: comparison.changed,
+      extra: comparison.extra,
+    }).toEqual({ duplicates: 0, lost: 0, changed: 0, extra: 0 });
     // The worker rode it out: it neither crashed nor failed a job.
     expect(worker.child.exitCode).toBeNull();
     expect(worker.lines.filter((line) => /"final":true/.test(line))).toEqual([]);
@@ -79,7 +105,13 @@ describe('Redis settings BullMQ needs in production', () => {
   it('warns clearly at start when maxmemory-policy is not noeviction, and not when it is', async () => {
     const evicting = await startOwnRedis({ maxmemoryPolicy: 'allkeys-lru' });
     servers.push(evicting);
-    const env = { REDIS_URL: evicting.url, DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres', QUEUE_PREFIX: 'chaintap-eviction-check', OPS_PORT: '0', UPSTREAM_API_KEY: 'not-used-here' };
+    const env = {
+      REDIS_URL: evicting.url,
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
+      QUEUE_PREFIX: 'chaintap-eviction-check',
+      OPS_PORT: '0',
+      UPSTREAM_API_KEY: 'not-used-here',
+    };
     const worker = startChaintap('worker-evicting', ['worker'], env);
     processes.push(worker);
     const warning = await worker.waitForLine(/maxmemory-policy/, 60_000);

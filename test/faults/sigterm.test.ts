@@ -2,8 +2,17 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { produceTick } from '../../src/scheduler/producer.js';
 import { startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.js';
 import {
-  ALL_DATASETS, FAULT_TICK, compareWithReference, faultWatchlist, jobCount, recordScenario, referenceRun, runOutcomes, seedWatchlist,
-  waitForTickComplete, type Reference,
+  ALL_DATASETS,
+  FAULT_TICK,
+  compareWithReference,
+  faultWatchlist,
+  jobCount,
+  recordScenario,
+  referenceRun,
+  runOutcomes,
+  seedWatchlist,
+  waitForTickComplete,
+  type Reference,
 } from '../support/fault-scenario.js';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
 
@@ -19,7 +28,14 @@ const workers: ChaintapProcess[] = [];
 beforeAll(async () => {
   reference = await referenceRun(watchlist);
   harness = await createPipelineHarness({
-    options: { SHUTDOWN_GRACE_MS: String(GRACE_MS), JOB_LOCK_MS: '3000', UPSTREAM_CONCURRENCY: '4', UPSTREAM_RPS: '20', JOB_ATTEMPTS: '5', JOB_BACKOFF_MS: '200' },
+    options: {
+      SHUTDOWN_GRACE_MS: String(GRACE_MS),
+      JOB_LOCK_MS: '3000',
+      UPSTREAM_CONCURRENCY: '4',
+      UPSTREAM_RPS: '20',
+      JOB_ATTEMPTS: '5',
+      JOB_BACKOFF_MS: '200',
+    },
     // Slow answers, so that jobs are in flight when the signal comes.
     simulator: { faults: { latencyMs: 400, latencyJitterMs: 400 } },
   });
@@ -34,7 +50,12 @@ afterAll(async () => {
 it('SIGTERM mid-cycle: active jobs finish, the process exits 0 within the grace period, nothing is lost', async () => {
   const first = await startWorker('worker-1', harness.env);
   workers.push(first);
-  const producer = { context: harness.context, database: harness.database, queues: harness.queues, tracker: harness.tracker };
+  const producer = {
+    context: harness.context,
+    database: harness.database,
+    queues: harness.queues,
+    tracker: harness.tracker,
+  };
   for (const dataset of ALL_DATASETS) await produceTick(producer, dataset, FAULT_TICK);
   const finished = async () => {
     const progress = await Promise.all(ALL_DATASETS.map((dataset) => harness.tracker.progress(dataset, FAULT_TICK)));
@@ -72,6 +93,10 @@ it('SIGTERM mid-cycle: active jobs finish, the process exits 0 within the grace 
   recordScenario('SIGTERM during a cycle', comparison, { activeAtSigterm: activeIds.length, exitMs, finishedAtExit });
   expect(comparison.differences).toEqual({});
   expect(comparison.tablesDiffering).toEqual([]);
-  expect({ duplicates: comparison.duplicates, lost: comparison.lost, changed: comparison.changed, extra: comparison.extra })
-    .toEqual({ duplicates: 0, lost: 0, changed: 0, extra: 0 });
+  expect({
+    duplicates: comparison.duplicates,
+    lost: comparison.lost,
+    changed: comparison.changed,
+    extra: comparison.extra,
+  }).toEqual({ duplicates: 0, lost: 0, changed: 0, extra: 0 });
 });

@@ -1,10 +1,18 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readRawResponses } from '../../src/db/index.js';
-import { runCycle } from '../../src/scheduler/run-cycle.js';
+import { runCycle } from '../../src/cli/run-cycle.js';
 import { FaultDraws, resolveFaults, type SimulatorFaults } from '../../src/simulator/faults.js';
 import { partialJobs, readTick } from '../support/fault-atomicity.js';
 import {
-  ALL_DATASETS, FAULT_TICK, compareWithReference, cycleDeps, faultWatchlist, jobCount, recordScenario, referenceRun, seedWatchlist,
+  ALL_DATASETS,
+  FAULT_TICK,
+  compareWithReference,
+  cycleDeps,
+  faultWatchlist,
+  jobCount,
+  recordScenario,
+  referenceRun,
+  seedWatchlist,
   type Reference,
 } from '../support/fault-scenario.js';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
@@ -15,8 +23,15 @@ import { createPipelineHarness, type PipelineHarness } from '../support/pipeline
 // a 2 s spike, so a spike is slow but answered; only the simulator's never-answered requests time out.
 const FAULT_SEED = 11;
 const FAULTS: Partial<SimulatorFaults> = {
-  latencyMs: 20, latencyJitterMs: 30, spikeRate: 0.1, spikeMs: 2_000,
-  error5xxRate: 0.2, error429Rate: 0.1, retryAfterSeconds: 1, malformedRate: 0.05, timeoutRate: 0.05,
+  latencyMs: 20,
+  latencyJitterMs: 30,
+  spikeRate: 0.1,
+  spikeMs: 2_000,
+  error5xxRate: 0.2,
+  error429Rate: 0.1,
+  retryAfterSeconds: 1,
+  malformedRate: 0.05,
+  timeoutRate: 0.05,
 };
 const watchlist = faultWatchlist({ tokens: 120, addresses: 60 });
 const jobs = jobCount(watchlist);
@@ -26,7 +41,13 @@ let harness: PipelineHarness;
 beforeAll(async () => {
   reference = await referenceRun(watchlist);
   harness = await createPipelineHarness({
-    options: { UPSTREAM_TIMEOUT_MS: '3000', UPSTREAM_MAX_RETRIES: '0', JOB_ATTEMPTS: '3', JOB_BACKOFF_MS: '100', UPSTREAM_CONCURRENCY: '8' },
+    options: {
+      UPSTREAM_TIMEOUT_MS: '3000',
+      UPSTREAM_MAX_RETRIES: '0',
+      JOB_ATTEMPTS: '3',
+      JOB_BACKOFF_MS: '100',
+      UPSTREAM_CONCURRENCY: '8',
+    },
     simulator: { faultSeed: FAULT_SEED, faults: FAULTS },
   });
   await seedWatchlist(harness.database, watchlist);
@@ -64,15 +85,29 @@ it('5xx, 429 with Retry-After, malformed bodies, 2 s spikes and timeouts togethe
   expect(Object.values(certain).every((n) => n > 0)).toBe(true);
   expect(stats.byStatus.timeout ?? 0).toBeGreaterThanOrEqual(certain.timeout);
   expect(stats.byStatus['429'] ?? 0).toBeGreaterThanOrEqual(certain.error429);
-  expect((stats.byStatus['500'] ?? 0) + (stats.byStatus['502'] ?? 0) + (stats.byStatus['503'] ?? 0)).toBeGreaterThanOrEqual(certain.error5xx);
+  expect(
+    (stats.byStatus['500'] ?? 0) + (stats.byStatus['502'] ?? 0) + (stats.byStatus['503'] ?? 0),
+  ).toBeGreaterThanOrEqual(certain.error5xx);
   // The spikes reached the pipeline as answers slower than a second, not as timeouts.
-  const latency = (await harness.context.metrics.upstreamLatency.get()).values.filter((v) => v.metricName?.endsWith('_bucket'));
-  const answeredWithin = (le: number) => latency.filter((v) => (v.labels as Record<string, unknown>).le === le).reduce((sum, v) => sum + v.value, 0);
+  const latency = (await harness.context.metrics.upstreamLatency.get()).values.filter((v) =>
+    v.metricName?.endsWith('_bucket'),
+  );
+  const answeredWithin = (le: number) =>
+    latency.filter((v) => (v.labels as Record<string, unknown>).le === le).reduce((sum, v) => sum + v.value, 0);
   expect(answeredWithin(2.5) - answeredWithin(1)).toBeGreaterThanOrEqual(certain.answeredSpike);
 
   const sql = harness.database.sql;
   // One run per job, each in a final state.
-  const runs = await sql<{ dataset: string; target: string; status: string; attempts: number; error: string | null; http_status: number | null }[]>`
+  const runs = await sql<
+    {
+      dataset: string;
+      target: string;
+      status: string;
+      attempts: number;
+      error: string | null;
+      http_status: number | null;
+    }[]
+  >`
     select dataset, target, status, attempts, error, http_status from ingestion_runs where tick = ${FAULT_TICK}`;
   const count = (status: string) => runs.filter((run) => run.status === status).length;
   const outcomes = { succeeded: count('succeeded'), failed: count('failed'), quarantined: count('quarantined') };
@@ -82,18 +117,33 @@ it('5xx, 429 with Retry-After, malformed bodies, 2 s spikes and timeouts togethe
   expect(runs.some((run) => run.status === 'succeeded' && run.attempts > 1)).toBe(true); // retried, then ingested
 
   // The queues agree with ingestion_runs.
-  const queueCounts = await Promise.all(ALL_DATASETS.map((dataset) => harness.queues[dataset].getJobCounts('completed', 'failed', 'active', 'wait', 'delayed')));
+  const queueCounts = await Promise.all(
+    ALL_DATASETS.map((dataset) =>
+      harness.queues[dataset].getJobCounts('completed', 'failed', 'active', 'wait', 'delayed'),
+    ),
+  );
   const total = (state: string) => queueCounts.reduce((sum, counts) => sum + (counts[state] ?? 0), 0);
-  expect({ completed: total('completed'), failed: total('failed'), pending: total('active') + total('wait') + total('delayed') })
-    .toEqual({ completed: outcomes.succeeded + outcomes.quarantined, failed: outcomes.failed, pending: 0 });
+  expect({
+    completed: total('completed'),
+    failed: total('failed'),
+    pending: total('active') + total('wait') + total('delayed'),
+  }).toEqual({ completed: outcomes.succeeded + outcomes.quarantined, failed: outcomes.failed, pending: 0 });
 
   // Each quarantined job has its body, once, in quarantined_payloads and in raw_responses.
   const quarantined = await sql<{ dataset: string; target: string; body: string; rawResponseId: string | null }[]>`
     select dataset, target, body, raw_response_id::text as "rawResponseId" from quarantined_payloads where tick = ${FAULT_TICK}`;
-  expect(quarantined.map((q) => `${q.dataset}|${q.target}`).sort())
-    .toEqual(runs.filter((run) => run.status === 'quarantined').map((run) => `${run.dataset}|${run.target}`).sort());
-  const rawBodies = new Map((await readRawResponses(harness.database.sql, { ids: quarantined.map((q) => Number(q.rawResponseId)) }))
-    .map((row) => [String(row.id), row.body]));
+  expect(quarantined.map((q) => `${q.dataset}|${q.target}`).sort()).toEqual(
+    runs
+      .filter((run) => run.status === 'quarantined')
+      .map((run) => `${run.dataset}|${run.target}`)
+      .sort(),
+  );
+  const rawBodies = new Map(
+    (await readRawResponses(harness.database, { ids: quarantined.map((q) => Number(q.rawResponseId)) })).map((row) => [
+      String(row.id),
+      row.body,
+    ]),
+  );
   for (const q of quarantined) {
     expect(q.body.length, `${q.dataset} ${q.target}`).toBeGreaterThan(0);
     expect(rawBodies.get(q.rawResponseId ?? ''), `${q.dataset} ${q.target}`).toBe(q.body);
@@ -103,7 +153,8 @@ it('5xx, 429 with Retry-After, malformed bodies, 2 s spikes and timeouts togethe
     expect(run.error, `${run.dataset} ${run.target}`).toBeTruthy();
     expect(run.attempts).toBe(3);
     if (run.http_status !== null) {
-      const [raw] = await sql`select count(*)::int as n from raw_responses where dataset = ${run.dataset} and target = ${run.target} and tick = ${FAULT_TICK} and http_status = ${run.http_status}`;
+      const [raw] =
+        await sql`select count(*)::int as n from raw_responses where dataset = ${run.dataset} and target = ${run.target} and tick = ${FAULT_TICK} and http_status = ${run.http_status}`;
       expect(raw!.n, `${run.dataset} ${run.target} error body`).toBeGreaterThan(0);
     }
   }
@@ -111,8 +162,12 @@ it('5xx, 429 with Retry-After, malformed bodies, 2 s spikes and timeouts togethe
   // All or nothing per job: a succeeded job has exactly the fault-free run's rows, any other none.
   expect(partialJobs(await readTick(sql, FAULT_TICK, reference.batches), reference.view)).toEqual([]);
   // Row by row, what was written equals the fault-free run, and every row of a succeeded job is there.
-  const succeeded = new Set(runs.filter((run) => run.status === 'succeeded').map((run) => `${run.dataset}|${run.target}`));
-  const pricedBy = new Map(reference.batches.flatMap((batch) => batch.coinTypes.map((coin) => [coin, batch.target] as const)));
+  const succeeded = new Set(
+    runs.filter((run) => run.status === 'succeeded').map((run) => `${run.dataset}|${run.target}`),
+  );
+  const pricedBy = new Map(
+    reference.batches.flatMap((batch) => batch.coinTypes.map((coin) => [coin, batch.target] as const)),
+  );
   const scope = (table: string, key: string): boolean => {
     const first = key.split('|')[0]!;
     if (table.startsWith('watched_')) return true;
@@ -123,8 +178,18 @@ it('5xx, 429 with Retry-After, malformed bodies, 2 s spikes and timeouts togethe
     return false; // protocols, collections, price sources: shared by many jobs; present rows are still compared
   };
   const { comparison } = await compareWithReference(harness.database, reference, scope);
-  recordScenario('upstream faults together', comparison, { ...outcomes, jobs, certain, simulator: stats.byStatus, requests: stats.requests });
+  recordScenario('upstream faults together', comparison, {
+    ...outcomes,
+    jobs,
+    certain,
+    simulator: stats.byStatus,
+    requests: stats.requests,
+  });
   expect(comparison.differences).toEqual({});
-  expect({ duplicates: comparison.duplicates, lost: comparison.lost, changed: comparison.changed, extra: comparison.extra })
-    .toEqual({ duplicates: 0, lost: 0, changed: 0, extra: 0 });
+  expect({
+    duplicates: comparison.duplicates,
+    lost: comparison.lost,
+    changed: comparison.changed,
+    extra: comparison.extra,
+  }).toEqual({ duplicates: 0, lost: 0, changed: 0, extra: 0 });
 });

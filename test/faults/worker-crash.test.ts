@@ -4,8 +4,17 @@ import { produceTick } from '../../src/scheduler/producer.js';
 import { watchAtomicity } from '../support/fault-atomicity.js';
 import { faultSeed, seededRandom, startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.js';
 import {
-  ALL_DATASETS, FAULT_TICK, compareWithReference, faultWatchlist, jobCount, recordScenario, referenceRun, runOutcomes, seedWatchlist,
-  waitForTickComplete, type Reference,
+  ALL_DATASETS,
+  FAULT_TICK,
+  compareWithReference,
+  faultWatchlist,
+  jobCount,
+  recordScenario,
+  referenceRun,
+  runOutcomes,
+  seedWatchlist,
+  waitForTickComplete,
+  type Reference,
 } from '../support/fault-scenario.js';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
 
@@ -20,7 +29,13 @@ const workers: ChaintapProcess[] = [];
 beforeAll(async () => {
   reference = await referenceRun(watchlist);
   harness = await createPipelineHarness({
-    options: { JOB_LOCK_MS: '3000', UPSTREAM_CONCURRENCY: '4', UPSTREAM_RPS: '20', JOB_ATTEMPTS: '5', JOB_BACKOFF_MS: '200' },
+    options: {
+      JOB_LOCK_MS: '3000',
+      UPSTREAM_CONCURRENCY: '4',
+      UPSTREAM_RPS: '20',
+      JOB_ATTEMPTS: '5',
+      JOB_BACKOFF_MS: '200',
+    },
     simulator: { faults: { latencyMs: 150, latencyJitterMs: 150 } },
   });
   await seedWatchlist(harness.database, watchlist);
@@ -45,17 +60,30 @@ it('SIGKILL of a worker mid-cycle, twice, with another taking over: identical da
   let atomicity: Awaited<ReturnType<typeof watcher.stop>>;
   const killWhen = async (worker: ChaintapProcess, share: number) => {
     const target = Math.floor(jobs * share);
-    await waitFor(`${target} of ${jobs} jobs finished before killing ${worker.name}`, async () => (await finished()) >= target, 90_000);
+    await waitFor(
+      `${target} of ${jobs} jobs finished before killing ${worker.name}`,
+      async () => (await finished()) >= target,
+      90_000,
+    );
     const counts = await Promise.all(ALL_DATASETS.map((dataset) => harness.queues[dataset].getJobCounts('active')));
     const exit = await worker.stop('SIGKILL');
     expect(exit.signal).toBe('SIGKILL');
-    kills.push({ worker: worker.name, atFinished: await finished(), active: counts.reduce((sum, c) => sum + (c.active ?? 0), 0) });
+    kills.push({
+      worker: worker.name,
+      atFinished: await finished(),
+      active: counts.reduce((sum, c) => sum + (c.active ?? 0), 0),
+    });
   };
 
   try {
     const first = await startWorker('worker-1', harness.env);
     workers.push(first);
-    const producer = { context: harness.context, database: harness.database, queues: harness.queues, tracker: harness.tracker };
+    const producer = {
+      context: harness.context,
+      database: harness.database,
+      queues: harness.queues,
+      tracker: harness.tracker,
+    };
     for (const dataset of ALL_DATASETS) await produceTick(producer, dataset, FAULT_TICK);
 
     await killWhen(first, 0.1 + random() * 0.25);
@@ -77,8 +105,12 @@ it('SIGKILL of a worker mid-cycle, twice, with another taking over: identical da
   recordScenario('worker SIGKILL twice', comparison, { seed, kills, atomicityObservations: atomicity.observations });
   expect(comparison.differences).toEqual({});
   expect(comparison.tablesDiffering).toEqual([]);
-  expect({ duplicates: comparison.duplicates, lost: comparison.lost, changed: comparison.changed, extra: comparison.extra })
-    .toEqual({ duplicates: 0, lost: 0, changed: 0, extra: 0 });
+  expect({
+    duplicates: comparison.duplicates,
+    lost: comparison.lost,
+    changed: comparison.changed,
+    extra: comparison.extra,
+  }).toEqual({ duplicates: 0, lost: 0, changed: 0, extra: 0 });
   expect(counts.position_snapshot_points).toBeGreaterThan(0);
   expect(atomicity.violations).toEqual([]);
   expect(atomicity.observations).toBeGreaterThan(10);

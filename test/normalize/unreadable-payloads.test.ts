@@ -1,30 +1,59 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeNftHoldings, normalizeProtocols, normalizeTokenPrices, UnreadablePayloadError } from '../../src/normalize/index.js';
+import {
+  normalizeNftHoldings,
+  normalizeProtocols,
+  normalizeTokenPrices,
+  UnreadablePayloadError,
+} from '../../src/normalize/index.js';
 import { nftHoldingsResponse, protocolsResponse, tokenPriceResponse } from '../../src/upstream/schemas.js';
 
 const fetchedAt = new Date('2026-11-21T12:00:05Z');
-const entry = { contract_address: '0x2::sui::SUI', symbol: 'SUI', price: 3.2, last24hPrice: 3.1, timestamp: 1795262400, decimals: 9, source: 'pyth' };
+const entry = {
+  contract_address: '0x2::sui::SUI',
+  symbol: 'SUI',
+  price: 3.2,
+  last24hPrice: 3.1,
+  timestamp: 1795262400,
+  decimals: 9,
+  source: 'pyth',
+};
 
 function prices(data: unknown[]) {
   return normalizeTokenPrices(tokenPriceResponse.parse({ data }), { fetchedAt });
 }
 
-describe('payloads that validate but cannot be rows', () => {
-  it('rejects a price whose timestamp is nonsense', () => {
-    expect(() => prices([{ ...entry, timestamp: 17 }])).toThrow(UnreadablePayloadError);
+/** Normalizes [a readable entry, `bad`]: the readable one is stored, `bad` alone is quarantined. */
+function quarantinedBeside(bad: unknown) {
+  const rows = prices([entry, bad]);
+  expect(rows.prices).toHaveLength(1);
+  expect(rows.quarantined).toHaveLength(1);
+  expect(rows.quarantined[0]).toMatchObject({ index: 1, element: bad });
+  return rows.quarantined[0]!.reason;
+}
+
+describe('elements that validate but cannot be rows are quarantined alone', () => {
+  it('a price whose timestamp is nonsense', () => {
+    expect(quarantinedBeside({ ...entry, timestamp: 17 })).toMatch(/timestamp 17 is .*not a plausible price time/);
   });
 
-  it('rejects a price time far after the fetch', () => {
-    expect(() => prices([{ ...entry, timestamp: 1795262400 + 3 * 86400 }])).toThrow(/after the fetch/);
+  it('a price time far after the fetch', () => {
+    expect(quarantinedBeside({ ...entry, timestamp: 1795262400 + 3 * 86400 })).toMatch(/after the fetch/);
   });
 
-  it('rejects a contract_address that is not a coin type', () => {
-    expect(() => prices([{ ...entry, contract_address: 'SUI' }])).toThrow(UnreadablePayloadError);
+  it('a contract_address that is not a coin type', () => {
+    expect(quarantinedBeside({ ...entry, contract_address: 'SUI' })).toMatch(/^contract_address: /);
   });
 
-  it('rejects a collection whose totalItems is not an integer', () => {
+  it('a price that is not a number', () => {
+    expect(quarantinedBeside({ ...entry, price: { usd: 3 } })).toMatch(/price of .* is not a number/);
+  });
+
+  it('a collection whose totalItems is not an integer is drift, not a quarantine: null, kept in extra', () => {
     const body = [{ collectionId: 'c', collection: { totalItems: 'many' }, tokens: [] }];
-    expect(() => normalizeNftHoldings(nftHoldingsResponse.parse(body), { owner: '0xabc', snapshotAt: fetchedAt })).toThrow(UnreadablePayloadError);
+    const rows = normalizeNftHoldings(nftHoldingsResponse.parse(body), { owner: '0xabc', snapshotAt: fetchedAt });
+    expect(rows.quarantined).toEqual([]);
+    expect(rows.collections[0]).toMatchObject({ totalItems: null, extra: { totalItems: 'many' } });
+    expect(rows.drifts).toEqual([{ field: 'nfts.collection.totalItems', shape: 'string', count: 1 }]);
   });
 
   it('rejects a protocol entry without an id', () => {

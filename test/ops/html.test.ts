@@ -3,7 +3,9 @@ import { escapeHtml, html } from '../../src/ops/html.js';
 
 describe('html', () => {
   it('escapes interpolated text', () => {
-    expect(html`<td>${'<b onclick="x">&\'</b>'}</td>`.text).toBe('<td>&lt;b onclick=&quot;x&quot;&gt;&amp;&#39;&lt;/b&gt;</td>');
+    expect(html`<td>${'<b onclick="x">&\'</b>'}</td>`.text).toBe(
+      '<td>&lt;b onclick=&quot;x&quot;&gt;&amp;&#39;&lt;/b&gt;</td>',
+    );
   });
 
   it('keeps nested html as it is and joins arrays', () => {

@@ -1,10 +1,10 @@
 import { Writable } from 'node:stream';
 import type { Redis } from 'ioredis';
 import { loadOptions, type Options } from '../../src/config/options.js';
-import type { Context } from '../../src/context.js';
+import type { Context } from '../../src/runtime/context.js';
 import type { Database } from '../../src/db/client.js';
-import { createLogger } from '../../src/ops/logger.js';
-import { createMetrics } from '../../src/ops/metrics.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { createMetrics } from '../../src/runtime/metrics.js';
 import { createOpsServer, type OpsServer } from '../../src/ops/server.js';
 import type { Queues } from '../../src/queue/queues.js';
 
@@ -36,7 +36,13 @@ export async function startOpsServer(input: {
     metrics: createMetrics(),
     signal: new AbortController().signal,
   };
-  const server = createOpsServer({ context, database: input.database, redis: input.redis, queues: input.queues, now: input.now });
+  const server = createOpsServer({
+    context,
+    database: input.database,
+    redis: input.redis,
+    queues: input.queues,
+    now: input.now,
+  });
   const url = await server.listen();
   return { ...server, url, context, logLines };
 }

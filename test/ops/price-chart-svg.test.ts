@@ -91,7 +91,10 @@ describe('renderPriceChartSvg', () => {
   });
 
   it('thins long series to at most maxPoints vertices', () => {
-    const series = Array.from({ length: 1440 }, (_, minute) => ({ time: new Date(from.getTime() + minute * 60_000), price: String(minute) }));
+    const series = Array.from({ length: 1440 }, (_, minute) => ({
+      time: new Date(from.getTime() + minute * 60_000),
+      price: String(minute),
+    }));
     const svg = renderPriceChartSvg(series, { from, to, title: 't', maxPoints: 288 }).text;
     expect(vertices(svg)).toHaveLength(288);
   });

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/client.js';
 import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
-import { createRedisConnection } from '../../src/queue/redis-connection.js';
+import { createRedisConnection } from '../../src/runtime/redis-connection.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 import { startOpsServer, type RunningOpsServer } from './ops-test-server.js';
@@ -31,7 +31,10 @@ afterAll(async () => {
   await database.drop();
 });
 
-async function start(options: Parameters<typeof startOpsServer>[0]['options'] = {}, overrides: Partial<Parameters<typeof startOpsServer>[0]> = {}) {
+async function start(
+  options: Parameters<typeof startOpsServer>[0]['options'] = {},
+  overrides: Partial<Parameters<typeof startOpsServer>[0]> = {},
+) {
   const server = await startOpsServer({ database, redis, queues, options, ...overrides });
   servers.push(server);
   return server;
@@ -65,7 +68,10 @@ describe('ops server', () => {
       const response = await fetch(`${down.url}/readyz`);
       expect(response.status).toBe(503);
       const body = await response.json();
-      expect(body).toMatchObject({ ready: false, checks: { postgres: { ok: false, error: 'ECONNREFUSED' }, redis: { ok: true } } });
+      expect(body).toMatchObject({
+        ready: false,
+        checks: { postgres: { ok: false, error: expect.stringMatching(/ECONNREFUSED/) }, redis: { ok: true } },
+      });
       // /healthz only says the process is alive.
       expect((await fetch(`${down.url}/healthz`)).status).toBe(200);
     } finally {
@@ -92,7 +98,7 @@ describe('ops server', () => {
       const response = await fetch(`${server.url}/readyz`);
       expect(response.status).toBe(503);
       expect(await response.json()).toMatchObject({
-        checks: { postgres: { ok: true }, redis: { ok: false, error: 'Redis did not answer within 3000 ms' } },
+        checks: { postgres: { ok: true }, redis: { ok: false, error: 'Error: Redis did not answer within 3000 ms' } },
       });
     } finally {
       unreachable.disconnect();
@@ -137,7 +143,9 @@ describe('ops server', () => {
     expect(sample(after, 'chaintap_upstream_requests_total{operation="positions",status="429"}')).toBe(1);
     expect(sample(after, 'chaintap_upstream_rate_limited_total{operation="positions"}')).toBe(1);
     expect(sample(after, 'chaintap_upstream_request_duration_seconds_count{operation="token_price"}')).toBe(1);
-    expect(sample(after, 'chaintap_upstream_request_duration_seconds_bucket{le="0.25",operation="token_price"}')).toBe(1);
+    expect(sample(after, 'chaintap_upstream_request_duration_seconds_bucket{le="0.25",operation="token_price"}')).toBe(
+      1,
+    );
     expect(sample(after, 'chaintap_rate_limit_wait_seconds_total')).toBe(1.5);
     expect(sample(after, 'chaintap_jobs_total{queue="prices",outcome="completed"}')).toBe(1);
     expect(sample(after, 'chaintap_rows_written_total{table="token_prices"}')).toBe(50);
@@ -208,7 +216,7 @@ describe('OPS_TOKEN', () => {
     }
   });
 
-  it('sets a cookie on a ?token= visit so that Bull Board\'s own requests pass', async () => {
+  it("sets a cookie on a ?token= visit so that Bull Board's own requests pass", async () => {
     const server = await start({ OPS_TOKEN: token });
     const visit = await fetch(`${server.url}/queues?token=${encodeURIComponent(token)}`);
     const cookie = visit.headers.get('set-cookie');
@@ -228,7 +236,9 @@ describe('OPS_TOKEN', () => {
       expect(page).toContain(`href="/queues?token=${token}"`);
       expect(page).toContain(`href="/metrics?token=${token}"`);
       expect((await fetch(`${server.url}/readyz?token=${encodeURIComponent(token)}`)).status).toBe(503);
-      expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(
+        200,
+      );
       await fetch(`${server.url}/metrics?token=wrong-${token}`);
       expect(server.logLines.length).toBeGreaterThan(1);
       expect(server.logLines.join('')).not.toContain(token);

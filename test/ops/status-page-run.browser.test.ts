@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.js';
 import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
 import { createOpsServer, type OpsServer } from '../../src/ops/server.js';
-import { runBackfill } from '../../src/scheduler/backfill.js';
-import { runCycle } from '../../src/scheduler/run-cycle.js';
+import { runBackfill } from '../../src/cli/backfill-prices.js';
+import { runCycle } from '../../src/cli/run-cycle.js';
 import { createPipelineHarness, WORLD_TIME, type PipelineHarness } from '../support/pipeline.js';
 
 /**
@@ -25,12 +25,30 @@ const tick = new Date(WORLD_TIME);
 beforeAll(async () => {
   harness = await createPipelineHarness({ options: { OPS_HOST: '127.0.0.1', OPS_PORT: '0' } });
   await addWatchedTokens(harness.database, TOKENS);
-  await addWatchedAddresses(harness.database, ['0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e'], { includePnl: true });
-  const deps = { context: harness.context, database: harness.database, queues: harness.queues, tracker: harness.tracker, client: harness.client };
-  await runBackfill(deps, { from: new Date(WORLD_TIME - 23 * HOUR), to: new Date(WORLD_TIME - HOUR), intervalMs: HOUR });
+  await addWatchedAddresses(harness.database, ['0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e'], {
+    includePnl: true,
+  });
+  const deps = {
+    context: harness.context,
+    database: harness.database,
+    queues: harness.queues,
+    tracker: harness.tracker,
+    client: harness.client,
+  };
+  await runBackfill(deps, {
+    from: new Date(WORLD_TIME - 23 * HOUR),
+    to: new Date(WORLD_TIME - HOUR),
+    intervalMs: HOUR,
+  });
   const outcome = await runCycle(deps, { tick, datasets: ['prices', 'positions', 'nfts'] });
   expect(outcome.complete).toBe(true);
-  server = createOpsServer({ context: harness.context, database: harness.database, redis: harness.connection, queues: harness.queues, now: () => new Date(WORLD_TIME + 60_000) });
+  server = createOpsServer({
+    context: harness.context,
+    database: harness.database,
+    redis: harness.connection,
+    queues: harness.queues,
+    now: () => new Date(WORLD_TIME + 60_000),
+  });
   url = await server.listen();
   browser = await launchChromium();
 });
@@ -49,8 +67,12 @@ describe('status page and metrics after a real run', () => {
       const [stored] = await harness.database.sql<{ n: number }[]>`
         select count(*)::int as n from token_prices where coin_type = ${`0x${'0'.repeat(63)}2::sui::SUI`}`;
       expect(stored!.n).toBe(24); // 23 backfilled hours and the cycle's current price
-      const line = page.locator(`.token[data-coin-type="0x${'0'.repeat(63)}2::sui::SUI"] svg.price-chart polyline.price-line`);
-      const vertices = await line.evaluate((element) => (element as unknown as { points: { numberOfItems: number } }).points.numberOfItems);
+      const line = page.locator(
+        `.token[data-coin-type="0x${'0'.repeat(63)}2::sui::SUI"] svg.price-chart polyline.price-line`,
+      );
+      const vertices = await line.evaluate(
+        (element) => (element as unknown as { points: { numberOfItems: number } }).points.numberOfItems,
+      );
       expect(vertices).toBe(24);
       await expect(page.locator('.token svg.price-chart polyline.price-line').count()).resolves.toBe(TOKENS.length);
       for (const dataset of ['prices', 'positions', 'nfts']) {

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
-import { createRedisConnection } from '../../src/queue/redis-connection.js';
+import { createRedisConnection } from '../../src/runtime/redis-connection.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 import { startOpsServer, type RunningOpsServer } from './ops-test-server.js';
@@ -94,7 +94,9 @@ describe('status page over seeded rows', () => {
       select 'positions-0x' || i || '-1', 'positions', '0x' || i, ${SEED_NOW}, 'failed', 1, ${SEED_NOW}
       from generate_series(1, 12) i`;
     const page = await (await fetch(`${server.url}/`)).text();
-    const ids = [...element(page, 'section', 'id="failures"').matchAll(/data-run-id="(\d+)"/g)].map((match) => Number(match[1]));
+    const ids = [...element(page, 'section', 'id="failures"').matchAll(/data-run-id="(\d+)"/g)].map((match) =>
+      Number(match[1]),
+    );
     expect(ids.length).toBe(14);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
   });

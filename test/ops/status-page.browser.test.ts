@@ -4,7 +4,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.js';
 import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
-import { createRedisConnection } from '../../src/queue/redis-connection.js';
+import { createRedisConnection } from '../../src/runtime/redis-connection.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 import { startOpsServer, type RunningOpsServer } from './ops-test-server.js';
@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 describe('status page in headless Chromium', () => {
-  it('draws each watched token\'s prices as a line with one vertex per price', async () => {
+  it("draws each watched token's prices as a line with one vertex per price", async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     try {
       const response = await page.goto(`${server.url}/?token=${TOKEN}`);
@@ -56,12 +56,16 @@ describe('status page in headless Chromium', () => {
       for (const token of SEEDED_TOKENS) {
         const line = page.locator(`.token[data-coin-type="${token.coinType}"] svg.price-chart polyline.price-line`);
         // As the browser parsed it: the polyline's own point list.
-        const vertices = await line.evaluate((element) => (element as unknown as { points: { numberOfItems: number } }).points.numberOfItems);
+        const vertices = await line.evaluate(
+          (element) => (element as unknown as { points: { numberOfItems: number } }).points.numberOfItems,
+        );
         expect(vertices).toBe(token.prices.length);
         const box = await line.boundingBox();
         expect(box!.width).toBeGreaterThan(200);
         expect(box!.height).toBeGreaterThan(40);
-        await expect(page.locator(`.token[data-coin-type="${token.coinType}"] .name`).textContent()).resolves.toBe(token.symbol);
+        await expect(page.locator(`.token[data-coin-type="${token.coinType}"] .name`).textContent()).resolves.toBe(
+          token.symbol,
+        );
       }
       await expect(page.locator('tr[data-dataset="prices"] .freshness').textContent()).resolves.toBe('1 min 0 s');
       await expect(page.locator('tr[data-queue="positions"] [data-state="waiting"]').textContent()).resolves.toBe('1');

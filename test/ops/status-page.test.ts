@@ -15,11 +15,21 @@ function data(overrides: Partial<StatusPageData> = {}): StatusPageData {
     tokens: { ok: true, value: { watched: [], prices: [] } },
     failures: { ok: true, value: [] },
     quarantined: { ok: true, value: [] },
+    drifts: { ok: true, value: [] },
     ...overrides,
   };
 }
 
 describe('renderStatusPage', () => {
+  it('lists the schema drifts of the last day', () => {
+    const drift = { dataset: 'positions', field: 'positions.fee', shape: 'value_object', count: 7 };
+    const page = renderStatusPage(
+      data({ drifts: { ok: true, value: [{ ...drift, firstSeenAt: since, lastSeenAt: now }] } }),
+    );
+    expect(page).toMatch(/<section id="drifts">.*positions\.fee.*value_object.*>7</s);
+    expect(renderStatusPage(data())).toContain('Every field came in its documented shape.');
+  });
+
   it('reloads itself every 30 s and runs no script', () => {
     const page = renderStatusPage(data());
     expect(page).toContain('<meta http-equiv="refresh" content="30">');
@@ -32,13 +42,43 @@ describe('renderStatusPage', () => {
       data({
         failures: {
           ok: true,
-          value: [{ id: '1', dataset: 'positions', target: hostile, tick: now, status: 'failed', attempts: 1, httpStatus: 500, error: hostile, startedAt: now, finishedAt: now }],
+          value: [
+            {
+              id: '1',
+              dataset: 'positions',
+              target: hostile,
+              tick: now,
+              status: 'failed',
+              attempts: 1,
+              httpStatus: 500,
+              error: hostile,
+              startedAt: now,
+              finishedAt: now,
+            },
+          ],
         },
         quarantined: {
           ok: true,
-          value: [{ id: '2', receivedAt: now, dataset: 'nfts', endpoint: hostile, target: null, tick: null, httpStatus: 200, reason: hostile }],
+          value: [
+            {
+              id: '2',
+              receivedAt: now,
+              dataset: 'nfts',
+              endpoint: hostile,
+              target: null,
+              tick: null,
+              httpStatus: 200,
+              reason: hostile,
+            },
+          ],
         },
-        tokens: { ok: true, value: { watched: [{ coinType: SUI, symbol: hostile, price: '1', price24hAgo: null, priceTime: now }], prices: [] } },
+        tokens: {
+          ok: true,
+          value: {
+            watched: [{ coinType: SUI, symbol: hostile, price: '1', price24hAgo: null, priceTime: now }],
+            prices: [],
+          },
+        },
       }),
     );
     expect(page).not.toContain('<img');
@@ -47,7 +87,20 @@ describe('renderStatusPage', () => {
 
   it('shows each dataset, including one that never succeeded', () => {
     const page = renderStatusPage(
-      data({ freshness: { ok: true, value: [{ dataset: 'prices', targets: 2, newestTick: new Date(now.getTime() - 90_000), oldestTick: new Date(now.getTime() - 150_000), lastSuccessAt: now }] } }),
+      data({
+        freshness: {
+          ok: true,
+          value: [
+            {
+              dataset: 'prices',
+              targets: 2,
+              newestTick: new Date(now.getTime() - 90_000),
+              oldestTick: new Date(now.getTime() - 150_000),
+              lastSuccessAt: now,
+            },
+          ],
+        },
+      }),
     );
     expect(page).toMatch(/<tr data-dataset="prices">.*1 min 30 s.*2024-05-02 11:58:30 UTC.*2024-05-02 11:57:30 UTC/);
     expect(page).toMatch(/<tr data-dataset="positions">.*no successful run yet/);
@@ -58,7 +111,13 @@ describe('renderStatusPage', () => {
     const page = renderStatusPage(
       data({
         queues: { ok: false, error: 'Redis did not answer within 3000 ms' },
-        tokens: { ok: true, value: { watched: [{ coinType: SUI, symbol: 'SUI', price: '1.5', price24hAgo: '1.2', priceTime: now }], prices: [{ coinType: SUI, priceTime: now, price: '1.5' }] } },
+        tokens: {
+          ok: true,
+          value: {
+            watched: [{ coinType: SUI, symbol: 'SUI', price: '1.5', price24hAgo: '1.2', priceTime: now }],
+            prices: [{ coinType: SUI, priceTime: now, price: '1.5' }],
+          },
+        },
       }),
     );
     expect(page).toContain('Unavailable: Redis did not answer within 3000 ms');
@@ -69,7 +128,15 @@ describe('renderStatusPage', () => {
 
   it('shows a change that rounds to zero as 0.00 %', () => {
     const page = renderStatusPage(
-      data({ tokens: { ok: true, value: { watched: [{ coinType: SUI, symbol: 'SUI', price: '0.99994', price24hAgo: '0.99995', priceTime: now }], prices: [] } } }),
+      data({
+        tokens: {
+          ok: true,
+          value: {
+            watched: [{ coinType: SUI, symbol: 'SUI', price: '0.99994', price24hAgo: '0.99995', priceTime: now }],
+            prices: [],
+          },
+        },
+      }),
     );
     expect(page).toContain('0.00 % / 24 h');
     expect(page).not.toContain('-0.00');

@@ -1,17 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addWatchedTokens } from '../../src/db/index.js';
-import { normalizeCoinType } from '../../src/normalize/coin-type.js';
-import { runBackfill } from '../../src/scheduler/backfill.js';
+import { normalizeCoinType } from '../../src/chain/coin-type.js';
+import { runBackfill } from '../../src/cli/backfill-prices.js';
 import { simulatedTokenPrice } from '../../src/simulator/index.js';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
 
 const HOUR = 3_600_000;
 const FROM = new Date('2026-11-20T00:00:00Z');
 const TO = new Date('2026-11-20T06:00:00Z');
-const TOKENS = ['0x2::sui::SUI', `0x${'5'.repeat(64)}::usdc::USDC`, `0x${'6'.repeat(64)}::cetus::CETUS`].map(normalizeCoinType);
+const TOKENS = ['0x2::sui::SUI', `0x${'5'.repeat(64)}::usdc::USDC`, `0x${'6'.repeat(64)}::cetus::CETUS`].map(
+  normalizeCoinType,
+);
 
 let harness: PipelineHarness;
-const deps = () => ({ context: harness.context, database: harness.database, queues: harness.queues, tracker: harness.tracker, client: harness.client });
+const deps = () => ({
+  context: harness.context,
+  database: harness.database,
+  queues: harness.queues,
+  tracker: harness.tracker,
+  client: harness.client,
+});
 
 async function storedTimes(coinType: string): Promise<string[]> {
   const rows = await harness.database.sql<{ t: Date }[]>`
@@ -56,7 +64,9 @@ describe('backfill prices', () => {
 
   it('rejects a bad coin type before any request', async () => {
     harness.simulator.resetStats();
-    await expect(runBackfill(deps(), { from: FROM, to: TO, intervalMs: HOUR, coinTypes: ['0x1::lp::LP<0x2::a::A,0x3::b::B>'] })).rejects.toThrow(/comma/);
+    await expect(
+      runBackfill(deps(), { from: FROM, to: TO, intervalMs: HOUR, coinTypes: ['0x1::lp::LP<0x2::a::A,0x3::b::B>'] }),
+    ).rejects.toThrow(/comma/);
     expect(harness.simulator.stats().requests).toBe(0);
   });
 });

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
 import { produceTick } from '../../src/scheduler/producer.js';
-import { runCycle } from '../../src/scheduler/run-cycle.js';
+import { runCycle } from '../../src/cli/run-cycle.js';
 import { simulatedToken } from '../../src/simulator/index.js';
-import { SNAPSHOT_CHANNEL } from '../../src/worker/tick-notification.js';
+import { SNAPSHOT_CHANNEL } from '../../src/queue/tick-notification.js';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
 import { tableDigest } from '../support/table-digest.js';
 
@@ -16,7 +16,13 @@ const ADDRESSES = [
 ];
 
 let harness: PipelineHarness;
-const deps = () => ({ context: harness.context, database: harness.database, queues: harness.queues, tracker: harness.tracker, client: harness.client });
+const deps = () => ({
+  context: harness.context,
+  database: harness.database,
+  queues: harness.queues,
+  tracker: harness.tracker,
+  client: harness.client,
+});
 
 beforeAll(async () => {
   harness = await createPipelineHarness();
@@ -26,7 +32,8 @@ beforeAll(async () => {
 });
 afterAll(async () => harness?.close());
 afterEach((context) => {
-  if (context.task.result?.state === 'fail') console.log(harness.logs.filter((l) => /retry|fail|error|warn/i.test(l)).join(''));
+  if (context.task.result?.state === 'fail')
+    console.log(harness.logs.filter((l) => /retry|fail|error|warn/i.test(l)).join(''));
 });
 
 describe('one full cycle through queues, workers and the simulated upstream', () => {
@@ -40,10 +47,20 @@ describe('one full cycle through queues, workers and the simulated upstream', ()
     expect(outcome.produced.map((p) => p.jobs)).toEqual([2, 3, 3]);
 
     // Every table and view of the data contract, by the names BI reads.
-    const count = async (relation: string) => (await harness.database.sql.unsafe(`select count(*)::int as n from ${relation}`))[0]!.n as number;
+    const count = async (relation: string) =>
+      (await harness.database.sql.unsafe(`select count(*)::int as n from ${relation}`))[0]!.n as number;
     for (const relation of [
-      'tokens', 'token_prices', 'protocols', 'positions', 'position_snapshots', 'position_amounts', 'position_farming',
-      'nft_collections', 'nft_holding_snapshots', 'nft_tokens', 'raw_responses',
+      'tokens',
+      'token_prices',
+      'protocols',
+      'positions',
+      'position_snapshots',
+      'position_amounts',
+      'position_farming',
+      'nft_collections',
+      'nft_holding_snapshots',
+      'nft_tokens',
+      'raw_responses',
     ]) {
       expect(await count(relation), relation).toBeGreaterThan(0);
     }
@@ -57,7 +74,8 @@ describe('one full cycle through queues, workers and the simulated upstream', ()
       { dataset: 'prices', status: 'succeeded', n: 2 },
     ]);
     // Every price the upstream sent is stored once, in the normal form, whatever spelling came back.
-    const [sui] = await harness.database.sql`select count(*)::int as n from token_prices where coin_type = ${`0x${'0'.repeat(63)}2::sui::SUI`}`;
+    const [sui] = await harness.database
+      .sql`select count(*)::int as n from token_prices where coin_type = ${`0x${'0'.repeat(63)}2::sui::SUI`}`;
     expect(sui!.n).toBe(1);
     const [prices] = await harness.database.sql`select count(*)::int as n from token_prices`;
     expect(prices!.n).toBe(TOKENS.filter((token) => simulatedToken(token).priced).length);
@@ -89,11 +107,21 @@ describe('one full cycle through queues, workers and the simulated upstream', ()
 
   it('enqueues each job once when two schedulers produce the same tick', async () => {
     const next = new Date('2026-11-21T12:15:00Z');
-    const producer = { context: harness.context, database: harness.database, queues: harness.queues, tracker: harness.tracker };
+    const producer = {
+      context: harness.context,
+      database: harness.database,
+      queues: harness.queues,
+      tracker: harness.tracker,
+    };
     await Promise.all([produceTick(producer, 'positions', next), produceTick(producer, 'positions', next)]);
     await produceTick(producer, 'positions', next);
     const jobs = await harness.queues.positions.getJobs(['wait', 'active', 'delayed', 'completed', 'failed']);
-    expect(jobs.filter((job) => job.data.tick === next.toISOString()).map((job) => job.data.address).sort()).toEqual(ADDRESSES.slice().sort());
+    expect(
+      jobs
+        .filter((job) => job.data.tick === next.toISOString())
+        .map((job) => job.data.address)
+        .sort(),
+    ).toEqual(ADDRESSES.slice().sort());
     await harness.queues.positions.obliterate({ force: true });
   });
 
@@ -111,6 +139,6 @@ describe('one full cycle through queues, workers and the simulated upstream', ()
     const runs = await harness.database.sql<{ status: string; attempts: number }[]>`
       select status, attempts from ingestion_runs where tick = ${next}`;
     expect(runs).toHaveLength(8);
-        expect(runs.every((run) => run.status === 'succeeded' && run.attempts === 1)).toBe(true);
+    expect(runs.every((run) => run.status === 'succeeded' && run.attempts === 1)).toBe(true);
   });
 });

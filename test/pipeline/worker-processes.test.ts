@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addWatchedAddresses } from '../../src/db/index.js';
 import { produceTick } from '../../src/scheduler/producer.js';
-import { waitForTicks } from '../../src/scheduler/run-cycle.js';
+import { waitForTicks } from '../../src/cli/run-cycle.js';
 import { spawnCli } from '../support/cli.js';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
 
@@ -43,12 +43,20 @@ describe('two worker processes share one upstream rate limit', () => {
   it('never exceed UPSTREAM_RPS together, and finish every job', async () => {
     await Promise.all([startWorker(), startWorker()]);
     const tick = new Date('2026-11-21T12:00:00Z');
-    const producer = { context: harness.context, database: harness.database, queues: harness.queues, tracker: harness.tracker };
+    const producer = {
+      context: harness.context,
+      database: harness.database,
+      queues: harness.queues,
+      tracker: harness.tracker,
+    };
     const started = Date.now();
     await produceTick(producer, 'positions', tick);
     await produceTick(producer, 'nfts', tick);
     const complete = await waitForTicks(producer, {
-      streams: [{ stream: 'positions', tick }, { stream: 'nfts', tick }],
+      streams: [
+        { stream: 'positions', tick },
+        { stream: 'nfts', tick },
+      ],
       queues: ['positions', 'nfts'],
     });
     const seconds = (Date.now() - started) / 1000;
@@ -61,7 +69,8 @@ describe('two worker processes share one upstream rate limit', () => {
     // and over the whole cycle the two processes together stayed under it.
     expect(stats.maxInTrailingSecond).toBeLessThanOrEqual(RPS + 1);
     expect(80 / seconds).toBeLessThanOrEqual(RPS * 1.02);
-    const [runs] = await harness.database.sql`select count(*) filter (where status = 'succeeded')::int as ok, count(*)::int as all from ingestion_runs`;
+    const [runs] = await harness.database
+      .sql`select count(*) filter (where status = 'succeeded')::int as ok, count(*)::int as all from ingestion_runs`;
     expect(runs).toEqual({ ok: 80, all: 80 });
   });
 });

@@ -33,7 +33,9 @@ describe('backfill planning', () => {
     expect(plan.byTick.get(times[1]!.getTime())).toBeUndefined();
     const at0 = plan.jobs.filter((job) => job.data.tick === times[0]!.toISOString());
     expect(at0.flatMap((job) => job.data.coinTypes).sort()).toEqual(coins.slice(1).sort());
-    expect(plan.jobs.every((job) => job.data.coinTypes.length <= 50 && job.data.backfill && job.data.at === job.data.tick)).toBe(true);
+    expect(
+      plan.jobs.every((job) => job.data.coinTypes.length <= 50 && job.data.backfill && job.data.at === job.data.tick),
+    ).toBe(true);
     expect(plan.jobs.flatMap((job) => job.data.coinTypes)).toHaveLength(119 + 120);
     expect(plan.jobs.every((job) => !job.opts.jobId.includes(':'))).toBe(true);
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { cronMatcher, floorToMinute, shouldForceRefresh, slotAtOrBefore, slotIndexInDay, slotsBetween } from '../../src/scheduler/cron-slots.js';
+import {
+  cronMatcher,
+  floorToMinute,
+  shouldForceRefresh,
+  slotAtOrBefore,
+  slotIndexInDay,
+  slotsBetween,
+} from '../../src/scheduler/cron-slots.js';
 
 const t = (iso: string) => new Date(iso);
 
@@ -28,7 +35,9 @@ describe('cron slots (UTC, fake clock)', () => {
 
   it('finds the slot a time belongs to', () => {
     expect(slotAtOrBefore(quarter, t('2026-03-01T10:29:59Z'))?.toISOString()).toBe('2026-03-01T10:15:00.000Z');
-    expect(slotAtOrBefore(cronMatcher('0 * * * *'), t('2026-03-01T10:00:00Z'))?.toISOString()).toBe('2026-03-01T10:00:00.000Z');
+    expect(slotAtOrBefore(cronMatcher('0 * * * *'), t('2026-03-01T10:00:00Z'))?.toISOString()).toBe(
+      '2026-03-01T10:00:00.000Z',
+    );
     expect(floorToMinute(t('2026-03-01T10:29:59.999Z')).toISOString()).toBe('2026-03-01T10:29:00.000Z');
   });
 

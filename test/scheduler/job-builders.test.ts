@@ -26,7 +26,13 @@ describe('job builders', () => {
       { address: '0xbb', chain: null, protocols: null, nftChain: 'ALL', includePnl: false },
     ];
     const positions = positionJobs(addresses, tick, true);
-    expect(positions[0]!.data).toEqual({ tick: tick.toISOString(), address: '0xaa', chain: 'sui', protocols: ['cetus'], forceRefresh: true });
+    expect(positions[0]!.data).toEqual({
+      tick: tick.toISOString(),
+      address: '0xaa',
+      chain: 'sui',
+      protocols: ['cetus'],
+      forceRefresh: true,
+    });
     expect(positions[1]!.data).toEqual({ tick: tick.toISOString(), address: '0xbb', forceRefresh: true });
     const nfts = nftJobs(addresses, tick);
     expect(nfts.map((job) => job.data)).toEqual([

@@ -35,6 +35,8 @@ describe('/_simulator/ control endpoints', () => {
 
   it('need the API key like everything else', async () => {
     expect((await call(simulator, '/_simulator/stats', { apiKey: null })).status).toBe(401);
-    expect((await call(simulator, '/_simulator/faults', { apiKey: 'wrong', body: { error5xxRate: 1 } })).status).toBe(401);
+    expect((await call(simulator, '/_simulator/faults', { apiKey: 'wrong', body: { error5xxRate: 1 } })).status).toBe(
+      401,
+    );
   });
 });

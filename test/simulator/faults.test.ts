@@ -14,7 +14,12 @@ afterEach(async () => {
 });
 
 async function start(faults: Partial<SimulatorFaults>, faultSeed = 42): Promise<RunningSimulator> {
-  simulator = await startSimulator({ apiKey: TEST_KEY, fixedTimeMs: Date.parse('2026-03-01T00:00:00Z'), faults, faultSeed });
+  simulator = await startSimulator({
+    apiKey: TEST_KEY,
+    fixedTimeMs: Date.parse('2026-03-01T00:00:00Z'),
+    faults,
+    faultSeed,
+  });
   return simulator;
 }
 
@@ -48,7 +53,13 @@ function readsAsPositions(text: string): boolean {
 
 describe('fault knobs', () => {
   it('inject each fault at about its rate over 500 requests, with the documented bodies', async () => {
-    const sim = await start({ error5xxRate: 0.1, error429Rate: 0.1, malformedRate: 0.1, timeoutRate: 0.04, retryAfterSeconds: 7 });
+    const sim = await start({
+      error5xxRate: 0.1,
+      error429Rate: 0.1,
+      malformedRate: 0.1,
+      timeoutRate: 0.04,
+      retryAfterSeconds: 7,
+    });
     const answers = await many(sim, 500);
     const timeouts = answers.filter((answer) => answer === 'timeout');
     const answered = answers.filter((answer): answer is SimulatorAnswer => answer !== 'timeout');
@@ -65,7 +76,9 @@ describe('fault knobs', () => {
       expect(share.length).toBeGreaterThan(30);
       expect(share.length).toBeLessThan(75);
     }
-    expect(ok.length - malformed.length + errors5xx.length + limited.length + malformed.length + timeouts.length).toBe(500);
+    expect(ok.length - malformed.length + errors5xx.length + limited.length + malformed.length + timeouts.length).toBe(
+      500,
+    );
     expect(new Set(errors5xx.map((answer) => answer.status))).toEqual(new Set([500, 502, 503]));
     expect(errors5xx.some((answer) => answer.text.startsWith('<html>'))).toBe(true);
     expect(errors5xx.some((answer) => answer.text.startsWith('{'))).toBe(true);

@@ -11,7 +11,11 @@ describe('significant', () => {
     expect(significant(0, 12)).toBe(0);
     for (let i = 0; i < 10_000; i++) {
       const value = Math.exp((i / 10_000 - 0.5) * 60);
-      const digits = String(significant(value, 9)).split('e')[0]!.replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+      const digits = String(significant(value, 9))
+        .split('e')[0]!
+        .replace('.', '')
+        .replace(/^0+/, '')
+        .replace(/0+$/, '');
       expect(digits.length).toBeLessThanOrEqual(9);
     }
   });

@@ -55,15 +55,27 @@ describe('loadSimulatorOptions', () => {
 
   it('takes the key from --api-key and a fixed time in milliseconds, with defaults for the rest', () => {
     const options = loadSimulatorOptions({ apiKey: 'flag-key', fixedTime: '1767225600000' }, { SIM_LATENCY_MS: '' });
-    expect(options).toMatchObject({ host: '127.0.0.1', port: 8787, apiKey: 'flag-key', faults: {}, world: {}, fixedTimeMs: 1_767_225_600_000 });
+    expect(options).toMatchObject({
+      host: '127.0.0.1',
+      port: 8787,
+      apiKey: 'flag-key',
+      faults: {},
+      world: {},
+      fixedTimeMs: 1_767_225_600_000,
+    });
   });
 
   it('names every bad setting without echoing the key', () => {
     const load = () =>
-      loadSimulatorOptions({ port: '70000' }, { UPSTREAM_API_KEY: 'secret-key', SIM_ERROR_5XX_RATE: '1.5', SIM_FIXED_TIME: 'soon' });
+      loadSimulatorOptions(
+        { port: '70000' },
+        { UPSTREAM_API_KEY: 'secret-key', SIM_ERROR_5XX_RATE: '1.5', SIM_FIXED_TIME: 'soon' },
+      );
     expect(load).toThrow(ConfigError);
     expect(load).toThrow(/--port \/ SIM_PORT[\s\S]*SIM_ERROR_5XX_RATE[\s\S]*SIM_FIXED_TIME/);
     expect(() => loadSimulatorOptions({}, {})).toThrow(/UPSTREAM_API_KEY: required/);
-    expect(() => loadSimulatorOptions({}, { UPSTREAM_API_KEY: 'k', SIM_ERROR_5XX_RATE: '0.6', SIM_TIMEOUT_RATE: '0.6' })).toThrow(/must not exceed 1/);
+    expect(() =>
+      loadSimulatorOptions({}, { UPSTREAM_API_KEY: 'k', SIM_ERROR_5XX_RATE: '0.6', SIM_TIMEOUT_RATE: '0.6' }),
+    ).toThrow(/must not exceed 1/);
   });
 });

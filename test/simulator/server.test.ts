@@ -9,7 +9,26 @@ import {
   POSITION_TYPES,
   type RunningSimulator,
 } from '../../src/simulator/index.js';
-import { nftHoldingsResponse, positionsResponse, protocolsResponse, tokenPriceResponse } from '../../src/upstream/schemas.js';
+import { z } from 'zod';
+import {
+  nativeToken,
+  nftCollection,
+  nftHoldingGroup,
+  position,
+  protocolRef,
+  protocolsResponse,
+  tokenPriceEntry,
+} from '../../src/upstream/schemas.js';
+
+// The answers' schemas check only the envelope (elements are read one by one by the normalizers):
+// here every element is parsed too, as the simulator must answer readable elements.
+const tokenPriceResponse = z.object({ data: z.array(tokenPriceEntry) });
+const positionsResponse = z.object({
+  data: z.array(position.extend({ meta: z.looseObject({ protocol: protocolRef.nullish() }).nullish() })),
+});
+const nftHoldingsResponse = z.array(
+  nftHoldingGroup.extend({ nativeToken: nativeToken.nullish(), collection: nftCollection.nullish() }),
+);
 import { call, json, TEST_KEY } from './simulator-requests.js';
 
 const NOW = Date.parse('2026-03-01T12:34:56Z');
@@ -51,7 +70,12 @@ describe('authentication', () => {
     await call(simulator, '/v2/defi/protocols');
     await call(simulator, '/v2/defi/protocols', { apiKey: 'other' });
     await call(simulator, '/v2/defi/protocols', { apiKey: null });
-    expect(simulator.stats()).toMatchObject({ requests: 4, apiKeysSeen: 2, byStatus: { '200': 2, '401': 2 }, byOperation: { protocols: 4 } });
+    expect(simulator.stats()).toMatchObject({
+      requests: 4,
+      apiKeysSeen: 2,
+      byStatus: { '200': 2, '401': 2 },
+      byOperation: { protocols: 4 },
+    });
   });
 });
 
@@ -77,7 +101,9 @@ describe('POST /tokens/sui/price', () => {
 
   it('answers some tokens in the short spelling and some in the 64-hex one, however they were asked', async () => {
     const asked = [SUI_LONG, ...Array.from({ length: 40 }, (_, i) => coinType(i).replace('0x', `0x${'0'.repeat(60)}`))];
-    const { data } = tokenPriceResponse.parse(json(await call(simulator, '/tokens/sui/price', { body: { addresses: asked.join(',') } })));
+    const { data } = tokenPriceResponse.parse(
+      json(await call(simulator, '/tokens/sui/price', { body: { addresses: asked.join(',') } })),
+    );
     expect(data[0]!.contract_address).toBe(SUI);
     const short = data.filter((entry) => entry.contract_address.length < 70);
     expect(short.length).toBeGreaterThan(5);
@@ -100,9 +126,13 @@ describe('POST /tokens/sui/price', () => {
     const past = Date.parse('2025-06-15T08:30:45Z');
     const grid = Math.floor(past / 60_000) * 60_000;
     const inSeconds = tokenPriceResponse.parse(
-      json(await call(simulator, '/tokens/sui/price', { body: { addresses: SUI, timestamp: Math.floor(past / 1000) } })),
+      json(
+        await call(simulator, '/tokens/sui/price', { body: { addresses: SUI, timestamp: Math.floor(past / 1000) } }),
+      ),
     );
-    const inMilliseconds = tokenPriceResponse.parse(json(await call(simulator, '/tokens/sui/price', { body: { addresses: SUI, timestamp: past } })));
+    const inMilliseconds = tokenPriceResponse.parse(
+      json(await call(simulator, '/tokens/sui/price', { body: { addresses: SUI, timestamp: past } })),
+    );
     expect(inSeconds.data[0]).toMatchObject({ timestamp: grid / 1000, price: simulatedTokenPrice(SUI, past) });
     expect(inMilliseconds.data[0]).toMatchObject({ timestamp: grid, price: simulatedTokenPrice(SUI, past) });
     expect(inSeconds.data[0]!.last24hPrice).toBe(simulatedTokenPrice(SUI, grid - 86_400_000));
@@ -145,11 +175,13 @@ describe('GET /v2/address/{address}/positions', () => {
     expect(typeof (byType.lending_borrow!.input as { amount: unknown }[])[0]!.amount).toBe('string');
     expect(typeof (byType.lending_supply!.input as { token: unknown }[])[0]!.token).toBe('object');
     expect(typeof (byType.staking!.input as { token: unknown }[])[0]!.token).toBe('string');
-    expect(byType.lending_supply!.farming).toEqual([]); // null on the wire, read as []
+    expect(byType.lending_supply!.farming).toBeNull(); // null on the wire: the normalizer reads it as none
     expect(byType.vesting).toHaveProperty('unlockAt');
     expect(byType.perp).toHaveProperty('leverage');
     expect(byType.lending_borrow).toHaveProperty('healthFactor');
-    const raw = json<{ data: Record<string, unknown>[] }>(await call(simulator, `/v2/address/${ADDRESS}/positions`)).data;
+    const raw = json<{ data: Record<string, unknown>[] }>(
+      await call(simulator, `/v2/address/${ADDRESS}/positions`),
+    ).data;
     const rawByType = Object.fromEntries(raw.map((position) => [position.type, position]));
     expect(rawByType.lending_supply).not.toHaveProperty('yieldCollected');
     expect(rawByType.lending_supply!.farming).toBeNull();
@@ -161,17 +193,29 @@ describe('GET /v2/address/{address}/positions', () => {
     const otherChain = all.find((position) => position.chain !== 'sui')!.chain as string;
     const sim = await startSimulator({ apiKey: TEST_KEY, fixedTimeMs: NOW, world: { positionsPerAddress: 60 } });
     try {
-      const byChain = positionsResponse.parse(json(await call(sim, `/v2/address/${EVM_ADDRESS}/positions?chain=${otherChain}`))).data;
+      const byChain = positionsResponse.parse(
+        json(await call(sim, `/v2/address/${EVM_ADDRESS}/positions?chain=${otherChain}`)),
+      ).data;
       expect(byChain.length).toBeGreaterThan(0);
       expect(byChain.length).toBe(all.filter((position) => position.chain === otherChain).length);
       expect(byChain.every((position) => position.chain === otherChain)).toBe(true);
 
-      const ids = [...new Set(all.map((position) => position.meta && (position.meta as { protocol: { protocol: string } }).protocol.protocol))].slice(0, 2);
-      const byProtocol = positionsResponse.parse(json(await call(sim, `/v2/address/${EVM_ADDRESS}/positions?protocol=${ids.join(',')}&force_refresh=true`))).data;
+      const ids = [
+        ...new Set(
+          all.map(
+            (position) => position.meta && (position.meta as { protocol: { protocol: string } }).protocol.protocol,
+          ),
+        ),
+      ].slice(0, 2);
+      const byProtocol = positionsResponse.parse(
+        json(await call(sim, `/v2/address/${EVM_ADDRESS}/positions?protocol=${ids.join(',')}&force_refresh=true`)),
+      ).data;
       expect(byProtocol.length).toBeGreaterThan(0);
       expect(byProtocol.every((position) => ids.includes(String(position.meta?.protocol?.protocol)))).toBe(true);
       const known = new Set(simulatedProtocols().map((protocol) => protocol.protocol));
-      expect(all.every((position) => known.has((position.meta as { protocol: { protocol: string } }).protocol.protocol))).toBe(true);
+      expect(
+        all.every((position) => known.has((position.meta as { protocol: { protocol: string } }).protocol.protocol)),
+      ).toBe(true);
 
       expect((await call(sim, `/v2/address/${EVM_ADDRESS}/positions?protocol=no-such-protocol`)).status).toBe(400);
       expect((await call(sim, `/v2/address/${EVM_ADDRESS}/positions?force_refresh=maybe`)).status).toBe(400);
@@ -190,19 +234,45 @@ describe('GET /v2/address/{address}/positions', () => {
 describe('GET /v2/address/{address}/nft-holding', () => {
   it('answers a top-level array valid against the wire schema, with profit only when includePnl=true', async () => {
     const without = json<Record<string, unknown>[]>(await call(simulator, `/v2/address/${ADDRESS}/nft-holding`));
-    const falseAnswer = json<Record<string, unknown>[]>(await call(simulator, `/v2/address/${ADDRESS}/nft-holding?includePnl=false`));
-    const withPnl = json<Record<string, unknown>[]>(await call(simulator, `/v2/address/${ADDRESS}/nft-holding?chain=ALL&includePnl=true`));
+    const falseAnswer = json<Record<string, unknown>[]>(
+      await call(simulator, `/v2/address/${ADDRESS}/nft-holding?includePnl=false`),
+    );
+    const withPnl = json<Record<string, unknown>[]>(
+      await call(simulator, `/v2/address/${ADDRESS}/nft-holding?chain=ALL&includePnl=true`),
+    );
     expect(Array.isArray(without)).toBe(true);
     expect(nftHoldingsResponse.parse(without)).toHaveLength(5);
     expect(without.every((group) => !('profit' in group))).toBe(true);
     expect(falseAnswer).toEqual(without);
-    expect(withPnl.every((group) => typeof (group.profit as { realizedPnL: unknown }).realizedPnL === 'number')).toBe(true);
+    expect(withPnl.every((group) => typeof (group.profit as { realizedPnL: unknown }).realizedPnL === 'number')).toBe(
+      true,
+    );
     expect(withPnl).toEqual(simulatedNftHoldings(ADDRESS, NOW, undefined, undefined, { includePnl: true }));
     for (const group of nftHoldingsResponse.parse(withPnl)) {
       expect(group.tokens).toHaveLength(3);
       expect(Object.keys(group.nativeToken!)).toEqual(['name', 'cmcId', 'cmc_slug', 'cgId', 'symbol', 'decimals']);
-      expect(Object.keys(group.collection!)).toEqual(['description', 'externalUrl', 'id', 'imageUrl', 'name', 'totalItems', 'chain', 'verified', 'scam']);
-      expect(Object.keys(group.tokens[0]!)).toEqual(['royalty', 'imageUrl', 'tokenId', 'contractAddress', 'name', 'rarityScore', 'rank', 'price', 'cost']);
+      expect(Object.keys(group.collection!)).toEqual([
+        'description',
+        'externalUrl',
+        'id',
+        'imageUrl',
+        'name',
+        'totalItems',
+        'chain',
+        'verified',
+        'scam',
+      ]);
+      expect(Object.keys(group.tokens[0]!)).toEqual([
+        'royalty',
+        'imageUrl',
+        'tokenId',
+        'contractAddress',
+        'name',
+        'rarityScore',
+        'rank',
+        'price',
+        'cost',
+      ]);
     }
   });
 
@@ -229,7 +299,12 @@ describe('GET /v2/defi/protocols and unknown paths', () => {
   it('lists the protocols the positions use', async () => {
     const data = protocolsResponse.parse(json(await call(simulator, '/v2/defi/protocols')));
     expect(data).toHaveLength(simulatedProtocols().length);
-    expect(data[0]).toMatchObject({ protocol: expect.any(String), name: expect.any(String), logo: expect.any(String), url: expect.any(String) });
+    expect(data[0]).toMatchObject({
+      protocol: expect.any(String),
+      name: expect.any(String),
+      logo: expect.any(String),
+      url: expect.any(String),
+    });
   });
 
   it('answers 404 for an unknown path and 405 for a wrong method', async () => {
@@ -250,7 +325,9 @@ describe('world time', () => {
       expect(second.text).toBe(first.text);
     }
     const body = { addresses: `${SUI},${coinType(1)}` };
-    expect((await call(simulator, '/tokens/sui/price', { body })).text).toBe((await call(simulator, '/tokens/sui/price', { body })).text);
+    expect((await call(simulator, '/tokens/sui/price', { body })).text).toBe(
+      (await call(simulator, '/tokens/sui/price', { body })).text,
+    );
   });
 
   it('closes and opens positions and trades NFTs when the clock moves by epochs', async () => {
@@ -269,7 +346,8 @@ describe('world time', () => {
       expect(kept.length).toBeGreaterThan(0);
       expect(kept.length).toBeLessThan(before.length);
       expect([...ids(later)].filter((id) => ids(before).has(id))).toEqual([]);
-      const tokenIds = (groups: typeof nftsBefore) => groups.flatMap((group) => group.tokens.map((token) => `${group.collectionId}/${token.tokenId}`));
+      const tokenIds = (groups: typeof nftsBefore) =>
+        groups.flatMap((group) => group.tokens.map((token) => `${group.collectionId}/${token.tokenId}`));
       expect(tokenIds(nftsLater).filter((id) => tokenIds(nftsBefore).includes(id))).toEqual([]);
       expect(later).toEqual(positionsResponse.parse({ data: simulatedPositions(ADDRESS, NOW + 20 * EPOCH_MS) }).data);
     } finally {

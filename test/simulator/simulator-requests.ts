@@ -21,7 +21,12 @@ export async function call(
   const response = await fetch(`${simulator.url}${path}`, {
     method: options.body === undefined ? 'GET' : 'POST',
     headers,
-    body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+    body:
+      options.body === undefined
+        ? undefined
+        : typeof options.body === 'string'
+          ? options.body
+          : JSON.stringify(options.body),
     signal: options.signal,
   });
   return { status: response.status, headers: response.headers, text: await response.text() };

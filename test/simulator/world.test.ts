@@ -74,15 +74,21 @@ describe('simulated positions', () => {
     expect(at(day + world.valuationMs - 1)).toEqual(at(day));
     expect(JSON.stringify(at(day + world.valuationMs))).not.toBe(JSON.stringify(at(day)));
     const nfts = (ms: number) => simulatedNftHoldings(addressNo(1), ms, undefined, world);
-    expect(nfts(day + 3_600_000).map((group) => group.collectionId)).toEqual(nfts(day).map((group) => group.collectionId));
-    expect(nfts(day + 3_600_000).map((group) => group.floorPrice)).not.toEqual(nfts(day).map((group) => group.floorPrice));
+    expect(nfts(day + 3_600_000).map((group) => group.collectionId)).toEqual(
+      nfts(day).map((group) => group.collectionId),
+    );
+    expect(nfts(day + 3_600_000).map((group) => group.floorPrice)).not.toEqual(
+      nfts(day).map((group) => group.floorPrice),
+    );
   });
 
   it('show all nine variants for every address with nine or more slots', () => {
     for (let i = 0; i < 20; i++) {
-      expect(new Set(simulatedPositions(addressNo(i), T, undefined, { positionsPerAddress: 9 }).map((position) => position.type))).toEqual(
-        new Set(POSITION_TYPES),
-      );
+      expect(
+        new Set(
+          simulatedPositions(addressNo(i), T, undefined, { positionsPerAddress: 9 }).map((position) => position.type),
+        ),
+      ).toEqual(new Set(POSITION_TYPES));
     }
   });
 
@@ -96,7 +102,9 @@ describe('simulated positions', () => {
       }
     }
     // Only positions opened and closed inside the observed epochs have a known lifetime.
-    const lifetimes = [...seen.values()].filter(({ first, last }) => first > 0 && last < epochs - 1).map(({ first, last }) => last - first + 1);
+    const lifetimes = [...seen.values()]
+      .filter(({ first, last }) => first > 0 && last < epochs - 1)
+      .map(({ first, last }) => last - first + 1);
     expect(lifetimes.length).toBeGreaterThan(50);
     expect(Math.min(...lifetimes)).toBeGreaterThanOrEqual(2);
     expect(Math.max(...lifetimes)).toBeLessThanOrEqual(8);
@@ -105,7 +113,8 @@ describe('simulated positions', () => {
   it('are mostly on sui, some on ethereum and arbitrum', () => {
     const chains = new Map<string, number>();
     for (let i = 0; i < 50; i++) {
-      for (const position of simulatedPositions(addressNo(i), T)) chains.set(String(position.chain), (chains.get(String(position.chain)) ?? 0) + 1);
+      for (const position of simulatedPositions(addressNo(i), T))
+        chains.set(String(position.chain), (chains.get(String(position.chain)) ?? 0) + 1);
     }
     expect(chains.get('sui')).toBeGreaterThan(300);
     expect(chains.get('ethereum')).toBeGreaterThan(10);
@@ -114,13 +123,18 @@ describe('simulated positions', () => {
 
   it('reject an invalid address and an unknown protocol', () => {
     expect(() => simulatedPositions('0x12', T)).toThrow(InvalidInputError);
-    expect(() => simulatedPositions(addressNo(1), T, undefined, undefined, { protocols: ['nope'] })).toThrow(/unknown protocol/);
+    expect(() => simulatedPositions(addressNo(1), T, undefined, undefined, { protocols: ['nope'] })).toThrow(
+      /unknown protocol/,
+    );
   });
 });
 
 describe('simulated NFT holdings', () => {
   it('hold distinct collections with distinct tokens, sized by the world', () => {
-    const groups = simulatedNftHoldings(addressNo(5), T, undefined, { collectionsPerAddress: 30, tokensPerCollection: 7 });
+    const groups = simulatedNftHoldings(addressNo(5), T, undefined, {
+      collectionsPerAddress: 30,
+      tokensPerCollection: 7,
+    });
     expect(groups).toHaveLength(30);
     expect(new Set(groups.map((group) => group.collectionId)).size).toBe(30);
     for (const group of groups) {
@@ -131,7 +145,10 @@ describe('simulated NFT holdings', () => {
   });
 
   it('share collections between addresses', () => {
-    const ids = (i: number) => simulatedNftHoldings(addressNo(i), T, undefined, { collectionsPerAddress: 40 }).map((group) => group.collectionId);
+    const ids = (i: number) =>
+      simulatedNftHoldings(addressNo(i), T, undefined, { collectionsPerAddress: 40 }).map(
+        (group) => group.collectionId,
+      );
     const first = new Set(ids(1));
     expect(ids(2).some((id) => first.has(id))).toBe(true);
   });
@@ -142,7 +159,11 @@ describe('every simulated answer', () => {
     for (let i = 0; i < 200; i++) {
       const time = T + i * 7 * EPOCH_MS;
       expect(positionsResponse.safeParse({ data: simulatedPositions(addressNo(i), time) }).success).toBe(true);
-      expect(nftHoldingsResponse.safeParse(simulatedNftHoldings(addressNo(i), time, undefined, undefined, { includePnl: true })).success).toBe(true);
+      expect(
+        nftHoldingsResponse.safeParse(
+          simulatedNftHoldings(addressNo(i), time, undefined, undefined, { includePnl: true }),
+        ).success,
+      ).toBe(true);
     }
   });
 });

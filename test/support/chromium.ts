@@ -7,10 +7,20 @@ export const CHROMIUM = '/usr/bin/chromium';
 /** Headless Chromium with the flags this closed network needs; a clear error when it is missing. */
 export function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}: run "apt-get update && apt-get install -y chromium" (.ci/run does this)`);
+    throw new Error(
+      `Chromium is not installed at ${CHROMIUM}: run "apt-get update && apt-get install -y chromium" (.ci/run does this)`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }

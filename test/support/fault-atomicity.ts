@@ -31,7 +31,10 @@ export interface PriceBatch {
 
 /** The price batches (job targets and their coin types) a tick of the current watchlist produces. */
 export async function priceBatchesOf(database: Database, tick: Date): Promise<PriceBatch[]> {
-  return priceJobs(await listWatchedTokens(database), tick).map((job) => ({ target: job.data.target, coinTypes: job.data.coinTypes }));
+  return priceJobs(await listWatchedTokens(database), tick).map((job) => ({
+    target: job.data.target,
+    coinTypes: job.data.coinTypes,
+  }));
 }
 
 const jobKey = (dataset: string, target: string) => `${dataset}|${target}`;
@@ -59,20 +62,48 @@ export async function readTick(sql: Sql, tick: Date, batches: PriceBatch[]): Pro
       job(raw.dataset, raw.target).rawBodies = raw.n;
     }
     add('positions', 'positions', await tx`select owner as target, count(*)::int as n from positions group by 1`);
-    add('positions', 'position_refreshes', await tx`select owner as target, count(*)::int as n from position_refreshes where snapshot_at = ${tick} group by 1`);
-    add('positions', 'position_snapshots', await tx`select owner as target, count(*)::int as n from position_snapshots where snapshot_at = ${tick} group by 1`);
-    add('positions', 'position_amounts', await tx`select owner as target, count(*)::int as n from position_amounts where snapshot_at = ${tick} group by 1`);
-    add('positions', 'position_farming', await tx`select owner as target, count(*)::int as n from position_farming where snapshot_at = ${tick} group by 1`);
-    add('nfts', 'nft_refreshes', await tx`select owner as target, count(*)::int as n from nft_refreshes where snapshot_at = ${tick} group by 1`);
-    add('nfts', 'nft_holding_snapshots', await tx`select owner as target, count(*)::int as n from nft_holding_snapshots where snapshot_at = ${tick} group by 1`);
+    add(
+      'positions',
+      'position_refreshes',
+      await tx`select owner as target, count(*)::int as n from position_refreshes where snapshot_at = ${tick} group by 1`,
+    );
+    add(
+      'positions',
+      'position_snapshots',
+      await tx`select owner as target, count(*)::int as n from position_snapshots where snapshot_at = ${tick} group by 1`,
+    );
+    add(
+      'positions',
+      'position_amounts',
+      await tx`select owner as target, count(*)::int as n from position_amounts where snapshot_at = ${tick} group by 1`,
+    );
+    add(
+      'positions',
+      'position_farming',
+      await tx`select owner as target, count(*)::int as n from position_farming where snapshot_at = ${tick} group by 1`,
+    );
+    add(
+      'nfts',
+      'nft_refreshes',
+      await tx`select owner as target, count(*)::int as n from nft_refreshes where snapshot_at = ${tick} group by 1`,
+    );
+    add(
+      'nfts',
+      'nft_holding_snapshots',
+      await tx`select owner as target, count(*)::int as n from nft_holding_snapshots where snapshot_at = ${tick} group by 1`,
+    );
     add('nfts', 'nft_tokens', await tx`select owner as target, count(*)::int as n from nft_tokens group by 1`);
     if (batches.length > 0) {
-      add('prices', 'token_price_points', await tx`
+      add(
+        'prices',
+        'token_price_points',
+        await tx`
         select b.target, count(*)::int as n
         from unnest(${batches.flatMap((b) => b.coinTypes.map(() => b.target))}::text[], ${batches.flatMap((b) => b.coinTypes)}::text[]) as b(target, coin_type)
         join tokens k on k.coin_type = b.coin_type
         join token_price_points p on p.token_id = k.id
-        group by 1`);
+        group by 1`,
+      );
     }
     return view;
   })) as TickView;
@@ -95,11 +126,15 @@ export function partialJobs(observed: TickView, reference: TickView): string[] {
       if (seen.rawBodies === 0) problems.push(`${key}: succeeded without its raw body`);
       for (const table of new Set([...Object.keys(want.rows), ...Object.keys(seen.rows)])) {
         if ((seen.rows[table] ?? 0) !== (want.rows[table] ?? 0)) {
-          problems.push(`${key}: succeeded with ${seen.rows[table] ?? 0} ${table} rows, the fault-free run has ${want.rows[table] ?? 0}`);
+          problems.push(
+            `${key}: succeeded with ${seen.rows[table] ?? 0} ${table} rows, the fault-free run has ${want.rows[table] ?? 0}`,
+          );
         }
       }
     } else if (rowsSeen > 0) {
-      problems.push(`${key}: ${rowsSeen} rows visible while its run is ${seen.status ?? 'not recorded'} (${JSON.stringify(seen.rows)})`);
+      problems.push(
+        `${key}: ${rowsSeen} rows visible while its run is ${seen.status ?? 'not recorded'} (${JSON.stringify(seen.rows)})`,
+      );
     }
   }
   return problems;

@@ -47,7 +47,11 @@ const SPECS: Record<string, TableSpec> = {
   },
   protocols: { from: 'protocols t', key: ['t.protocol_id'], exclude: [] },
   positions: { from: 'positions t', key: ['t.owner', 't.position_id'], exclude: ['position_key', 'snapshot_extra'] },
-  position_tokens: { from: 'position_tokens t', key: ['t.token', 't.symbol', 't.info is not null'], exclude: ['id', 'digest', 'info'] },
+  position_tokens: {
+    from: 'position_tokens t',
+    key: ['t.token', 't.symbol', 't.info is not null'],
+    exclude: ['id', 'digest', 'info'],
+  },
   position_snapshot_points: {
     from: 'position_snapshot_points t join positions p on p.position_key = t.position_key',
     key: ['p.owner', 'p.position_id', 't.snapshot_at'],
@@ -61,7 +65,11 @@ const SPECS: Record<string, TableSpec> = {
   },
   position_refreshes: { from: 'position_refreshes t', key: ['t.owner', 't.snapshot_at'], exclude: [] },
   nft_collections: { from: 'nft_collections t', key: ['t.collection_id'], exclude: [] },
-  nft_holding_snapshots: { from: 'nft_holding_snapshots t', key: ['t.owner', 't.collection_id', 't.snapshot_at'], exclude: [] },
+  nft_holding_snapshots: {
+    from: 'nft_holding_snapshots t',
+    key: ['t.owner', 't.collection_id', 't.snapshot_at'],
+    exclude: [],
+  },
   nft_tokens: { from: 'nft_tokens t', key: ['t.owner', 't.collection_id', 't.token_id'], exclude: [] },
   nft_refreshes: { from: 'nft_refreshes t', key: ['t.owner', 't.snapshot_at'], exclude: [] },
   dataset_watermarks: { from: 'dataset_watermarks t', key: ['t.dataset', 't.target'], exclude: ['last_success_at'] },
@@ -92,7 +100,9 @@ async function fallbackSpec(database: Database, table: string): Promise<TableSpe
     from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
     where i.indrelid = ${table}::regclass and i.indisprimary
     order by array_position(i.indkey, a.attnum)`;
-  const key = rows.length ? rows.map((row) => `t."${row.name}"`) : (await columnsOf(database, table)).map((c) => `t."${c}"`);
+  const key = rows.length
+    ? rows.map((row) => `t."${row.name}"`)
+    : (await columnsOf(database, table)).map((c) => `t."${c}"`);
   return { from: `"${table}" t`, key, exclude: [] };
 }
 
@@ -119,7 +129,12 @@ export async function readData(database: Database): Promise<DataSnapshot> {
       else map.set(row.k, row.v);
     }
     const lines = rows.map((row) => `${row.k}\t${row.v}`).sort();
-    snapshot[table] = { rows: rows.length, values: map, duplicates, md5: createHash('md5').update(lines.join('\n')).digest('hex') };
+    snapshot[table] = {
+      rows: rows.length,
+      values: map,
+      duplicates,
+      md5: createHash('md5').update(lines.join('\n')).digest('hex'),
+    };
   }
   return snapshot;
 }
@@ -145,8 +160,21 @@ export interface DataComparison {
  * of the same key. `scope` says which of the reference's keys the run must have (e.g. those of the
  * targets that succeeded): a missing key in scope is lost; by default every key is in scope.
  */
-export function compareData(found: DataSnapshot, expected: DataSnapshot, scope?: (table: string, key: string) => boolean): DataComparison {
-  const result: DataComparison = { rowsExpected: 0, rowsFound: 0, duplicates: 0, lost: 0, extra: 0, changed: 0, differences: {}, tablesDiffering: [] };
+export function compareData(
+  found: DataSnapshot,
+  expected: DataSnapshot,
+  scope?: (table: string, key: string) => boolean,
+): DataComparison {
+  const result: DataComparison = {
+    rowsExpected: 0,
+    rowsFound: 0,
+    duplicates: 0,
+    lost: 0,
+    extra: 0,
+    changed: 0,
+    differences: {},
+    tablesDiffering: [],
+  };
   const note = (table: string, message: string) => {
     const list = (result.differences[table] ??= []);
     if (list.length < 5) list.push(message);

@@ -60,13 +60,21 @@ export function startChaintap(name: string, args: string[], env: Record<string, 
         const timer = setTimeout(() => {
           const index = waiters.findIndex((w) => w.pattern === pattern);
           if (index >= 0) waiters.splice(index, 1);
-          reject(new Error(`${name}: no line matching ${pattern} within ${timeoutMs} ms; last lines:\n${lines.slice(-20).join('\n')}`));
+          reject(
+            new Error(
+              `${name}: no line matching ${pattern} within ${timeoutMs} ms; last lines:\n${lines.slice(-20).join('\n')}`,
+            ),
+          );
         }, timeoutMs);
         waiters.push({ pattern, resolve: (line) => (clearTimeout(timer), resolve(line)) });
         void exited.then(() => {
           if (waiters.some((w) => w.pattern === pattern)) {
             clearTimeout(timer);
-            reject(new Error(`${name} exited before a line matching ${pattern}; last lines:\n${lines.slice(-20).join('\n')}`));
+            reject(
+              new Error(
+                `${name} exited before a line matching ${pattern}; last lines:\n${lines.slice(-20).join('\n')}`,
+              ),
+            );
           }
         });
       });
@@ -86,7 +94,12 @@ export async function startWorker(name: string, env: Record<string, string>): Pr
 }
 
 /** Polls `condition` until it holds; throws with `what` after `timeoutMs`. */
-export async function waitFor(what: string, condition: () => Promise<boolean> | boolean, timeoutMs = 60_000, intervalMs = 100): Promise<void> {
+export async function waitFor(
+  what: string,
+  condition: () => Promise<boolean> | boolean,
+  timeoutMs = 60_000,
+  intervalMs = 100,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await condition()) return;

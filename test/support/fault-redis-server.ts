@@ -48,9 +48,20 @@ export async function startOwnRedis(settings: { maxmemoryPolicy?: string } = {})
     dir,
     async start() {
       const args = [
-        '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
-        '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '',
-        '--maxmemory-policy', settings.maxmemoryPolicy ?? 'noeviction',
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'everysec',
+        '--save',
+        '',
+        '--maxmemory-policy',
+        settings.maxmemoryPolicy ?? 'noeviction',
       ];
       const started = spawn('redis-server', args, { stdio: 'ignore' });
       child = started;
@@ -83,7 +94,11 @@ export async function startOwnRedis(settings: { maxmemoryPolicy?: string } = {})
 async function waitForPing(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const redis = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 0, lazyConnect: true, retryStrategy: () => null });
+    const redis = new Redis(port, '127.0.0.1', {
+      maxRetriesPerRequest: 0,
+      lazyConnect: true,
+      retryStrategy: () => null,
+    });
     redis.on('error', () => undefined);
     try {
       await redis.connect();

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import type { Database } from '../../src/db/client.js';
 import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
-import type { Dataset } from '../../src/queue/queues.js';
-import { runCycle } from '../../src/scheduler/run-cycle.js';
+import { runCycle } from '../../src/cli/run-cycle.js';
 import { compareData, readData, rowCounts, type DataComparison, type DataSnapshot } from './fault-digest.js';
 import { priceBatchesOf, readTick, type PriceBatch, type TickView } from './fault-atomicity.js';
 import type { ChaintapProcess } from './fault-processes.js';
 import { createPipelineHarness, type PipelineHarness } from './pipeline.js';
+import type { Dataset } from '../../src/datasets.js';
 
 /** The tick every fault scenario runs (the simulator's world time is frozen at it). */
 export const FAULT_TICK = new Date('2026-11-21T12:00:00Z');
@@ -23,7 +23,10 @@ export interface Watchlist {
 /** A deterministic watchlist: `tokens` coin types (SUI first) and `addresses` addresses, half with PnL. */
 export function faultWatchlist(settings: { tokens: number; addresses: number }): Watchlist {
   const hex = (label: string) => createHash('sha256').update(label).digest('hex');
-  const tokens = ['0x2::sui::SUI', ...Array.from({ length: settings.tokens - 1 }, (_, i) => `0x${hex(`coin-${i}`)}::coin${i}::COIN${i}`)];
+  const tokens = [
+    '0x2::sui::SUI',
+    ...Array.from({ length: settings.tokens - 1 }, (_, i) => `0x${hex(`coin-${i}`)}::coin${i}::COIN${i}`),
+  ];
   const addresses = Array.from({ length: settings.addresses }, (_, i) => `0x${hex(`address-${i}`)}`);
   const half = Math.ceil(addresses.length / 2);
   return { tokens, pnlAddresses: addresses.slice(0, half), plainAddresses: addresses.slice(half) };
@@ -38,7 +41,11 @@ export async function seedWatchlist(database: Database, watchlist: Watchlist): P
 /** Jobs a tick of the watchlist makes over the datasets. */
 export function jobCount(watchlist: Watchlist, datasets: readonly Dataset[] = ALL_DATASETS): number {
   const addresses = watchlist.pnlAddresses.length + watchlist.plainAddresses.length;
-  const perDataset: Record<Dataset, number> = { prices: Math.ceil(watchlist.tokens.length / 50), positions: addresses, nfts: addresses };
+  const perDataset: Record<Dataset, number> = {
+    prices: Math.ceil(watchlist.tokens.length / 50),
+    positions: addresses,
+    nfts: addresses,
+  };
   return datasets.reduce((sum, dataset) => sum + perDataset[dataset], 0);
 }
 
@@ -53,23 +60,39 @@ export interface Reference {
  * The fault-free run of the same tick: the same watchlist on a clean database of its own, against
  * a simulator with the same frozen world time and no faults, processed in-process.
  */
-export async function referenceRun(watchlist: Watchlist, tick = FAULT_TICK, datasets: readonly Dataset[] = ALL_DATASETS): Promise<Reference> {
+export async function referenceRun(
+  watchlist: Watchlist,
+  tick = FAULT_TICK,
+  datasets: readonly Dataset[] = ALL_DATASETS,
+): Promise<Reference> {
   const harness = await createPipelineHarness({ options: { UPSTREAM_CONCURRENCY: '16' } });
   try {
     await seedWatchlist(harness.database, watchlist);
     const outcome = await runCycle(cycleDeps(harness), { tick, datasets });
     if (!outcome.complete) throw new Error('the fault-free reference cycle did not complete');
-    const [failed] = await harness.database.sql<{ n: number }[]>`select count(*)::int as n from ingestion_runs where status <> 'succeeded'`;
+    const [failed] = await harness.database.sql<
+      { n: number }[]
+    >`select count(*)::int as n from ingestion_runs where status <> 'succeeded'`;
     if (failed!.n > 0) throw new Error(`the fault-free reference cycle has ${failed!.n} unsuccessful jobs`);
     const batches = await priceBatchesOf(harness.database, tick);
-    return { data: await readData(harness.database), view: await readTick(harness.database.sql, tick, batches), batches };
+    return {
+      data: await readData(harness.database),
+      view: await readTick(harness.database.sql, tick, batches),
+      batches,
+    };
   } finally {
     await harness.close();
   }
 }
 
 export function cycleDeps(harness: PipelineHarness) {
-  return { context: harness.context, database: harness.database, queues: harness.queues, tracker: harness.tracker, client: harness.client };
+  return {
+    context: harness.context,
+    database: harness.database,
+    queues: harness.queues,
+    tracker: harness.tracker,
+    client: harness.client,
+  };
 }
 
 /**
@@ -87,12 +110,20 @@ export async function waitForTickComplete(
   for (;;) {
     const progress = await Promise.all(datasets.map((dataset) => harness.tracker.progress(dataset, tick)));
     if (progress.every((p) => p.complete)) return;
-    if (workers.length > 0 && workers.every((worker) => worker.child.exitCode !== null || worker.child.signalCode !== null)) {
-      const last = workers.map((worker) => `${worker.name} (exit ${worker.child.exitCode ?? worker.child.signalCode}):\n${worker.lines.slice(-15).join('\n')}`);
+    if (
+      workers.length > 0 &&
+      workers.every((worker) => worker.child.exitCode !== null || worker.child.signalCode !== null)
+    ) {
+      const last = workers.map(
+        (worker) =>
+          `${worker.name} (exit ${worker.child.exitCode ?? worker.child.signalCode}):\n${worker.lines.slice(-15).join('\n')}`,
+      );
       throw new Error(`every worker exited before the tick completed\n${last.join('\n')}`);
     }
     if (Date.now() > deadline) {
-      throw new Error(`tick not complete after ${timeoutMs} ms: ${datasets.map((d, i) => `${d} ${progress[i]!.finished}/${progress[i]!.expected}`).join(', ')}`);
+      throw new Error(
+        `tick not complete after ${timeoutMs} ms: ${datasets.map((d, i) => `${d} ${progress[i]!.finished}/${progress[i]!.expected}`).join(', ')}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -120,7 +151,11 @@ export interface ScenarioRecord {
  * Prints one line per scenario run and, when FAULTS_REPORT names a file, appends it there as JSON
  * (docs/reliability.md is made from those lines).
  */
-export function recordScenario(scenario: string, comparison: DataComparison, notes: Record<string, unknown> = {}): ScenarioRecord {
+export function recordScenario(
+  scenario: string,
+  comparison: DataComparison,
+  notes: Record<string, unknown> = {},
+): ScenarioRecord {
   const record: ScenarioRecord = {
     scenario,
     rowsExpected: comparison.rowsExpected,
@@ -137,7 +172,11 @@ export function recordScenario(scenario: string, comparison: DataComparison, not
 }
 
 /** Reads the run's data and compares it with the reference. */
-export async function compareWithReference(database: Database, reference: Reference, scope?: (table: string, key: string) => boolean) {
+export async function compareWithReference(
+  database: Database,
+  reference: Reference,
+  scope?: (table: string, key: string) => boolean,
+) {
   const data = await readData(database);
   return { data, comparison: compareData(data, reference.data, scope), counts: rowCounts(data) };
 }

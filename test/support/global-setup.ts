@@ -31,7 +31,10 @@ export default async function setup(project: TestProject) {
   if (!redisUrl && (await answers('127.0.0.1', 6379))) redisUrl = 'redis://127.0.0.1:6379';
   if (!pgAdminUrl) {
     const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
-    const container = await new PostgreSqlContainer('postgres:15').withUsername('postgres').withPassword('postgres').start();
+    const container = await new PostgreSqlContainer('postgres:15')
+      .withUsername('postgres')
+      .withPassword('postgres')
+      .start();
     stops.push(() => container.stop());
     pgAdminUrl = container.getConnectionUri().replace(/\/[^/]*$/, '/postgres');
   }

@@ -1,11 +1,11 @@
 import { Writable } from 'node:stream';
 import type { Redis } from 'ioredis';
 import { loadOptions, type Options } from '../../src/config/options.js';
-import type { Context } from '../../src/context.js';
-import { createLogger } from '../../src/ops/logger.js';
-import { createMetrics } from '../../src/ops/metrics.js';
+import type { Context } from '../../src/runtime/context.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { createMetrics } from '../../src/runtime/metrics.js';
 import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
-import { createRedisConnection } from '../../src/queue/redis-connection.js';
+import { createRedisConnection } from '../../src/runtime/redis-connection.js';
 import { createTickTracker, type TickTracker } from '../../src/queue/tick-tracker.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { openUpstreamClient } from '../../src/cli/resources.js';
@@ -45,7 +45,14 @@ export async function createPipelineHarness(
 ): Promise<PipelineHarness> {
   const database = await createTestDatabase();
   const redis = createTestRedis();
-  const simulator = await startSimulator({ apiKey: TEST_API_KEY, fixedTimeMs: WORLD_TIME, faultSeed: 7, ...settings.simulator });
+  const simulator = await startSimulator({
+    apiKey: TEST_API_KEY,
+    fixedTimeMs: WORLD_TIME,
+    faultSeed: 7,
+    // The pipeline is tested on answers shaped as the real service sends them (upstream-reality.md).
+    world: { realShapes: true },
+    ...settings.simulator,
+  });
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
     REDIS_URL: redis.url,
@@ -75,8 +82,9 @@ export async function createPipelineHarness(
   const connection = createRedisConnection(options.REDIS_URL, 'worker');
   const queues = createQueues(connection, options.QUEUE_PREFIX);
   const tracker = createTickTracker(connection, options.QUEUE_PREFIX);
-  // As the commands do: requests go out from a sender thread, on the budget shared through Redis.
-  const client = openUpstreamClient(context);
+  // As the commands do: requests go out from a sender thread, on the budget shared through Redis
+  // (without stepping down the test runner's own threads).
+  const client = openUpstreamClient({ ...context, options: { ...options, PROCESS_TUNING: false } });
   return {
     context,
     options,

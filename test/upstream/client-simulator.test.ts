@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadOptions, type OptionsInput } from '../../src/config/options.js';
-import { createLogger } from '../../src/ops/logger.js';
-import { createMetrics } from '../../src/ops/metrics.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { createMetrics } from '../../src/runtime/metrics.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { createUpstreamClient, transportSettings, type UpstreamClient } from '../../src/upstream/client.js';
 import { AuthError, InvalidPayloadError, TransientError, UpstreamError } from '../../src/upstream/errors.js';
@@ -22,8 +22,15 @@ describe('upstream client against the simulator', () => {
   let keyCount = 0;
   const clients: UpstreamClient[] = [];
 
-  const makeClient = (overrides: Partial<Record<keyof OptionsInput, string | number>> = {}, rps = 1000, budget = `${++keyCount}`) => {
-    const options = loadOptions({ UPSTREAM_BASE_URL: simulator.url, UPSTREAM_API_KEY: API_KEY, UPSTREAM_TIMEOUT_MS: 500, ...overrides }, {});
+  const makeClient = (
+    overrides: Partial<Record<keyof OptionsInput, string | number>> = {},
+    rps = 1000,
+    budget = `${++keyCount}`,
+  ) => {
+    const options = loadOptions(
+      { UPSTREAM_BASE_URL: simulator.url, UPSTREAM_API_KEY: API_KEY, UPSTREAM_TIMEOUT_MS: 500, ...overrides },
+      {},
+    );
     const client = createUpstreamClient({
       options,
       logger: createLogger({ level: 'silent', pretty: false }),
@@ -43,7 +50,14 @@ describe('upstream client against the simulator', () => {
     redis = new Redis(testRedis.url);
   });
   beforeEach(() => {
-    simulator.setFaults({ error5xxRate: 0, error429Rate: 0, malformedRate: 0, timeoutRate: 0, rateLimitRps: 0, retryAfterSeconds: 1 });
+    simulator.setFaults({
+      error5xxRate: 0,
+      error429Rate: 0,
+      malformedRate: 0,
+      timeoutRate: 0,
+      rateLimitRps: 0,
+      retryAfterSeconds: 1,
+    });
     simulator.resetStats();
   });
   afterEach(async () => {
@@ -58,10 +72,15 @@ describe('upstream client against the simulator', () => {
   it('fetches prices in batches of at most 50, every answer valid', async () => {
     const client = makeClient();
     const coinTypes = Array.from({ length: 120 }, (_, i) => coinType(i + 1));
-    const responses = await client.fetchTokenPrices([...coinTypes, ...coinTypes.slice(0, 10).map((type) => type.replace(/^0x0+/, '0x'))]);
+    const responses = await client.fetchTokenPrices([
+      ...coinTypes,
+      ...coinTypes.slice(0, 10).map((type) => type.replace(/^0x0+/, '0x')),
+    ]);
     expect(simulator.stats().byOperation).toEqual({ prices: 3 });
     expect(responses.map((response) => response.data.data.length).sort()).toEqual([20, 50, 50]);
-    const answered = responses.flatMap((response) => response.data.data.map((entry) => entry.contract_address));
+    const answered = responses.flatMap((response) =>
+      response.data.data.map((entry) => (entry as { contract_address: string }).contract_address),
+    );
     expect(new Set(answered).size).toBe(120);
   });
 

@@ -35,7 +35,13 @@ export async function startFaultServer(): Promise<FaultServer> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString(), arrivedAt };
+      const recorded = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+        arrivedAt,
+      };
       requests.push(recorded);
       (queue.shift() ?? fallback)(res, recorded);
     });

@@ -2,8 +2,8 @@ import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadOptions } from '../../src/config/options.js';
-import { createLogger } from '../../src/ops/logger.js';
-import { createMetrics, type Metrics } from '../../src/ops/metrics.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { createMetrics, type Metrics } from '../../src/runtime/metrics.js';
 import { createUpstreamClient, transportSettings, type UpstreamClient } from '../../src/upstream/client.js';
 import {
   AuthError,
@@ -59,8 +59,17 @@ describe('upstream client under faults', () => {
       {},
     );
     // A budget of this test's own, so a pause in one test never holds up the next.
-    const rateLimiter = createSharedRateLimiter({ redis, key: `${testRedis.prefix}:upstream:pace:${++limiterCount}`, rps: 500 });
-    client = createUpstreamClient({ options, logger, metrics, transport: createHttpTransport(transportSettings(options), rateLimiter) });
+    const rateLimiter = createSharedRateLimiter({
+      redis,
+      key: `${testRedis.prefix}:upstream:pace:${++limiterCount}`,
+      rps: 500,
+    });
+    client = createUpstreamClient({
+      options,
+      logger,
+      metrics,
+      transport: createHttpTransport(transportSettings(options), rateLimiter),
+    });
   });
   afterEach(async () => {
     await client.close();
@@ -81,7 +90,12 @@ describe('upstream client under faults', () => {
     );
     expect(error).toBeInstanceOf(UpstreamError);
     const upstreamError = error as UpstreamError;
-    for (const visible of [upstreamError.message, String(upstreamError), upstreamError.stack ?? '', JSON.stringify(upstreamError)]) {
+    for (const visible of [
+      upstreamError.message,
+      String(upstreamError),
+      upstreamError.stack ?? '',
+      JSON.stringify(upstreamError),
+    ]) {
       expect(visible).not.toContain(API_KEY);
     }
     return upstreamError;
@@ -126,7 +140,12 @@ describe('upstream client under faults', () => {
     server.fallback(text(429, '', { 'retry-after': '0' }));
     const error = await failure(client.fetchProtocols());
     expect(error).toBeInstanceOf(RateLimitedError);
-    expect(error).toMatchObject({ status: 429, retryable: true, retryAfterMs: 0, attempts: MAX_RATE_LIMIT_RETRIES + 1 });
+    expect(error).toMatchObject({
+      status: 429,
+      retryable: true,
+      retryAfterMs: 0,
+      attempts: MAX_RATE_LIMIT_RETRIES + 1,
+    });
     expect(server.requests).toHaveLength(MAX_RATE_LIMIT_RETRIES + 1);
   });
 
@@ -145,7 +164,13 @@ describe('upstream client under faults', () => {
     server.fallback(text(502, '<html>bad gateway</html>'));
     const error = await failure(client.fetchTokenPriceBatch([SUI]));
     expect(error).toBeInstanceOf(TransientError);
-    expect(error).toMatchObject({ status: 502, reason: 'server_error', retryable: true, attempts: 3, body: '<html>bad gateway</html>' });
+    expect(error).toMatchObject({
+      status: 502,
+      reason: 'server_error',
+      retryable: true,
+      attempts: 3,
+      body: '<html>bad gateway</html>',
+    });
     expect(server.requests).toHaveLength(3);
     expect(await counter('upstreamRequests', { operation: 'prices', status: '502' })).toBe(3);
     expect(await counter('upstreamRetries', { operation: 'prices', reason: 'server_error' })).toBe(2);
@@ -208,16 +233,16 @@ describe('upstream client under faults', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('a JSON 200 that fails the schema: InvalidPayloadError with the whole body, not retried', async () => {
+  it('a JSON 200 whose envelope fails the schema: InvalidPayloadError with the whole body, not retried', async () => {
     const filler = 'x'.repeat(MAX_ERROR_BODY_BYTES);
-    const body = { data: [{ contract_address: SUI, price: 'cheap', timestamp: 1, filler }] };
+    const body = { data: { contract_address: SUI, price: 'cheap', timestamp: 1 }, filler };
     server.fallback(json(200, body));
     const error = await failure(client.fetchTokenPriceBatch([SUI]));
     expect(error).toBeInstanceOf(InvalidPayloadError);
     const invalid = error as InvalidPayloadError;
     expect(invalid.body).toBe(JSON.stringify(body));
     expect(invalid.bodyTruncated).toBe(false);
-    expect(invalid.issues).toContain('data[0].price');
+    expect(invalid.issues).toContain('data: ');
     expect(invalid).toMatchObject({ retryable: false, status: 200 });
     expect(server.requests).toHaveLength(1);
   });

@@ -82,10 +82,12 @@ describe('starts that come due late (a busy event loop)', () => {
 
   it('keeps a fractional rate in a window of whole starts', async () => {
     const limiter = createLocalRateLimiter(2.5);
-    const starts = await Promise.all(Array.from({ length: 6 }, async () => {
-      await limiter.acquire();
-      return performance.now();
-    }));
+    const starts = await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        await limiter.acquire();
+        return performance.now();
+      }),
+    );
     // 2.5/s paced (410 ms apart): 6 starts take at least 2 s, at most 3 in any second.
     expect(Math.max(...starts) - Math.min(...starts)).toBeGreaterThanOrEqual(2_000);
     expect(maxInWindow(starts, 1000)).toBeLessThanOrEqual(3);

@@ -3,13 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadOptions } from '../../src/config/options.js';
-import { createLogger } from '../../src/ops/logger.js';
-import { createMetrics } from '../../src/ops/metrics.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { createMetrics } from '../../src/runtime/metrics.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
 import { AuthError, TransientError, UpstreamError } from '../../src/upstream/errors.js';
 import { createSenderThread } from '../../src/upstream/sender-thread.js';
 import type { UpstreamTransport } from '../../src/upstream/transport.js';
+import { ALLOCATE, GC_TRACE_FLAGS, scavengesWhileAllocating } from '../support/gc-trace.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 import { hang, json, reset, startFaultServer, text, type FaultServer } from './fault-server.js';
 
@@ -36,8 +37,6 @@ describe('sender thread', () => {
       apiKey: API_KEY,
       timeoutMs,
       limiter: { kind: 'shared', redisUrl: testRedis.url, key: `${testRedis.prefix}:upstream:pace:${budget}`, rps },
-      // This test process keeps its priority (see the process tests below).
-      priority: 0,
       logger: silent,
     });
     opened.push(transport);
@@ -106,7 +105,9 @@ describe('sender thread', () => {
     const latency = (await metrics.upstreamLatency.get()).values.find((value) => value.metricName?.endsWith('_count'));
     expect(latency?.value).toBe(3);
     const requests = (await metrics.upstreamRequests.get()).values;
-    expect(requests).toEqual([expect.objectContaining({ labels: { operation: 'protocols', status: '200' }, value: 3 })]);
+    expect(requests).toEqual([
+      expect.objectContaining({ labels: { operation: 'protocols', status: '200' }, value: 3 }),
+    ]);
   });
 
   it("a 429 in one process pauses the other's requests for Retry-After", async () => {
@@ -135,7 +136,9 @@ describe('sender thread', () => {
     controller.abort(new Error('shutting down'));
     await expect(waiting).rejects.toThrow('shutting down');
     // A signal already aborted: not even posted to the thread.
-    await expect(transport.send({ method: 'GET', path: '/x' }, AbortSignal.abort(new Error('gone')))).rejects.toThrow('gone');
+    await expect(transport.send({ method: 'GET', path: '/x' }, AbortSignal.abort(new Error('gone')))).rejects.toThrow(
+      'gone',
+    );
     await transport.close();
     expect(server.requests).toHaveLength(0);
   });
@@ -160,8 +163,12 @@ describe('sender thread', () => {
     const body = JSON.stringify({ data: 'x'.repeat(16 * 1024 * 1024) });
     server.fallback(text(200, body, { 'content-type': 'application/json' }));
     const transport = thread(server.url, 100, `${++budgets}`, 30_000);
-    const outcomes = await Promise.all(Array.from({ length: 4 }, () => transport.send({ method: 'GET', path: '/v2/defi/protocols' })));
-    expect(outcomes.map((outcome) => (outcome.kind === 'answer' ? [outcome.status, outcome.body.length] : outcome))).toEqual(Array(4).fill([200, body.length]));
+    const outcomes = await Promise.all(
+      Array.from({ length: 4 }, () => transport.send({ method: 'GET', path: '/v2/defi/protocols' })),
+    );
+    expect(
+      outcomes.map((outcome) => (outcome.kind === 'answer' ? [outcome.status, outcome.body.length] : outcome)),
+    ).toEqual(Array(4).fill([200, body.length]));
   });
 
   it('after close(), a request fails at once; close() twice is fine', async () => {
@@ -174,10 +181,18 @@ describe('sender thread', () => {
 
   it('the key is sent on every request and shows in no error, whatever the failure', async () => {
     const keyed = client(thread(server.url, 500, `${++budgets}`));
-    server.script(text(401, `{"error":"invalid key ${API_KEY}"}`), reset, reset, text(503, `upstream said ${API_KEY}`), hang);
+    server.script(
+      text(401, `{"error":"invalid key ${API_KEY}"}`),
+      reset,
+      reset,
+      text(503, `upstream said ${API_KEY}`),
+      hang,
+    );
     const auth = await keyed.fetchProtocols().catch((error: unknown) => error);
     const network = await keyed.fetchProtocols().catch((error: unknown) => error);
-    const server5xx = await keyed.fetchProtocols({ signal: AbortSignal.timeout(30_000) }).catch((error: unknown) => error);
+    const server5xx = await keyed
+      .fetchProtocols({ signal: AbortSignal.timeout(30_000) })
+      .catch((error: unknown) => error);
     expect(auth).toBeInstanceOf(AuthError);
     expect((auth as AuthError).body).toBe('{"error":"invalid key [redacted]"}');
     expect(network).toMatchObject({ reason: 'network', attempts: 2 });
@@ -185,7 +200,12 @@ describe('sender thread', () => {
     for (const error of [auth, network, server5xx]) {
       expect(error).toBeInstanceOf(UpstreamError);
       const upstreamError = error as UpstreamError;
-      for (const visible of [upstreamError.message, upstreamError.stack ?? '', upstreamError.body ?? '', JSON.stringify(upstreamError)]) {
+      for (const visible of [
+        upstreamError.message,
+        upstreamError.stack ?? '',
+        upstreamError.body ?? '',
+        JSON.stringify(upstreamError),
+      ]) {
         expect(visible).not.toContain(API_KEY);
       }
     }
@@ -206,8 +226,9 @@ describe('sender thread and the process', () => {
   });
 
   /**
-   * A node process that sends one request through a sender thread, then `ending`s; resolves to its
-   * exit code and output (with the main thread's nice value before and after).
+   * A node process that builds a sender thread as a library user would, sends one request through
+   * it, then `ending`s; resolves to its exit code and output (with the thread id the sender thread
+   * reported, and each thread's nice value before and after).
    */
   function runProcess(ending: 'close' | 'leave'): Promise<{ code: number | null; output: string }> {
     const senderThread = new URL('../../src/upstream/sender-thread.ts', import.meta.url).href;
@@ -216,15 +237,16 @@ describe('sender thread and the process', () => {
       import { readdirSync } from 'node:fs';
       const { createSenderThread } = await import(${JSON.stringify(senderThread)});
       const logger = { warn: (...args) => console.log('warn', ...args), error: (...args) => console.log('error', ...args) };
-      console.log('nice before', getPriority(0));
+      const threads = () => readdirSync('/proc/self/task').map((tid) => tid + ':' + getPriority(Number(tid))).join(',');
+      console.log('threads before', threads());
       const transport = createSenderThread({
-        baseUrl: ${JSON.stringify(simulator.url)}, apiKey: ${JSON.stringify(API_KEY)}, timeoutMs: 5000, logger, priority: 3,
+        baseUrl: ${JSON.stringify(simulator.url)}, apiKey: ${JSON.stringify(API_KEY)}, timeoutMs: 5000, logger,
         limiter: { kind: 'shared', redisUrl: ${JSON.stringify(testRedis.url)}, key: ${JSON.stringify(`${testRedis.prefix}:pace:${ending}`)}, rps: 50 },
+        onStarted: (threadId) => console.log('started', threadId),
       });
       const outcome = await transport.send({ method: 'GET', path: '/v2/defi/protocols' });
       console.log('status', outcome.status);
-      console.log('nice after', getPriority(0));
-      console.log('threads', readdirSync('/proc/self/task').map((tid) => getPriority(Number(tid))).join(','));
+      console.log('threads after', threads());
       ${ending === 'close' ? 'await transport.close(); console.log("closed");' : ''}
     `;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
@@ -245,60 +267,51 @@ describe('sender thread and the process', () => {
     expect(code).toBe(0);
   });
 
-  it.runIf(process.platform === 'linux')('every other thread steps down below the sender thread by `priority` nice levels', async () => {
-    const { output } = await runProcess('close');
-    const before = Number(/nice before (-?\d+)/.exec(output)?.[1]);
-    const after = Number(/nice after (-?\d+)/.exec(output)?.[1]);
-    expect(after).toBe(Math.min(19, before + 3));
-    // The main thread, V8's and libuv's helpers, tsx's loader: all but the sender thread itself.
-    const threads = (/threads ([\d,-]+)/.exec(output)?.[1] ?? '').split(',').map(Number);
-    expect(threads.length).toBeGreaterThan(4);
-    expect(threads.filter((nice) => nice === before)).toHaveLength(1);
-    expect(threads.filter((nice) => nice === after)).toHaveLength(threads.length - 1);
-  });
+  it.runIf(process.platform === 'linux')(
+    "reports its kernel thread id once started, and changes no thread's priority by itself",
+    async () => {
+      const { output } = await runProcess('close');
+      const threads = (label: string) =>
+        new Map(
+          (new RegExp(`threads ${label} ([\\d:,-]+)`).exec(output)?.[1] ?? '')
+            .split(',')
+            .map((entry) => entry.split(':').map(Number) as [number, number]),
+        );
+      const before = threads('before');
+      const after = threads('after');
+      const senderThreadId = Number(/started (\d+)/.exec(output)?.[1]);
+      // The sender thread is one of the process's threads, not one that was there before it.
+      expect(after.has(senderThreadId)).toBe(true);
+      expect(before.has(senderThreadId)).toBe(false);
+      // The main thread, V8's and libuv's helpers, tsx's loader and the sender thread: all where they started.
+      expect(after.size).toBeGreaterThan(4);
+      const nice = before.values().next().value;
+      expect([...after.values()]).toEqual(Array(after.size).fill(nice));
+    },
+  );
 
-  /**
-   * Runs a process that allocates (keeping some of it alive) under --trace-gc-nvp, with or without a
-   * sender thread created first; says how many young-generation collections it traced and how many
-   * of them V8's helper threads took part in.
-   */
-  async function scavenges(withSenderThread: boolean): Promise<{ total: number; withHelpers: number }> {
+  it("leaves V8's flags alone: a process with a sender thread still collects its young generation with helpers", async () => {
+    // The CLI's process tuning turns the helpers off (test/cli/process-tuning.test.ts); a library must not.
     const senderThread = new URL('../../src/upstream/sender-thread.ts', import.meta.url).href;
     const script = `
-      ${withSenderThread ? `
       const { createSenderThread } = await import(${JSON.stringify(senderThread)});
       const transport = createSenderThread({
-        baseUrl: 'http://127.0.0.1:9', apiKey: 'k', timeoutMs: 1000, priority: 0, limiter: { kind: 'local', rps: 1 },
+        baseUrl: 'http://127.0.0.1:9', apiKey: 'k', timeoutMs: 1000, limiter: { kind: 'local', rps: 1 },
         logger: { warn: () => {}, error: () => {} },
-      });` : ''}
-      let keep = [];
-      for (let round = 0; round < 40; round++) {
-        for (let i = 0; i < 2e5; i++) keep.push({ a: i, b: [i] });
-        if (keep.length > 6e5) keep = keep.slice(-2e5);
-      }
-      ${withSenderThread ? 'await transport.close();' : ''}
+      });
+      ${ALLOCATE}
+      await transport.close();
     `;
-    const child = spawn(process.execPath, ['--trace-gc-nvp', '--max-semi-space-size=16', '--import', 'tsx', '--input-type=module', '-e', script], {
+    const child = spawn(process.execPath, [...GC_TRACE_FLAGS, '--import', 'tsx', '--input-type=module', '-e', script], {
       cwd: fileURLToPath(new URL('../..', import.meta.url)),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     await new Promise((resolve) => child.once('close', resolve));
-    const helpers = [...output.matchAll(/gc=s .*?background\.scavenge\.parallel=([\d.]+)/g)].map((match) => Number(match[1]));
-    // The allocation loop's collections, not the few of start-up (module loading) before the thread exists.
-    const loop = helpers.slice(Math.floor(helpers.length / 2));
-    return { total: loop.length, withHelpers: loop.filter((ms) => ms > 0).length };
-  }
-
-  it('a process with a sender thread collects its young generation on the collecting thread alone', async () => {
-    const control = await scavenges(false);
-    expect(control.total).toBeGreaterThan(5);
-    // Without the sender thread, V8 uses its helper threads: what the next check would catch.
-    expect(control.withHelpers).toBeGreaterThan(0);
-    const withSender = await scavenges(true);
-    expect(withSender.total).toBeGreaterThan(5);
-    expect(withSender.withHelpers).toBe(0);
+    const scavenges = scavengesWhileAllocating(output);
+    expect(scavenges.total).toBeGreaterThan(5);
+    expect(scavenges.withHelpers).toBeGreaterThan(0);
   });
 
   it('an idle thread never holds the process open, even without close()', async () => {

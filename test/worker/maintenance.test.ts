@@ -30,13 +30,19 @@ describe('the daily maintenance job', () => {
     const pool = createWorkerPool({ ...harness, queueNames: ['maintenance'] });
     try {
       await produceTick(harness, 'maintenance', tick);
-      await waitUntil(async () => (await harness.queues.maintenance.getJobCounts('completed', 'failed')).completed === 1);
+      await waitUntil(
+        async () => (await harness.queues.maintenance.getJobCounts('completed', 'failed')).completed === 1,
+      );
     } finally {
       await pool.close();
     }
 
     const protocols = await sql<{ protocol_id: string }[]>`select protocol_id from protocols order by 1`;
-    expect(protocols.map((p) => p.protocol_id)).toEqual(simulatedProtocols().map((p) => p.protocol).sort());
+    expect(protocols.map((p) => p.protocol_id)).toEqual(
+      simulatedProtocols()
+        .map((p) => p.protocol)
+        .sort(),
+    );
     const raw = await sql<{ target: string }[]>`select target from raw_responses where target in ('old', 'recent')`;
     expect(raw.map((r) => r.target)).toEqual(['recent']);
     const runs = await sql<{ dataset: string; target: string; status: string }[]>`

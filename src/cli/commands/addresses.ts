@@ -15,17 +15,25 @@ export function addressesCommand(): Command {
   const addresses = new Command('addresses').description('manage the address watchlist and its per-address options');
   addresses
     .command('add')
-    .description('add addresses, or update the options given for watched ones; all are validated first, nothing is written if one is invalid')
+    .description(
+      'add addresses, or update the options given for watched ones; all are validated first, nothing is written if one is invalid',
+    )
     .argument('[addresses...]')
     .option('--file <path>', 'read addresses from a file, one per line')
     .option('--chain <chain>', 'positions: only this chain (positions are then never closed by absence)')
     .option('--protocols <list>', 'positions: only these protocols, comma-separated')
-    .option('--nft-chain <chain>', 'NFT holdings: one chain (BTC, SOL, SUI, ETH, ...) or ALL (default for new addresses: ALL)')
+    .option(
+      '--nft-chain <chain>',
+      'NFT holdings: one chain (BTC, SOL, SUI, ETH, ...) or ALL (default for new addresses: ALL)',
+    )
     .option('--pnl', 'NFT holdings: include profit and loss')
     .option('--no-pnl', 'NFT holdings: without profit and loss (the default for new addresses)')
     .action(async (args: string[], flags: AddFlags) => {
       const list = await collectValues(args, flags.file);
-      const protocols = flags.protocols?.split(',').map((p) => p.trim()).filter(Boolean);
+      const protocols = flags.protocols
+        ?.split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
       await withDatabase(async (database, context) => {
         const result = await addWatchedAddresses(database, list, {
           chain: flags.chain,
@@ -38,9 +46,13 @@ export function addressesCommand(): Command {
           const known = new Set(await listProtocolIds(database));
           const unknown = protocols.filter((p) => !known.has(p));
           if (known.size === 0) {
-            context.logger.warn('the protocol list has not been synced yet (the daily maintenance job does it): protocols not checked');
+            context.logger.warn(
+              'the protocol list has not been synced yet (the daily maintenance job does it): protocols not checked',
+            );
           } else if (unknown.length) {
-            console.warn(`warning: unknown protocol(s) ${unknown.join(', ')}: the synced protocol list does not have them`);
+            console.warn(
+              `warning: unknown protocol(s) ${unknown.join(', ')}: the synced protocol list does not have them`,
+            );
           }
         }
       });

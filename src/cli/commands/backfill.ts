@@ -1,17 +1,20 @@
 import { Command } from 'commander';
 import { backfillTimes, parseInterval } from '../../scheduler/backfill-plan.js';
-import { runBackfill } from '../../scheduler/backfill.js';
+import { runBackfill } from '../backfill-prices.js';
 import { parseTime } from '../parse-time.js';
 import { createProgressBar } from '../progress-bar.js';
 import { openResources, openUpstreamClient } from '../resources.js';
 import { summarizeRuns } from '../run-summary.js';
 import { createCliContext } from '../runtime.js';
+import { withShutdown } from '../../runtime/shutdown.js';
 
 export function backfillCommand(): Command {
   const backfill = new Command('backfill').description('fill past data through the upstream');
   backfill
     .command('prices')
-    .description('prices at every interval step from --from to --to (both included); stored times are skipped, so a re-run resumes')
+    .description(
+      'prices at every interval step from --from to --to (both included); stored times are skipped, so a re-run resumes',
+    )
     .requiredOption('--from <iso>', 'first time')
     .requiredOption('--to <iso>', 'last time')
     .option('--interval <step>', 'step such as 15m, 1h, 1d', '1h')
@@ -20,26 +23,32 @@ export function backfillCommand(): Command {
       const from = parseTime('--from', flags.from);
       const to = parseTime('--to', flags.to);
       const intervalMs = parseInterval(flags.interval);
-      const coinTypes = flags.tokens?.split(',').map((coin) => coin.trim()).filter(Boolean);
+      const coinTypes = flags.tokens
+        ?.split(',')
+        .map((coin) => coin.trim())
+        .filter(Boolean);
       const context = createCliContext();
-      const resources = await openResources(context);
-      const client = openUpstreamClient(context);
-      const bar = createProgressBar('backfill');
-      try {
-        const outcome = await runBackfill({ context, ...resources, client }, { from, to, intervalMs, coinTypes, onProgress: bar.update });
+      await withShutdown(context.logger, async (shutdown) => {
+        const resources = await openResources(context, shutdown);
+        const client = openUpstreamClient(context);
+        shutdown.add('upstream client', () => client.close());
+        const bar = createProgressBar('backfill');
+        const outcome = await runBackfill(
+          { context, ...resources, client },
+          { from, to, intervalMs, coinTypes, onProgress: bar.update },
+        );
         bar.finish();
         const [runs] = await summarizeRuns(resources.database, ['backfill'], backfillTimes(from, to, intervalMs));
         console.log(
           `backfill: ${outcome.steps} step(s) x ${outcome.coinTypes} token(s); ${outcome.skipped} already stored, ${outcome.jobs} request(s) ${outcome.complete ? 'done' : 'NOT all done'}`,
         );
         if (runs!.failed > 0 || runs!.quarantined > 0) {
-          console.error(`${runs!.failed} request(s) failed and ${runs!.quarantined} were quarantined: run the same command again to retry them`);
+          console.error(
+            `${runs!.failed} request(s) failed and ${runs!.quarantined} were quarantined: run the same command again to retry them`,
+          );
         }
         process.exitCode = outcome.complete && runs!.failed === 0 ? 0 : 1;
-      } finally {
-        await client.close();
-        await resources.close();
-      }
+      });
     });
   return backfill;
 }

@@ -1,12 +1,13 @@
 import { Command } from 'commander';
 import { addWatchedAddresses, addWatchedTokens, listWatchedAddresses, listWatchedTokens } from '../../db/index.js';
 import { loadOptions } from '../../config/options.js';
-import type { Context } from '../../context.js';
-import { runBackfill } from '../../scheduler/backfill.js';
+import type { Context } from '../../runtime/context.js';
+import { runBackfill } from '../backfill-prices.js';
 import { floorToMinute } from '../../scheduler/cron-slots.js';
 import { startSimulator } from '../../simulator/index.js';
 import { openResources, openUpstreamClient } from '../resources.js';
 import { createCliContext } from '../runtime.js';
+import { withShutdown } from '../../runtime/shutdown.js';
 import { migrateDatabase } from './migrate.js';
 import { runServices } from './services.js';
 
@@ -34,19 +35,18 @@ export const DEMO_ADDRESSES = [
  * that the status page's charts have a history from the first minute.
  */
 async function seedDemo(context: Context): Promise<void> {
-  const resources = await openResources(context);
-  const client = openUpstreamClient(context);
-  try {
+  await withShutdown(context.logger, async (shutdown) => {
+    const resources = await openResources(context, shutdown);
+    const client = openUpstreamClient(context);
+    shutdown.add('upstream client', () => client.close());
     const { database } = resources;
     if ((await listWatchedTokens(database)).length === 0) await addWatchedTokens(database, DEMO_TOKENS);
-    if ((await listWatchedAddresses(database)).length === 0) await addWatchedAddresses(database, DEMO_ADDRESSES, { includePnl: true });
+    if ((await listWatchedAddresses(database)).length === 0)
+      await addWatchedAddresses(database, DEMO_ADDRESSES, { includePnl: true });
     const to = floorToMinute(new Date());
     to.setUTCMinutes(0);
     await runBackfill({ context, ...resources, client }, { from: new Date(to.getTime() - DAY), to, intervalMs: HOUR });
-  } finally {
-    await client.close();
-    await resources.close();
-  }
+  });
 }
 
 /**
@@ -65,7 +65,9 @@ export function demoCommand(): Command {
         const context = createCliContext({ UPSTREAM_API_KEY: apiKey, UPSTREAM_BASE_URL: simulator.url });
         await migrateDatabase(settings.DATABASE_URL);
         await seedDemo(context);
-        console.log(`simulated upstream at ${simulator.url}; status page at http://${settings.OPS_HOST}:${settings.OPS_PORT}/ ; Ctrl-C to stop`);
+        console.log(
+          `simulated upstream at ${simulator.url}; status page at http://${settings.OPS_HOST}:${settings.OPS_PORT}/ ; Ctrl-C to stop`,
+        );
         await runServices({ scheduler: true, workers: true, ops: true, produceNow: true }, context);
       } finally {
         await simulator.close();

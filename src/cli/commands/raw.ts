@@ -6,13 +6,15 @@ import { withDatabase } from './database-command.js';
 
 function parseIds(values: string[]): number[] {
   return values.map((value) => {
-    if (!/^\d+$/.test(value)) throw new InvalidInputError(`invalid id "${value}": expected a raw_responses id (a whole number)`);
+    if (!/^\d+$/.test(value))
+      throw new InvalidInputError(`invalid id "${value}": expected a raw_responses id (a whole number)`);
     return Number(value);
   });
 }
 
 function parseLimit(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidInputError(`invalid --limit "${value}": expected a whole number of 1 or more`);
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new InvalidInputError(`invalid --limit "${value}": expected a whole number of 1 or more`);
   return Number(value);
 }
 
@@ -21,7 +23,9 @@ export function rawCommand(): Command {
   const raw = new Command('raw').description('read stored upstream responses (raw_responses), bodies as received');
   raw
     .command('list')
-    .description('one line per stored response, newest first: id, received_at, dataset, target, tick, HTTP status, endpoint, body size')
+    .description(
+      'one line per stored response, newest first: id, received_at, dataset, target, tick, HTTP status, endpoint, body size',
+    )
     .option('--dataset <name>', 'prices, positions, nfts, backfill, protocols')
     .option('--target <target>', 'an address or a price batch')
     .option('--tick <iso>', 'the tick the job stood for')
@@ -33,9 +37,20 @@ export function rawCommand(): Command {
         tick: flags.tick === undefined ? undefined : parseTime('--tick', flags.tick),
         limit: parseLimit(flags.limit),
       };
-      const rows = await withDatabase((database) => readRawResponses(database.sql, filter));
+      const rows = await withDatabase((database) => readRawResponses(database, filter));
       for (const row of rows) {
-        console.log([row.id, row.receivedAt.toISOString(), row.dataset, row.target, row.tick.toISOString(), row.httpStatus, row.endpoint, `${Buffer.byteLength(row.body)} B`].join('\t'));
+        console.log(
+          [
+            row.id,
+            row.receivedAt.toISOString(),
+            row.dataset,
+            row.target,
+            row.tick.toISOString(),
+            row.httpStatus,
+            row.endpoint,
+            `${Buffer.byteLength(row.body)} B`,
+          ].join('\t'),
+        );
       }
     });
   raw
@@ -44,9 +59,12 @@ export function rawCommand(): Command {
     .argument('<ids...>', 'raw_responses ids (see `chaintap raw list`)')
     .action(async (values: string[]) => {
       const ids = parseIds(values);
-      const rows = await withDatabase((database) => readRawResponses(database.sql, { ids, limit: ids.length }));
+      const rows = await withDatabase((database) => readRawResponses(database, { ids, limit: ids.length }));
       const missing = ids.filter((id) => !rows.some((row) => row.id === id));
-      if (missing.length > 0) throw new InvalidInputError(`no stored response with id ${missing.join(', ')} (pruned after RAW_RETENTION_DAYS, or never stored)`);
+      if (missing.length > 0)
+        throw new InvalidInputError(
+          `no stored response with id ${missing.join(', ')} (pruned after RAW_RETENTION_DAYS, or never stored)`,
+        );
       for (const id of ids) process.stdout.write(`${rows.find((row) => row.id === id)!.body}\n`);
     });
   return raw;

@@ -1,13 +1,14 @@
 import { Command } from 'commander';
 import { createOpsServer } from '../../ops/server.js';
-import { DATASETS } from '../../queue/queues.js';
 import { floorToMinute } from '../../scheduler/cron-slots.js';
 import { produceTick } from '../../scheduler/producer.js';
-import { createScheduler, type Scheduler } from '../../scheduler/scheduler.js';
-import { createWorkerPool, type WorkerPool } from '../../worker/workers.js';
+import { createScheduler } from '../../scheduler/scheduler.js';
+import { createWorkerPool } from '../../worker/workers.js';
 import { openResources, openUpstreamClient } from '../resources.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../../runtime/context.js';
+import { withShutdown } from '../../runtime/shutdown.js';
 import { createCliContext, untilShutdown } from '../runtime.js';
+import { DATASETS } from '../../datasets.js';
 
 export interface ServiceSelection {
   scheduler: boolean;
@@ -23,15 +24,21 @@ export interface ServiceSelection {
  * closes every connection.
  */
 export async function runServices(selection: ServiceSelection, context: Context): Promise<void> {
-  const resources = await openResources(context);
-  const client = selection.workers ? openUpstreamClient(context) : undefined;
-  let scheduler: Scheduler | undefined;
-  let pool: WorkerPool | undefined;
-  const ops = selection.ops ? createOpsServer({ context, database: resources.database, redis: resources.redis, queues: resources.queues }) : undefined;
-  try {
-    if (client) pool = createWorkerPool({ context, ...resources, client });
+  await withShutdown(context.logger, async (shutdown) => {
+    const resources = await openResources(context, shutdown);
+    const client = selection.workers ? openUpstreamClient(context) : undefined;
+    if (client) shutdown.add('upstream client', () => client.close());
+    const ops = selection.ops
+      ? createOpsServer({ context, database: resources.database, redis: resources.redis, queues: resources.queues })
+      : undefined;
+    if (ops) shutdown.add('ops server', () => ops.close());
+    if (client) {
+      const pool = createWorkerPool({ context, ...resources, client });
+      shutdown.add('workers', () => pool.close());
+    }
     if (selection.scheduler) {
-      scheduler = createScheduler({ context, ...resources });
+      const scheduler = createScheduler({ context, ...resources });
+      shutdown.add('scheduler', () => scheduler.stop());
       await scheduler.start();
     }
     if (selection.produceNow) {
@@ -44,14 +51,8 @@ export async function runServices(selection: ServiceSelection, context: Context)
     }
     context.logger.info(selection, 'chaintap running');
     await untilShutdown(context);
-  } finally {
-    await scheduler?.stop();
-    await pool?.close();
-    await ops?.close();
-    await client?.close();
-    await resources.close();
-    context.logger.info('stopped');
-  }
+  });
+  context.logger.info('stopped');
 }
 
 export function startCommand(): Command {
@@ -65,14 +66,21 @@ export function workerCommand(): Command {
     .description('workers and the ops server (run any number, on any machine, against one Redis and Postgres)')
     .option('--concurrency <n>', 'jobs at a time per queue (UPSTREAM_CONCURRENCY)')
     .action((flags: { concurrency?: string }) =>
-      runServices({ scheduler: false, workers: true, ops: true }, createCliContext({ UPSTREAM_CONCURRENCY: flags.concurrency })),
+      runServices(
+        { scheduler: false, workers: true, ops: true },
+        createCliContext({ UPSTREAM_CONCURRENCY: flags.concurrency }),
+      ),
     );
 }
 
 export function schedulerCommand(): Command {
-  return new Command('scheduler')
-    .description('the cron producers only (two may run at once for availability)')
-    // Off by default so that a scheduler and a worker on one machine do not both claim OPS_PORT.
-    .option('--ops', 'also serve the ops server (/healthz, /readyz, /metrics, status page) on OPS_HOST:OPS_PORT')
-    .action((flags: { ops?: boolean }) => runServices({ scheduler: true, workers: false, ops: flags.ops === true }, createCliContext()));
+  return (
+    new Command('scheduler')
+      .description('the cron producers only (two may run at once for availability)')
+      // Off by default so that a scheduler and a worker on one machine do not both claim OPS_PORT.
+      .option('--ops', 'also serve the ops server (/healthz, /readyz, /metrics, status page) on OPS_HOST:OPS_PORT')
+      .action((flags: { ops?: boolean }) =>
+        runServices({ scheduler: true, workers: false, ops: flags.ops === true }, createCliContext()),
+      )
+  );
 }

@@ -1,4 +1,15 @@
-import { bigint, boolean, foreignKey, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  foreignKey,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
 
 /** NFT collections with the native token of their chain. */
 export const nftCollections = pgTable('nft_collections', {
@@ -46,7 +57,11 @@ export const nftHoldingSnapshots = pgTable(
   },
   (t) => [
     primaryKey({ name: 'nft_holding_snapshots_pkey', columns: [t.owner, t.collectionId, t.snapshotAt] }),
-    foreignKey({ name: 'nft_holding_snapshots_collection_fkey', columns: [t.collectionId], foreignColumns: [nftCollections.collectionId] }),
+    foreignKey({
+      name: 'nft_holding_snapshots_collection_fkey',
+      columns: [t.collectionId],
+      foreignColumns: [nftCollections.collectionId],
+    }),
   ],
 );
 
@@ -74,7 +89,11 @@ export const nftTokens = pgTable(
   },
   (t) => [
     primaryKey({ name: 'nft_tokens_pkey', columns: [t.owner, t.collectionId, t.tokenId] }),
-    foreignKey({ name: 'nft_tokens_collection_fkey', columns: [t.collectionId], foreignColumns: [nftCollections.collectionId] }),
+    foreignKey({
+      name: 'nft_tokens_collection_fkey',
+      columns: [t.collectionId],
+      foreignColumns: [nftCollections.collectionId],
+    }),
   ],
 );
 

@@ -1,5 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, check, index, integer, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  bigserial,
+  check,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { bytea } from './bytea.js';
 
 export const RUN_STATUSES = ['running', 'succeeded', 'retrying', 'failed', 'quarantined'] as const;
@@ -18,13 +30,19 @@ export const ingestionRuns = pgTable(
     attempts: integer('attempts').notNull(),
     httpStatus: integer('http_status'),
     rowsWritten: integer('rows_written').notNull().default(0),
+    /** Elements of the answer (price entries, positions, NFT groups) stored, and quarantined alone. */
+    elementsStored: integer('elements_stored').notNull().default(0),
+    elementsQuarantined: integer('elements_quarantined').notNull().default(0),
     error: text('error'),
     startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
   },
   (t) => [
     unique('ingestion_runs_dataset_target_tick_key').on(t.dataset, t.target, t.tick),
-    check('ingestion_runs_status_check', sql`${t.status} in ('running', 'succeeded', 'retrying', 'failed', 'quarantined')`),
+    check(
+      'ingestion_runs_status_check',
+      sql`${t.status} in ('running', 'succeeded', 'retrying', 'failed', 'quarantined')`,
+    ),
   ],
 );
 
@@ -76,7 +94,11 @@ export const rawResponses = pgTable(
   ],
 );
 
-/** Bodies that failed validation or normalization, with the reason: nothing is dropped silently. */
+/**
+ * What could not be read, with the reason: nothing is dropped silently. A whole body when its
+ * envelope failed (element_index null), else one row per element that could not be read, holding
+ * the element as received and its index in the answer.
+ */
 export const quarantinedPayloads = pgTable(
   'quarantined_payloads',
   {
@@ -89,10 +111,37 @@ export const quarantinedPayloads = pgTable(
     httpStatus: integer('http_status'),
     reason: text('reason').notNull(),
     body: text('body').notNull(),
+    elementIndex: integer('element_index'),
     /** The same body in raw_responses; null once that is pruned (this row keeps its own copy). */
-    rawResponseId: bigint('raw_response_id', { mode: 'number' }).references(() => rawResponses.id, { onDelete: 'set null' }),
+    rawResponseId: bigint('raw_response_id', { mode: 'number' }).references(() => rawResponses.id, {
+      onDelete: 'set null',
+    }),
   },
-  (t) => [unique('quarantined_payloads_raw_response_id_key').on(t.rawResponseId)],
+  (t) => [
+    uniqueIndex('quarantined_payloads_raw_response_id_key')
+      .on(t.rawResponseId)
+      .where(sql`${t.elementIndex} is null`),
+    uniqueIndex('quarantined_payloads_raw_response_id_element_index_key')
+      .on(t.rawResponseId, t.elementIndex)
+      .where(sql`${t.elementIndex} is not null`),
+  ],
+);
+
+/**
+ * Fields the upstream sent in another shape than documented (src/normalize/schema-drift.ts), per
+ * dataset, field and shape: when first and last seen, and how many times.
+ */
+export const schemaDrifts = pgTable(
+  'schema_drifts',
+  {
+    dataset: text('dataset').notNull(),
+    field: text('field').notNull(),
+    shape: text('shape').notNull(),
+    firstSeenAt: timestamp('first_seen_at', { withTimezone: true }).notNull(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull(),
+    count: bigint('count', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ name: 'schema_drifts_pkey', columns: [t.dataset, t.field, t.shape] })],
 );
 
 /** Newest successful tick per (dataset, target), kept by commitJob; read through dataset_freshness. */

@@ -1,6 +1,18 @@
 import { sql } from 'drizzle-orm';
 import {
-  bigint, boolean, check, foreignKey, integer, jsonb, numeric, pgEnum, pgTable, primaryKey, text, timestamp, unique,
+  bigint,
+  boolean,
+  check,
+  foreignKey,
+  integer,
+  jsonb,
+  numeric,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
 } from 'drizzle-orm/pg-core';
 import { bytea } from './bytea.js';
 
@@ -17,7 +29,12 @@ export const positions = pgTable(
   'positions',
   {
     owner: text('owner').notNull(),
+    /** The row key: the upstream's positionId, made unique within an answer (docs/schema.md). */
     positionId: text('position_id').notNull(),
+    /** The upstream's own positionId, shared by the positions it repeats it for. */
+    upstreamPositionId: text('upstream_position_id').notNull(),
+    /** For a position nested in another's amount list (a Borrow's collateral): the parent's position_id. */
+    parentPositionId: text('parent_position_id'),
     chain: text('chain').notNull(),
     type: text('type').notNull(),
     protocolId: text('protocol_id').references(() => protocols.protocolId),
@@ -39,7 +56,12 @@ export const positions = pgTable(
   ],
 );
 
-export const positionAmountKind = pgEnum('position_amount_kind', ['input', 'yield_collected', 'current_token', 'current_yield']);
+export const positionAmountKind = pgEnum('position_amount_kind', [
+  'input',
+  'yield_collected',
+  'current_token',
+  'current_yield',
+]);
 
 /**
  * The tokens amount entries name, stored once and referenced by a 4-byte id from every snapshot:
@@ -56,7 +78,9 @@ export const positionTokens = pgTable(
     token: text('token'),
     symbol: text('symbol'),
     info: jsonb('info').$type<Record<string, unknown>>(),
-    digest: bytea('digest').notNull().generatedAlwaysAs(sql`chaintap_position_token_digest(token, symbol, info is not null)`),
+    digest: bytea('digest')
+      .notNull()
+      .generatedAlwaysAs(sql`chaintap_position_token_digest(token, symbol, info is not null)`),
   },
   (t) => [unique('position_tokens_digest_key').on(t.digest)],
 );
@@ -114,7 +138,11 @@ export const positionSnapshotPoints = pgTable(
     primaryKey({ name: 'position_snapshot_points_pkey', columns: [t.positionKey, t.snapshotAt] }),
     // Every entry names a position_tokens row: a lookup that found none fails the write.
     check('position_snapshot_points_amount_tokens_check', sql`array_position(${t.amountTokens}, NULL) IS NULL`),
-    foreignKey({ name: 'position_snapshot_points_position_fkey', columns: [t.positionKey], foreignColumns: [positions.positionKey] }),
+    foreignKey({
+      name: 'position_snapshot_points_position_fkey',
+      columns: [t.positionKey],
+      foreignColumns: [positions.positionKey],
+    }),
   ],
 );
 

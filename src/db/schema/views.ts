@@ -88,10 +88,13 @@ export const tokenPricesDailyOhlc = pgView('token_prices_daily_ohlc', {
 export const latestPortfolio = pgView('latest_portfolio', {
   owner: text('owner').notNull(),
   positionsValue: numeric('positions_value'),
+  /** USD: Σ nft_pnl.value_usd of the latest NFT refresh; null when none of its holdings has a known value. */
   nftValue: numeric('nft_value'),
   totalValue: numeric('total_value').notNull(),
   positionsSnapshotAt: at('positions_snapshot_at'),
   nftSnapshotAt: at('nft_snapshot_at'),
+  /** Holdings of the latest NFT refresh whose value is unknown, left out of nft_value. */
+  nftUnvaluedCollections: integer('nft_unvalued_collections'),
 }).existing();
 
 export const positionPnl = pgView('position_pnl', {
@@ -106,8 +109,12 @@ export const positionPnl = pgView('position_pnl', {
   currentValue: numeric('current_value'),
   currentYieldValue: numeric('current_yield_value'),
   pnl: numeric('pnl'),
+  upstreamPositionId: text('upstream_position_id').notNull(),
+  /** Set for a position nested in another's amount list; latest_portfolio leaves such positions out. */
+  parentPositionId: text('parent_position_id'),
 }).existing();
 
+/** Each NFT holding at each snapshot: as answered (native units) and valued in USD (docs/schema.md). */
 export const nftPnl = pgView('nft_pnl', {
   owner: text('owner').notNull(),
   collectionId: text('collection_id').notNull(),
@@ -119,6 +126,16 @@ export const nftPnl = pgView('nft_pnl', {
   marketPrice: numeric('market_price'),
   realizedPnl: numeric('realized_pnl'),
   unrealizedPnl: numeric('unrealized_pnl'),
+  nativeTokenSymbol: text('native_token_symbol'),
+  /** floorPrice as answered: in the chain's native token. */
+  floorPriceNative: numeric('floor_price_native'),
+  /** marketPrice as answered: the USD price of the chain's native token. */
+  marketPriceUsd: numeric('market_price_usd'),
+  /** market_price_usd, or for SUI holdings without it the SUI price in force at the snapshot. */
+  nativePriceUsd: numeric('native_price_usd'),
+  nativePriceSource: text('native_price_source').$type<'market_price' | 'token_prices'>(),
+  /** token_count × floor_price_native × native_price_usd; null when a factor is unknown. */
+  valueUsd: numeric('value_usd'),
 }).existing();
 
 export const datasetFreshness = pgView('dataset_freshness', {
@@ -127,4 +144,3 @@ export const datasetFreshness = pgView('dataset_freshness', {
   lastSuccessTick: at('last_success_tick').notNull(),
   lastSuccessAt: at('last_success_at').notNull(),
 }).existing();
-

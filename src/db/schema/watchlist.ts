@@ -1,6 +1,6 @@
 import { boolean, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
-/** The token watchlist: coin types in their normal form (src/normalize/coin-type.ts). */
+/** The token watchlist: coin types in their normal form (src/chain/coin-type.ts). */
 export const watchedTokens = pgTable('watched_tokens', {
   coinType: text('coin_type').primaryKey(),
   addedAt: timestamp('added_at', { withTimezone: true }).notNull().defaultNow(),

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { quarantinedPayloads, type RunStatus } from '../schema/index.js';
+import type { QuarantinedElement } from '../schema/rows.js';
 import { withTransaction, type Tx } from '../transaction.js';
 import { findRawBodyDictionaries, insertRawResponses, type RawRecord } from './raw-responses.js';
 
@@ -15,30 +16,59 @@ export interface RunRecord {
   startedAt: Date;
 }
 
+/** How many elements of the answer were stored, and those quarantined alone. */
+export interface ElementCounts {
+  stored: number;
+  quarantined: QuarantinedElement[];
+}
+
 /** Error texts are cut to this length (an upstream error body may be large; the raw body is kept). */
 const MAX_ERROR_LENGTH = 4000;
 
 /**
  * The job's one transaction: its rows (`write`), its raw responses, its ingestion_runs row
- * (succeeded) and its dataset watermark commit together or not at all.
+ * (succeeded, with its element counts), the elements quarantined alone (linked to the first raw
+ * response), the schema drifts seen, and its dataset watermark commit together or not at all.
+ * Measured as one operation named after the dataset (`positions.write`).
  */
 export async function commitJob(
   database: Database,
-  args: { run: RunRecord; raw: RawRecord[]; httpStatus?: number; write: (tx: Tx) => Promise<Record<string, number>> },
+  args: {
+    run: RunRecord;
+    raw: RawRecord[];
+    httpStatus?: number;
+    write: (tx: Tx) => Promise<Record<string, number>>;
+    elements?: ElementCounts;
+  },
 ): Promise<{ rowsWritten: number; byTable: Record<string, number> }> {
-  return withTransaction(database, async (tx) => {
+  return withTransaction(database, `${args.run.dataset}.write`, async (tx) => {
     // Sent ahead of the writes (pipelined with them): the bodies are compressed against these.
     const dictionaries = findRawBodyDictionaries(tx, args.raw);
     // Awaited below; when a write fails first, its rejection must not go unhandled.
     dictionaries.catch(() => {});
     const byTable = await args.write(tx);
     const rowsWritten = Object.values(byTable).reduce((sum, n) => sum + n, 0);
+    const quarantined = args.elements?.quarantined ?? [];
     // Sent together: postgres.js pipelines them (one round trip), Postgres runs them in order.
-    await Promise.all([
+    const [rawIds] = await Promise.all([
       insertRawResponses(tx, args.raw, await dictionaries),
-      upsertRun(tx, args.run, { status: 'succeeded', httpStatus: args.httpStatus ?? null, rowsWritten, error: null }, true),
+      upsertRun(
+        tx,
+        args.run,
+        {
+          status: 'succeeded',
+          httpStatus: args.httpStatus ?? null,
+          rowsWritten,
+          elementsStored: args.elements?.stored ?? 0,
+          elementsQuarantined: quarantined.length,
+          error: null,
+        },
+        true,
+      ),
       advanceWatermark(tx, args.run),
     ]);
+    if (quarantined.length > 0 && args.raw[0])
+      await insertQuarantinedElements(tx, args.raw[0], rawIds[0] ?? null, quarantined);
     return { rowsWritten, byTable };
   });
 }
@@ -52,37 +82,113 @@ export async function recordJobFailure(
   database: Database,
   args: { run: RunRecord; final: boolean; error: string; httpStatus?: number; raw?: RawRecord },
 ): Promise<void> {
-  await withTransaction(database, async (tx) => {
+  await withTransaction(database, 'jobs.record_failure', async (tx) => {
     if (args.raw) await insertRawResponses(tx, [args.raw]);
     const status = args.final ? 'failed' : 'retrying';
-    await upsertRun(tx, args.run, { status, httpStatus: args.httpStatus ?? null, rowsWritten: 0, error: args.error.slice(0, MAX_ERROR_LENGTH) }, false);
+    await upsertRun(
+      tx,
+      args.run,
+      {
+        status,
+        httpStatus: args.httpStatus ?? null,
+        rowsWritten: 0,
+        elementsStored: 0,
+        elementsQuarantined: 0,
+        error: args.error.slice(0, MAX_ERROR_LENGTH),
+      },
+      false,
+    );
   });
 }
 
 /**
- * A body that failed validation: in one transaction, the raw body, its quarantined_payloads row
- * (with the reason) and the run's status quarantined. The same body for the same job is quarantined once.
+ * An answer that could not be stored: in one transaction, the raw body, its quarantined_payloads
+ * rows with the reason and the run's status quarantined. Without `elements` the whole body is one
+ * row (its envelope could not be read); with them (every element was unreadable), one row per
+ * element, with its index. The same body for the same job is quarantined once.
  */
-export async function quarantinePayload(database: Database, args: { run: RunRecord; raw: RawRecord; reason: string }): Promise<void> {
-  await withTransaction(database, async (tx) => {
+export async function quarantinePayload(
+  database: Database,
+  args: { run: RunRecord; raw: RawRecord; reason: string; elements?: QuarantinedElement[] },
+): Promise<void> {
+  await withTransaction(database, 'jobs.quarantine', async (tx) => {
     const [rawResponseId] = await insertRawResponses(tx, [args.raw]);
-    const q = quarantinedPayloads;
-    await tx.db
-      .insert(q)
-      .values({
-        receivedAt: args.raw.receivedAt,
-        dataset: args.raw.dataset,
-        endpoint: args.raw.endpoint,
-        target: args.raw.target,
-        tick: args.raw.tick,
+    if (args.elements) {
+      await insertQuarantinedElements(tx, args.raw, rawResponseId ?? null, args.elements);
+    } else {
+      const q = quarantinedPayloads;
+      await tx.db
+        .insert(q)
+        .values({
+          ...quarantineColumns(args.raw, rawResponseId ?? null),
+          reason: args.reason,
+          body: storable(args.raw.body),
+        })
+        .onConflictDoUpdate({
+          target: q.rawResponseId,
+          targetWhere: sql`${q.elementIndex} is null`,
+          set: { reason: sql`excluded.reason` },
+          setWhere: sql`${q.reason} is distinct from excluded.reason`,
+        });
+    }
+    await upsertRun(
+      tx,
+      args.run,
+      {
+        status: 'quarantined',
         httpStatus: args.raw.httpStatus,
-        reason: args.reason,
-        body: args.raw.body.replaceAll('\u0000', '\\u0000'),
-        rawResponseId,
-      })
-      .onConflictDoUpdate({ target: q.rawResponseId, set: { reason: sql`excluded.reason` }, setWhere: sql`${q.reason} is distinct from excluded.reason` });
-    await upsertRun(tx, args.run, { status: 'quarantined', httpStatus: args.raw.httpStatus, rowsWritten: 0, error: args.reason.slice(0, MAX_ERROR_LENGTH) }, false);
+        rowsWritten: 0,
+        elementsStored: 0,
+        elementsQuarantined: args.elements?.length ?? 0,
+        error: args.reason.slice(0, MAX_ERROR_LENGTH),
+      },
+      false,
+    );
   });
+}
+
+/** One quarantined_payloads row per element, holding the element as received (JSON) and its index. */
+async function insertQuarantinedElements(
+  tx: Tx,
+  raw: RawRecord,
+  rawResponseId: number | null,
+  elements: QuarantinedElement[],
+): Promise<void> {
+  if (elements.length === 0) return;
+  const q = quarantinedPayloads;
+  await tx.db
+    .insert(q)
+    .values(
+      elements.map((element) => ({
+        ...quarantineColumns(raw, rawResponseId),
+        reason: element.reason,
+        body: storable(JSON.stringify(element.element) ?? 'undefined'),
+        elementIndex: element.index,
+      })),
+    )
+    .onConflictDoUpdate({
+      target: [q.rawResponseId, q.elementIndex],
+      targetWhere: sql`${q.elementIndex} is not null`,
+      set: { reason: sql`excluded.reason` },
+      setWhere: sql`${q.reason} is distinct from excluded.reason`,
+    });
+}
+
+function quarantineColumns(raw: RawRecord, rawResponseId: number | null) {
+  return {
+    receivedAt: raw.receivedAt,
+    dataset: raw.dataset,
+    endpoint: raw.endpoint,
+    target: raw.target,
+    tick: raw.tick,
+    httpStatus: raw.httpStatus,
+    rawResponseId,
+  };
+}
+
+/** Postgres text cannot hold NUL: kept as the six characters \u0000. */
+function storable(body: string): string {
+  return body.replaceAll('\u0000', '\\u0000');
 }
 
 /**
@@ -93,19 +199,31 @@ export async function quarantinePayload(database: Database, args: { run: RunReco
 async function upsertRun(
   tx: Tx,
   run: RunRecord,
-  outcome: { status: RunStatus; httpStatus: number | null; rowsWritten: number; error: string | null },
+  outcome: {
+    status: RunStatus;
+    httpStatus: number | null;
+    rowsWritten: number;
+    elementsStored: number;
+    elementsQuarantined: number;
+    error: string | null;
+  },
   success: boolean,
 ): Promise<void> {
   await tx.sql`
-    insert into ingestion_runs as r (job_id, dataset, target, tick, status, attempts, http_status, rows_written, error, started_at, finished_at)
+    insert into ingestion_runs as r (job_id, dataset, target, tick, status, attempts, http_status, rows_written,
+                                     elements_stored, elements_quarantined, error, started_at, finished_at)
     values (${run.jobId}, ${run.dataset}, ${run.target}, ${run.tick}, ${outcome.status}, ${run.attempts}, ${outcome.httpStatus},
-            ${outcome.rowsWritten}, ${outcome.error}, ${run.startedAt}, ${new Date()})
+            ${outcome.rowsWritten}, ${outcome.elementsStored}, ${outcome.elementsQuarantined}, ${outcome.error}, ${run.startedAt}, ${new Date()})
     on conflict (dataset, target, tick) do update set
       job_id = excluded.job_id, status = excluded.status, attempts = excluded.attempts, http_status = excluded.http_status,
-      rows_written = excluded.rows_written, error = excluded.error, started_at = excluded.started_at, finished_at = excluded.finished_at
+      rows_written = excluded.rows_written, elements_stored = excluded.elements_stored,
+      elements_quarantined = excluded.elements_quarantined, error = excluded.error, started_at = excluded.started_at,
+      finished_at = excluded.finished_at
     where (${success} or r.status <> 'succeeded')
-      and (r.job_id, r.status, r.attempts, r.http_status, r.rows_written, r.error, r.started_at) is distinct from
-          (excluded.job_id, excluded.status, excluded.attempts, excluded.http_status, excluded.rows_written, excluded.error, excluded.started_at)`;
+      and (r.job_id, r.status, r.attempts, r.http_status, r.rows_written, r.elements_stored, r.elements_quarantined, r.error, r.started_at)
+          is distinct from
+          (excluded.job_id, excluded.status, excluded.attempts, excluded.http_status, excluded.rows_written, excluded.elements_stored,
+           excluded.elements_quarantined, excluded.error, excluded.started_at)`;
 }
 
 /** The newest successful tick per (dataset, target); an older tick succeeding later leaves it. */

@@ -1,5 +1,5 @@
-import type { NftCollectionRow, NftHoldingSnapshotRow, NftTokenRow, NormalizedNftHoldings } from '../../normalize/rows.js';
-import { lastByKey } from '../batches.js';
+import type { NftCollectionRow, NftHoldingSnapshotRow, NftTokenRow, NormalizedNftHoldings } from '../schema/rows.js';
+import { lastByKey } from '../last-by-key.js';
 import { jsonText } from '../json-text.js';
 import { ensureMonthPartitions } from '../partitions.js';
 import type { Tx } from '../transaction.js';
@@ -20,8 +20,12 @@ const boolText = (value: boolean | null) => (value === null ? null : String(valu
  * only (an older tick never overwrites them), first/last seen widened, and the condition that
  * touches a row only when one of them moves.
  */
-function newestWins(columns: readonly string[], more: Record<string, string> = {}): { set: string; changed: string; unchanged: string } {
-  const newest = (column: string) => `case when excluded.last_seen_at >= t.last_seen_at then excluded.${column} else t.${column} end`;
+function newestWins(
+  columns: readonly string[],
+  more: Record<string, string> = {},
+): { set: string; changed: string; unchanged: string } {
+  const newest = (column: string) =>
+    `case when excluded.last_seen_at >= t.last_seen_at then excluded.${column} else t.${column} end`;
   const values: Record<string, string> = {
     ...Object.fromEntries(columns.map((column) => [column, newest(column)])),
     first_seen_at: 'least(t.first_seen_at, excluded.first_seen_at)',
@@ -39,13 +43,29 @@ function newestWins(columns: readonly string[], more: Record<string, string> = {
 }
 
 const COLLECTION_UPDATE = newestWins([
-  'chain', 'name', 'description', 'external_url', 'image_url', 'total_items', 'verified', 'scam', 'native_token_name',
-  'native_token_symbol', 'native_token_decimals', 'native_token_cmc_id', 'native_token_cmc_slug', 'native_token_cg_id', 'extra',
+  'chain',
+  'name',
+  'description',
+  'external_url',
+  'image_url',
+  'total_items',
+  'verified',
+  'scam',
+  'native_token_name',
+  'native_token_symbol',
+  'native_token_decimals',
+  'native_token_cmc_id',
+  'native_token_cmc_slug',
+  'native_token_cg_id',
+  'extra',
 ]);
-const TOKEN_UPDATE = newestWins(['chain', 'contract_address', 'name', 'image_url', 'rank', 'rarity_score', 'royalty', 'price', 'cost', 'extra'], {
-  // Seen at or after the tick that released it: held again.
-  released_at: 'case when excluded.last_seen_at >= t.released_at then null else t.released_at end',
-});
+const TOKEN_UPDATE = newestWins(
+  ['chain', 'contract_address', 'name', 'image_url', 'rank', 'rarity_score', 'royalty', 'price', 'cost', 'extra'],
+  {
+    // Seen at or after the tick that released it: held again.
+    released_at: 'case when excluded.last_seen_at >= t.released_at then null else t.released_at end',
+  },
+);
 
 /**
  * Writes one owner's NFT holdings at one tick: collections, one holding snapshot per collection,
@@ -57,15 +77,27 @@ const TOKEN_UPDATE = newestWins(['chain', 'contract_address', 'name', 'image_url
  * is prepared once per connection; none needs another's result, so all are sent together
  * (postgres.js pipelines them; Postgres runs them in order): one round trip per job.
  */
-export async function writeNftHoldings(tx: Tx, normalized: NormalizedNftHoldings, ctx: NftWriteContext): Promise<Record<string, number>> {
+export async function writeNftHoldings(
+  tx: Tx,
+  normalized: NormalizedNftHoldings,
+  ctx: NftWriteContext,
+): Promise<Record<string, number>> {
   await ensureMonthPartitions(tx, ['nft_holding_snapshots'], [ctx.snapshotAt]);
   const scope = ctx.scopeChain.toUpperCase();
   // An answer for one chain holds only that chain, whatever a collection leaves out.
-  const scoped = <T extends { chain: string | null }>(row: T): T => ({ ...row, chain: row.chain ?? (scope === 'ALL' ? null : scope) });
+  const scoped = <T extends { chain: string | null }>(row: T): T => ({
+    ...row,
+    chain: row.chain ?? (scope === 'ALL' ? null : scope),
+  });
   const tokens = normalized.tokens.map(scoped);
   const [collections, , holdings, upserted, released, refreshes] = await Promise.all([
     upsertCollections(tx, normalized.collections.map(scoped)),
-    deleteStaleHoldings(tx, ctx, scope, normalized.holdings.map((holding) => holding.collectionId)),
+    deleteStaleHoldings(
+      tx,
+      ctx,
+      scope,
+      normalized.holdings.map((holding) => holding.collectionId),
+    ),
     upsertHoldings(tx, normalized.holdings.map(scoped)),
     upsertTokens(tx, tokens),
     releaseMissing(tx, ctx, scope, tokens),
@@ -182,7 +214,12 @@ async function releaseMissing(tx: Tx, ctx: NftWriteContext, scope: string, retur
   return result.count;
 }
 
-async function recordRefresh(tx: Tx, ctx: NftWriteContext, scope: string, normalized: NormalizedNftHoldings): Promise<number> {
+async function recordRefresh(
+  tx: Tx,
+  ctx: NftWriteContext,
+  scope: string,
+  normalized: NormalizedNftHoldings,
+): Promise<number> {
   const result = await tx.sql`
     insert into nft_refreshes as t (owner, snapshot_at, scope_chain, collection_count, token_count)
     values (${ctx.owner}, ${ctx.snapshotAt}, ${scope}, ${normalized.holdings.length}, ${normalized.tokens.length})

@@ -1,4 +1,4 @@
-import type { NormalizedPositions, PositionAmountKind, PositionAmountRow, PositionFarmingRow } from '../../normalize/rows.js';
+import type { NormalizedPositions, PositionAmountKind, PositionAmountRow, PositionFarmingRow } from '../schema/rows.js';
 import { jsonDelta } from '../json-delta.js';
 import type { KnownPositionToken } from './position-tokens.js';
 
@@ -39,10 +39,16 @@ const KIND_ORDER: readonly PositionAmountKind[] = ['input', 'yield_collected', '
  * list whose every element is null (nothing to store). `tokenOf` holds the position_tokens row of
  * every amount entry's token (resolvePositionTokens). Pure.
  */
-export function snapshotPoints(normalized: NormalizedPositions, tokenOf: ReadonlyMap<PositionAmountRow, KnownPositionToken>): SnapshotPoint[] {
+export function snapshotPoints(
+  normalized: NormalizedPositions,
+  tokenOf: ReadonlyMap<PositionAmountRow, KnownPositionToken>,
+): SnapshotPoint[] {
   const tokenOfEntry = (entry: PositionAmountRow): KnownPositionToken => {
     const token = tokenOf.get(entry);
-    if (!token) throw new Error(`the token of amount entry ${entry.positionId}/${entry.kind}/${entry.idx} was not resolved before its snapshot`);
+    if (!token)
+      throw new Error(
+        `the token of amount entry ${entry.positionId}/${entry.kind}/${entry.idx} was not resolved before its snapshot`,
+      );
     return token;
   };
   const amountsOf = groupBy(normalized.amounts);

@@ -1,7 +1,8 @@
-import type { PositionAmountRow } from '../../normalize/rows.js';
-import { lastByKey } from '../batches.js';
-import type { Sql, TransactionSql } from '../client.js';
+import type { PositionAmountRow } from '../schema/rows.js';
+import { lastByKey } from '../last-by-key.js';
+import type { TransactionSql } from '../client.js';
 import { jsonText } from '../json-text.js';
+import { poolCache } from '../pool-cache.js';
 import type { Tx } from '../transaction.js';
 
 /** A position_tokens row as this process knows it: rows are never changed once inserted. */
@@ -21,7 +22,7 @@ function positionTokenKey(row: Pick<PositionAmountRow, 'token' | 'tokenSymbol' |
  * rows known to be committed go in (a row this job inserts, after its commit). Bounded: past the
  * bound it starts again empty (one statement per token the next jobs name).
  */
-const knownByPool = new WeakMap<Sql, Map<string, KnownPositionToken>>();
+const knownTokens = poolCache(() => new Map<string, KnownPositionToken>());
 const MAX_KNOWN = 100_000;
 
 /**
@@ -30,9 +31,11 @@ const MAX_KNOWN = 100_000;
  * token object seen for each), so that concurrent jobs never wait on each other but for a token
  * both insert first. `inserted` counts the new rows.
  */
-export async function resolvePositionTokens(tx: Tx, amounts: PositionAmountRow[]): Promise<{ tokenOf: Map<PositionAmountRow, KnownPositionToken>; inserted: number }> {
-  let known = knownByPool.get(tx.database.sql);
-  if (!known) knownByPool.set(tx.database.sql, (known = new Map()));
+export async function resolvePositionTokens(
+  tx: Tx,
+  amounts: PositionAmountRow[],
+): Promise<{ tokenOf: Map<PositionAmountRow, KnownPositionToken>; inserted: number }> {
+  const known = knownTokens(tx.database.sql);
   const keyOf = new Map(amounts.map((row) => [row, positionTokenKey(row)]));
   const byKey = new Map<string, KnownPositionToken>();
   const pending = new Map<string, PositionAmountRow>();

@@ -1,4 +1,4 @@
-import type { NormalizedPositions, PositionRow, PositionSnapshotRow } from '../../normalize/rows.js';
+import type { NormalizedPositions, PositionRow, PositionSnapshotRow } from '../schema/rows.js';
 import { jsonText } from '../json-text.js';
 import { ensureMonthPartitions } from '../partitions.js';
 import type { Tx } from '../transaction.js';
@@ -30,7 +30,11 @@ export interface PositionsWriteContext {
  * the statement before them wrote): one round trip per job once its tokens are known. Counts are of
  * the rows of the data contract's tables and views.
  */
-export async function writePositions(tx: Tx, normalized: NormalizedPositions, ctx: PositionsWriteContext): Promise<Record<string, number>> {
+export async function writePositions(
+  tx: Tx,
+  normalized: NormalizedPositions,
+  ctx: PositionsWriteContext,
+): Promise<Record<string, number>> {
   await ensureMonthPartitions(tx, ['position_snapshot_points'], [ctx.snapshotAt]);
   const written: Record<string, number> = {};
   const count = (table: string, n: number) => {
@@ -65,15 +69,18 @@ async function upsertPositions(tx: Tx, rows: PositionRow[], snapshots: PositionS
   if (rows.length === 0) return 0;
   const extras = new Map(snapshots.map((snapshot) => [snapshot.positionId, snapshot.extra]));
   const result = await tx.sql`
-    insert into positions as t (owner, position_id, chain, type, protocol_id, first_seen_at, last_seen_at, closed_at, snapshot_extra)
-    select i.owner, i.position_id, i.chain, i.type, i.protocol_id, i.first_seen_at, i.last_seen_at, i.closed_at, i.snapshot_extra::jsonb
+    insert into positions as t (owner, position_id, upstream_position_id, parent_position_id, chain, type, protocol_id, first_seen_at, last_seen_at, closed_at, snapshot_extra)
+    select i.owner, i.position_id, i.upstream_position_id, i.parent_position_id, i.chain, i.type, i.protocol_id, i.first_seen_at, i.last_seen_at, i.closed_at, i.snapshot_extra::jsonb
     from unnest(
-      ${rows.map((r) => r.owner)}::text[], ${rows.map((r) => r.positionId)}::text[], ${rows.map((r) => r.chain)}::text[],
+      ${rows.map((r) => r.owner)}::text[], ${rows.map((r) => r.positionId)}::text[],
+      ${rows.map((r) => r.upstreamPositionId)}::text[], ${rows.map((r) => r.parentPositionId)}::text[], ${rows.map((r) => r.chain)}::text[],
       ${rows.map((r) => r.type)}::text[], ${rows.map((r) => r.protocolId)}::text[], ${rows.map((r) => r.firstSeenAt.toISOString())}::timestamptz[],
       ${rows.map((r) => r.lastSeenAt.toISOString())}::timestamptz[], ${rows.map((r) => r.closedAt?.toISOString() ?? null)}::timestamptz[],
       ${rows.map((r) => jsonText(extras.get(r.positionId)))}::text[])
-      as i(owner, position_id, chain, type, protocol_id, first_seen_at, last_seen_at, closed_at, snapshot_extra)
+      as i(owner, position_id, upstream_position_id, parent_position_id, chain, type, protocol_id, first_seen_at, last_seen_at, closed_at, snapshot_extra)
     on conflict (owner, position_id) do update set
+      -- A nested position's key names its place in its parent, not its upstream id: that may change.
+      upstream_position_id = case when excluded.last_seen_at >= t.last_seen_at then excluded.upstream_position_id else t.upstream_position_id end,
       chain = case when excluded.last_seen_at >= t.last_seen_at then excluded.chain else t.chain end,
       type = case when excluded.last_seen_at >= t.last_seen_at then excluded.type else t.type end,
       protocol_id = case when excluded.last_seen_at >= t.last_seen_at then coalesce(excluded.protocol_id, t.protocol_id) else t.protocol_id end,
@@ -81,7 +88,8 @@ async function upsertPositions(tx: Tx, rows: PositionRow[], snapshots: PositionS
       last_seen_at = greatest(t.last_seen_at, excluded.last_seen_at),
       -- Seen at or after the tick that closed it: open again.
       closed_at = case when excluded.last_seen_at >= t.closed_at then null else t.closed_at end
-    where (t.chain, t.type, t.protocol_id, t.first_seen_at, t.last_seen_at, t.closed_at) is distinct from (
+    where (t.upstream_position_id, t.chain, t.type, t.protocol_id, t.first_seen_at, t.last_seen_at, t.closed_at) is distinct from (
+      case when excluded.last_seen_at >= t.last_seen_at then excluded.upstream_position_id else t.upstream_position_id end,
       case when excluded.last_seen_at >= t.last_seen_at then excluded.chain else t.chain end,
       case when excluded.last_seen_at >= t.last_seen_at then excluded.type else t.type end,
       case when excluded.last_seen_at >= t.last_seen_at then coalesce(excluded.protocol_id, t.protocol_id) else t.protocol_id end,
@@ -122,7 +130,11 @@ async function deleteStaleSnapshots(tx: Tx, ctx: PositionsWriteContext, returned
  * before, in this transaction). Returns how many snapshots, amount entries and farming entries it
  * wrote.
  */
-async function upsertSnapshotPoints(tx: Tx, points: SnapshotPoint[], ctx: PositionsWriteContext): Promise<{ snapshots: number; amounts: number; farming: number }> {
+async function upsertSnapshotPoints(
+  tx: Tx,
+  points: SnapshotPoint[],
+  ctx: PositionsWriteContext,
+): Promise<{ snapshots: number; amounts: number; farming: number }> {
   if (points.length === 0) return { snapshots: 0, amounts: 0, farming: 0 };
   const rows = await tx.sql<{ amounts: number; farming: number }[]>`
     insert into position_snapshot_points as t (
@@ -174,4 +186,3 @@ async function recordRefresh(tx: Tx, ctx: PositionsWriteContext, positionCount: 
     where (t.complete, t.position_count) is distinct from (excluded.complete, excluded.position_count)`;
   return result.count;
 }
-

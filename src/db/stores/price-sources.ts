@@ -1,16 +1,15 @@
-import type { Sql } from '../client.js';
+import { poolCache } from '../pool-cache.js';
 import type { Tx } from '../transaction.js';
 
 /** Source name -> id, per pool; ids enter the cache only once their row is committed. */
-const cached = new WeakMap<Sql, Map<string, number>>();
+const sourceIds = poolCache(() => new Map<string, number>());
 
 /**
  * Ids of price source names, inserting the new names. Sources are few, so this is usually a cache
  * hit. A smallint id: new names are inserted only when absent, so no identity value is wasted.
  */
 export async function priceSourceIds(tx: Tx, names: (string | null)[]): Promise<Map<string, number>> {
-  let cache = cached.get(tx.database.sql);
-  if (!cache) cached.set(tx.database.sql, (cache = new Map()));
+  const cache = sourceIds(tx.database.sql);
   const wanted = [...new Set(names.filter((name): name is string => name !== null))];
   const unknown = wanted.filter((name) => !cache.has(name));
   const ids = new Map(wanted.filter((name) => cache.has(name)).map((name) => [name, cache.get(name)!]));
@@ -21,7 +20,9 @@ export async function priceSourceIds(tx: Tx, names: (string | null)[]): Promise<
     where not exists (select 1 from price_sources s where s.name = n.name)
     order by n.name
     on conflict (name) do nothing`;
-  const rows = await tx.sql<{ id: number; name: string }[]>`select id, name from price_sources where name = any(${unknown}::text[])`;
+  const rows = await tx.sql<
+    { id: number; name: string }[]
+  >`select id, name from price_sources where name = any(${unknown}::text[])`;
   for (const { id, name } of rows) {
     ids.set(name, id);
     tx.afterCommit(() => cache.set(name, id));

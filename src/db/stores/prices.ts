@@ -1,8 +1,9 @@
-import { normalizeCoinType } from '../../normalize/coin-type.js';
-import type { NormalizedTokenPrices, PriceRow } from '../../normalize/rows.js';
+import { normalizeCoinType } from '../../chain/coin-type.js';
+import type { NormalizedTokenPrices, PriceRow } from '../schema/rows.js';
 import type { Database, TransactionSql } from '../client.js';
 import { copyInto, copyText, type CopyValue } from '../copy.js';
 import { ensureMonthPartitions, forgetPartitions } from '../partitions.js';
+import { runQuery } from '../query.js';
 import type { Tx } from '../transaction.js';
 import { priceSourceIds } from './price-sources.js';
 import { recordTokens } from './token-catalog.js';
@@ -33,9 +34,16 @@ export async function writeTokenPrices(tx: Tx, normalized: NormalizedTokenPrices
   if (normalized.prices.length === 0) return written;
 
   const tokenIds = tokens.ids;
-  const sourceIds = await priceSourceIds(tx, normalized.prices.map((price) => price.source));
+  const sourceIds = await priceSourceIds(
+    tx,
+    normalized.prices.map((price) => price.source),
+  );
   const points = pricePoints(normalized.prices, tokenIds, sourceIds);
-  await ensureMonthPartitions(tx, ['token_price_points'], normalized.prices.map((price) => price.priceTime));
+  await ensureMonthPartitions(
+    tx,
+    ['token_price_points'],
+    normalized.prices.map((price) => price.priceTime),
+  );
   const pricesWritten = await writePoints(tx, points);
   if (pricesWritten > 0) written.token_prices = pricesWritten;
   return written;
@@ -85,7 +93,8 @@ async function mergePoints(sql: TransactionSql, points: CopyValue[][], text?: st
 }
 
 function pointsAsArrays(sql: TransactionSql, points: CopyValue[][]) {
-  const column = (i: number) => points.map((point) => (point[i] instanceof Date ? (point[i] as Date).toISOString() : point[i]));
+  const column = (i: number) =>
+    points.map((point) => (point[i] instanceof Date ? (point[i] as Date).toISOString() : point[i]));
   return sql`select * from unnest(${column(0)}::timestamptz[], ${column(1)}::int[], ${column(2)}::int[], ${column(3)}::smallint[], ${column(4)}::numeric[], ${column(5)}::numeric[])
     as k(price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago)`;
 }
@@ -181,15 +190,24 @@ function pricePoints(prices: PriceRow[], tokenIds: Map<string, number>, sourceId
  * The stored price times of the given coin types (any spelling; keys are their normal forms) in
  * [from, to), as epoch milliseconds: what a backfill can skip.
  */
-export async function storedPriceTimes(database: Database, coinTypes: string[], from: Date, to: Date): Promise<Map<string, Set<number>>> {
+export async function storedPriceTimes(
+  database: Database,
+  coinTypes: string[],
+  from: Date,
+  to: Date,
+): Promise<Map<string, Set<number>>> {
   const normal = [...new Set(coinTypes.map((coinType) => normalizeCoinType(coinType)))];
   const stored = new Map<string, Set<number>>(normal.map((coinType) => [coinType, new Set<number>()]));
   if (normal.length === 0) return stored;
-  const rows = await database.sql<{ coinType: string; priceTime: Date }[]>`
+  const rows = await runQuery(
+    database,
+    'prices.read',
+    () => database.sql<{ coinType: string; priceTime: Date }[]>`
     select t.coin_type as "coinType", p.price_time as "priceTime"
     from token_catalog t
     join token_price_points p on p.token_id = t.id
-    where t.coin_type = any(${normal}::text[]) and p.price_time >= ${from} and p.price_time < ${to}`;
+    where t.coin_type = any(${normal}::text[]) and p.price_time >= ${from} and p.price_time < ${to}`,
+  );
   for (const row of rows) stored.get(row.coinType)!.add(row.priceTime.getTime());
   return stored;
 }

@@ -1,6 +1,7 @@
-import type { ProtocolRow } from '../../normalize/rows.js';
-import { lastByKey } from '../batches.js';
+import type { ProtocolRow } from '../schema/rows.js';
+import { lastByKey } from '../last-by-key.js';
 import type { Database } from '../client.js';
+import { runQuery } from '../query.js';
 import type { Tx } from '../transaction.js';
 
 /**
@@ -38,6 +39,11 @@ export async function upsertProtocols(tx: Tx, rows: ProtocolRow[]): Promise<numb
 
 /** Every known protocol id (for checking a watchlist's protocol filter). */
 export async function listProtocolIds(database: Database): Promise<string[]> {
-  const rows = await database.sql<{ protocolId: string }[]>`select protocol_id as "protocolId" from protocols order by protocol_id`;
+  const rows = await runQuery(
+    database,
+    'protocols.list',
+    () =>
+      database.sql<{ protocolId: string }[]>`select protocol_id as "protocolId" from protocols order by protocol_id`,
+  );
   return rows.map((row) => row.protocolId);
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Database, Sql } from '../client.js';
+import type { Database } from '../client.js';
+import { runQuery } from '../query.js';
 import { decodeRawBody, encodeRawBody, type RawBodyDictionary } from '../raw-body-compression.js';
 import type { Tx } from '../transaction.js';
 
@@ -37,7 +38,12 @@ export async function findRawBodyDictionaries(tx: Tx, records: RawRecord[]): Pro
       select id, created_at, body_zlib from raw_body_dictionaries
       where dataset = k.dataset and target = k.target order by created_at desc limit 1
     ) d`;
-  for (const row of rows) found.set(dictionaryKey(row.dataset, row.target), { id: Number(row.id), createdAt: row.createdAt, bodyZlib: row.bodyZlib });
+  for (const row of rows)
+    found.set(dictionaryKey(row.dataset, row.target), {
+      id: Number(row.id),
+      createdAt: row.createdAt,
+      bodyZlib: row.bodyZlib,
+    });
   return found;
 }
 
@@ -47,20 +53,25 @@ export async function findRawBodyDictionaries(tx: Tx, records: RawRecord[]): Pro
  * the same job (dataset, target, tick, endpoint) is stored once. `dictionaries`: from
  * findRawBodyDictionaries (looked up here when not given).
  */
-export async function insertRawResponses(tx: Tx, records: RawRecord[], dictionaries?: RawBodyDictionaries): Promise<number[]> {
+export async function insertRawResponses(
+  tx: Tx,
+  records: RawRecord[],
+  dictionaries?: RawBodyDictionaries,
+): Promise<number[]> {
   const current = dictionaries ?? (await findRawBodyDictionaries(tx, records));
-  return Promise.all(records.map(async (record) => {
-    const sha256 = createHash('sha256').update(record.body, 'utf8').digest('hex');
-    const success = record.httpStatus >= 200 && record.httpStatus < 300;
-    const { bodyZlib, dictionary } = encodeRawBody(record.body, {
-      success,
-      receivedAt: record.receivedAt,
-      current: current.get(dictionaryKey(record.dataset, record.target)) ?? null,
-    });
-    const stored = () => tx.sql<{ id: string }[]>`
+  return Promise.all(
+    records.map(async (record) => {
+      const sha256 = createHash('sha256').update(record.body, 'utf8').digest('hex');
+      const success = record.httpStatus >= 200 && record.httpStatus < 300;
+      const { bodyZlib, dictionary } = encodeRawBody(record.body, {
+        success,
+        receivedAt: record.receivedAt,
+        current: current.get(dictionaryKey(record.dataset, record.target)) ?? null,
+      });
+      const stored = () => tx.sql<{ id: string }[]>`
       select id::text from raw_responses
       where dataset = ${record.dataset} and target = ${record.target} and tick = ${record.tick} and endpoint = ${record.endpoint} and sha256 = ${sha256}`;
-    const [row] = await tx.sql<{ id: string }[]>`
+      const [row] = await tx.sql<{ id: string }[]>`
       with dictionary as (
         insert into raw_body_dictionaries (dataset, target, created_at, body_zlib)
         select ${record.dataset}, ${record.target}, ${record.receivedAt}, ${dictionary && 'create' in dictionary ? dictionary.create : null}::bytea
@@ -78,9 +89,10 @@ export async function insertRawResponses(tx: Tx, records: RawRecord[], dictionar
       select r.id::text from raw_responses r
       where not exists (select 1 from inserted) and r.dataset = ${record.dataset} and r.target = ${record.target}
         and r.tick = ${record.tick} and r.endpoint = ${record.endpoint} and r.sha256 = ${sha256}`;
-    // Stored by a transaction that committed while this statement ran: a new statement sees it.
-    return Number((row ?? (await stored())[0]!).id);
-  }));
+      // Stored by a transaction that committed while this statement ran: a new statement sees it.
+      return Number((row ?? (await stored())[0]!).id);
+    }),
+  );
 }
 
 /** A stored raw response with its body as received. */
@@ -106,8 +118,21 @@ export interface RawResponseFilter {
 }
 
 /** Raw responses with their bodies decompressed, newest first. */
-export async function readRawResponses(sql: Sql, filter: RawResponseFilter = {}): Promise<StoredRawResponse[]> {
-  const rows = await sql<(Omit<StoredRawResponse, 'id' | 'body'> & { id: string; body: string | null; bodyZlib: Buffer | null; dictionaryZlib: Buffer | null })[]>`
+export async function readRawResponses(
+  database: Database,
+  filter: RawResponseFilter = {},
+): Promise<StoredRawResponse[]> {
+  const rows = await runQuery(
+    database,
+    'raw_responses.read',
+    () => database.sql<
+      (Omit<StoredRawResponse, 'id' | 'body'> & {
+        id: string;
+        body: string | null;
+        bodyZlib: Buffer | null;
+        dictionaryZlib: Buffer | null;
+      })[]
+    >`
     select r.id::text, r.received_at as "receivedAt", r.dataset, r.endpoint, r.target, r.tick, r.http_status as "httpStatus", r.sha256,
            r.body, r.body_zlib as "bodyZlib", d.body_zlib as "dictionaryZlib"
     from raw_responses r
@@ -117,7 +142,8 @@ export async function readRawResponses(sql: Sql, filter: RawResponseFilter = {})
       and (${filter.target ?? null}::text is null or r.target = ${filter.target ?? null})
       and (${filter.tick ?? null}::timestamptz is null or r.tick = ${filter.tick ?? null})
     order by r.id desc
-    limit ${filter.limit ?? 100}`;
+    limit ${filter.limit ?? 100}`,
+  );
   return rows.map(({ bodyZlib, dictionaryZlib, ...row }) => ({
     ...row,
     id: Number(row.id),
@@ -135,16 +161,24 @@ export async function pruneRawResponses(database: Database, olderThanDays: numbe
   const cutoff = new Date(now.getTime() - olderThanDays * 86_400_000);
   let pruned = 0;
   for (;;) {
-    const result = await database.sql`
+    const result = await runQuery(
+      database,
+      'raw_responses.prune',
+      () => database.sql`
       delete from raw_responses
-      where id in (select id from raw_responses where received_at < ${cutoff} order by received_at limit ${PRUNE_BATCH})`;
+      where id in (select id from raw_responses where received_at < ${cutoff} order by received_at limit ${PRUNE_BATCH})`,
+    );
     pruned += result.count;
     if (result.count < PRUNE_BATCH) break;
   }
   // Only dictionaries from before the cutoff: a newer one may be about to get its first body. A job
   // holding an older one loses the race on the foreign key and is retried, never stored without it.
-  await database.sql`
+  await runQuery(
+    database,
+    'raw_responses.prune',
+    () => database.sql`
     delete from raw_body_dictionaries d
-    where d.created_at < ${cutoff} and not exists (select 1 from raw_responses r where r.dictionary_id = d.id)`;
+    where d.created_at < ${cutoff} and not exists (select 1 from raw_responses r where r.dictionary_id = d.id)`,
+  );
   return pruned;
 }

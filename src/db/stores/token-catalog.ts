@@ -1,5 +1,6 @@
-import type { TokenRow } from '../../normalize/rows.js';
-import type { Sql, TransactionSql } from '../client.js';
+import type { TokenRow } from '../schema/rows.js';
+import type { TransactionSql } from '../client.js';
+import { poolCache } from '../pool-cache.js';
 import type { Tx } from '../transaction.js';
 
 /** What this process knows is committed about a token (per pool): enough to skip writing it again. */
@@ -21,7 +22,7 @@ interface CatalogRow {
   changed: boolean;
 }
 
-const knownByPool = new WeakMap<Sql, Map<string, KnownToken>>();
+const knownTokens = poolCache(() => new Map<string, KnownToken>());
 
 /**
  * Records what a price answer says about its tokens in token_catalog and returns their ids. New
@@ -31,8 +32,7 @@ const knownByPool = new WeakMap<Sql, Map<string, KnownToken>>();
  * prices of known tokens writes nothing here.
  */
 export async function recordTokens(tx: Tx, tokens: TokenRow[]): Promise<{ ids: Map<string, number>; written: number }> {
-  let known = knownByPool.get(tx.database.sql);
-  if (!known) knownByPool.set(tx.database.sql, (known = new Map()));
+  const known = knownTokens(tx.database.sql);
   const ids = new Map<string, number>();
   const pending: TokenRow[] = [];
   for (const token of tokens) {
@@ -44,7 +44,13 @@ export async function recordTokens(tx: Tx, tokens: TokenRow[]): Promise<{ ids: M
   const rows = await writeCatalog(tx.sql, pending);
   const missing = pending.filter((token) => !rows.some((row) => row.coinType === token.coinType));
   // Inserted meanwhile by a transaction this statement's snapshot predates: read again.
-  if (missing.length > 0) rows.push(...(await readCatalog(tx.sql, missing.map((token) => token.coinType))));
+  if (missing.length > 0)
+    rows.push(
+      ...(await readCatalog(
+        tx.sql,
+        missing.map((token) => token.coinType),
+      )),
+    );
   for (const row of rows) {
     ids.set(row.coinType, row.id);
     const state: KnownToken = {
@@ -66,10 +72,12 @@ function unpricedSeenAt(token: TokenRow): Date | null {
 
 function moves(known: KnownToken, token: TokenRow): boolean {
   const unpriced = unpricedSeenAt(token);
-  return (token.symbol !== null && token.symbol !== known.symbol)
-    || (token.decimals !== null && token.decimals !== known.decimals)
-    || token.firstSeenAt.getTime() < known.firstSeenAt
-    || (unpriced !== null && (known.unpricedSeenAt === null || unpriced.getTime() > known.unpricedSeenAt));
+  return (
+    (token.symbol !== null && token.symbol !== known.symbol) ||
+    (token.decimals !== null && token.decimals !== known.decimals) ||
+    token.firstSeenAt.getTime() < known.firstSeenAt ||
+    (unpriced !== null && (known.unpricedSeenAt === null || unpriced.getTime() > known.unpricedSeenAt))
+  );
 }
 
 /** Whether incoming row i moves stored row c (the SQL twin of moves above). */

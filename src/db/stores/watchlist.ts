@@ -1,9 +1,10 @@
 import { asc, inArray, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { InvalidInputError } from '../../errors.js';
-import { normalizeAddress, parseChainFilter, parseNftChain } from '../../normalize/address.js';
-import { normalizeCoinType } from '../../normalize/coin-type.js';
+import { normalizeAddress, parseChainFilter, parseNftChain } from '../../chain/address.js';
+import { normalizeCoinType } from '../../chain/coin-type.js';
 import type { Database } from '../client.js';
+import { runQuery } from '../query.js';
 import { watchedAddresses, watchedTokens } from '../schema/index.js';
 import { changes, excluded, setOf } from '../upsert-sql.js';
 
@@ -43,27 +44,41 @@ function parseAll<T>(inputs: string[], parse: (input: string) => T): T[] {
 
 function parseProtocol(input: string): string {
   const protocol = input.trim();
-  if (!PROTOCOL_ID.test(protocol)) throw new InvalidInputError(`invalid protocol id "${input}": letters, digits, _ . - only`);
+  if (!PROTOCOL_ID.test(protocol))
+    throw new InvalidInputError(`invalid protocol id "${input}": letters, digits, _ . - only`);
   return protocol;
 }
 
 /** Adds coin types (normal form); those already watched count as existing. */
-export async function addWatchedTokens(database: Database, coinTypes: string[]): Promise<{ added: number; existing: number }> {
+export async function addWatchedTokens(
+  database: Database,
+  coinTypes: string[],
+): Promise<{ added: number; existing: number }> {
   const normal = parseAll(coinTypes, normalizeCoinType);
   if (normal.length === 0) return { added: 0, existing: 0 };
-  const rows = await database.db.insert(watchedTokens).values(normal.map((coinType) => ({ coinType }))).onConflictDoNothing().returning();
+  const rows = await runQuery(database, 'watchlist.add', () =>
+    database.db
+      .insert(watchedTokens)
+      .values(normal.map((coinType) => ({ coinType })))
+      .onConflictDoNothing()
+      .returning(),
+  );
   return { added: rows.length, existing: normal.length - rows.length };
 }
 
 export async function removeWatchedTokens(database: Database, coinTypes: string[]): Promise<number> {
   const normal = parseAll(coinTypes, normalizeCoinType);
   if (normal.length === 0) return 0;
-  const rows = await database.db.delete(watchedTokens).where(inArray(watchedTokens.coinType, normal)).returning();
+  const rows = await runQuery(database, 'watchlist.remove', () =>
+    database.db.delete(watchedTokens).where(inArray(watchedTokens.coinType, normal)).returning(),
+  );
   return rows.length;
 }
 
 export async function listWatchedTokens(database: Database): Promise<string[]> {
-  const rows = await database.db.select({ coinType: watchedTokens.coinType }).from(watchedTokens).orderBy(asc(watchedTokens.coinType));
+  const rows = await runQuery(database, 'watchlist.list', () =>
+    database.db.select({ coinType: watchedTokens.coinType }).from(watchedTokens).orderBy(asc(watchedTokens.coinType)),
+  );
   return rows.map((row) => row.coinType);
 }
 
@@ -72,11 +87,17 @@ export async function listWatchedTokens(database: Database): Promise<string[]> {
  * ones, the others keep their value (defaults for a new address). An empty protocol list means
  * every protocol. `updated` counts watched addresses whose options changed.
  */
-export async function addWatchedAddresses(database: Database, addresses: string[], opts: WatchedAddressOptions): Promise<{ added: number; updated: number }> {
+export async function addWatchedAddresses(
+  database: Database,
+  addresses: string[],
+  opts: WatchedAddressOptions,
+): Promise<{ added: number; updated: number }> {
   const normal = parseAll(addresses, normalizeAddress);
   const options = {
     ...(opts.chain !== undefined ? { chain: opts.chain.trim() === '' ? null : parseChainFilter(opts.chain) } : {}),
-    ...(opts.protocols !== undefined ? { protocols: opts.protocols.length === 0 ? null : parseAll(opts.protocols, parseProtocol) } : {}),
+    ...(opts.protocols !== undefined
+      ? { protocols: opts.protocols.length === 0 ? null : parseAll(opts.protocols, parseProtocol) }
+      : {}),
     ...(opts.nftChain !== undefined ? { nftChain: parseNftChain(opts.nftChain) } : {}),
     ...(opts.includePnl !== undefined ? { includePnl: opts.includePnl } : {}),
   };
@@ -86,11 +107,15 @@ export async function addWatchedAddresses(database: Database, addresses: string[
   const inserted = sql<boolean>`xmax = 0`;
   const keys = Object.keys(options) as (keyof typeof options)[];
   const assignments = keys.map((key): [AnyPgColumn, SQL] => [w[key], excluded(w[key])]);
-  const rows = keys.length === 0
-    ? await database.db.insert(w).values(values).onConflictDoNothing().returning({ inserted })
-    : await database.db.insert(w).values(values)
-      .onConflictDoUpdate({ target: w.address, set: setOf(w, assignments), setWhere: changes(assignments) })
-      .returning({ inserted });
+  const rows = await runQuery(database, 'watchlist.add', () =>
+    keys.length === 0
+      ? database.db.insert(w).values(values).onConflictDoNothing().returning({ inserted })
+      : database.db
+          .insert(w)
+          .values(values)
+          .onConflictDoUpdate({ target: w.address, set: setOf(w, assignments), setWhere: changes(assignments) })
+          .returning({ inserted }),
+  );
   const added = rows.filter((row) => row.inserted).length;
   return { added, updated: rows.length - added };
 }
@@ -98,10 +123,14 @@ export async function addWatchedAddresses(database: Database, addresses: string[
 export async function removeWatchedAddresses(database: Database, addresses: string[]): Promise<number> {
   const normal = parseAll(addresses, normalizeAddress);
   if (normal.length === 0) return 0;
-  const rows = await database.db.delete(watchedAddresses).where(inArray(watchedAddresses.address, normal)).returning();
+  const rows = await runQuery(database, 'watchlist.remove', () =>
+    database.db.delete(watchedAddresses).where(inArray(watchedAddresses.address, normal)).returning(),
+  );
   return rows.length;
 }
 
 export async function listWatchedAddresses(database: Database): Promise<WatchedAddress[]> {
-  return database.db.select().from(watchedAddresses).orderBy(asc(watchedAddresses.address));
+  return runQuery(database, 'watchlist.list', () =>
+    database.db.select().from(watchedAddresses).orderBy(asc(watchedAddresses.address)),
+  );
 }

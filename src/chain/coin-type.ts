@@ -1,0 +1,54 @@
+import { InvalidInputError } from '../errors.js';
+
+/**
+ * SUI coin types ("0x2::sui::SUI", "0x…64 hex…::usdc::USDC", generics such as
+ * "0x…::pool::LP<0x2::sui::SUI>"). The upstream may answer in a different spelling of the same type
+ * (short vs 64-hex address, upper-case hex), so both the watchlist side and the price side go through
+ * normalizeCoinType: addresses as 0x + 64 lower-case hex, module and struct names as given.
+ */
+const ADDRESS = /^0x[0-9a-fA-F]{1,64}$/;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function normalizeSuiAddress(address: string): string {
+  if (!ADDRESS.test(address))
+    throw new InvalidInputError(`invalid SUI address "${address}": expected 0x and 1 to 64 hex digits`);
+  return `0x${address.slice(2).toLowerCase().padStart(64, '0')}`;
+}
+
+/** Normal form of a coin type; throws InvalidInputError with the reason when it is not one. */
+export function normalizeCoinType(input: string): string {
+  const coinType = input.trim();
+  if (coinType.includes(',')) {
+    throw new InvalidInputError(
+      `coin type "${coinType}" contains a comma: the upstream takes a comma-separated list, so a type such as LP<A,B> cannot be requested`,
+    );
+  }
+  return normalizeType(coinType, coinType);
+}
+
+function normalizeType(type: string, whole: string): string {
+  const open = type.indexOf('<');
+  const head = open === -1 ? type : type.slice(0, open);
+  let generic = '';
+  if (open !== -1) {
+    if (!type.endsWith('>')) throw invalid(whole, 'unbalanced < >');
+    const inner = type.slice(open + 1, -1);
+    if (!inner) throw invalid(whole, 'empty type parameter');
+    generic = `<${normalizeType(inner, whole)}>`;
+  }
+  const segments = head.split('::');
+  if (segments.length !== 3) throw invalid(whole, 'expected address::module::Name');
+  const [address, module, name] = segments as [string, string, string];
+  if (!ADDRESS.test(address)) throw invalid(whole, 'the first segment must be 0x followed by 1 to 64 hex digits');
+  if (!IDENTIFIER.test(module) || !IDENTIFIER.test(name)) throw invalid(whole, 'module and name must be identifiers');
+  return `${normalizeSuiAddress(address)}::${module}::${name}${generic}`;
+}
+
+function invalid(coinType: string, reason: string): InvalidInputError {
+  return new InvalidInputError(`invalid coin type "${coinType}": ${reason}`);
+}
+
+/** The short spelling the upstream may use: leading zeros of the address dropped ("0x2::sui::SUI"). */
+export function shortCoinType(coinType: string): string {
+  return normalizeCoinType(coinType).replace(/0x0*([0-9a-f]+)::/g, (_, hex: string) => `0x${hex}::`);
+}

@@ -1,0 +1,89 @@
+import type { Context } from '../runtime/context.js';
+import { withShutdown } from '../runtime/shutdown.js';
+import type { Database } from '../db/client.js';
+import type { Queues } from '../queue/queues.js';
+import type { TickTracker } from '../queue/tick-tracker.js';
+import type { UpstreamClient } from '../upstream/client.js';
+import { createWorkerPool } from '../worker/workers.js';
+import { produceTick, type ProducedTick } from '../scheduler/producer.js';
+import type { Dataset, QueueName, TickStream } from '../datasets.js';
+import { sleep } from '../runtime/sleep.js';
+
+export interface CycleDeps {
+  context: Context;
+  database: Database;
+  queues: Queues;
+  tracker: TickTracker;
+  client: UpstreamClient;
+}
+
+export interface CycleRequest {
+  tick: Date;
+  datasets: readonly Dataset[];
+  /** Price requests for this time instead of the current price (backfill). */
+  at?: Date;
+  /** Called after each poll, e.g. for a progress bar. */
+  onProgress?: (finished: number, expected: number) => void;
+}
+
+export interface CycleOutcome {
+  produced: ProducedTick[];
+  /** False when the queues went idle with jobs that never reached an outcome (lost to stalls). */
+  complete: boolean;
+}
+
+const POLL_MS = 200;
+const IDLE_POLLS_BEFORE_GIVING_UP = 15;
+
+/**
+ * One cycle processed in this process: enqueue the tick through the same queues the scheduler
+ * uses, run in-process workers, and wait until every job has succeeded, been quarantined or failed
+ * for good. Other worker processes attached to the same Redis may take part.
+ */
+export async function runCycle(deps: CycleDeps, request: CycleRequest): Promise<CycleOutcome> {
+  return withShutdown(deps.context.logger, async (shutdown) => {
+    const pool = createWorkerPool({ ...deps, queueNames: request.datasets });
+    shutdown.add('workers', () => pool.close());
+    const produced: ProducedTick[] = [];
+    for (const dataset of request.datasets)
+      produced.push(await produceTick(deps, dataset, request.tick, { at: request.at }));
+    const complete = await waitForTicks(deps, {
+      streams: request.datasets.map((dataset) => ({ stream: dataset, tick: request.tick })),
+      queues: request.datasets,
+      onProgress: request.onProgress,
+    });
+    return { produced, complete };
+  });
+}
+
+export interface TickWait {
+  streams: { stream: TickStream; tick: Date }[];
+  /** Queues whose emptiness means nothing more will happen. */
+  queues: readonly QueueName[];
+  onProgress?: (finished: number, expected: number) => void;
+}
+
+/** Polls until every stream's tick is complete, or the queues went idle with jobs unaccounted for. */
+export async function waitForTicks(
+  deps: Pick<CycleDeps, 'queues' | 'tracker' | 'context'>,
+  wait: TickWait,
+): Promise<boolean> {
+  let idlePolls = 0;
+  for (;;) {
+    const progress = await Promise.all(wait.streams.map(({ stream, tick }) => deps.tracker.progress(stream, tick)));
+    const finished = progress.reduce((sum, p) => sum + Math.min(p.finished, p.expected), 0);
+    const expected = progress.reduce((sum, p) => sum + p.expected, 0);
+    wait.onProgress?.(finished, expected);
+    if (progress.every((p) => p.complete)) return true;
+    if (deps.context.signal.aborted) return false;
+    const busy = await Promise.all(
+      wait.queues.map(async (queue) => {
+        const counts = await deps.queues[queue].getJobCounts('wait', 'active', 'delayed', 'prioritized');
+        return Object.values(counts).some((count) => count > 0);
+      }),
+    );
+    idlePolls = busy.some(Boolean) ? 0 : idlePolls + 1;
+    if (idlePolls >= IDLE_POLLS_BEFORE_GIVING_UP) return false;
+    await sleep(POLL_MS);
+  }
+}

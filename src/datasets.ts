@@ -1,0 +1,18 @@
+/**
+ * chaintap's words for what it ingests, defined once, each from the one before:
+ * - a dataset is a kind of data a tick produces (prices, positions, nfts);
+ * - a queue holds one dataset's jobs, or the maintenance jobs (housekeeping, not a dataset);
+ * - a tick stream is what a tick's jobs count towards: a dataset's scheduled ticks, or the time
+ *   steps of a price backfill;
+ * - an upstream operation is one kind of upstream request: a dataset's, or the protocol list that
+ *   maintenance reads.
+ */
+export const DATASETS = ['prices', 'positions', 'nfts'] as const;
+export type Dataset = (typeof DATASETS)[number];
+
+export const QUEUE_NAMES = [...DATASETS, 'maintenance'] as const;
+export type QueueName = (typeof QUEUE_NAMES)[number];
+
+export type TickStream = Dataset | 'backfill';
+
+export type UpstreamOperation = Dataset | 'protocols';

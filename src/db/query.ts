@@ -1,0 +1,88 @@
+import { describe } from '../errors.js';
+import { sleep } from '../runtime/sleep.js';
+import type { Database } from './client.js';
+import type { RunRecord } from './stores/jobs.js';
+
+/**
+ * The database operations chaintap runs, as named in the `store` label of
+ * chaintap_db_query_duration_seconds and in logs: a fixed list, so that the label's cardinality is
+ * small. A job's whole transaction is named after its dataset (`positions.write`).
+ */
+export type StoreOperation =
+  | `${RunRecord['dataset']}.write`
+  | 'jobs.record_failure'
+  | 'jobs.quarantine'
+  | 'prices.read'
+  | 'protocols.list'
+  | 'raw_responses.read'
+  | 'raw_responses.prune'
+  | 'watchlist.add'
+  | 'watchlist.remove'
+  | 'watchlist.list'
+  | 'partitions.ensure'
+  | 'partitions.list'
+  | 'partitions.detach'
+  | 'partitions.reindex'
+  | 'downsample.read'
+  | 'downsample.delete'
+  | 'downsample.record'
+  | 'compaction.read'
+  | 'compaction.vacuum'
+  | 'compaction.record'
+  | 'schema_drifts.record'
+  | 'status.read'
+  | 'readiness.check'
+  | 'ticks.notify';
+
+/** Deadlock and serialization failures: Postgres rolled the work back whole, so it may simply run again. */
+const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
+const MAX_ATTEMPTS = 4;
+
+/**
+ * Runs one database operation (one statement, or one whole transaction) and is the one place that
+ * retries, logs and measures it. A deadlock victim or serialization failure runs again after a
+ * short random pause; `work` must therefore be the whole unit Postgres rolled back (never a
+ * statement inside a transaction). The duration, retries included, is observed once in
+ * chaintap_db_query_duration_seconds with the outcome; a failure is logged once, by its SQLSTATE,
+ * never with the SQL text or its parameters.
+ */
+export async function runQuery<T>(
+  database: Database,
+  operation: StoreOperation,
+  work: () => PromiseLike<T>,
+): Promise<T> {
+  const { metrics, logger } = database.instrumentation ?? {};
+  const stopTimer = metrics?.dbQueryDuration.startTimer({ store: operation });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const result = await work();
+      stopTimer?.({ outcome: 'ok' });
+      return result;
+    } catch (error) {
+      const code = sqlState(error);
+      if (attempt < MAX_ATTEMPTS && code !== undefined && RETRYABLE_SQLSTATES.has(code)) {
+        logger?.debug(
+          { store: operation, sqlState: code, attempt },
+          'database operation rolled back; running it again',
+        );
+        await sleep(20 + Math.random() * 80 * attempt);
+        continue;
+      }
+      stopTimer?.({ outcome: 'error' });
+      logger?.warn(
+        { store: operation, sqlState: code, attempts: attempt, err: describe(error) },
+        'database operation failed',
+      );
+      throw error;
+    }
+  }
+}
+
+/** The SQLSTATE of a Postgres error, also when Drizzle wrapped it. */
+function sqlState(error: unknown): string | undefined {
+  for (let e = error; e instanceof Error; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
+}

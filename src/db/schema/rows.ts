@@ -1,0 +1,97 @@
+import type {
+  nftCollections,
+  nftHoldingSnapshots,
+  nftTokens,
+  positionAmounts,
+  positionFarming,
+  positions,
+  positionSnapshots,
+  protocols,
+} from './index.js';
+
+/** An insert row with every column present (null rather than missing), as normalizers produce them. */
+type Complete<T> = { [K in keyof T]-?: Exclude<T[K], undefined> };
+
+/** What one price answer says about a token (the writer keeps token_catalog from it). */
+export interface TokenRow {
+  coinType: string;
+  symbol: string | null;
+  decimals: number | null;
+  /** Earliest and latest upstream `timestamp` of the token's entries, priced or not. */
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+  /** Latest `timestamp` of a priced entry; null when every entry had price null. */
+  lastPriceTime: Date | null;
+}
+
+/** One row of the token_prices view (stored compactly in token_price_points). */
+export interface PriceRow {
+  coinType: string;
+  priceTime: Date;
+  price: string;
+  price24hAgo: string | null;
+  source: string | null;
+  fetchedAt: Date;
+}
+
+export interface NormalizedTokenPrices {
+  tokens: TokenRow[];
+  prices: PriceRow[];
+  /** Coin types the upstream answered with price null (known token, no price for that time). */
+  missing: string[];
+}
+
+export type ProtocolRow = Complete<typeof protocols.$inferInsert>;
+export type PositionRow = Complete<Omit<typeof positions.$inferInsert, 'positionKey' | 'snapshotExtra'>>;
+/** Rows of the views position_snapshots, position_amounts and position_farming (the writer stores them compactly). */
+export type PositionSnapshotRow = typeof positionSnapshots.$inferSelect;
+/** Amount and farming rows name their snapshot by position id (the owner and tick are the job's). */
+export type PositionAmountRow = Omit<typeof positionAmounts.$inferSelect, 'owner' | 'snapshotAt'>;
+export type PositionFarmingRow = Omit<typeof positionFarming.$inferSelect, 'owner' | 'snapshotAt'>;
+export type PositionAmountKind = PositionAmountRow['kind'];
+
+export interface NormalizedPositions {
+  protocols: ProtocolRow[];
+  positions: PositionRow[];
+  snapshots: PositionSnapshotRow[];
+  amounts: PositionAmountRow[];
+  farming: PositionFarmingRow[];
+}
+
+export type NftCollectionRow = Complete<typeof nftCollections.$inferInsert>;
+export type NftHoldingSnapshotRow = Complete<typeof nftHoldingSnapshots.$inferInsert>;
+export type NftTokenRow = Complete<typeof nftTokens.$inferInsert>;
+
+export interface NormalizedNftHoldings {
+  collections: NftCollectionRow[];
+  holdings: NftHoldingSnapshotRow[];
+  tokens: NftTokenRow[];
+}
+
+/** An element of an answer (a price entry, a position, an NFT group) that cannot be read at all. */
+export interface QuarantinedElement {
+  /** Its index in the answer's list. */
+  index: number;
+  /** As received. */
+  element: unknown;
+  reason: string;
+}
+
+/**
+ * A field that came in a shape other than the documented one (`shape`: numeric_string and
+ * value_object are read; any other shape leaves the column null and the value in `extra`), with how
+ * many times it did in one answer.
+ */
+export interface SchemaDrift {
+  field: string;
+  shape: string;
+  count: number;
+}
+
+/** What every normalizer reports about an answer besides its rows. */
+export interface ElementOutcome {
+  /** Elements in the answer. */
+  elements: number;
+  quarantined: QuarantinedElement[];
+  drifts: SchemaDrift[];
+}

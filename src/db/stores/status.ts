@@ -1,0 +1,194 @@
+import type { Database } from '../client.js';
+import { runQuery } from '../query.js';
+
+/**
+ * The read-only queries behind the status page and the scrape-time gauges. Each one is bounded
+ * (LIMIT, a time window on an indexed column, or one row per dataset) because the page reloads
+ * every 30 s and Prometheus scrapes every worker.
+ */
+
+export interface DatasetFreshnessRow {
+  dataset: string;
+  targets: number;
+  /** Newest tick any target of the dataset completed. */
+  newestTick: Date | null;
+  /** Tick of the stalest target: the one that completed longest ago. */
+  oldestTick: Date | null;
+  lastSuccessAt: Date | null;
+}
+
+export function loadDatasetFreshness(database: Database): Promise<DatasetFreshnessRow[]> {
+  return runQuery(
+    database,
+    'status.read',
+    () => database.sql<DatasetFreshnessRow[]>`
+    select dataset,
+           count(*)::int as targets,
+           max(last_success_tick) as "newestTick",
+           min(last_success_tick) as "oldestTick",
+           max(last_success_at) as "lastSuccessAt"
+    from dataset_freshness
+    group by dataset
+    order by dataset`,
+  );
+}
+
+export interface FailedRunRow {
+  id: string;
+  dataset: string;
+  target: string;
+  tick: Date;
+  status: string;
+  attempts: number;
+  httpStatus: number | null;
+  error: string | null;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+/** Newest first. `order by r.id`, not the text `id` of the output: that would sort as text and scan the table. */
+export function loadRecentFailures(database: Database, limit: number): Promise<FailedRunRow[]> {
+  return runQuery(
+    database,
+    'status.read',
+    () => database.sql<FailedRunRow[]>`
+    select id::text, dataset, target, tick, status, attempts, http_status as "httpStatus",
+           left(error, 300) as error, started_at as "startedAt", finished_at as "finishedAt"
+    from ingestion_runs r
+    where status in ('failed', 'retrying', 'quarantined')
+    order by r.id desc
+    limit ${limit}`,
+  );
+}
+
+export interface QuarantinedRow {
+  id: string;
+  receivedAt: Date;
+  dataset: string;
+  endpoint: string;
+  target: string | null;
+  tick: Date | null;
+  httpStatus: number | null;
+  reason: string;
+}
+
+export function loadRecentQuarantined(database: Database, limit: number): Promise<QuarantinedRow[]> {
+  return runQuery(
+    database,
+    'status.read',
+    () => database.sql<QuarantinedRow[]>`
+    select id::text, received_at as "receivedAt", dataset, endpoint, target, tick,
+           http_status as "httpStatus", left(reason, 300) as reason
+    from quarantined_payloads q
+    order by q.id desc
+    limit ${limit}`,
+  );
+}
+
+export interface WatchedTokenRow {
+  coinType: string;
+  symbol: string | null;
+  price: string | null;
+  price24hAgo: string | null;
+  priceTime: Date | null;
+}
+
+export function loadWatchedTokens(database: Database): Promise<WatchedTokenRow[]> {
+  return runQuery(
+    database,
+    'status.read',
+    () => database.sql<WatchedTokenRow[]>`
+    select w.coin_type as "coinType", l.symbol, l.price, l.price_24h_ago as "price24hAgo", l.price_time as "priceTime"
+    from watched_tokens w
+    left join latest_token_prices l on l.coin_type = w.coin_type
+    order by coalesce(l.symbol, w.coin_type), w.coin_type`,
+  );
+}
+
+export interface PriceRow {
+  coinType: string;
+  priceTime: Date;
+  price: string;
+}
+
+/** Every price of a watched token since `since`, oldest first per token. */
+export function loadWatchedTokenPrices(database: Database, since: Date): Promise<PriceRow[]> {
+  return runQuery(
+    database,
+    'status.read',
+    () => database.sql<PriceRow[]>`
+    select p.coin_type as "coinType", p.price_time as "priceTime", p.price
+    from token_prices p
+    where p.price_time >= ${since}
+      and p.coin_type in (select coin_type from watched_tokens)
+    order by p.coin_type, p.price_time`,
+  );
+}
+
+export interface SchemaDriftRow {
+  dataset: string;
+  field: string;
+  shape: string;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+  /** Times seen since first_seen_at. */
+  count: number;
+}
+
+/** Fields the upstream sent in another shape than documented and that were seen in the last 24 hours. */
+export function loadRecentSchemaDrifts(database: Database): Promise<SchemaDriftRow[]> {
+  return runQuery(
+    database,
+    'status.read',
+    () => database.sql<SchemaDriftRow[]>`
+    select dataset, field, shape, first_seen_at as "firstSeenAt", last_seen_at as "lastSeenAt", count::float8 as count
+    from schema_drifts
+    where last_seen_at > now() - interval '24 hours'
+    order by dataset, field, shape`,
+  );
+}
+
+export interface FailureCount {
+  dataset: string;
+  failed: number;
+  quarantined: number;
+  authFailures: number;
+}
+
+/** Failed and quarantined runs of the last 24 hours, with auth failures counted apart. */
+export function loadFailureCounts(database: Database): Promise<FailureCount[]> {
+  return runQuery(
+    database,
+    'status.read',
+    () => database.sql<FailureCount[]>`
+    select dataset,
+           count(*) filter (where status = 'failed')::int as failed,
+           count(*) filter (where status = 'quarantined')::int as quarantined,
+           count(*) filter (where status = 'failed' and (http_status in (401, 403) or error like 'AuthError%'))::int as "authFailures"
+    from ingestion_runs
+    where coalesce(finished_at, started_at) > now() - interval '24 hours'
+      and status in ('failed', 'quarantined')
+    group by dataset
+    order by dataset`,
+  );
+}
+
+export interface RunCountRow {
+  dataset: string;
+  status: string;
+  jobs: string;
+  rows: string | null;
+}
+
+/** Runs and rows written per dataset and status, for the given ticks (run-once's summary). */
+export function loadRunCounts(database: Database, datasets: string[], ticks: Date[]): Promise<RunCountRow[]> {
+  return runQuery(
+    database,
+    'status.read',
+    () => database.sql<RunCountRow[]>`
+      select dataset, status, count(*) as jobs, sum(rows_written) as rows
+      from ingestion_runs
+      where dataset = any(${datasets}) and tick = any(${ticks.map((tick) => tick.toISOString())}::timestamptz[])
+      group by dataset, status`,
+  );
+}

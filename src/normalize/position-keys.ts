@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto';
+import { position as positionSchema } from '../upstream/schemas.js';
+import { readDecimal } from './numeric-field.js';
+import { DriftLog } from './schema-drift.js';
+import { readTokenRef } from './token-ref.js';
+import { isPlainObject } from './wire-fields.js';
+
+/** Fields of a position that name where it sits in a pool: they stay the same for its whole life. */
+const PLACE_FIELDS = ['poolId', 'pool', 'tickLower', 'tickUpper', 'lowerTick', 'upperTick', 'priceLower', 'priceUpper'];
+
+/**
+ * The row key (positions.position_id) of each element of a positions answer, by index; null for an
+ * element without a readable identity (it is quarantined). The upstream's positionId when it is
+ * unique in the answer. Positions sharing one get `<positionId>#<fingerprint>`: 12 hex digits of the
+ * sha256 of what stays the same for a position from tick to tick (chain, type, protocol, the tokens
+ * and amounts of `input`, its pool and tick range), so that the key does not depend on the order of
+ * the answer. Positions equal even in that are told apart by order (`#<fingerprint>-2`, `-3`, …):
+ * nothing else distinguishes them. Pure.
+ */
+export function positionKeys(elements: readonly unknown[]): (string | null)[] {
+  const ids = elements.map((element) => {
+    const parsed = positionSchema.safeParse(element);
+    return parsed.success ? parsed.data.positionId : null;
+  });
+  const counts = new Map<string, number>();
+  for (const id of ids) if (id !== null) counts.set(id, (counts.get(id) ?? 0) + 1);
+
+  const keys = ids.map((id) => (id !== null && counts.get(id) === 1 ? id : null));
+  const repeated = ids
+    .map((id, index) => ({ id, index }))
+    .filter((entry): entry is { id: string; index: number } => entry.id !== null && counts.get(entry.id)! > 1)
+    .map((entry) => ({ ...entry, fingerprint: fingerprint(elements[entry.index] as Record<string, unknown>) }))
+    .sort((a, b) => a.id.localeCompare(b.id) || a.fingerprint.localeCompare(b.fingerprint) || a.index - b.index);
+  const taken = new Map<string, number>();
+  for (const entry of repeated) {
+    const base = `${entry.id}#${entry.fingerprint}`;
+    const seen = (taken.get(base) ?? 0) + 1;
+    taken.set(base, seen);
+    keys[entry.index] = seen === 1 ? base : `${base}-${seen}`;
+  }
+  return keys;
+}
+
+/** The key of a position nested in an amount list of its parent (a Borrow's collateral in `input`). */
+export function nestedPositionKey(parentKey: string, list: string, idx: number): string {
+  return `${parentKey}/${list}/${idx}`;
+}
+
+function fingerprint(element: Record<string, unknown>): string {
+  const meta = isPlainObject(element.meta) ? element.meta : null;
+  const protocol = meta && isPlainObject(meta.protocol) ? (meta.protocol.protocol ?? meta.protocol.name) : null;
+  const place = PLACE_FIELDS.filter((field) => element[field] !== undefined).map((field) => [field, element[field]]);
+  const stable = [element.chain, element.type, protocol ?? null, inputOf(element.input), place];
+  return createHash('sha256').update(JSON.stringify(stable)).digest('hex').slice(0, 12);
+}
+
+/** Token and amount of each `input` entry (values move with prices; these do not). */
+function inputOf(input: unknown): unknown {
+  if (!Array.isArray(input)) return input ?? null;
+  const ignored = new DriftLog();
+  return input.map((entry: unknown) => {
+    if (!isPlainObject(entry)) return entry;
+    const token = entry.token;
+    const tokenId =
+      typeof token === 'string' || isPlainObject(token)
+        ? readTokenRef(token as string | Record<string, unknown>).token
+        : null;
+    const positionId = entry.positionId;
+    return [tokenId, readDecimal(entry.amount, '', ignored).value, positionId ?? null];
+  });
+}

@@ -1,0 +1,51 @@
+import pino, { type Logger } from 'pino';
+
+export type { Logger };
+
+const REDACTED_PATHS = [
+  'apiKey',
+  '*.apiKey',
+  'UPSTREAM_API_KEY',
+  '*.UPSTREAM_API_KEY',
+  'headers["x-api-key"]',
+  '*.headers["x-api-key"]',
+  'OPS_TOKEN',
+  '*.OPS_TOKEN',
+];
+
+export interface LoggerSettings {
+  level: string;
+  /** Secrets to scrub from every line, whatever field or message they end up in. */
+  secrets?: (string | undefined)[];
+  /** Pretty output; default: when stdout is a TTY. */
+  pretty?: boolean;
+  destination?: pino.DestinationStream;
+}
+
+/**
+ * JSON logs by default, readable on a TTY. Known secret fields are redacted, and as a second line of
+ * defence every written line has the secrets' literal values replaced.
+ */
+export function createLogger(settings: LoggerSettings): Logger {
+  const secrets = (settings.secrets ?? []).filter((s): s is string => typeof s === 'string' && s.length >= 4);
+  const pretty = settings.pretty ?? (process.stdout.isTTY === true && !settings.destination);
+  const options: pino.LoggerOptions = {
+    level: settings.level,
+    base: { pid: process.pid },
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    // An explicit `hooks: undefined` would replace pino's default hooks and break it: only set when needed.
+    ...(secrets.length
+      ? {
+          hooks: {
+            streamWrite: (line: string) =>
+              secrets.reduce((text, secret) => text.split(secret).join('[redacted]'), line),
+          },
+        }
+      : {}),
+  };
+  if (settings.destination) return pino(options, settings.destination);
+  if (pretty) {
+    return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, destination: 2 } } });
+  }
+  return pino(options, pino.destination({ fd: 2, sync: false }));
+}

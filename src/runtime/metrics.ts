@@ -1,0 +1,96 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Every Prometheus metric chaintap exports. One registry per process context (no global registry),
+ * so tests and in-process workers never share counters by accident.
+ */
+export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
+  const registry = new Registry();
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'chaintap_' });
+  const registers = [registry];
+  return {
+    registry,
+    upstreamRequests: new Counter({
+      name: 'chaintap_upstream_requests_total',
+      help: 'Upstream HTTP requests by operation and outcome (HTTP status, or timeout/network)',
+      labelNames: ['operation', 'status'] as const,
+      registers,
+    }),
+    upstreamLatency: new Histogram({
+      name: 'chaintap_upstream_request_duration_seconds',
+      help: 'Upstream request latency by operation',
+      labelNames: ['operation'] as const,
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    upstreamRetries: new Counter({
+      name: 'chaintap_upstream_retries_total',
+      help: 'Upstream requests retried, by operation and reason',
+      labelNames: ['operation', 'reason'] as const,
+      registers,
+    }),
+    upstreamRateLimited: new Counter({
+      name: 'chaintap_upstream_rate_limited_total',
+      help: 'Upstream 429 answers, by operation',
+      labelNames: ['operation'] as const,
+      registers,
+    }),
+    rateLimitWaitSeconds: new Counter({
+      name: 'chaintap_rate_limit_wait_seconds_total',
+      help: 'Seconds spent waiting for the shared upstream rate limit',
+      registers,
+    }),
+    jobs: new Counter({
+      name: 'chaintap_jobs_total',
+      help: 'Jobs processed, by queue and outcome (completed, failed, retried, rate_limited, quarantined)',
+      labelNames: ['queue', 'outcome'] as const,
+      registers,
+    }),
+    jobDuration: new Histogram({
+      name: 'chaintap_job_duration_seconds',
+      help: 'Job processing time by queue',
+      labelNames: ['queue'] as const,
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    }),
+    rowsWritten: new Counter({
+      name: 'chaintap_rows_written_total',
+      help: 'Rows inserted or updated, by table',
+      labelNames: ['table'] as const,
+      registers,
+    }),
+    quarantined: new Counter({
+      name: 'chaintap_quarantined_payloads_total',
+      help: 'Upstream bodies, or elements of an answer, that could not be read and were quarantined, by dataset',
+      labelNames: ['dataset'] as const,
+      registers,
+    }),
+    schemaDrift: new Counter({
+      name: 'chaintap_schema_drift_total',
+      help: 'Fields the upstream sent in another shape than documented, by dataset, field and shape',
+      labelNames: ['dataset', 'field', 'shape'] as const,
+      registers,
+    }),
+    dbQueryDuration: new Histogram({
+      name: 'chaintap_db_query_duration_seconds',
+      help: 'Database operations (one statement or one transaction, retries included) by store operation and outcome (ok, error)',
+      labelNames: ['store', 'outcome'] as const,
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    queueDepth: new Gauge({
+      name: 'chaintap_queue_jobs',
+      help: 'Jobs in each queue by state, read at scrape time',
+      labelNames: ['queue', 'state'] as const,
+      registers,
+    }),
+    datasetFreshness: new Gauge({
+      name: 'chaintap_dataset_freshness_seconds',
+      help: 'Seconds since the last successful tick of each dataset, read at scrape time',
+      labelNames: ['dataset'] as const,
+      registers,
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,76 @@
+import type { Logger } from './logger.js';
+
+/**
+ * The closes of one command's resources, in one place: each resource adds its close when it is
+ * opened, and close() runs them last-added first, so that whatever uses a connection stops before
+ * the connection goes (scheduler, workers, ops server, upstream client, then queues, Redis, Postgres).
+ *
+ * There is no timeout here: a close that can hang bounds itself, because only it knows what to do
+ * when time runs out (the worker pool aborts its active jobs after SHUTDOWN_GRACE_MS and then forces
+ * its workers closed; Postgres ends with a timeout).
+ */
+export interface Shutdown {
+  /** Registers a close; `name` is what a failure is logged under. */
+  add(name: string, close: () => unknown): void;
+  /**
+   * Runs every close once, in reverse order of add(). A close that fails is logged and the others
+   * still run; then close() rejects with an AggregateError of the failures. A second call returns
+   * the first call's promise.
+   */
+  close(): Promise<void>;
+}
+
+export function createShutdown(logger: Logger): Shutdown {
+  const closes: { name: string; close: () => unknown }[] = [];
+  let closing: Promise<void> | undefined;
+
+  async function closeAll(): Promise<void> {
+    const failures: { name: string; error: unknown }[] = [];
+    for (const { name, close } of [...closes].reverse()) {
+      try {
+        await close();
+      } catch (error) {
+        logger.error(
+          { resource: name, err: error instanceof Error ? error.message : String(error) },
+          'failed to close',
+        );
+        failures.push({ name, error });
+      }
+    }
+    if (failures.length > 0) {
+      throw new AggregateError(
+        failures.map((failure) => failure.error),
+        `failed to close: ${failures.map((failure) => failure.name).join(', ')}`,
+      );
+    }
+  }
+
+  return {
+    add(name, close) {
+      // A resource opened after the closes ran would be left open: a bug in the caller.
+      if (closing) throw new Error(`cannot add "${name}": shutdown has already started`);
+      closes.push({ name, close });
+    },
+    close() {
+      closing ??= closeAll();
+      return closing;
+    },
+  };
+}
+
+/**
+ * Runs `work` with a new shutdown and closes everything it registered when the work ends, however it
+ * ends. When the work failed, that failure is what the caller gets (close failures are logged).
+ */
+export async function withShutdown<T>(logger: Logger, work: (shutdown: Shutdown) => Promise<T>): Promise<T> {
+  const shutdown = createShutdown(logger);
+  let result: T;
+  try {
+    result = await work(shutdown);
+  } catch (error) {
+    await shutdown.close().catch(() => undefined);
+    throw error;
+  }
+  await shutdown.close();
+  return result;
+}

@@ -1,0 +1,21 @@
+/**
+ * Waits `ms` milliseconds (rounded up, so a wait is never cut short), or rejects with the signal's
+ * reason as soon as it is aborted.
+ */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.max(0, Math.ceil(ms)),
+    );
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,198 @@
+import { positionTokens } from './position-tokens.js';
+import type { Json, JsonObject } from './json.js';
+import type { PositionType, SimulatedProtocol } from './protocols.js';
+
+/**
+ * Positions as real answers spell them (upstream-reality.md), for the real-shapes world. Each real
+ * type is built by one of the default world's variants, then respelled here: the real type name,
+ * chain `SUI`, token objects with undocumented fields, numbers as numeric strings, long decimal
+ * strings or `{ value }`, and documented fields left out. The respelling keeps every figure's value.
+ */
+export const REAL_POSITION_TYPES = [
+  'AMM',
+  'CLMM',
+  'CFMM',
+  'Lending',
+  'Borrow',
+  'Staking',
+  'Vest',
+  'Farm',
+  'Reward',
+] as const;
+export type RealPositionType = (typeof REAL_POSITION_TYPES)[number];
+
+const realProtocol = (id: string, name: string, site: string): SimulatedProtocol => ({
+  protocol: id,
+  name,
+  logo: `https://icons.simulated.chaintap.dev/protocols/${id}.png`,
+  url: `https://${site}`,
+  chains: ['sui'],
+  types: [],
+});
+
+const CETUS = realProtocol('cetus', 'Cetus', 'app.cetus.zone');
+const KRIYA = realProtocol('kriya', 'Kriya', 'app.kriya.finance');
+const AFTERMATH = realProtocol('aftermath', 'AftermathFinance', 'aftermath.finance');
+const SCALLOP = realProtocol('scallop', 'Scallop', 'app.scallop.io');
+const NAVI = realProtocol('navi', 'Navi', 'app.naviprotocol.io');
+const NATIVE_STAKE = realProtocol('native_stake', 'native_stake', 'sui.io');
+
+type NumberSpelling = 'number' | 'string' | 'long-decimal';
+
+interface RealTypeShape {
+  /** The default world's variant that builds its figures. */
+  builder: PositionType;
+  protocols: SimulatedProtocol[];
+  numbers: NumberSpelling;
+  /** `fee` as `{ value: fee }`. */
+  wrapFee: boolean;
+  /** Fields this type leaves out: documented ones real answers miss, and tick fields of uniform pools. */
+  omit: string[];
+}
+
+const TICK_FIELDS = ['tickLower', 'tickUpper', 'inRange', 'liquidity'];
+
+export const REAL_TYPE_SHAPES: Record<RealPositionType, RealTypeShape> = {
+  AMM: { builder: 'liquidity_pool', protocols: [KRIYA], numbers: 'string', wrapFee: false, omit: TICK_FIELDS },
+  CLMM: { builder: 'liquidity_pool', protocols: [CETUS], numbers: 'long-decimal', wrapFee: true, omit: [] },
+  CFMM: { builder: 'liquidity_pool', protocols: [AFTERMATH], numbers: 'number', wrapFee: true, omit: TICK_FIELDS },
+  Lending: {
+    builder: 'lending_supply',
+    protocols: [SCALLOP, NAVI],
+    numbers: 'number',
+    wrapFee: false,
+    omit: ['farming'],
+  },
+  Borrow: { builder: 'lending_borrow', protocols: [SCALLOP, NAVI], numbers: 'string', wrapFee: false, omit: [] },
+  Staking: {
+    builder: 'staking',
+    protocols: [NATIVE_STAKE],
+    numbers: 'number',
+    wrapFee: false,
+    omit: ['yieldCollected'],
+  },
+  Vest: { builder: 'vesting', protocols: [CETUS], numbers: 'string', wrapFee: false, omit: ['farming'] },
+  Farm: { builder: 'farming', protocols: [CETUS, AFTERMATH], numbers: 'number', wrapFee: true, omit: [] },
+  Reward: {
+    builder: 'vesting',
+    protocols: [NAVI, SCALLOP],
+    numbers: 'number',
+    wrapFee: false,
+    omit: ['farming', 'yieldCollected'],
+  },
+};
+
+const REAL_PROTOCOLS = [CETUS, KRIYA, AFTERMATH, SCALLOP, NAVI, NATIVE_STAKE];
+
+export function findRealProtocol(id: string): SimulatedProtocol | undefined {
+  return REAL_PROTOCOLS.find((candidate) => candidate.protocol === id);
+}
+
+const TOKEN_NAMES: Record<string, string> = { SUI: 'Sui', USDC: 'USD Coin', USDT: 'Tether USD', WETH: 'Wrapped Ether' };
+const AMOUNT_LISTS = ['input', 'yieldCollected'] as const;
+
+/**
+ * A default-world position respelled as the real type. `nested` replaces the `input` list of a Borrow
+ * (its collateral, a whole Lending position).
+ */
+export function realShapePosition(
+  position: JsonObject,
+  type: RealPositionType,
+  valuedAtMs: number,
+  nested?: JsonObject,
+): JsonObject {
+  const shape = REAL_TYPE_SHAPES[type];
+  const context: TokenContext = {
+    timestamp: Math.floor(valuedAtMs / 1000),
+    poolId: typeof position.poolId === 'string' ? position.poolId : undefined,
+  };
+  const entries = (list: Json | undefined) => amountList(list, shape.numbers, context);
+  const real: JsonObject = { ...position, type, chain: 'SUI' };
+  for (const name of AMOUNT_LISTS) if (name in position) real[name] = entries(position[name]);
+  const current = position.current as JsonObject;
+  real.current = { ...current, tokens: entries(current.tokens) };
+  if ('yield' in current) (real.current as JsonObject).yield = entries(current.yield);
+  if (Array.isArray(position.farming)) {
+    real.farming = position.farming.map((farm) => {
+      const entry = farm as JsonObject;
+      return Array.isArray(entry.rewards) ? { ...entry, rewards: entries(entry.rewards) } : entry;
+    });
+  }
+  if (typeof position.healthFactor === 'number') (real.current as JsonObject).healthy = position.healthFactor > 1.1;
+  if (shape.wrapFee && position.fee !== null && position.fee !== undefined) real.fee = { value: Number(position.fee) };
+  if (type === 'CLMM') real.price = longDecimal(poolPrice(real.current as JsonObject));
+  if (nested !== undefined) real.input = [nested];
+  for (const name of shape.omit) delete real[name];
+  return real;
+}
+
+interface TokenContext {
+  timestamp: number;
+  poolId?: string;
+}
+
+function amountList(list: Json | undefined, numbers: NumberSpelling, context: TokenContext): Json {
+  if (!Array.isArray(list)) return list ?? null;
+  return list.map((item) => {
+    const entry = item as JsonObject;
+    const amount = toNumber(entry.amount);
+    const value = toNumber(entry.value);
+    const price = amount !== null && value !== null && amount !== 0 ? value / amount : null;
+    return {
+      amount: spell(amount, numbers),
+      value: spell(value, numbers),
+      token: realToken(entry.token ?? null, price, context),
+    };
+  });
+}
+
+/** A token object with the fields real answers add (`name`, `logo`, `chain`, `poolId`, ...). */
+function realToken(token: Json, price: number | null, context: TokenContext): JsonObject {
+  const address = typeof token === 'string' ? token : String((token as JsonObject).address);
+  const known = positionTokens('sui').find((candidate) => candidate.address === address);
+  const symbol = known?.symbol ?? address.split('::')[2] ?? address;
+  const real: JsonObject = {
+    address,
+    symbol,
+    name: TOKEN_NAMES[symbol] ?? symbol,
+    logo: `https://icons.simulated.chaintap.dev/tokens/${symbol.toLowerCase()}.png`,
+    chain: 'SUI',
+    decimals: known?.decimals ?? 9,
+    timestamp: context.timestamp,
+    source: 'simulated',
+  };
+  if (context.poolId !== undefined) real.poolId = context.poolId;
+  if (price !== null) real.price = Number(price.toPrecision(12));
+  return real;
+}
+
+function toNumber(value: Json | undefined): number | null {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+  return null;
+}
+
+function spell(value: number | null, numbers: NumberSpelling): Json {
+  if (value === null) return null;
+  if (numbers === 'string') return String(value);
+  if (numbers === 'long-decimal') return longDecimal(value);
+  return value;
+}
+
+/**
+ * The exact decimal expansion of a double, to at least 30 significant digits (as concentrated-liquidity
+ * prices arrive): toFixed writes the binary value's exact digits, so the string equals the number.
+ */
+export function longDecimal(value: number): string {
+  if (value === 0) return '0';
+  const decimals = Math.min(100, Math.max(0, 30 - Math.floor(Math.log10(Math.abs(value)))));
+  return value.toFixed(decimals);
+}
+
+/** Price of the first pool token in the second, from the current amounts and values. */
+function poolPrice(current: JsonObject): number {
+  const [a, b] = current.tokens as JsonObject[];
+  const unit = (entry: JsonObject | undefined) =>
+    entry === undefined ? 1 : (toNumber(entry.value) ?? 1) / (toNumber(entry.amount) ?? 1);
+  return unit(a) / unit(b);
+}

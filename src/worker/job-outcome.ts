@@ -1,0 +1,29 @@
+import { ChaintapError } from '../errors.js';
+import { UnreadablePayloadError } from '../normalize/unreadable-payload-error.js';
+import { AuthError, InvalidPayloadError, RateLimitedError } from '../upstream/errors.js';
+
+/**
+ * What the queue does with a job whose attempt threw:
+ * - quarantine: the payload cannot be read; its body is kept aside and the job completes.
+ * - rate_limited: the queue waits for Retry-After; the attempt is not counted.
+ * - stop_and_alert: the API key was rejected; the job fails without retries and an error is logged.
+ * - fail: retrying cannot help (UnrecoverableError); the job fails at once.
+ * - retry: another attempt, after the queue's backoff, while attempts remain.
+ */
+export type JobOutcome = 'quarantine' | 'rate_limited' | 'stop_and_alert' | 'fail' | 'retry';
+
+/** The one place where an error decides a job's fate: by its class, else by its `retryable` flag. */
+export function jobOutcome(error: unknown): JobOutcome {
+  if (error instanceof InvalidPayloadError || error instanceof UnreadablePayloadError) return 'quarantine';
+  if (error instanceof RateLimitedError) return 'rate_limited';
+  if (error instanceof AuthError) return 'stop_and_alert';
+  return isRetryable(error) ? 'retry' : 'fail';
+}
+
+/**
+ * An error of ours says whether another try can help. Any other error (a lost connection, a bug)
+ * gets the benefit of the doubt: an outage passes, and a bug fails the job once attempts run out.
+ */
+export function isRetryable(error: unknown): boolean {
+  return error instanceof ChaintapError ? error.retryable : true;
+}
