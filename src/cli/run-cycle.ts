@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Context } from '../runtime/context.js';
 import { withShutdown } from '../runtime/shutdown.js';
 import type { Database } from '../db/client.js';
@@ -14,6 +15,7 @@ export interface CycleDeps {
   database: Database;
   queues: Queues;
   tracker: TickTracker;
+  redis: Redis;
   client: UpstreamClient;
 }
 

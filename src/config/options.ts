@@ -1,6 +1,8 @@
 import cron from 'node-cron';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { DATASETS, type Dataset } from '../datasets.js';
+import { parseUpstreamRate, type UpstreamRate } from './upstream-rate.js';
 
 /**
  * Every setting of chaintap, with its default, in one place. Built once from the environment
@@ -25,6 +27,26 @@ const cronExpression = z
     (value) => value.trim().split(/\s+/).length === 5 && cron.validate(value),
     'must be a valid five-field cron expression',
   );
+const upstreamRate = z.string().transform((value, context) => {
+  try {
+    return parseUpstreamRate(value);
+  } catch (error) {
+    context.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+const datasetOrder = z.string().transform((value, context) => {
+  const names = value.split(',').map((name) => name.trim());
+  const valid = names.length === DATASETS.length && DATASETS.every((dataset) => names.includes(dataset));
+  if (!valid) {
+    context.addIssue({
+      code: 'custom',
+      message: `must name ${DATASETS.join(', ')} once each, e.g. "${DATASETS.join(',')}"`,
+    });
+    return z.NEVER;
+  }
+  return names as Dataset[];
+});
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
@@ -39,8 +61,18 @@ export const optionsSchema = z.object({
     .default('chaintap'),
   UPSTREAM_BASE_URL: url(['http:', 'https:']).default('http://127.0.0.1:8787'),
   UPSTREAM_API_KEY: z.string().min(1).optional(),
-  /** Requests per second the upstream allows; shared by every worker process through Redis. */
-  UPSTREAM_RPS: z.coerce.number().positive().max(100_000).default(10),
+  /**
+   * The upstream's quota as the service states it (`40/min`, `2/s`, `10000/day`), paced evenly and
+   * shared by every process through Redis. Default: the real service's free tier.
+   */
+  UPSTREAM_RATE: upstreamRate.optional(),
+  /** The same in requests per second (the older setting; an alias of UPSTREAM_RATE). */
+  UPSTREAM_RPS: z.coerce.number().positive().max(100_000).optional(),
+  /**
+   * Which dataset's requests go first when they wait for the quota: current prices, then positions,
+   * then NFTs by default. Price catch-up (past slots) always comes after all of them.
+   */
+  DATASET_PRIORITY: datasetOrder.default([...DATASETS]),
   /** Requests in flight at once per process (BullMQ worker concurrency and p-limit fan-out). */
   UPSTREAM_CONCURRENCY: int(1, 1000).default(16),
   UPSTREAM_TIMEOUT_MS: int(100, 600_000).default(15_000),
@@ -67,8 +99,10 @@ export const optionsSchema = z.object({
   MAINTENANCE_CRON: cronExpression.default('30 3 * * *'),
   /** Send force_refresh=true on every Nth positions tick (0: never). */
   FORCE_REFRESH_EVERY: int(0).default(0),
-  /** How many missed price slots a scheduler that was down enqueues when it comes back. */
+  /** How many missed price slots a scheduler that was down records to fill when it comes back. */
   CATCHUP_MAX_SLOTS: int(0, 100_000).default(60),
+  /** How often the scheduler looks for a price gap to fill (src/scheduler/price-catch-up.ts). */
+  CATCHUP_POLL_MS: int(100, 3_600_000).default(10_000),
   JOB_ATTEMPTS: int(1, 100).default(5),
   JOB_BACKOFF_MS: int(0).default(2_000),
   SHUTDOWN_GRACE_MS: int(0).default(30_000),
@@ -91,8 +125,14 @@ export const optionsSchema = z.object({
   METRICS_ENABLED: bool.default(true),
 });
 
+export const DEFAULT_UPSTREAM_RATE = '40/min';
+
 export type OptionsInput = z.input<typeof optionsSchema>;
-export type Options = z.output<typeof optionsSchema>;
+export type Options = Omit<z.output<typeof optionsSchema>, 'UPSTREAM_RATE' | 'UPSTREAM_RPS'> & {
+  UPSTREAM_RATE: UpstreamRate;
+  /** UPSTREAM_RATE in requests per second. */
+  UPSTREAM_RPS: number;
+};
 export const optionNames = Object.keys(optionsSchema.shape) as (keyof Options)[];
 
 /**
@@ -117,7 +157,22 @@ export function loadOptions(
     });
     throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   }
-  return parsed.data;
+  return { ...parsed.data, ...resolveUpstreamRate(parsed.data.UPSTREAM_RATE, parsed.data.UPSTREAM_RPS) };
+}
+
+/** UPSTREAM_RATE, or UPSTREAM_RPS as its alias; both set must agree. */
+function resolveUpstreamRate(
+  rate: UpstreamRate | undefined,
+  rps: number | undefined,
+): Pick<Options, 'UPSTREAM_RATE' | 'UPSTREAM_RPS'> {
+  if (rate && rps !== undefined && Math.abs(rate.rps - rps) > 1e-9 * rps) {
+    throw new ConfigError(
+      `Invalid configuration:\n  UPSTREAM_RATE (${rate.label}) and UPSTREAM_RPS (${rps}/s) disagree: set only UPSTREAM_RATE`,
+    );
+  }
+  const resolved =
+    rate ?? (rps !== undefined ? parseUpstreamRate(String(rps)) : parseUpstreamRate(DEFAULT_UPSTREAM_RATE));
+  return { UPSTREAM_RATE: resolved, UPSTREAM_RPS: resolved.rps };
 }
 
 /** The API key, or a clear error for commands that call the upstream. */

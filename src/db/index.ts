@@ -10,7 +10,15 @@ export {
   PARTITIONED_TABLES,
   ARCHIVE_SCHEMA,
 } from './partitions.js';
-export { commitJob, recordJobFailure, quarantinePayload, type RunRecord } from './stores/jobs.js';
+export {
+  commitJob,
+  recordJobFailure,
+  quarantinePayload,
+  recordSupersededRuns,
+  type RunRecord,
+  type SupersededRun,
+} from './stores/jobs.js';
+export { loadTargetWatermarks } from './stores/watermarks.js';
 export {
   pruneRawResponses,
   readRawResponses,

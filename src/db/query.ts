@@ -12,6 +12,8 @@ export type StoreOperation =
   | `${RunRecord['dataset']}.write`
   | 'jobs.record_failure'
   | 'jobs.quarantine'
+  | 'jobs.record_superseded'
+  | 'watermarks.read'
   | 'prices.read'
   | 'protocols.list'
   | 'raw_responses.read'

@@ -8,20 +8,24 @@ export const SNAPSHOT_CHANNEL = 'chaintap_snapshots';
 /**
  * Tells LISTENing alerting jobs that every job of a dataset's tick has finished:
  * {"dataset":"positions","tick":"2026-11-21T12:15:00.000Z"}; a backfill time step is announced as
- * {"dataset":"prices","tick":...,"backfill":true}.
+ * {"dataset":"prices","tick":...,"backfill":true}. When some of the tick's jobs were superseded (a
+ * newer tick's job of the same target replaced them before they ran), `superseded` says how many:
+ * those targets have no snapshot at this tick (docs/quota.md).
  */
 export async function announceTickComplete(
   database: Database,
   logger: Logger,
   stream: TickStream,
   tick: Date,
+  { superseded = 0 }: { superseded?: number } = {},
 ): Promise<void> {
   const dataset = stream === 'backfill' ? 'prices' : stream;
   const payload = JSON.stringify({
     dataset,
     tick: tick.toISOString(),
     ...(stream === 'backfill' ? { backfill: true } : {}),
+    ...(superseded > 0 ? { superseded } : {}),
   });
   await runQuery(database, 'ticks.notify', () => database.sql.notify(SNAPSHOT_CHANNEL, payload));
-  logger.info({ dataset, tick: tick.toISOString() }, 'tick complete');
+  logger.info({ dataset, tick: tick.toISOString(), ...(superseded > 0 ? { superseded } : {}) }, 'tick complete');
 }

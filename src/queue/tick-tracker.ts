@@ -3,15 +3,17 @@ import { tickLabel } from './jobs.js';
 import type { TickStream } from '../datasets.js';
 
 /**
- * Knows when every job of a tick has reached a final outcome (succeeded, quarantined or failed for
- * good). Producers add the tick's job ids to a pending set; each job moves its id from pending to
- * finished (so a job re-run after a crash counts once, and a second producer with a changed
- * watchlist only adds what is new, reopening the tick). Exactly one caller learns that the tick just
- * completed, which is when the pipeline sends NOTIFY chaintap_snapshots.
+ * Knows when every job of a tick has reached a final outcome (succeeded, quarantined, failed for
+ * good, or superseded: replaced by the same target's job of a newer tick before it ran). Producers
+ * add the tick's job ids to a pending set; each job moves its id from pending to finished (so a job
+ * re-run after a crash counts once, and a second producer with a changed watchlist only adds what is
+ * new, reopening the tick). Exactly one caller learns that the tick just completed, which is when
+ * the pipeline sends NOTIFY chaintap_snapshots; the superseded ids are kept apart too, so that the
+ * announcement can say how many of the tick's jobs never ran.
  */
 const TTL_SECONDS = 3 * 24 * 3600;
 
-// KEYS: pending, finished, completed. Shared tail: complete the tick once when nothing is pending.
+// KEYS: pending, finished, completed, superseded. Shared tail: complete the tick once when nothing is pending.
 const COMPLETE_IF_DONE = `
 for _, key in ipairs(KEYS) do redis.call('EXPIRE', key, ARGV[1]) end
 if redis.call('SCARD', KEYS[1]) == 0 and redis.call('SET', KEYS[3], '1', 'NX', 'EX', ARGV[1]) then return 1 end
@@ -33,15 +35,35 @@ redis.call('SREM', KEYS[1], ARGV[2])
 redis.call('SADD', KEYS[2], ARGV[2])
 ${COMPLETE_IF_DONE}`;
 
-// ARGV: ttl, job ids.
+// ARGV: ttl, job ids. Only ids still pending are superseded; returns 1 when that completes the tick
+// and then the ids it superseded (a second producer superseding the same ids gets none).
+const SUPERSEDE_SCRIPT = `
+local superseded = {}
+for i = 2, #ARGV do
+  if redis.call('SREM', KEYS[1], ARGV[i]) == 1 then
+    redis.call('SADD', KEYS[2], ARGV[i])
+    redis.call('SADD', KEYS[4], ARGV[i])
+    superseded[#superseded + 1] = ARGV[i]
+  end
+end
+local function completeIfDone()
+${COMPLETE_IF_DONE}
+end
+local completed = 0
+if #superseded > 0 then completed = completeIfDone() end
+return {completed, superseded}
+`;
+
+// ARGV: ttl, job ids. A superseded job that runs after all (price catch-up) is no longer superseded.
 const REOPEN_SCRIPT = `
 local moved = 0
 for i = 2, #ARGV do
   moved = moved + redis.call('SREM', KEYS[2], ARGV[i])
+  redis.call('SREM', KEYS[4], ARGV[i])
   redis.call('SADD', KEYS[1], ARGV[i])
 end
 if moved > 0 then redis.call('DEL', KEYS[3]) end
-for _, key in ipairs({KEYS[1], KEYS[2]}) do redis.call('EXPIRE', key, ARGV[1]) end
+for _, key in ipairs({KEYS[1], KEYS[2], KEYS[4]}) do redis.call('EXPIRE', key, ARGV[1]) end
 return moved
 `;
 
@@ -49,8 +71,18 @@ const BATCH = 1000;
 
 export interface TickProgress {
   expected: number;
+  /** Jobs with a final outcome, the superseded ones included. */
   finished: number;
+  /** Jobs replaced by a newer tick's job of the same target before they ran. */
+  superseded: number;
   complete: boolean;
+}
+
+export interface SupersedeResult {
+  /** The ids that were pending and are now superseded. */
+  superseded: string[];
+  /** True for exactly one caller: the one whose superseding completed the tick. */
+  completed: boolean;
 }
 
 export interface TickTracker {
@@ -58,6 +90,8 @@ export interface TickTracker {
   expect(stream: TickStream, tick: Date, jobIds: string[]): Promise<boolean>;
   /** Marks one job finished; true for exactly one caller: the one that completed the tick. */
   finish(stream: TickStream, tick: Date, jobId: string): Promise<boolean>;
+  /** Marks pending jobs as superseded (finished without running); ids no longer pending are left alone. */
+  supersede(stream: TickStream, tick: Date, jobIds: string[]): Promise<SupersedeResult>;
   progress(stream: TickStream, tick: Date): Promise<TickProgress>;
   /** Finished jobs that run again (re-enqueued after removal, or retried by hand) are pending again. */
   reopen(stream: TickStream, tick: Date, jobIds: string[]): Promise<void>;
@@ -66,7 +100,7 @@ export interface TickTracker {
 export function createTickTracker(redis: Redis, prefix: string): TickTracker {
   const keys = (stream: TickStream, tick: Date) => {
     const base = `${prefix}:tick:${stream}:${tickLabel(tick)}`;
-    return [`${base}:pending`, `${base}:finished`, `${base}:completed`] as const;
+    return [`${base}:pending`, `${base}:finished`, `${base}:completed`, `${base}:superseded`] as const;
   };
   return {
     async expect(stream, tick, ids) {
@@ -75,7 +109,7 @@ export function createTickTracker(redis: Redis, prefix: string): TickTracker {
       for (let i = 0; i === 0 || i < ids.length; i += BATCH) {
         const result = await redis.eval(
           EXPECT_SCRIPT,
-          3,
+          4,
           ...keys(stream, tick),
           TTL_SECONDS,
           ...ids.slice(i, i + BATCH),
@@ -85,20 +119,36 @@ export function createTickTracker(redis: Redis, prefix: string): TickTracker {
       return completed;
     },
     async finish(stream, tick, id) {
-      return (await redis.eval(FINISH_SCRIPT, 3, ...keys(stream, tick), TTL_SECONDS, id)) === 1;
+      return (await redis.eval(FINISH_SCRIPT, 4, ...keys(stream, tick), TTL_SECONDS, id)) === 1;
+    },
+    async supersede(stream, tick, ids) {
+      const result: SupersedeResult = { superseded: [], completed: false };
+      for (let i = 0; i < ids.length; i += BATCH) {
+        const [completed, superseded] = (await redis.eval(
+          SUPERSEDE_SCRIPT,
+          4,
+          ...keys(stream, tick),
+          TTL_SECONDS,
+          ...ids.slice(i, i + BATCH),
+        )) as [number, string[]];
+        result.superseded.push(...superseded);
+        result.completed ||= completed === 1;
+      }
+      return result;
     },
     async progress(stream, tick) {
-      const [pendingKey, finishedKey, completedKey] = keys(stream, tick);
-      const [pending, finished, completed] = await Promise.all([
+      const [pendingKey, finishedKey, completedKey, supersededKey] = keys(stream, tick);
+      const [pending, finished, completed, superseded] = await Promise.all([
         redis.scard(pendingKey),
         redis.scard(finishedKey),
         redis.exists(completedKey),
+        redis.scard(supersededKey),
       ]);
-      return { expected: pending + finished, finished, complete: completed === 1 };
+      return { expected: pending + finished, finished, superseded, complete: completed === 1 };
     },
     async reopen(stream, tick, ids) {
       for (let i = 0; i < ids.length; i += BATCH) {
-        await redis.eval(REOPEN_SCRIPT, 3, ...keys(stream, tick), TTL_SECONDS, ...ids.slice(i, i + BATCH));
+        await redis.eval(REOPEN_SCRIPT, 4, ...keys(stream, tick), TTL_SECONDS, ...ids.slice(i, i + BATCH));
       }
     },
   };

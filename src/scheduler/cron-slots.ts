@@ -44,6 +44,16 @@ export function slotAtOrBefore(matcher: CronMatcher, time: Date, lookbackMinutes
   return undefined;
 }
 
+/** The first slot after `time`, looking ahead at most `lookaheadMinutes`. */
+export function slotAfter(matcher: CronMatcher, time: Date, lookaheadMinutes = 60 * 24 * 31): Date | undefined {
+  const start = floorToMinute(time).getTime();
+  for (let i = 1; i <= lookaheadMinutes; i += 1) {
+    const slot = new Date(start + i * MINUTE);
+    if (matcher.matches(slot)) return slot;
+  }
+  return undefined;
+}
+
 /** 0 for the day's first slot (UTC), 1 for the second, ...: used for 'every Nth cycle' policies. */
 export function slotIndexInDay(matcher: CronMatcher, slot: Date): number {
   const dayStart = Date.UTC(slot.getUTCFullYear(), slot.getUTCMonth(), slot.getUTCDate());

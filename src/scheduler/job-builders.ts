@@ -16,6 +16,8 @@ import type { QueueName } from '../datasets.js';
  */
 export interface PlannedJob<T> {
   name: string;
+  /** What the job refreshes: an address, a price batch; at most one job per target waits at a time. */
+  target: string;
   data: T;
   opts: JobsOptions & { jobId: string };
 }
@@ -30,14 +32,17 @@ export interface WatchedAddressOptions {
 
 function planned<T>(queue: QueueName, target: string, tick: Date, data: T): PlannedJob<T> {
   const id = jobId(queue, target, tick);
-  return { name: queue, data, opts: { jobId: id } };
+  return { name: queue, target, data, opts: { jobId: id } };
 }
 
-/** Sorted, split into requests of at most 50 coin types; `at` asks for prices at that time. */
+/**
+ * Sorted, split into requests of at most 50 coin types; `at` asks for prices at that time;
+ * `slotEnd` is when a current price stops standing for the slot (PriceJobData.slotEnd).
+ */
 export function priceJobs(
   coinTypes: string[],
   tick: Date,
-  options: { at?: Date; kind?: 'tokens' | 'backfill' } = {},
+  options: { at?: Date; kind?: 'tokens' | 'backfill'; slotEnd?: Date } = {},
 ): PlannedJob<PriceJobData>[] {
   const sorted = [...new Set(coinTypes)].sort();
   const jobs: PlannedJob<PriceJobData>[] = [];
@@ -50,6 +55,7 @@ export function priceJobs(
         target,
         coinTypes: batch,
         ...(options.at ? { at: options.at.toISOString() } : {}),
+        ...(options.slotEnd && !options.at ? { slotEnd: options.slotEnd.toISOString() } : {}),
       }),
     );
   }

@@ -1,23 +1,32 @@
 import type { Context } from '../runtime/context.js';
 import type { Database } from '../db/client.js';
-import { listWatchedAddresses, listWatchedTokens } from '../db/index.js';
+import { listWatchedAddresses, listWatchedTokens, loadTargetWatermarks } from '../db/index.js';
 import { jobOptions } from '../queue/job-options.js';
 import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { Queues } from '../queue/queues.js';
 import type { TickTracker } from '../queue/tick-tracker.js';
 import { announceTickComplete } from '../queue/tick-notification.js';
-import { cronMatcher, shouldForceRefresh } from './cron-slots.js';
+import { createPendingTargets, type TargetClaim } from '../queue/pending-targets.js';
+import { createPriceGaps } from '../queue/price-gaps.js';
+import { cronMatcher, shouldForceRefresh, slotAfter } from './cron-slots.js';
 import { maintenanceJobs, nftJobs, positionJobs, priceJobs, type PlannedJob } from './job-builders.js';
-import type { QueueName } from '../datasets.js';
+import { stalestFirst } from './stalest-first.js';
+import { supersedeJobs } from './supersede.js';
+import { queueStream, type QueueName } from '../datasets.js';
 
 /** Jobs per addBulk call when a tick is enqueued. */
 const ENQUEUE_SLICE = 200;
+/** BullMQ priority of catch-up jobs (1 is the highest; jobs without one go before all of them). */
+const CATCH_UP_PRIORITY = 10;
 
 export interface ProducerDeps {
   context: Context;
   database: Database;
   queues: Queues;
   tracker: TickTracker;
+  /** Where the pending targets and the price gaps are kept (the queues' Redis). */
+  redis: Redis;
 }
 
 export interface ProducedTick {
@@ -25,11 +34,18 @@ export interface ProducedTick {
   tick: Date;
   jobs: number;
   jobIds: string[];
+  /** Jobs of older ticks (or of this one, when a newer tick came first) superseded by this tick. */
+  superseded: number;
 }
 
 /**
  * Enqueues one tick of one queue from the current watchlist. Safe to run twice for the same tick
  * (deterministic job ids); a tick with no work is announced complete at once.
+ *
+ * A dataset's target has at most one job waiting: this tick's job replaces an older one that has not
+ * started (it is superseded: see supersede.ts), and a job of this tick whose target already has a
+ * newer one is superseded at once instead of enqueued. The jobs are enqueued stalest target first.
+ * The price catch-up queue (`price-catch-up`, a past slot with `at`) fills gaps and replaces nothing.
  */
 export async function produceTick(
   deps: ProducerDeps,
@@ -37,18 +53,52 @@ export async function produceTick(
   tick: Date,
   options: { at?: Date } = {},
 ): Promise<ProducedTick> {
-  const jobs = await planTick(deps, queue, tick, options);
-  if (queue !== 'maintenance') {
-    // Jobs of this tick that are gone from Redis (removed after their retention) run again: they
-    // must not count as finished from their first run.
-    const ids = jobs.map((job) => job.opts.jobId);
-    await deps.tracker.reopen(queue, tick, await missingJobIds(deps.queues[queue], ids));
-    const emptyTickComplete = await deps.tracker.expect(queue, tick, ids);
-    if (emptyTickComplete) await announceTickComplete(deps.database, deps.context.logger, queue, tick);
+  const planned = await planTick(deps, queue, tick, options);
+  const stream = queueStream(queue);
+  if (!stream) {
+    await enqueueJobs(deps, queue, planned);
+    deps.context.logger.info({ queue, tick: tick.toISOString(), jobs: planned.length }, 'tick enqueued');
+    return { queue, tick, jobs: planned.length, jobIds: planned.map((job) => job.opts.jobId), superseded: 0 };
   }
-  await enqueueJobs(deps, queue, jobs);
-  deps.context.logger.info({ queue, tick: tick.toISOString(), jobs: jobs.length }, 'tick enqueued');
-  return { queue, tick, jobs: jobs.length, jobIds: jobs.map((job) => job.opts.jobId) };
+  const { redis } = deps;
+  const prefix = deps.context.options.QUEUE_PREFIX;
+  const catchUp = queue === 'price-catch-up';
+  const jobs = catchUp
+    ? planned.map((job) => ({ ...job, opts: { ...job.opts, priority: CATCH_UP_PRIORITY } }))
+    : stalestFirst(planned, await loadTargetWatermarks(deps.database, stream));
+  const claim: TargetClaim = catchUp
+    ? { replaced: [], stale: [] }
+    : await createPendingTargets(redis, prefix).claim(
+        stream,
+        jobs.map((job) => ({ target: job.target, tick, jobId: job.opts.jobId })),
+      );
+  const stale = new Set(claim.stale.map(({ job }) => job.jobId));
+  const enqueued = jobs.filter((job) => !stale.has(job.opts.jobId));
+
+  const ids = jobs.map((job) => job.opts.jobId);
+  // Jobs of this tick that are gone from Redis (removed after their retention, or superseded and now
+  // caught up) run again: they must not count as finished from their first run.
+  const enqueuedIds = enqueued.map((job) => job.opts.jobId);
+  await deps.tracker.reopen(stream, tick, await missingJobIds(deps.queues[queue], enqueuedIds));
+  const emptyTickComplete = await deps.tracker.expect(stream, tick, ids);
+  if (emptyTickComplete) await announceTickComplete(deps.database, deps.context.logger, stream, tick);
+  await enqueueJobs(deps, queue, enqueued);
+  const superseded = await supersedeJobs(
+    { ...deps, priceGaps: createPriceGaps(redis, prefix) },
+    stream,
+    deps.queues[queue],
+    claim,
+  );
+  const logged = { queue, tick: tick.toISOString(), jobs: enqueued.length };
+  if (superseded > 0) {
+    deps.context.logger.warn(
+      { ...logged, superseded },
+      'tick superseded older jobs still waiting: the watchlist needs more requests than the quota gives (chaintap plan)',
+    );
+  } else {
+    deps.context.logger.info(logged, 'tick enqueued');
+  }
+  return { queue, tick, jobs: enqueued.length, jobIds: enqueuedIds, superseded };
 }
 
 /**
@@ -91,8 +141,12 @@ async function planTick(
 ): Promise<PlannedJob<unknown>[]> {
   const settings = deps.context.options;
   switch (queue) {
-    case 'prices':
-      return priceJobs(await listWatchedTokens(deps.database), tick, { at: options.at });
+    case 'prices': {
+      const slotEnd = slotAfter(cronMatcher(settings.PRICE_CRON), tick);
+      return priceJobs(await listWatchedTokens(deps.database), tick, { at: options.at, slotEnd });
+    }
+    case 'price-catch-up':
+      return priceJobs(await listWatchedTokens(deps.database), tick, { at: options.at ?? tick });
     case 'positions': {
       const force = shouldForceRefresh(cronMatcher(settings.POSITIONS_CRON), tick, settings.FORCE_REFRESH_EVERY);
       return positionJobs(await listWatchedAddresses(deps.database), tick, force);

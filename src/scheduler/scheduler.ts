@@ -1,40 +1,64 @@
-import cron, { type ScheduledTask } from 'node-cron';
-import type { Redis } from 'ioredis';
+import { describe } from '../errors.js';
+import { createPriceGaps } from '../queue/price-gaps.js';
 import { cronMatcher, floorToMinute, slotAtOrBefore, slotsBetween } from './cron-slots.js';
+import { fillNewestPriceGap } from './price-catch-up.js';
 import { produceTick, type ProducerDeps } from './producer.js';
+import { systemClock, type SchedulerClock } from './scheduler-clock.js';
 import type { QueueName } from '../datasets.js';
 
 export interface Scheduler {
-  /** Catches up missed price slots, then fires each queue's cron. */
+  /** Records missed price slots to fill, then fires each queue's cron and fills price gaps. */
   start(): Promise<void>;
   stop(): Promise<void>;
 }
 
+type CronQueue = Exclude<QueueName, 'price-catch-up'>;
+
 /**
  * node-cron in UTC, one expression per queue. Each fired slot is produced with its logical time;
- * the last produced price slot is kept in Redis so that a scheduler that was down enqueues the
- * missed slots (prices at those past times) when it comes back. Two schedulers may run at once:
- * they produce the same job ids.
+ * the last produced price slot is kept in Redis so that a scheduler that was down records the
+ * missed slots as price gaps when it comes back. Gaps (missed, or superseded under overload) are
+ * filled one slot at a time after each price tick and every CATCHUP_POLL_MS. Two schedulers may run
+ * at once: they produce the same job ids.
  */
-export function createScheduler(deps: ProducerDeps & { redis: Redis; now?: () => Date }): Scheduler {
+export function createScheduler(deps: ProducerDeps & { clock?: SchedulerClock }): Scheduler {
   const { options, logger } = deps.context;
-  const now = deps.now ?? (() => new Date());
-  const expressions: Record<QueueName, string> = {
+  const clock = deps.clock ?? systemClock;
+  const now = () => clock.now();
+  const expressions: Record<CronQueue, string> = {
     prices: options.PRICE_CRON,
     positions: options.POSITIONS_CRON,
     nfts: options.NFT_CRON,
     maintenance: options.MAINTENANCE_CRON,
   };
   const lastSlotKey = `${options.QUEUE_PREFIX}:scheduler:last-price-slot`;
-  const tasks: ScheduledTask[] = [];
+  const gaps = createPriceGaps(deps.redis, options.QUEUE_PREFIX);
+  const tasks: { stop(): Promise<void> }[] = [];
+  let poll: { stop(): void } | undefined;
+  let filling: Promise<void> | undefined;
 
-  async function produce(queue: QueueName, slot: Date, at?: Date): Promise<void> {
+  async function produce(queue: CronQueue, slot: Date): Promise<void> {
     try {
-      await produceTick(deps, queue, slot, { at });
-      if (queue === 'prices') await rememberPriceSlot(slot);
+      await produceTick(deps, queue, slot);
+      if (queue === 'prices') {
+        await rememberPriceSlot(slot);
+        void fillGaps();
+      }
     } catch (error) {
-      logger.error({ queue, tick: slot.toISOString(), err: (error as Error).message }, 'could not enqueue tick');
+      logger.error({ queue, tick: slot.toISOString(), err: describe(error) }, 'could not enqueue tick');
     }
+  }
+
+  /** One fill at a time in this process; a failure is logged and tried again at the next poll. */
+  function fillGaps(): Promise<void> {
+    return (filling ??= fillNewestPriceGap(deps)
+      .then((slot) => {
+        if (slot) logger.info({ slot: slot.toISOString() }, 'filling a price gap (prices at a past slot)');
+      })
+      .catch((error: unknown) => logger.warn({ err: describe(error) }, 'could not fill a price gap'))
+      .finally(() => {
+        filling = undefined;
+      }));
   }
 
   async function rememberPriceSlot(slot: Date): Promise<void> {
@@ -47,34 +71,35 @@ export function createScheduler(deps: ProducerDeps & { redis: Redis; now?: () =>
     );
   }
 
-  async function catchUpPrices(): Promise<void> {
+  /** The price slots missed while no scheduler ran, at most CATCHUP_MAX_SLOTS, become gaps. */
+  async function recordMissedPriceSlots(): Promise<void> {
     const last = await deps.redis.get(lastSlotKey);
     if (!last || options.CATCHUP_MAX_SLOTS === 0) return;
     const matcher = cronMatcher(options.PRICE_CRON);
     const current = slotAtOrBefore(matcher, now(), 24 * 60);
     const until = current ? new Date(current.getTime() - 60_000) : now();
     const missed = slotsBetween(matcher, new Date(Number(last)), until, options.CATCHUP_MAX_SLOTS);
-    if (missed.length)
-      logger.info({ slots: missed.length, from: missed[0]?.toISOString() }, 'catching up missed price slots');
-    for (const slot of missed) await produce('prices', slot, slot);
+    if (missed.length === 0) return;
+    logger.info({ slots: missed.length, from: missed[0]?.toISOString() }, 'catching up missed price slots');
+    await gaps.add(missed);
+    await rememberPriceSlot(missed.at(-1)!);
   }
 
   return {
     async start() {
-      await catchUpPrices();
-      for (const queue of Object.keys(expressions) as QueueName[]) {
-        const task = cron.schedule(expressions[queue], async () => produce(queue, floorToMinute(now())), {
-          timezone: 'Etc/UTC',
-          name: `chaintap-${queue}`,
-          noOverlap: true,
-        });
-        tasks.push(task);
+      await recordMissedPriceSlots();
+      for (const queue of Object.keys(expressions) as CronQueue[]) {
+        tasks.push(clock.onSlot(expressions[queue], `chaintap-${queue}`, () => produce(queue, floorToMinute(now()))));
       }
+      void fillGaps();
+      poll = clock.every(options.CATCHUP_POLL_MS, () => void fillGaps());
       logger.info(expressions, 'scheduler started');
     },
     async stop() {
-      await Promise.all(tasks.map((task) => task.destroy()));
+      poll?.stop();
+      await Promise.all(tasks.map((task) => task.stop()));
       tasks.length = 0;
+      await filling;
     },
   };
 }

@@ -11,6 +11,7 @@ import {
 } from '../db/index.js';
 import type { JobResult } from '../queue/jobs.js';
 import type { TickTracker } from '../queue/tick-tracker.js';
+import type { PriceGaps } from '../queue/price-gaps.js';
 import { describe } from '../errors.js';
 import { InvalidPayloadError, UpstreamError, type RateLimitedError } from '../upstream/errors.js';
 import type { UpstreamResponse } from '../upstream/client.js';
@@ -27,6 +28,8 @@ export interface IngestionDeps {
   tracker: TickTracker;
   /** The job's queue: a 429 pauses it for Retry-After instead of spending an attempt. */
   queue: Queue;
+  /** Price slots to fill later (a current price fetched after its slot ended). */
+  priceGaps: PriceGaps;
 }
 
 export interface IngestionSpec<T, Rows> {
@@ -260,7 +263,9 @@ async function handleFailure<T, Rows>(
 async function finishTarget<T, Rows>(deps: IngestionDeps, spec: IngestionSpec<T, Rows>, jobId: string): Promise<void> {
   if (!spec.trackedStream) return;
   const completed = await deps.tracker.finish(spec.trackedStream, spec.tick, jobId);
-  if (completed) await announceTickComplete(deps.database, deps.context.logger, spec.trackedStream, spec.tick);
+  if (!completed) return;
+  const { superseded } = await deps.tracker.progress(spec.trackedStream, spec.tick);
+  await announceTickComplete(deps.database, deps.context.logger, spec.trackedStream, spec.tick, { superseded });
 }
 
 function rawRecord<T, Rows>(

@@ -5,27 +5,53 @@ import type { JobResult, PriceJobData } from '../queue/jobs.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { runIngestionJob, type IngestionDeps } from './ingestion-job.js';
 
-/** One price request: at most 50 coin types, the current price or the price at `at`. */
+/**
+ * One price request: at most 50 coin types, the current price or the price at `at`. A current price
+ * job that ran so late that none of its prices falls in its slot (every price time at or after
+ * `slotEnd`: it waited behind a quota too small) leaves its slot as a price gap, to be fetched at the
+ * slot's own time by the catch-up.
+ */
 export function processPrices(deps: IngestionDeps, client: UpstreamClient) {
-  return (job: Job<PriceJobData>, signal: AbortSignal): Promise<JobResult> => {
+  return async (job: Job<PriceJobData>, signal: AbortSignal): Promise<JobResult> => {
     const { coinTypes, target } = job.data;
     const at = job.data.at ? new Date(job.data.at) : undefined;
     const stream = job.data.backfill ? 'backfill' : 'prices';
-    return runIngestionJob(
+    const tick = new Date(job.data.tick);
+    let latestPriceTime: number | undefined;
+    const result = await runIngestionJob(
       deps,
       job,
       {
         dataset: stream,
         trackedStream: stream,
         target,
-        tick: new Date(job.data.tick),
+        tick,
         endpoint: '/tokens/sui/price',
         fetch: (abort) => client.fetchTokenPriceBatch(coinTypes, { at, signal: abort }),
-        normalize: (data) => normalizeTokenPrices(data, { fetchedAt: new Date() }),
+        normalize: (data) => {
+          const rows = normalizeTokenPrices(data, { fetchedAt: new Date() });
+          for (const price of rows.prices)
+            latestPriceTime = Math.min(latestPriceTime ?? Infinity, price.priceTime.getTime());
+          return rows;
+        },
         outcome: (rows) => rows,
         write: (tx, rows) => writeTokenPrices(tx, rows),
       },
       signal,
     );
+    const slotEnd = job.data.slotEnd ? Date.parse(job.data.slotEnd) : undefined;
+    if (
+      result.outcome === 'succeeded' &&
+      slotEnd !== undefined &&
+      latestPriceTime !== undefined &&
+      latestPriceTime >= slotEnd
+    ) {
+      await deps.priceGaps.add([tick]);
+      deps.context.logger.info(
+        { jobId: job.id, tick: tick.toISOString() },
+        'current prices fetched after their slot ended: the slot will be filled at its own time',
+      );
+    }
+    return result;
   };
 }

@@ -5,6 +5,7 @@ import type { Context } from '../runtime/context.js';
 import type { Database } from '../db/client.js';
 import type { Queues } from '../queue/queues.js';
 import { createRedisConnection } from '../runtime/redis-connection.js';
+import { createPriceGaps } from '../queue/price-gaps.js';
 import { sleep } from '../runtime/sleep.js';
 import type { TickTracker } from '../queue/tick-tracker.js';
 import type { UpstreamClient } from '../upstream/client.js';
@@ -13,7 +14,7 @@ import { processMaintenance } from './process-maintenance.js';
 import { processNfts } from './process-nfts.js';
 import { processPositions } from './process-positions.js';
 import { processPrices } from './process-prices.js';
-import type { QueueName } from '../datasets.js';
+import { QUEUE_NAMES, type QueueName } from '../datasets.js';
 
 type JobProcessor = (job: Job, signal: AbortSignal) => Promise<unknown>;
 
@@ -29,6 +30,8 @@ export interface WorkerPoolDeps {
   client: UpstreamClient;
   queues: Queues;
   tracker: TickTracker;
+  /** The queues' Redis, for the price gaps. */
+  redis: Redis;
   queueNames?: readonly QueueName[];
 }
 
@@ -40,22 +43,29 @@ export interface WorkerPoolDeps {
 export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
   const { context, client, queues } = deps;
   const { options, logger } = context;
-  const names = deps.queueNames ?? (['prices', 'positions', 'nfts', 'maintenance'] as const);
+  const names = deps.queueNames ?? QUEUE_NAMES;
   // Aborted only when the grace period runs out: a SIGTERM lets active requests finish.
   const hardStop = new AbortController();
   // Every in-flight request listens to it: hundreds of listeners are expected, not a leak.
   setMaxListeners(0, hardStop.signal);
   const connections: Redis[] = [];
+  const priceGaps = createPriceGaps(deps.redis, options.QUEUE_PREFIX);
 
   const workers = names.map((name) => {
-    const ingestion: IngestionDeps = { context, database: deps.database, tracker: deps.tracker, queue: queues[name] };
+    const ingestion: IngestionDeps = {
+      context,
+      database: deps.database,
+      tracker: deps.tracker,
+      queue: queues[name],
+      priceGaps,
+    };
     const process = processorFor(name, ingestion, client);
     const connection = createRedisConnection(options.REDIS_URL, 'worker');
     connections.push(connection);
     const worker = new Worker(name, (job) => process(job, hardStop.signal), {
       connection,
       prefix: options.QUEUE_PREFIX,
-      concurrency: name === 'maintenance' ? 1 : options.UPSTREAM_CONCURRENCY,
+      concurrency: concurrencyOf(name, options.UPSTREAM_CONCURRENCY),
       limiter: { max: Math.max(1, Math.ceil(options.UPSTREAM_RPS * 2)), duration: 1000 },
       // The lock is renewed while a job runs; it expiring means the worker died: another takes the job.
       lockDuration: options.JOB_LOCK_MS,
@@ -96,9 +106,21 @@ export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
   };
 }
 
+/**
+ * Jobs at a time per queue: UPSTREAM_CONCURRENCY for the datasets; a quarter of it for the price
+ * catch-up, whose requests wait for the quota after every current one, so that they never take all
+ * the slots; one for maintenance.
+ */
+function concurrencyOf(name: QueueName, upstreamConcurrency: number): number {
+  if (name === 'maintenance') return 1;
+  if (name === 'price-catch-up') return Math.max(1, Math.floor(upstreamConcurrency / 4));
+  return upstreamConcurrency;
+}
+
 function processorFor(name: QueueName, deps: IngestionDeps, client: UpstreamClient): JobProcessor {
   switch (name) {
     case 'prices':
+    case 'price-catch-up':
       return processPrices(deps, client) as JobProcessor;
     case 'positions':
       return processPositions(deps, client) as JobProcessor;

@@ -53,6 +53,7 @@ it('SIGTERM with Redis gone: the workers that cannot close are bounded by the gr
     database: harness.database,
     queues: harness.queues,
     tracker: harness.tracker,
+    redis: harness.connection,
   };
   await produceTick(producer, 'prices', FAULT_TICK);
   await waitFor('the prices job asking the upstream', async () => harness.simulator.stats().requests >= 1, 20_000);

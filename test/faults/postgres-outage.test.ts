@@ -88,6 +88,7 @@ it('jobs retry through terminated connections and a 10 s outage; the cycle compl
       database: harness.database,
       queues: harness.queues,
       tracker: harness.tracker,
+      redis: harness.connection,
     };
     for (const dataset of ALL_DATASETS) await produceTick(producer, dataset, FAULT_TICK);
 

@@ -68,6 +68,7 @@ describe('Redis restarted mid-cycle', () => {
       database: harness.database,
       queues: harness.queues,
       tracker: harness.tracker,
+      redis: harness.connection,
     };
     for (const dataset of ALL_DATASETS) await produceTick(producer, dataset, FAULT_TICK);
     const finished = async () => {

@@ -55,6 +55,7 @@ it('SIGTERM mid-cycle: active jobs finish, the process exits 0 within the grace 
     database: harness.database,
     queues: harness.queues,
     tracker: harness.tracker,
+    redis: harness.connection,
   };
   for (const dataset of ALL_DATASETS) await produceTick(producer, dataset, FAULT_TICK);
   const finished = async () => {

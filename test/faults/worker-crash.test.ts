@@ -83,6 +83,7 @@ it('SIGKILL of a worker mid-cycle, twice, with another taking over: identical da
       database: harness.database,
       queues: harness.queues,
       tracker: harness.tracker,
+      redis: harness.connection,
     };
     for (const dataset of ALL_DATASETS) await produceTick(producer, dataset, FAULT_TICK);
 

@@ -33,6 +33,7 @@ beforeAll(async () => {
     database: harness.database,
     queues: harness.queues,
     tracker: harness.tracker,
+    redis: harness.connection,
     client: harness.client,
   };
   await runBackfill(deps, {

@@ -18,6 +18,7 @@ const deps = () => ({
   database: harness.database,
   queues: harness.queues,
   tracker: harness.tracker,
+  redis: harness.connection,
   client: harness.client,
 });
 

@@ -21,6 +21,7 @@ const deps = () => ({
   database: harness.database,
   queues: harness.queues,
   tracker: harness.tracker,
+  redis: harness.connection,
   client: harness.client,
 });
 
@@ -112,6 +113,7 @@ describe('one full cycle through queues, workers and the simulated upstream', ()
       database: harness.database,
       queues: harness.queues,
       tracker: harness.tracker,
+      redis: harness.connection,
     };
     await Promise.all([produceTick(producer, 'positions', next), produceTick(producer, 'positions', next)]);
     await produceTick(producer, 'positions', next);

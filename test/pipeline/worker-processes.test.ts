@@ -48,6 +48,7 @@ describe('two worker processes share one upstream rate limit', () => {
       database: harness.database,
       queues: harness.queues,
       tracker: harness.tracker,
+      redis: harness.connection,
     };
     const started = Date.now();
     await produceTick(producer, 'positions', tick);

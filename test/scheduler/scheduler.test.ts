@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addWatchedTokens } from '../../src/db/index.js';
 import { createScheduler } from '../../src/scheduler/scheduler.js';
+import { systemClock } from '../../src/scheduler/scheduler-clock.js';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
 
 let harness: PipelineHarness;
@@ -18,50 +19,46 @@ afterAll(async () => {
 });
 
 describe('scheduler', () => {
-  it('catches up the missed price slots, at most CATCHUP_MAX_SLOTS, as prices at those times', async () => {
+  it('records the missed price slots as gaps, at most CATCHUP_MAX_SLOTS, and fills them one slot at a time', async () => {
     const now = new Date('2026-11-21T12:10:30Z');
+    const prefix = harness.options.QUEUE_PREFIX;
     // The last slot a scheduler produced was 12:00; it was down until 12:10:30.
-    await redis.set(
-      `${harness.options.QUEUE_PREFIX}:scheduler:last-price-slot`,
-      String(Date.parse('2026-11-21T12:00:00Z')),
-    );
-    const scheduler = createScheduler({
+    await redis.set(`${prefix}:scheduler:last-price-slot`, String(Date.parse('2026-11-21T12:00:00Z')));
+    const deps = {
       context: harness.context,
       database: harness.database,
       queues: harness.queues,
       tracker: harness.tracker,
       redis,
-      now: () => now,
-    });
+      clock: { ...systemClock, now: () => now },
+    };
+    const scheduler = createScheduler(deps);
     await scheduler.start();
     await scheduler.stop();
-    const jobs = await harness.queues.prices.getJobs(['wait', 'delayed', 'active', 'completed']);
-    const caughtUp = jobs
-      .filter((job) => job.data.at)
-      .map((job) => [job.data.tick, job.data.at])
-      .sort();
-    // 12:01..12:09 were missed; the newest three are enqueued; 12:10 is the cron's own slot.
-    expect(caughtUp).toEqual([
-      ['2026-11-21T12:07:00.000Z', '2026-11-21T12:07:00.000Z'],
-      ['2026-11-21T12:08:00.000Z', '2026-11-21T12:08:00.000Z'],
-      ['2026-11-21T12:09:00.000Z', '2026-11-21T12:09:00.000Z'],
+    // 12:01..12:09 were missed; the newest three are kept; 12:10 is the cron's own slot.
+    const caughtUp = async () =>
+      (await harness.queues['price-catch-up'].getJobs(['prioritized', 'wait', 'delayed', 'active', 'completed']))
+        .map((job) => [job.data.tick, job.data.at])
+        .sort();
+    expect(await caughtUp()).toEqual([['2026-11-21T12:09:00.000Z', '2026-11-21T12:09:00.000Z']]);
+    expect((await redis.zrange(`${prefix}:prices:gaps`, '0', '-1')).map((member) => Number(member))).toEqual([
+      Date.parse('2026-11-21T12:07:00Z'),
+      Date.parse('2026-11-21T12:08:00Z'),
     ]);
-    expect(Number(await redis.get(`${harness.options.QUEUE_PREFIX}:scheduler:last-price-slot`))).toBe(
-      Date.parse('2026-11-21T12:09:00Z'),
-    );
-
-    // A second scheduler starting at the same moment finds nothing more to catch up.
-    const second = createScheduler({
-      context: harness.context,
-      database: harness.database,
-      queues: harness.queues,
-      tracker: harness.tracker,
-      redis,
-      now: () => now,
+    expect(Number(await redis.get(`${prefix}:scheduler:last-price-slot`))).toBe(Date.parse('2026-11-21T12:09:00Z'));
+    // Nothing reaches the current prices queue, and the catch-up counts towards the slot's prices tick.
+    expect(await harness.queues.prices.getJobs(['prioritized', 'wait', 'delayed', 'active', 'completed'])).toEqual([]);
+    expect(await harness.tracker.progress('prices', new Date('2026-11-21T12:09:00Z'))).toMatchObject({
+      expected: 1,
+      finished: 0,
     });
+
+    // A second scheduler starting at the same moment finds nothing more to catch up, and does not
+    // start the next gap while the first is unfinished.
+    const second = createScheduler(deps);
     await second.start();
     await second.stop();
-    const after = await harness.queues.prices.getJobs(['wait', 'delayed', 'active', 'completed']);
-    expect(after.filter((job) => job.data.at)).toHaveLength(3);
+    expect(await caughtUp()).toHaveLength(1);
+    expect(await redis.zcard(`${prefix}:prices:gaps`)).toBe(2);
   });
 });

@@ -91,6 +91,7 @@ export function cycleDeps(harness: PipelineHarness) {
     database: harness.database,
     queues: harness.queues,
     tracker: harness.tracker,
+    redis: harness.connection,
     client: harness.client,
   };
 }

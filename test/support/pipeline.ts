@@ -59,7 +59,8 @@ export async function createPipelineHarness(
     QUEUE_PREFIX: redis.prefix,
     UPSTREAM_BASE_URL: simulator.url,
     UPSTREAM_API_KEY: settings.apiKey ?? TEST_API_KEY,
-    UPSTREAM_RPS: '1000',
+    // A test that states its own quota (UPSTREAM_RATE, or UPSTREAM_RPS as before) gets only that one.
+    ...(settings.options?.UPSTREAM_RATE || settings.options?.UPSTREAM_RPS ? {} : { UPSTREAM_RATE: '1000/s' }),
     UPSTREAM_CONCURRENCY: '8',
     UPSTREAM_TIMEOUT_MS: '5000',
     JOB_ATTEMPTS: '3',

@@ -80,7 +80,12 @@ describe('an answer with one unreadable element among readable ones', () => {
       false,
     );
     const feeDriftsBefore = await driftCount('positions.fee', 'value_object');
-    const pool = createWorkerPool({ ...harness, client: withAnswer(mixed), queueNames: ['positions'] });
+    const pool = createWorkerPool({
+      ...harness,
+      redis: harness.connection,
+      client: withAnswer(mixed),
+      queueNames: ['positions'],
+    });
     try {
       await enqueueJobs(harness, 'positions', [planned!]);
       const { job, state } = await settled(harness.queues.positions, planned!.opts.jobId);

@@ -31,7 +31,7 @@ function changingPrices(change: (data: TokenPriceResponse) => unknown): Upstream
 
 /** Runs one job through a worker pool with `client` until it has completed or failed for good. */
 async function runJob(queue: 'prices' | 'positions', planned: PlannedJob<unknown>, client: UpstreamClient) {
-  const pool = createWorkerPool({ ...harness, client, queueNames: [queue] });
+  const pool = createWorkerPool({ ...harness, redis: harness.connection, client, queueNames: [queue] });
   try {
     await enqueueJobs(harness, queue, [planned]);
     return await settled(harness.queues[queue], planned.opts.jobId);

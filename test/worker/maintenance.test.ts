@@ -27,9 +27,9 @@ describe('the daily maintenance job', () => {
       (${new Date('2026-10-01T00:00:00Z')}, 'prices', '/tokens/sui/price', 'old', ${new Date('2026-10-01T00:00:00Z')}, 200, 'x', '{}'),
       (${new Date('2026-11-20T00:00:00Z')}, 'prices', '/tokens/sui/price', 'recent', ${new Date('2026-11-20T00:00:00Z')}, 200, 'y', '{}')`;
 
-    const pool = createWorkerPool({ ...harness, queueNames: ['maintenance'] });
+    const pool = createWorkerPool({ ...harness, redis: harness.connection, queueNames: ['maintenance'] });
     try {
-      await produceTick(harness, 'maintenance', tick);
+      await produceTick({ ...harness, redis: harness.connection }, 'maintenance', tick);
       await waitUntil(
         async () => (await harness.queues.maintenance.getJobCounts('completed', 'failed')).completed === 1,
       );

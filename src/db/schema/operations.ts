@@ -14,7 +14,8 @@ import {
 } from 'drizzle-orm/pg-core';
 import { bytea } from './bytea.js';
 
-export const RUN_STATUSES = ['running', 'succeeded', 'retrying', 'failed', 'quarantined'] as const;
+/** `superseded`: replaced by the same target's job of a newer tick before it ran (docs/quota.md). */
+export const RUN_STATUSES = ['running', 'succeeded', 'retrying', 'failed', 'quarantined', 'superseded'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** One row per job (dataset, target, tick): its latest outcome. */
@@ -41,7 +42,7 @@ export const ingestionRuns = pgTable(
     unique('ingestion_runs_dataset_target_tick_key').on(t.dataset, t.target, t.tick),
     check(
       'ingestion_runs_status_check',
-      sql`${t.status} in ('running', 'succeeded', 'retrying', 'failed', 'quarantined')`,
+      sql`${t.status} in ('running', 'succeeded', 'retrying', 'failed', 'quarantined', 'superseded')`,
     ),
   ],
 );

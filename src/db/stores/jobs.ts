@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { quarantinedPayloads, type RunStatus } from '../schema/index.js';
 import type { QuarantinedElement } from '../schema/rows.js';
+import { runQuery } from '../query.js';
 import { withTransaction, type Tx } from '../transaction.js';
 import { findRawBodyDictionaries, insertRawResponses, type RawRecord } from './raw-responses.js';
 
@@ -233,4 +234,38 @@ async function advanceWatermark(tx: Tx, run: RunRecord): Promise<void> {
     values (${run.dataset}, ${run.target}, ${run.tick}, ${new Date()})
     on conflict (dataset, target) do update set last_success_tick = excluded.last_success_tick, last_success_at = excluded.last_success_at
     where excluded.last_success_tick > w.last_success_tick`;
+}
+
+/** A job replaced by its target's job of a newer tick before it ran. */
+export interface SupersededRun {
+  jobId: string;
+  dataset: RunRecord['dataset'];
+  target: string;
+  tick: Date;
+  supersededBy: Date;
+}
+
+/**
+ * Records superseded jobs in ingestion_runs (status superseded, the newer tick in `error`), in one
+ * statement. A run that already has a final outcome keeps it: only a missing row, or one left
+ * running or retrying (a job that failed once, or was taken back from a dead worker), is marked.
+ */
+export async function recordSupersededRuns(database: Database, runs: SupersededRun[]): Promise<void> {
+  if (runs.length === 0) return;
+  const now = new Date();
+  const column = <T>(pick: (run: SupersededRun) => T) => runs.map(pick);
+  await runQuery(
+    database,
+    'jobs.record_superseded',
+    () => database.sql`
+    insert into ingestion_runs as r (job_id, dataset, target, tick, status, attempts, error, started_at, finished_at)
+    select job_id, dataset, target, tick, 'superseded', 0, error, ${now}, ${now}
+    from unnest(${column((run) => run.jobId)}::text[], ${column((run) => run.dataset)}::text[],
+                ${column((run) => run.target)}::text[], ${column((run) => run.tick.toISOString())}::timestamptz[],
+                ${column((run) => `superseded by the tick ${run.supersededBy.toISOString()}`)}::text[])
+         as x(job_id, dataset, target, tick, error)
+    on conflict (dataset, target, tick) do update set
+      status = 'superseded', error = excluded.error, finished_at = excluded.finished_at
+    where r.status in ('running', 'retrying')`,
+  );
 }

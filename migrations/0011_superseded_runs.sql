@@ -1,0 +1,2 @@
+ALTER TABLE "ingestion_runs" DROP CONSTRAINT "ingestion_runs_status_check";--> statement-breakpoint
+ALTER TABLE "ingestion_runs" ADD CONSTRAINT "ingestion_runs_status_check" CHECK ("ingestion_runs"."status" in ('running', 'succeeded', 'retrying', 'failed', 'quarantined', 'superseded'));

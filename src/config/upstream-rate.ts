@@ -1,0 +1,48 @@
+/**
+ * The upstream's quota in the form services state it: `40/min`, `2/s`, `3600/h`, `10000/day` (or a
+ * bare number: requests per second, as UPSTREAM_RPS took it). The pipeline paces requests evenly at
+ * `rps`; `label` is how the quota is shown back (status, plan, logs).
+ */
+export interface UpstreamRate {
+  requests: number;
+  periodMs: number;
+  /** Requests per second: requests / period. */
+  rps: number;
+  /** As written, normalised: `40/min`. */
+  label: string;
+}
+
+const PERIODS: Record<string, { ms: number; label: string }> = {
+  s: { ms: 1_000, label: 's' },
+  sec: { ms: 1_000, label: 's' },
+  second: { ms: 1_000, label: 's' },
+  m: { ms: 60_000, label: 'min' },
+  min: { ms: 60_000, label: 'min' },
+  minute: { ms: 60_000, label: 'min' },
+  h: { ms: 3_600_000, label: 'h' },
+  hour: { ms: 3_600_000, label: 'h' },
+  d: { ms: 86_400_000, label: 'day' },
+  day: { ms: 86_400_000, label: 'day' },
+};
+
+/** The most the pacing supports (the limiter's spacing is computed in microseconds). */
+export const MAX_RPS = 100_000;
+
+const EXAMPLES = 'for example 40/min, 2/s, 3600/h or 10000/day';
+
+/** Parses a quota; throws RangeError with an example on anything else. */
+export function parseUpstreamRate(text: string): UpstreamRate {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(?:\/\s*([a-z]+))?\s*$/i.exec(text);
+  const period = match?.[2] === undefined ? PERIODS.s : PERIODS[match[2].toLowerCase()];
+  if (!match || !period) throw new RangeError(`must be requests per period, ${EXAMPLES}; got "${text}"`);
+  const requests = Number(match[1]);
+  const rps = (requests * 1000) / period.ms;
+  if (!(requests > 0)) throw new RangeError(`must allow at least one request, ${EXAMPLES}; got "${text}"`);
+  if (rps > MAX_RPS) throw new RangeError(`must be at most ${MAX_RPS} requests per second; got "${text}"`);
+  return { requests, periodMs: period.ms, rps, label: `${requests}/${period.label}` };
+}
+
+/** Requests per hour at this rate (what `chaintap plan` compares needs against). */
+export function requestsPerHour(rate: UpstreamRate): number {
+  return rate.rps * 3600;
+}

@@ -1,0 +1,17 @@
+import type { Database } from '../client.js';
+import { runQuery } from '../query.js';
+
+/**
+ * When each target of a dataset last succeeded (dataset_watermarks): the producer serves the
+ * stalest targets first, so that under a quota too small for the watchlist the targets take turns
+ * instead of the same ones always waiting.
+ */
+export async function loadTargetWatermarks(database: Database, dataset: string): Promise<Map<string, Date>> {
+  const rows = await runQuery(
+    database,
+    'watermarks.read',
+    () => database.sql<{ target: string; tick: Date }[]>`
+    select target, last_success_tick as tick from dataset_watermarks where dataset = ${dataset}`,
+  );
+  return new Map(rows.map((row) => [row.target, row.tick]));
+}

@@ -1,0 +1,86 @@
+import type { Redis } from 'ioredis';
+import type { Dataset } from '../datasets.js';
+
+/**
+ * The newest job enqueued for each target of a dataset (an address, a price batch), kept in one
+ * Redis hash per dataset: `target -> "<tick ms>|<job id>"`. A producer claims its tick's targets
+ * here before enqueuing; the answer says which older jobs its jobs replace (to be superseded if they
+ * are still waiting) and which of its own jobs are already older than their target's newest (a
+ * late producer of an older tick: not to be enqueued at all). The hash only moves forward, whichever
+ * producer writes last, so that two schedulers agree.
+ */
+export interface TargetJob {
+  target: string;
+  tick: Date;
+  jobId: string;
+}
+
+/** A job that a job of a newer tick (`by`) of the same target replaces. */
+export interface Supersession {
+  job: TargetJob;
+  by: Date;
+}
+
+export interface TargetClaim {
+  /** Older jobs of the same targets, now replaced. */
+  replaced: Supersession[];
+  /** This tick's jobs whose target already has a newer job. */
+  stale: Supersession[];
+}
+
+export interface PendingTargets {
+  claim(dataset: Dataset, jobs: TargetJob[]): Promise<TargetClaim>;
+}
+
+// ARGV: triples of target, tick ms, job id. Returns a flat list of: kind (1 replaced, 2 stale),
+// target, the superseded job's value, the newer job's value.
+const CLAIM_SCRIPT = `
+local out = {}
+for i = 1, #ARGV, 3 do
+  local target, tick, id = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2]
+  local current = redis.call('HGET', KEYS[1], target)
+  local currentTick = current and tonumber(string.match(current, '^(%d+)|')) or nil
+  if not currentTick or currentTick < tick then
+    redis.call('HSET', KEYS[1], target, ARGV[i + 1] .. '|' .. id)
+    if current then
+      out[#out + 1] = 1
+      out[#out + 1] = target
+      out[#out + 1] = current
+      out[#out + 1] = ARGV[i + 1] .. '|' .. id
+    end
+  elseif currentTick > tick then
+    out[#out + 1] = 2
+    out[#out + 1] = target
+    out[#out + 1] = ARGV[i + 1] .. '|' .. id
+    out[#out + 1] = current
+  end
+end
+return out
+`;
+
+const BATCH = 1000;
+
+export function createPendingTargets(redis: Redis, prefix: string): PendingTargets {
+  return {
+    async claim(dataset, jobs) {
+      const key = `${prefix}:pending-targets:${dataset}`;
+      const claim: TargetClaim = { replaced: [], stale: [] };
+      for (let i = 0; i < jobs.length; i += BATCH) {
+        const args = jobs.slice(i, i + BATCH).flatMap((job) => [job.target, String(job.tick.getTime()), job.jobId]);
+        const out = (await redis.eval(CLAIM_SCRIPT, 1, key, ...args)) as (number | string)[];
+        for (let j = 0; j < out.length; j += 4) {
+          const target = String(out[j + 1]);
+          const job = parseTargetJob(target, String(out[j + 2]));
+          const by = parseTargetJob(target, String(out[j + 3])).tick;
+          (out[j] === 1 ? claim.replaced : claim.stale).push({ job, by });
+        }
+      }
+      return claim;
+    },
+  };
+}
+
+function parseTargetJob(target: string, value: string): TargetJob {
+  const separator = value.indexOf('|');
+  return { target, tick: new Date(Number(value.slice(0, separator))), jobId: value.slice(separator + 1) };
+}

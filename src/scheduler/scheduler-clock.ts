@@ -1,0 +1,26 @@
+import cron from 'node-cron';
+
+/**
+ * Where the scheduler's time comes from: the wall clock and node-cron (UTC) in production; a test
+ * may pass a clock of its own that fires cron slots as it moves time forward, so that the real
+ * scheduler runs through an hour of slots in seconds.
+ */
+export interface SchedulerClock {
+  now(): Date;
+  /** Calls `fire` at each slot of the five-field cron expression, never two at once, until stopped. */
+  onSlot(expression: string, name: string, fire: () => Promise<void>): { stop(): Promise<void> };
+  /** Calls `fire` every `ms` until stopped. */
+  every(ms: number, fire: () => void): { stop(): void };
+}
+
+export const systemClock: SchedulerClock = {
+  now: () => new Date(),
+  onSlot(expression, name, fire) {
+    const task = cron.schedule(expression, fire, { timezone: 'Etc/UTC', name, noOverlap: true });
+    return { stop: async () => void (await task.destroy()) };
+  },
+  every(ms, fire) {
+    const timer = setInterval(fire, ms);
+    return { stop: () => clearInterval(timer) };
+  },
+};

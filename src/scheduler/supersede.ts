@@ -1,0 +1,72 @@
+import type { Queue } from 'bullmq';
+import { recordSupersededRuns, type SupersededRun } from '../db/index.js';
+import type { Dataset } from '../datasets.js';
+import type { Supersession } from '../queue/pending-targets.js';
+import type { PriceGaps } from '../queue/price-gaps.js';
+import { announceTickComplete } from '../queue/tick-notification.js';
+import type { ProducerDeps } from './producer.js';
+
+/** Job states in which a job has not started: it can be replaced. */
+const NOT_STARTED = new Set(['waiting', 'prioritized', 'delayed', 'waiting-children']);
+const PARALLEL = 200;
+
+/**
+ * Supersedes older jobs that a newer tick replaces: each replaced job still waiting is removed from
+ * its queue (BullMQ refuses to remove a job a worker holds, so a job that just started runs on), and
+ * every superseded job, removed or never enqueued (`stale`), is finished in its tick as superseded,
+ * recorded in ingestion_runs, and, for prices, its slot kept to be filled later. A tick that this
+ * completes is announced with its superseded count. Returns how many jobs were superseded.
+ */
+export async function supersedeJobs(
+  deps: ProducerDeps & { priceGaps: PriceGaps },
+  dataset: Dataset,
+  queue: Queue,
+  claim: { replaced: Supersession[]; stale: Supersession[] },
+): Promise<number> {
+  const removed = await removeNotStarted(queue, claim.replaced);
+  const candidates = [...removed, ...claim.stale];
+  if (candidates.length === 0) return 0;
+
+  const byTick = new Map<number, Supersession[]>();
+  for (const supersession of candidates) {
+    const key = supersession.job.tick.getTime();
+    byTick.set(key, [...(byTick.get(key) ?? []), supersession]);
+  }
+  let count = 0;
+  for (const [tickMs, supersessions] of byTick) {
+    const tick = new Date(tickMs);
+    const ids = supersessions.map(({ job }) => job.jobId);
+    const { superseded, completed } = await deps.tracker.supersede(dataset, tick, ids);
+    if (superseded.length === 0) continue;
+    const done = new Set(superseded);
+    const runs: SupersededRun[] = supersessions
+      .filter(({ job }) => done.has(job.jobId))
+      .map(({ job, by }) => ({ jobId: job.jobId, dataset, target: job.target, tick, supersededBy: by }));
+    await recordSupersededRuns(deps.database, runs);
+    if (dataset === 'prices') await deps.priceGaps.add([tick]);
+    deps.context.metrics.jobs.inc({ queue: dataset, outcome: 'superseded' }, superseded.length);
+    count += superseded.length;
+    if (completed) {
+      const { superseded: total } = await deps.tracker.progress(dataset, tick);
+      await announceTickComplete(deps.database, deps.context.logger, dataset, tick, { superseded: total });
+    }
+  }
+  return count;
+}
+
+/** The replaced jobs that had not started and are now removed from the queue. */
+async function removeNotStarted(queue: Queue, replaced: Supersession[]): Promise<Supersession[]> {
+  const removed: Supersession[] = [];
+  for (let i = 0; i < replaced.length; i += PARALLEL) {
+    const slice = replaced.slice(i, i + PARALLEL);
+    const outcomes = await Promise.all(
+      slice.map(async ({ job }) => {
+        const state = await queue.getJobState(job.jobId);
+        // remove() answers 0 for a job a worker has locked meanwhile: it runs, and is not superseded.
+        return NOT_STARTED.has(state) && (await queue.remove(job.jobId)) === 1;
+      }),
+    );
+    slice.forEach((supersession, index) => outcomes[index] && removed.push(supersession));
+  }
+  return removed;
+}
