@@ -3,6 +3,7 @@ import { requireApiKey, type Options } from '../config/options.js';
 import { InvalidInputError } from '../errors.js';
 import { normalizeAddress, parseChainFilter, parseNftChain, type NftChain } from '../chain/address.js';
 import { normalizeCoinType } from '../chain/coin-type.js';
+import type { Dataset, UpstreamOperation } from '../datasets.js';
 import type { Logger } from '../runtime/logger.js';
 import type { Metrics } from '../runtime/metrics.js';
 import { createUpstreamHttp, type UpstreamResponse } from './http-client.js';
@@ -59,6 +60,7 @@ export interface UpstreamClient {
 }
 
 export interface UpstreamClientSettings {
+  /** Among them DATASET_PRIORITY, the order in which requests waiting for the rate limit go. */
   options: Options;
   logger: Logger;
   metrics: Metrics;
@@ -68,6 +70,7 @@ export interface UpstreamClientSettings {
 
 export function createUpstreamClient({ options, logger, metrics, transport }: UpstreamClientSettings): UpstreamClient {
   const http = createUpstreamHttp({ transport, maxRetries: options.UPSTREAM_MAX_RETRIES, logger, metrics });
+  const priority = requestPriorities(options.DATASET_PRIORITY);
 
   function sendPriceBatch(coinTypes: string[], at: Date | undefined, signal: AbortSignal | undefined) {
     const timestamp = at === undefined ? undefined : requestTimestamp(at, options.UPSTREAM_TIMESTAMP_UNIT);
@@ -77,6 +80,7 @@ export function createUpstreamClient({ options, logger, metrics, transport }: Up
       path: '/tokens/sui/price',
       json: { addresses: coinTypes.join(','), ...(timestamp === undefined ? {} : { timestamp }) },
       schema: tokenPriceResponse,
+      priority: timestamp === undefined ? priority.prices : priority.pastPrices,
       signal,
     });
   }
@@ -122,6 +126,7 @@ export function createUpstreamClient({ options, logger, metrics, transport }: Up
         method: 'GET',
         path: `/v2/address/${encodeURIComponent(normalizeAddress(address))}/positions${queryString(query)}`,
         schema: positionsResponse,
+        priority: priority.positions,
         signal: opts.signal,
       });
     },
@@ -135,6 +140,7 @@ export function createUpstreamClient({ options, logger, metrics, transport }: Up
         method: 'GET',
         path: `/v2/address/${encodeURIComponent(normalizeAddress(address))}/nft-holding${queryString(query)}`,
         schema: nftHoldingsResponse,
+        priority: priority.nfts,
         signal: opts.signal,
       });
     },
@@ -145,6 +151,7 @@ export function createUpstreamClient({ options, logger, metrics, transport }: Up
         method: 'GET',
         path: '/v2/defi/protocols',
         schema: protocolsResponse,
+        priority: priority.protocols,
         signal: opts.signal,
       });
     },
@@ -156,6 +163,21 @@ export function createUpstreamClient({ options, logger, metrics, transport }: Up
 /** UPSTREAM_BASE_URL, UPSTREAM_API_KEY (ConfigError when it is not set) and UPSTREAM_TIMEOUT_MS, for a transport. */
 export function transportSettings(options: Options): TransportSettings {
   return { baseUrl: options.UPSTREAM_BASE_URL, apiKey: requireApiKey(options), timeoutMs: options.UPSTREAM_TIMEOUT_MS };
+}
+
+/**
+ * Each operation's place among the requests waiting for the rate limit (lower first): a dataset's
+ * rank in DATASET_PRIORITY, the protocol list (maintenance) with the first, and prices at a past
+ * time (catch-up, backfill) after every dataset.
+ */
+function requestPriorities(order: readonly Dataset[]): Record<UpstreamOperation | 'pastPrices', number> {
+  return {
+    prices: order.indexOf('prices'),
+    positions: order.indexOf('positions'),
+    nfts: order.indexOf('nfts'),
+    protocols: 0,
+    pastPrices: order.length,
+  };
 }
 
 /** Normal forms, first occurrence first; throws InvalidInputError on the first bad coin type. */

@@ -37,6 +37,8 @@ export interface UpstreamRequest<T> {
   /** Sent as JSON. */
   json?: unknown;
   schema: z.ZodType<T>;
+  /** Its place among the requests waiting for the rate limit: lower goes first (TransportRequest). */
+  priority?: number;
   signal?: AbortSignal;
 }
 
@@ -66,10 +68,13 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
   const logger = settings.logger.child({ component: 'upstream' });
 
   async function attempt<T>(request: UpstreamRequest<T>, attempts: number): Promise<UpstreamResponse<T>> {
-    const { operation, path } = request;
+    const { operation, path, priority } = request;
     const json = request.json === undefined ? undefined : JSON.stringify(request.json);
     // Rejects with the caller's reason on abort (shutdown): not an upstream fault, nothing to record.
-    const outcome: TransportOutcome = await transport.send({ method: request.method, path, json }, request.signal);
+    const outcome: TransportOutcome = await transport.send(
+      { method: request.method, path, json, priority },
+      request.signal,
+    );
     metrics.rateLimitWaitSeconds.inc(outcome.waitMs / 1000);
     const { durationMs } = outcome;
     if (outcome.kind === 'failure') {

@@ -87,7 +87,7 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
 
   const sendForBytes = async (request: TransportRequest, signal?: AbortSignal): Promise<TransportBytesOutcome> => {
     const asked = performance.now();
-    await rateLimiter.acquire(signal);
+    await rateLimiter.acquire(signal, request.priority);
     return exchange(request, performance.now() - asked, signal);
   };
   return {

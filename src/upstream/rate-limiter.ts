@@ -19,12 +19,22 @@ import { sleep } from '../runtime/sleep.js';
  * the allowance, counted when each start is confirmed): a late start waits for that room instead.
  * The start is recorded when Redis confirms it; when the reply reaches a busy process late, the
  * request leaves that much later than recorded, so such a start is confirmed again (moved to now).
+ *
+ * Who gets a start: every caller books one as above, but within a process a start that comes due
+ * goes to the most urgent caller then waiting (lowest priority number, first come first served
+ * among equals), not necessarily to the one that booked it, so that under a small quota current
+ * prices are not queued behind dozens of NFT requests. At equal priority this is the order of
+ * booking, as before. Between processes the order stays first come first served.
  */
 export const JITTER_ALLOWANCE_MS = 25;
 
 export interface RateLimiter {
-  /** Resolves when the caller may send one request. Rejects with the signal's reason on abort. */
-  acquire(signal?: AbortSignal): Promise<void>;
+  /**
+   * Resolves when the caller may send one request: with the next start that comes due while it is
+   * this process's most urgent waiter (lower `priority` first, default 0; ties in order of asking).
+   * Rejects with the signal's reason on abort.
+   */
+  acquire(signal?: AbortSignal, priority?: number): Promise<void>;
   /** No request starts (anywhere the budget is shared) until at least `ms` from now. */
   pause(ms: number): Promise<void>;
 }
@@ -45,27 +55,116 @@ interface SlotBook {
 export const LATE_CONFIRMATION_MS = 10;
 const MAX_RECONFIRMATIONS = 3;
 
+/** A caller of acquire() waiting for a start. */
+interface Waiter {
+  priority: number;
+  grant(): void;
+  fail(error: unknown): void;
+}
+
 function createRateLimiter(book: SlotBook): RateLimiter {
   let sequence = 0;
   const prefix = `${process.pid}-${Math.random().toString(36).slice(2)}`;
-  return {
-    async acquire(signal) {
-      signal?.throwIfAborted();
-      const start = `${prefix}-${++sequence}`;
-      let asked = performance.now();
-      let waitMs = await withAbort(book.reserve(start), signal);
-      for (let reconfirmed = 0; ;) {
-        if (waitMs > 0) {
-          await sleep(waitMs, signal);
-        } else if (performance.now() - asked <= LATE_CONFIRMATION_MS || reconfirmed++ >= MAX_RECONFIRMATIONS) {
-          break;
-        }
-        asked = performance.now();
-        waitMs = await withAbort(book.confirm(start), signal);
+  /**
+   * Callers waiting, by priority, then in order of asking (a newcomer goes after its equals): the
+   * head gets the next start that comes due.
+   */
+  const waiters: Waiter[] = [];
+  /**
+   * One booking per waiter, each with an abort of its own (never a caller's signal: the start it
+   * books may go to another caller), oldest first: the last holds the latest start.
+   */
+  const bookings: AbortController[] = [];
+
+  /** Books one start and waits until it is confirmed (the mechanics of the header comment). */
+  async function bookStart(signal: AbortSignal): Promise<void> {
+    const start = `${prefix}-${++sequence}`;
+    let asked = performance.now();
+    let waitMs = await withAbort(book.reserve(start), signal);
+    for (let reconfirmed = 0; ;) {
+      if (waitMs > 0) {
+        await sleep(waitMs, signal);
+      } else if (performance.now() - asked <= LATE_CONFIRMATION_MS || reconfirmed++ >= MAX_RECONFIRMATIONS) {
+        return;
       }
+      asked = performance.now();
+      waitMs = await withAbort(book.confirm(start), signal);
+    }
+  }
+
+  /** A start for the waiter that has just joined, handed to whoever heads the list when it comes due. */
+  function addBooking(): void {
+    const booking = new AbortController();
+    bookings.push(booking);
+    bookStart(booking.signal).then(
+      () => {
+        // Given up after it was confirmed: a waiter left meanwhile, and no one counts on it.
+        if (booking.signal.aborted) return;
+        remove(bookings, booking);
+        // Nobody waiting (possible only in a race with an abort): the start is dropped.
+        waiters.shift()?.grant();
+      },
+      (error: unknown) => {
+        if (booking.signal.aborted) return;
+        // Redis failed it: one waiter fails with it, the least urgent, so that each has a booking.
+        remove(bookings, booking);
+        waiters.pop()?.fail(error);
+      },
+    );
+  }
+
+  /**
+   * A waiter left: when there are more bookings than waiters, the latest start is given up (lost,
+   * as an abort always lost one), so that the others keep the earliest.
+   */
+  function dropSurplusBooking(): void {
+    if (bookings.length > waiters.length) bookings.pop()!.abort(new Error('a waiter gave up'));
+  }
+
+  return {
+    acquire(signal, priority = 0) {
+      signal?.throwIfAborted();
+      return new Promise<void>((resolve, reject) => {
+        const onAbort = () => {
+          remove(waiters, waiter);
+          reject(signal!.reason);
+          dropSurplusBooking();
+        };
+        const waiter: Waiter = {
+          priority,
+          grant: () => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          },
+          fail: (error) => {
+            signal?.removeEventListener('abort', onAbort);
+            reject(error);
+          },
+        };
+        waiters.splice(insertionIndex(waiters, priority), 0, waiter);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        addBooking();
+      });
     },
     pause: (ms) => book.pause(Math.max(0, ms)),
   };
+}
+
+/** Where a new waiter of `priority` goes: after every waiter of the same or a lower number (binary search). */
+function insertionIndex(waiters: Waiter[], priority: number): number {
+  let low = 0;
+  let high = waiters.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (waiters[middle]!.priority <= priority) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function remove<T>(items: T[], item: T): void {
+  const index = items.indexOf(item);
+  if (index !== -1) items.splice(index, 1);
 }
 
 /**

@@ -63,7 +63,7 @@ async function send(message: Extract<ToThread, { type: 'send' }>): Promise<void>
   inFlight.set(message.id, controller);
   try {
     const outcome = await transport.sendForBytes(
-      { method: message.method, path: message.path, json: message.json },
+      { method: message.method, path: message.path, json: message.json, priority: message.priority },
       controller.signal,
     );
     // The body's buffer moves to the main thread (no copy, no string in this thread's heap), when

@@ -15,7 +15,8 @@ import {
 /**
  * The transport the commands use: a thread of this process that owns the rate limiter (with a Redis
  * connection of its own) and the keep-alive connections, and does nothing else. For each request it
- * waits for a start, sends, reads the body and posts the outcome back.
+ * waits for a start (requests of a lower `priority` first), sends, reads the body and posts the
+ * outcome back.
  *
  * Why a thread: a worker's event loop is busy with JSON, zod, normalizing and Postgres, so a request
  * sent from it left late, together with the ones after it, and a strict upstream counted more than

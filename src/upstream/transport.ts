@@ -21,6 +21,11 @@ export interface TransportRequest {
   path: string;
   /** JSON text of the body, when there is one. */
   json?: string;
+  /**
+   * Among this process's requests waiting for a start, lower goes first (default 0; ties in order
+   * of sending): see the rate limiter's acquire().
+   */
+  priority?: number;
 }
 
 /** What came back, with the key scrubbed from every text. Plain data: it crosses threads. */

@@ -10,7 +10,7 @@ import {
   type UpstreamClient,
 } from '../../src/upstream/client.js';
 import { createHttpTransport } from '../../src/upstream/http-transport.js';
-import { createLocalRateLimiter } from '../../src/upstream/rate-limiter.js';
+import { createLocalRateLimiter, type RateLimiter } from '../../src/upstream/rate-limiter.js';
 import { json, startFaultServer, text, type Answer, type FaultServer } from './fault-server.js';
 
 /**
@@ -24,7 +24,10 @@ const coinType = (i: number) => `0x${i.toString(16).padStart(64, '0')}::coin${i}
 describe('upstream client requests', () => {
   let server: FaultServer;
   let client: UpstreamClient;
-  const makeClient = (overrides: Partial<Record<keyof OptionsInput, string | number>> = {}) => {
+  const makeClient = (
+    overrides: Partial<Record<keyof OptionsInput, string | number>> = {},
+    rateLimiter: RateLimiter = createLocalRateLimiter(1000),
+  ) => {
     const options = loadOptions(
       { UPSTREAM_BASE_URL: server.url, UPSTREAM_API_KEY: API_KEY, UPSTREAM_CONCURRENCY: 2, ...overrides },
       {},
@@ -33,7 +36,7 @@ describe('upstream client requests', () => {
       options,
       logger: createLogger({ level: 'silent', pretty: false }),
       metrics: createMetrics({ defaultMetrics: false }),
-      transport: createHttpTransport(transportSettings(options), createLocalRateLimiter(1000)),
+      transport: createHttpTransport(transportSettings(options), rateLimiter),
     });
   };
 
@@ -221,6 +224,47 @@ describe('upstream client requests', () => {
       server.fallback(json(200, {}));
       const prices = await client.fetchTokenPriceBatch(['0x2::sui::SUI']);
       expect(prices.data.data).toEqual([]);
+    });
+  });
+  describe('the order of requests waiting for the rate limit', () => {
+    /** What each recorded request was: its operation, prices at a past time apart. */
+    const label = (request: { url: string; body: string }) => {
+      if (request.url === '/tokens/sui/price')
+        return 'timestamp' in (JSON.parse(request.body) as object) ? 'past prices' : 'prices';
+      if (request.url.endsWith('/positions')) return 'positions';
+      if (request.url.endsWith('/nft-holding')) return 'nfts';
+      return request.url;
+    };
+
+    /** Asks for every operation while the budget is paused: the order they then reach the server in. */
+    const orderSent = async (overrides: Partial<Record<keyof OptionsInput, string | number>> = {}) => {
+      const limiter = createLocalRateLimiter(20);
+      const ordered = makeClient(overrides, limiter);
+      await limiter.pause(100);
+      // Asked in the reverse of the default order.
+      await Promise.all([
+        ordered.fetchTokenPriceBatch(['0x2::sui::SUI'], { at: new Date('2025-03-01T12:00:00Z') }),
+        ordered.fetchNftHoldings(address64),
+        ordered.fetchPositions(address64),
+        ordered.fetchProtocols(),
+        ordered.fetchTokenPriceBatch(['0x2::sui::SUI']),
+      ]);
+      await ordered.close();
+      return server.requests.map(label);
+    };
+
+    it('by default: current prices (and the protocol list) first, then positions, NFTs, and past prices last', async () => {
+      expect(await orderSent()).toEqual(['/v2/defi/protocols', 'prices', 'positions', 'nfts', 'past prices']);
+    });
+
+    it('in the order DATASET_PRIORITY gives, past prices still last', async () => {
+      expect(await orderSent({ DATASET_PRIORITY: 'nfts,positions,prices' })).toEqual([
+        'nfts',
+        '/v2/defi/protocols',
+        'positions',
+        'prices',
+        'past prices',
+      ]);
     });
   });
 });

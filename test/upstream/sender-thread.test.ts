@@ -95,6 +95,37 @@ describe('sender thread', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(2_900);
   });
 
+  it('a current price request asked last is sent before the positions and NFT requests already waiting', async () => {
+    const paced = client(thread(simulator.url, 10, `${++budgets}`));
+    // The thread up (modules loaded, Redis connected) before the order counts.
+    await paced.fetchProtocols();
+    const sent: string[] = [];
+    const labelled = (label: string, request: Promise<unknown>) => request.then(() => void sent.push(label));
+    const address = (i: number) => `0x${i.toString(16).padStart(64, '0')}`;
+    // Asked first: six NFT requests, then six positions requests, all waiting for starts 102.5 ms apart.
+    const waiting = [
+      ...Array.from({ length: 6 }, (_, i) => labelled('nfts', paced.fetchNftHoldings(address(i + 1)))),
+      ...Array.from({ length: 6 }, (_, i) => labelled('positions', paced.fetchPositions(address(i + 1)))),
+    ];
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const sentBefore = sent.length;
+    const prices = [
+      labelled('past prices', paced.fetchTokenPriceBatch(['0x2::sui::SUI'], { at: new Date(Date.now() - 3_600_000) })),
+      labelled('prices', paced.fetchTokenPriceBatch(['0x2::sui::SUI'])),
+    ];
+    await Promise.all([...waiting, ...prices]);
+    // The current price goes with the next start (one request may have been on its way when it was asked).
+    expect(sent.indexOf('prices')).toBeLessThanOrEqual(sentBefore + 1);
+    expect(sent.indexOf('prices')).toBeLessThan(sent.lastIndexOf('positions'));
+    // Positions before NFTs though asked after them; a price at a past time after all of them.
+    expect(sent.filter((label) => label !== 'prices')).toEqual([
+      ...Array(6).fill('positions'),
+      ...Array(6).fill('nfts'),
+      'past prices',
+    ]);
+    expect(simulator.stats().byStatus).toEqual({ 200: 15 });
+  });
+
   it('reports the rate-limit wait and the duration back to the main thread', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const transport = thread(simulator.url, 10, `${++budgets}`);
