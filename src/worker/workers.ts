@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Context } from '../runtime/context.js';
+import type { Options } from '../config/options.js';
 import type { Database } from '../db/client.js';
 import type { Queues } from '../queue/queues.js';
 import { createRedisConnection } from '../runtime/redis-connection.js';
@@ -65,7 +66,7 @@ export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
     const worker = new Worker(name, (job) => process(job, hardStop.signal), {
       connection,
       prefix: options.QUEUE_PREFIX,
-      concurrency: concurrencyOf(name, options.UPSTREAM_CONCURRENCY),
+      concurrency: concurrencyOf(name, options),
       limiter: { max: Math.max(1, Math.ceil(options.UPSTREAM_RPS * 2)), duration: 1000 },
       // The lock is renewed while a job runs; it expiring means the worker died: another takes the job.
       lockDuration: options.JOB_LOCK_MS,
@@ -106,15 +107,24 @@ export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
   };
 }
 
+/** A queue takes at most the jobs the quota can start in this many seconds (see concurrencyOf). */
+const IN_FLIGHT_HORIZON_S = 10;
+
 /**
- * Jobs at a time per queue: UPSTREAM_CONCURRENCY for the datasets; a quarter of it for the price
- * catch-up, whose requests wait for the quota after every current one, so that they never take all
- * the slots; one for maintenance.
+ * Jobs at a time per queue: UPSTREAM_CONCURRENCY for the datasets, but no more than the quota starts
+ * in IN_FLIGHT_HORIZON_S (at 40/min: 7), because a job a worker has taken waits for its start and can
+ * no longer be superseded by a newer tick; a quarter of that for the price catch-up, whose requests
+ * wait for the quota after every current one, so that they never take all the slots; one for
+ * maintenance.
  */
-function concurrencyOf(name: QueueName, upstreamConcurrency: number): number {
+function concurrencyOf(name: QueueName, options: Options): number {
   if (name === 'maintenance') return 1;
-  if (name === 'price-catch-up') return Math.max(1, Math.floor(upstreamConcurrency / 4));
-  return upstreamConcurrency;
+  const datasets = Math.min(
+    options.UPSTREAM_CONCURRENCY,
+    Math.max(1, Math.ceil(options.UPSTREAM_RPS * IN_FLIGHT_HORIZON_S)),
+  );
+  if (name === 'price-catch-up') return Math.max(1, Math.floor(datasets / 4));
+  return datasets;
 }
 
 function processorFor(name: QueueName, deps: IngestionDeps, client: UpstreamClient): JobProcessor {
