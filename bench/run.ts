@@ -9,13 +9,21 @@ import postgres from 'postgres';
 import { addressesScenario } from './scenarios/addresses.js';
 import { backfillScenario } from './scenarios/backfill.js';
 import { pricesScenario } from './scenarios/prices.js';
+import { quotaScenario } from './scenarios/quota.js';
 import { storageScenario } from './scenarios/storage.js';
 import { writePathScenario } from './scenarios/write-path.js';
 import { appendResult, commitOf, formatTable, machineOf, type ScenarioResult } from './support/report.js';
 import type { Scenario } from './support/scenario.js';
 import { benchServices } from './support/services.js';
 
-const SCENARIOS: Scenario[] = [pricesScenario, addressesScenario, writePathScenario, backfillScenario, storageScenario];
+const SCENARIOS: Scenario[] = [
+  pricesScenario,
+  addressesScenario,
+  writePathScenario,
+  backfillScenario,
+  storageScenario,
+  quotaScenario,
+];
 
 async function versions(adminUrl: string, redisUrl: string): Promise<{ postgres: string; redis: string }> {
   const sql = postgres(adminUrl, { max: 1, onnotice: () => {} });

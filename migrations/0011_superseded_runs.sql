@@ -1,2 +1,3 @@
 ALTER TABLE "ingestion_runs" DROP CONSTRAINT "ingestion_runs_status_check";--> statement-breakpoint
+CREATE INDEX "ingestion_runs_superseded_finished_at_idx" ON "ingestion_runs" USING btree ("finished_at") WHERE "ingestion_runs"."status" = 'superseded';--> statement-breakpoint
 ALTER TABLE "ingestion_runs" ADD CONSTRAINT "ingestion_runs_status_check" CHECK ("ingestion_runs"."status" in ('running', 'succeeded', 'retrying', 'failed', 'quarantined', 'superseded'));

@@ -4,6 +4,7 @@ import { addressesCommand } from './commands/addresses.js';
 import { backfillCommand } from './commands/backfill.js';
 import { demoCommand } from './commands/demo.js';
 import { migrateCommand } from './commands/migrate.js';
+import { planCommand } from './commands/plan.js';
 import { probeCommand } from './commands/probe.js';
 import { rawCommand } from './commands/raw.js';
 import { runOnceCommand } from './commands/run-once.js';
@@ -37,6 +38,7 @@ for (const command of [
   schedulerCommand(),
   demoCommand(),
   statusCommand(),
+  planCommand(),
   rawCommand(),
   probeCommand(),
   simulateCommand(process.env),

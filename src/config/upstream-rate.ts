@@ -30,15 +30,19 @@ export const MAX_RPS = 100_000;
 
 const EXAMPLES = 'for example 40/min, 2/s, 3600/h or 10000/day';
 
-/** Parses a quota; throws RangeError with an example on anything else. */
+/**
+ * Parses a quota; throws RangeError with an example on anything else. The message never repeats
+ * the text: a value put in the wrong setting may be a secret (options.ts echoes no value either).
+ * The number may be in exponent form, as String() writes the UPSTREAM_RPS alias below 1e-6.
+ */
 export function parseUpstreamRate(text: string): UpstreamRate {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(?:\/\s*([a-z]+))?\s*$/i.exec(text);
+  const match = /^\s*(\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*(?:\/\s*([a-z]+))?\s*$/i.exec(text);
   const period = match?.[2] === undefined ? PERIODS.s : PERIODS[match[2].toLowerCase()];
-  if (!match || !period) throw new RangeError(`must be requests per period, ${EXAMPLES}; got "${text}"`);
+  if (!match || !period) throw new RangeError(`must be requests per period, ${EXAMPLES}`);
   const requests = Number(match[1]);
   const rps = (requests * 1000) / period.ms;
-  if (!(requests > 0)) throw new RangeError(`must allow at least one request, ${EXAMPLES}; got "${text}"`);
-  if (rps > MAX_RPS) throw new RangeError(`must be at most ${MAX_RPS} requests per second; got "${text}"`);
+  if (!(requests > 0)) throw new RangeError(`must allow more than zero requests, ${EXAMPLES}`);
+  if (rps > MAX_RPS) throw new RangeError(`must be at most ${MAX_RPS} requests per second`);
   return { requests, periodMs: period.ms, rps, label: `${requests}/${period.label}` };
 }
 

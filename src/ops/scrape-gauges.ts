@@ -5,22 +5,28 @@ import type { Queues } from '../queue/queues.js';
 import { withDeadline } from './deadline.js';
 import { readQueueDepths } from './queue-depths.js';
 import { loadDatasetFreshness } from '../db/stores/status.js';
+import { loadCapacityPlan, type CapacityPlanOptions } from '../scheduler/capacity-plan.js';
 
 /**
- * Sets the gauges that are read from Redis and Postgres rather than counted in-process: queue depth
- * and dataset freshness. Called on every /metrics scrape. A source that does not answer leaves its
- * gauge empty (reset), so that a dashboard or an `absent()` alert sees missing data instead of
- * stale numbers; the other gauges and the in-process metrics are still exported.
+ * Sets the gauges that are read from Redis and Postgres rather than counted in-process: queue depth,
+ * dataset freshness and the requests per second the watchlist needs (the capacity plan), with the
+ * quota's. Called on every /metrics scrape. A source that does not answer leaves its gauge empty
+ * (reset), so that a dashboard or an `absent()` alert sees missing data instead of stale numbers;
+ * the other gauges and the in-process metrics are still exported.
  */
 export async function refreshScrapeGauges(input: {
   metrics: Metrics;
   queues: Queues;
   database: Database;
   logger: Logger;
+  /** The crons, quota and dataset order the capacity plan is computed from. */
+  options: CapacityPlanOptions;
   now: () => Date;
   timeoutMs: number;
 }): Promise<void> {
   const { metrics, logger } = input;
+  // A setting, not read from anywhere: always exported.
+  metrics.upstreamAvailableRps.set(input.options.UPSTREAM_RATE.rps);
   const queueDepths = withDeadline(readQueueDepths(input.queues), input.timeoutMs, 'Redis').then((depths) => {
     metrics.queueDepth.reset();
     for (const { queue, counts } of depths) {
@@ -35,7 +41,15 @@ export async function refreshScrapeGauges(input: {
         metrics.datasetFreshness.set({ dataset: row.dataset }, (now - row.newestTick.getTime()) / 1000);
     }
   });
-  const [queueResult, freshnessResult] = await Promise.allSettled([queueDepths, freshness]);
+  const plan = withDeadline(loadCapacityPlan(input.database, input.options), input.timeoutMs, 'Postgres').then(
+    (loaded) => {
+      metrics.upstreamRequiredRps.reset();
+      for (const dataset of loaded.datasets) {
+        metrics.upstreamRequiredRps.set({ dataset: dataset.dataset }, dataset.neededPerHour / 3600);
+      }
+    },
+  );
+  const [queueResult, freshnessResult, planResult] = await Promise.allSettled([queueDepths, freshness, plan]);
   if (queueResult.status === 'rejected') {
     metrics.queueDepth.reset();
     logger.warn({ err: queueResult.reason }, 'metrics: could not read queue depths from Redis');
@@ -43,5 +57,12 @@ export async function refreshScrapeGauges(input: {
   if (freshnessResult.status === 'rejected') {
     metrics.datasetFreshness.reset();
     logger.warn({ err: freshnessResult.reason }, 'metrics: could not read dataset freshness from Postgres');
+  }
+  if (planResult.status === 'rejected') {
+    metrics.upstreamRequiredRps.reset();
+    logger.warn(
+      { err: planResult.reason },
+      'metrics: could not read the watchlist for the capacity plan from Postgres',
+    );
   }
 }

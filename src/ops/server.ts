@@ -81,6 +81,7 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
         queues,
         database,
         logger,
+        options,
         now,
         timeoutMs: DEPENDENCY_TIMEOUT_MS,
       });
@@ -89,7 +90,7 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
   }
 
   app.get('/', async (request, reply) => {
-    const data = await loadStatusPageData({ database, queues, now: now(), timeoutMs: DEPENDENCY_TIMEOUT_MS });
+    const data = await loadStatusPageData({ database, queues, options, now: now(), timeoutMs: DEPENDENCY_TIMEOUT_MS });
     const token = (request.query as { token?: string }).token;
     return reply
       .type('text/html; charset=utf-8')

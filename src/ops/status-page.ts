@@ -5,6 +5,7 @@ import { QUEUE_STATES } from './queue-depths.js';
 import type { Section, StatusPageData } from './status-page-data.js';
 import type { WatchedTokenRow } from '../db/stores/status.js';
 import { DATASETS } from '../datasets.js';
+import { describeCadence, describeVerdict, formatPerHour, howToFit } from '../scheduler/capacity-plan.js';
 
 /** Seconds between automatic reloads of the page. */
 export const STATUS_REFRESH_SECONDS = 30;
@@ -36,6 +37,10 @@ const STYLE = new Html(`
   .pill.retrying { background: #fff8c5; color: #9a6700; }
   .pill.quarantined { background: #fbefff; color: #8250df; }
   .never { color: #cf222e; font-weight: 600; }
+  section.over-budget { border: 2px solid #cf222e; }
+  .pill.fits { background: #dafbe1; color: #1a7f37; }
+  .pill.over { background: #ffebe9; color: #cf222e; font-weight: 600; }
+  .short { color: #9a6700; font-weight: 600; }
   .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(380px, 1fr)); gap: 12px; }
   .token { border: 1px solid #eaeef2; border-radius: 6px; padding: 8px 10px; }
   .token .name { font-weight: 600; }
@@ -168,8 +173,24 @@ function driftsSection(data: StatusPageData): Html {
   return html`<table><thead><tr><th>dataset</th><th>field</th><th>shape</th><th class="num">ticks</th><th>first tick</th><th>last tick</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-function section(id: string, title: string, body: Html): Html {
-  return html`<section id="${id}"><h2>${title}</h2>${body}</section>`;
+function quotaSection(data: StatusPageData): Html {
+  if (!data.quota.ok) return failed(data.quota);
+  const { plan, superseded } = data.quota.value;
+  const supersededBy = new Map(superseded.map((row) => [row.dataset, row.superseded]));
+  const verdict = plan.fits
+    ? html`<span class="pill fits">${describeVerdict(plan)}</span>`
+    : html`<span class="pill over">${describeVerdict(plan)}</span> <span class="muted">To fit: ${howToFit(plan)}.</span>`;
+  const rows = plan.datasets.map((dataset) => {
+    const cadence = describeCadence(plan, dataset);
+    const cadenceClass = dataset.cadenceMinutes === null ? 'cadence never' : dataset.fits ? 'cadence' : 'cadence short';
+    return html`<tr data-quota-dataset="${dataset.dataset}"><td>${dataset.dataset}</td><td class="mono">${dataset.cron}</td><td class="num">${dataset.requestsPerSlot}</td><td class="num needed">${formatPerHour(dataset.neededPerHour)}</td><td class="num granted">${formatPerHour(dataset.grantedPerHour)}</td><td class="${cadenceClass}">${cadence}</td><td class="num superseded">${supersededBy.get(dataset.dataset) ?? 0}</td></tr>`;
+  });
+  return html`<p class="verdict" data-fits="${String(plan.fits)}">Quota <span class="mono">${plan.rate.label}</span> (UPSTREAM_RATE): ${formatPerHour(plan.availablePerHour)} req/h; the watchlist (${plan.tokens} token(s), ${plan.addresses} address(es)) needs ${formatPerHour(plan.neededPerHour)} req/h. ${verdict}</p>
+<table><thead><tr><th>dataset, in priority order</th><th>cron</th><th class="num">requests per slot</th><th class="num">needs req/h</th><th class="num">gets req/h</th><th>refreshes each target</th><th class="num">superseded, last hour</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function section(id: string, title: string, body: Html, className?: string): Html {
+  return html`<section id="${id}"${className ? html` class="${className}"` : ''}><h2>${title}</h2>${body}</section>`;
 }
 
 /** The whole status page as one HTML document: no scripts, reloads itself every 30 s. */
@@ -182,7 +203,9 @@ export function renderStatusPage(data: StatusPageData, links: StatusPageLinks = 
     failing(data.tokens) +
     failing(data.failures) +
     failing(data.quarantined) +
-    failing(data.drifts);
+    failing(data.drifts) +
+    failing(data.quota);
+  const overBudget = data.quota.ok && !data.quota.value.plan.fits;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="refresh" content="${STATUS_REFRESH_SECONDS}">
@@ -190,6 +213,7 @@ export function renderStatusPage(data: StatusPageData, links: StatusPageLinks = 
 <body><header><h1>chaintap status</h1><nav><a href="${href('/queues')}">Queues (Bull Board)</a> · <a href="${href('/metrics')}">Metrics</a> · <a href="${href('/readyz')}">Readiness</a></nav><span class="generated">${formatTime(data.now)} · reloads every ${STATUS_REFRESH_SECONDS} s${unavailable ? html` · <span class="error">${unavailable} section(s) unavailable</span>` : ''}</span></header>
 <main>
 ${section('datasets', 'Datasets', freshnessSection(data))}
+${section('quota', overBudget ? 'Quota: over budget' : 'Quota', quotaSection(data), overBudget ? 'over-budget' : undefined)}
 ${section('queues', 'Queues', queuesSection(data))}
 ${section('prices', 'Watched token prices, last 24 hours', pricesSection(data))}
 ${section('failures', 'Recent failures', failuresSection(data))}

@@ -30,6 +30,12 @@ export interface TargetClaim {
 
 export interface PendingTargets {
   claim(dataset: Dataset, jobs: TargetJob[]): Promise<TargetClaim>;
+  /**
+   * Forgets the targets that are no longer watched (not among `watched`) and returns their newest
+   * jobs, superseded by `tick`: a job still waiting for an address removed from the watchlist must
+   * not hold the quota.
+   */
+  release(dataset: Dataset, watched: Set<string>, tick: Date): Promise<Supersession[]>;
 }
 
 // ARGV: triples of target, tick ms, job id. Returns a flat list of: kind (1 replaced, 2 stale),
@@ -58,6 +64,18 @@ end
 return out
 `;
 
+// ARGV: pairs of target, value. Deletes each target whose value is still the one given.
+const RELEASE_SCRIPT = `
+local released = {}
+for i = 1, #ARGV, 2 do
+  if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[i + 1] then
+    redis.call('HDEL', KEYS[1], ARGV[i])
+    released[#released + 1] = ARGV[i]
+  end
+end
+return released
+`;
+
 const BATCH = 1000;
 
 export function createPendingTargets(redis: Redis, prefix: string): PendingTargets {
@@ -76,6 +94,20 @@ export function createPendingTargets(redis: Redis, prefix: string): PendingTarge
         }
       }
       return claim;
+    },
+    async release(dataset, watched, tick) {
+      const key = `${prefix}:pending-targets:${dataset}`;
+      const all = await redis.hgetall(key);
+      const gone = Object.entries(all).filter(([target]) => !watched.has(target));
+      const released: Supersession[] = [];
+      for (let i = 0; i < gone.length; i += BATCH) {
+        const slice = gone.slice(i, i + BATCH);
+        const targets = (await redis.eval(RELEASE_SCRIPT, 1, key, ...slice.flat())) as string[];
+        const done = new Set(targets);
+        for (const [target, value] of slice)
+          if (done.has(target)) released.push({ job: parseTargetJob(target, value), by: tick });
+      }
+      return released;
     },
   };
 }

@@ -90,6 +90,17 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['dataset'] as const,
       registers,
     }),
+    upstreamRequiredRps: new Gauge({
+      name: 'chaintap_upstream_required_rps',
+      help: 'Upstream requests per second each dataset needs for the watchlist and its cron (the capacity plan), read at scrape time',
+      labelNames: ['dataset'] as const,
+      registers,
+    }),
+    upstreamAvailableRps: new Gauge({
+      name: 'chaintap_upstream_available_rps',
+      help: 'Upstream requests per second the quota allows (UPSTREAM_RATE), shared by every process',
+      registers,
+    }),
   };
 }
 

@@ -13,7 +13,7 @@ import { cronMatcher, shouldForceRefresh, slotAfter } from './cron-slots.js';
 import { maintenanceJobs, nftJobs, positionJobs, priceJobs, type PlannedJob } from './job-builders.js';
 import { stalestFirst } from './stalest-first.js';
 import { supersedeJobs } from './supersede.js';
-import { queueStream, type QueueName } from '../datasets.js';
+import { queueStream, type Dataset, type QueueName } from '../datasets.js';
 
 /** Jobs per addBulk call when a tick is enqueued. */
 const ENQUEUE_SLICE = 200;
@@ -68,10 +68,7 @@ export async function produceTick(
     : stalestFirst(planned, await loadTargetWatermarks(deps.database, stream));
   const claim: TargetClaim = catchUp
     ? { replaced: [], stale: [] }
-    : await createPendingTargets(redis, prefix).claim(
-        stream,
-        jobs.map((job) => ({ target: job.target, tick, jobId: job.opts.jobId })),
-      );
+    : await claimTargets(redis, prefix, stream, jobs, tick);
   const stale = new Set(claim.stale.map(({ job }) => job.jobId));
   const enqueued = jobs.filter((job) => !stale.has(job.opts.jobId));
 
@@ -82,13 +79,14 @@ export async function produceTick(
   await deps.tracker.reopen(stream, tick, await missingJobIds(deps.queues[queue], enqueuedIds));
   const emptyTickComplete = await deps.tracker.expect(stream, tick, ids);
   if (emptyTickComplete) await announceTickComplete(deps.database, deps.context.logger, stream, tick);
-  await enqueueJobs(deps, queue, enqueued);
+  // The jobs this tick replaces leave the queue before its own come in: never two ticks waiting.
   const superseded = await supersedeJobs(
     { ...deps, priceGaps: createPriceGaps(redis, prefix) },
     stream,
     deps.queues[queue],
     claim,
   );
+  await enqueueJobs(deps, queue, enqueued);
   const logged = { queue, tick: tick.toISOString(), jobs: enqueued.length };
   if (superseded > 0) {
     deps.context.logger.warn(
@@ -99,6 +97,26 @@ export async function produceTick(
     deps.context.logger.info(logged, 'tick enqueued');
   }
   return { queue, tick, jobs: enqueued.length, jobIds: enqueuedIds, superseded };
+}
+
+/**
+ * Makes this tick's jobs their targets' newest (pending-targets.ts), and releases the targets that
+ * are no longer watched: their waiting jobs are superseded like the replaced ones.
+ */
+async function claimTargets(
+  redis: Redis,
+  prefix: string,
+  dataset: Dataset,
+  jobs: PlannedJob<unknown>[],
+  tick: Date,
+): Promise<TargetClaim> {
+  const targets = createPendingTargets(redis, prefix);
+  const claim = await targets.claim(
+    dataset,
+    jobs.map((job) => ({ target: job.target, tick, jobId: job.opts.jobId })),
+  );
+  const released = await targets.release(dataset, new Set(jobs.map((job) => job.target)), tick);
+  return { replaced: [...claim.replaced, ...released], stale: claim.stale };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe } from '../errors.js';
 import { createPriceGaps } from '../queue/price-gaps.js';
 import { cronMatcher, floorToMinute, slotAtOrBefore, slotsBetween } from './cron-slots.js';
+import { capacityWarning, describeVerdict, loadCapacityPlan } from './capacity-plan.js';
 import { fillNewestPriceGap } from './price-catch-up.js';
 import { produceTick, type ProducerDeps } from './producer.js';
 import { systemClock, type SchedulerClock } from './scheduler-clock.js';
@@ -39,13 +40,28 @@ export function createScheduler(deps: ProducerDeps & { clock?: SchedulerClock })
 
   async function produce(queue: CronQueue, slot: Date): Promise<void> {
     try {
-      await produceTick(deps, queue, slot);
+      const { superseded } = await produceTick(deps, queue, slot);
+      if (superseded > 0) await warnIfOverBudget({ queue, tick: slot.toISOString(), superseded });
       if (queue === 'prices') {
         await rememberPriceSlot(slot);
         void fillGaps();
       }
     } catch (error) {
       logger.error({ queue, tick: slot.toISOString(), err: describe(error) }, 'could not enqueue tick');
+    }
+  }
+
+  /** Says in the log, with the plan's figures, when the watchlist does not fit the quota (docs/quota.md). */
+  async function warnIfOverBudget(fields: Record<string, unknown> = {}): Promise<void> {
+    try {
+      const plan = await loadCapacityPlan(deps.database, options);
+      const warning = capacityWarning(plan);
+      if (warning)
+        logger.warn({ ...fields, neededPerHour: plan.neededPerHour, availablePerHour: plan.availablePerHour }, warning);
+      else if (!('superseded' in fields))
+        logger.info({ verdict: describeVerdict(plan) }, 'the watchlist fits the upstream quota');
+    } catch (error) {
+      logger.warn({ err: describe(error) }, 'could not work out the capacity plan');
     }
   }
 
@@ -87,6 +103,7 @@ export function createScheduler(deps: ProducerDeps & { clock?: SchedulerClock })
 
   return {
     async start() {
+      await warnIfOverBudget();
       await recordMissedPriceSlots();
       for (const queue of Object.keys(expressions) as CronQueue[]) {
         tasks.push(clock.onSlot(expressions[queue], `chaintap-${queue}`, () => produce(queue, floorToMinute(now()))));

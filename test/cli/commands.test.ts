@@ -90,6 +90,38 @@ describe('chaintap CLI, as a user runs it', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/positions\s+last tick 2026-11-21T11:00:00.000Z/);
     expect(result.stdout).toMatch(/failures in the last 24 hours\n\s+none/);
+    // 2 tokens (one price request a minute), 1 address (positions 4 an hour, NFTs 1), the protocol list.
+    expect(result.stdout).toContain(
+      'quota\n  1000/s (UPSTREAM_RATE) allows 3,600,000 req/h; the watchlist needs 65.04 req/h: fits (0% of the quota)\n',
+    );
+    expect(result.stdout).toMatch(
+      /^ {2}positions\s+needs 4 req\/h, gets 4: every 15 min; 0 job\(s\) superseded in the last hour$/m,
+    );
+  });
+
+  it('reports a watchlist over the quota in status, by how much, with the jobs superseded in the last hour', async () => {
+    const now = new Date();
+    await harness.database.sql`
+      insert into ingestion_runs (job_id, dataset, target, tick, status, attempts, error, started_at, finished_at) values
+        ('positions-a-1', 'positions', 'a', ${now}, 'superseded', 0, 'superseded by a newer tick', ${now}, ${now}),
+        ('positions-b-1', 'positions', 'b', ${now}, 'superseded', 0, 'superseded by a newer tick', ${now}, ${now}),
+        ('positions-c-1', 'positions', 'c', ${now}, 'superseded', 0, 'superseded by a newer tick',
+         ${new Date(now.getTime() - 2 * 3600_000)}, ${new Date(now.getTime() - 2 * 3600_000)})`;
+    // UPSTREAM_RPS emptied: the harness sets it, and the two must not disagree.
+    const result = await runCli(['status'], { ...harness.env, UPSTREAM_RPS: '', UPSTREAM_RATE: '30/h' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      '  30/h (UPSTREAM_RATE) allows 30 req/h; the watchlist needs 65.04 req/h: over budget: needs 2.2x the quota: prices every 2 min at best, positions never, nfts never\n',
+    );
+    expect(result.stdout).toMatch(
+      /^ {2}prices\s+needs 60 req\/h, gets 29.96: every 2 min at best; 0 job\(s\) superseded in the last hour$/m,
+    );
+    expect(result.stdout).toMatch(
+      /^ {2}positions\s+needs 4 req\/h, gets 0: never \(the quota is used up by prices\); 2 job\(s\) superseded in the last hour$/m,
+    );
+    expect(result.stdout).toContain(
+      '  !! over budget; to fit: a quota of at least 66/h, fewer addresses or tokens, or slower crons',
+    );
   });
 
   it('lists the stored responses and prints a body exactly as the upstream sent it', async () => {
@@ -132,6 +164,7 @@ describe('chaintap CLI, as a user runs it', () => {
       'scheduler',
       'demo',
       'status',
+      'plan',
       'raw',
       'simulate',
     ]) {

@@ -121,6 +121,8 @@ describe('ops server', () => {
       'chaintap_quarantined_payloads_total',
       'chaintap_queue_jobs',
       'chaintap_dataset_freshness_seconds',
+      'chaintap_upstream_required_rps',
+      'chaintap_upstream_available_rps',
     ]) {
       expect(before, name).toContain(`# TYPE ${name} `);
     }
@@ -169,6 +171,19 @@ describe('ops server', () => {
     await queues.nfts.obliterate({ force: true });
   });
 
+  it('exports the quota from the settings, and what the watchlist needs of it only while Postgres answers', async () => {
+    const unreachable = createDatabase('postgres://postgres@127.0.0.1:1/chaintap', { max: 1 });
+    try {
+      const server = await start({ UPSTREAM_RATE: '2/s' }, { database: unreachable });
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      expect(sample(metrics, 'chaintap_upstream_available_rps')).toBe(2);
+      expect(metrics).not.toContain('chaintap_upstream_required_rps{');
+      expect(server.logLines.join('')).toContain('could not read the watchlist for the capacity plan');
+    } finally {
+      await unreachable.close();
+    }
+  });
+
   it('serves Bull Board under /queues with the queues in its API', async () => {
     const server = await start();
     const page = await fetch(`${server.url}/queues`);
@@ -177,7 +192,13 @@ describe('ops server', () => {
     const api = await fetch(`${server.url}/queues/api/queues`);
     expect(api.status).toBe(200);
     const body = (await api.json()) as { queues: { name: string }[] };
-    expect(body.queues.map((queue) => queue.name).sort()).toEqual(['maintenance', 'nfts', 'positions', 'prices']);
+    expect(body.queues.map((queue) => queue.name).sort()).toEqual([
+      'maintenance',
+      'nfts',
+      'positions',
+      'price-catch-up',
+      'prices',
+    ]);
   });
 
   it('leaves /metrics out when METRICS_ENABLED is false', async () => {

@@ -101,6 +101,54 @@ describe('status page over seeded rows', () => {
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
   });
 
+  it('shows the quota: the seeded watchlist fits, with the jobs superseded in the hour before the page clock', () => {
+    const quota = element(page, 'section', 'id="quota"');
+    expect(quota).toContain('<h2>Quota</h2>');
+    // Two watched tokens: one price request a minute of the default 40/min.
+    expect(quota).toContain(
+      'Quota <span class="mono">40/min</span> (UPSTREAM_RATE): 2,400 req/h; the watchlist (2 token(s), 0 address(es)) needs 60.04 req/h.',
+    );
+    expect(quota).toContain('<span class="pill fits">fits (3% of the quota)</span>');
+    expect(element(page, 'tr', 'data-quota-dataset="prices"')).toContain(
+      '<td class="num needed">60</td><td class="num granted">60</td><td class="cadence">every 1 min</td>',
+    );
+    // Superseded 15 and 30 minutes before the page's clock; the one 2 hours before is not counted.
+    const positions = element(page, 'tr', 'data-quota-dataset="positions"');
+    expect(positions).toContain('<td class="cadence">no watched addresses</td>');
+    expect(positions).toContain('<td class="num superseded">2</td>');
+  });
+
+  it('marks the quota over budget when the watchlist needs more than it allows', async () => {
+    const small = await startOpsServer({
+      database,
+      redis,
+      queues,
+      now: () => SEED_NOW,
+      options: { UPSTREAM_RATE: '30/h' },
+    });
+    try {
+      const quota = element(await (await fetch(`${small.url}/`)).text(), 'section', 'id="quota"');
+      expect(quota).toContain('<section id="quota" class="over-budget"><h2>Quota: over budget</h2>');
+      expect(quota).toContain(
+        '<span class="pill over">over budget: needs 2.0x the quota: prices every 2 min at best</span> <span class="muted">To fit: a quota of at least 61/h, fewer addresses or tokens, or slower crons.</span>',
+      );
+      const metrics = await (await fetch(`${small.url}/metrics`)).text();
+      expect(metrics).toContain(`chaintap_upstream_available_rps ${30 / 3600}\n`);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('exports what the watchlist needs of the quota on /metrics', async () => {
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toContain('# TYPE chaintap_upstream_required_rps gauge\n');
+    expect(metrics).toContain(`chaintap_upstream_required_rps{dataset="prices"} ${60 / 3600}\n`);
+    expect(metrics).toContain('chaintap_upstream_required_rps{dataset="positions"} 0\n');
+    expect(metrics).toContain('chaintap_upstream_required_rps{dataset="nfts"} 0\n');
+    expect(metrics).toContain('# TYPE chaintap_upstream_available_rps gauge\n');
+    expect(metrics).toContain(`chaintap_upstream_available_rps ${40 / 60}\n`);
+  });
+
   it('exports dataset freshness from the watermarks on /metrics', async () => {
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     expect(metrics).toContain('chaintap_dataset_freshness_seconds{dataset="prices"} 60\n');

@@ -32,7 +32,14 @@ beforeAll(async () => {
   redis = createRedisConnection(testRedis.url, 'producer');
   queues = createQueues(redis, testRedis.prefix);
   await queues.positions.add('positions', { address: '0xabc' }, { jobId: 'positions-0xabc-1' });
-  server = await startOpsServer({ database, redis, queues, now: () => SEED_NOW, options: { OPS_TOKEN: TOKEN } });
+  // A quota of 30 requests an hour: the two watched tokens' price a minute needs twice that.
+  server = await startOpsServer({
+    database,
+    redis,
+    queues,
+    now: () => SEED_NOW,
+    options: { OPS_TOKEN: TOKEN, UPSTREAM_RATE: '30/h' },
+  });
   browser = await launchChromium();
 });
 
@@ -71,6 +78,26 @@ describe('status page in headless Chromium', () => {
       await expect(page.locator('tr[data-queue="positions"] [data-state="waiting"]').textContent()).resolves.toBe('1');
       await expect(page.locator('#failures .pill.failed').count()).resolves.toBe(1);
       await expect(page.locator('#quarantine tbody tr').count()).resolves.toBe(1);
+
+      // The over-budget quota is marked: a red frame, the title, the verdict and the real cadence.
+      const quota = page.locator('section#quota');
+      await expect(quota.locator('h2').textContent()).resolves.toBe('Quota: over budget');
+      // As the browser computed it (this project's TypeScript has no DOM types: the page's global, typed here).
+      const borderColor = await quota.evaluate(
+        (element) =>
+          (
+            globalThis as unknown as { getComputedStyle(element: unknown): { borderTopColor: string } }
+          ).getComputedStyle(element).borderTopColor,
+      );
+      expect(borderColor).toBe('rgb(207, 34, 46)');
+      await expect(quota.locator('.pill.over').textContent()).resolves.toBe(
+        'over budget: needs 2.0x the quota: prices every 2 min at best',
+      );
+      await expect(quota.locator('.pill.over').isVisible()).resolves.toBe(true);
+      await expect(quota.locator('tr[data-quota-dataset="prices"] .cadence').textContent()).resolves.toBe(
+        'every 2 min at best',
+      );
+      await expect(quota.locator('tr[data-quota-dataset="positions"] .superseded').textContent()).resolves.toBe('2');
 
       mkdirSync('test-results', { recursive: true });
       await page.screenshot({ path: SCREENSHOT, fullPage: true });

@@ -1,10 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import type { StatusPageData } from '../../src/ops/status-page-data.js';
 import { formatAge, renderStatusPage } from '../../src/ops/status-page.js';
+import { parseUpstreamRate } from '../../src/config/upstream-rate.js';
+import { computeCapacityPlan } from '../../src/scheduler/capacity-plan.js';
 
 const now = new Date('2024-05-02T12:00:00Z');
 const since = new Date('2024-05-01T12:00:00Z');
 const SUI = '0x0000000000000000000000000000000000000000000000000000000000000002::sui::SUI';
+
+function capacityPlan(addresses: number, rate: string) {
+  return computeCapacityPlan({
+    tokens: 2,
+    addresses,
+    crons: { prices: '* * * * *', positions: '* * * * *', nfts: '* * * * *', maintenance: '30 3 * * *' },
+    rate: parseUpstreamRate(rate),
+    priority: ['prices', 'positions', 'nfts'],
+  });
+}
 
 function data(overrides: Partial<StatusPageData> = {}): StatusPageData {
   return {
@@ -16,6 +28,7 @@ function data(overrides: Partial<StatusPageData> = {}): StatusPageData {
     failures: { ok: true, value: [] },
     quarantined: { ok: true, value: [] },
     drifts: { ok: true, value: [] },
+    quota: { ok: true, value: { plan: capacityPlan(1, '40/min'), superseded: [] } },
     ...overrides,
   };
 }
@@ -140,6 +153,50 @@ describe('renderStatusPage', () => {
     );
     expect(page).toContain('0.00 % / 24 h');
     expect(page).not.toContain('-0.00');
+  });
+
+  it('shows the quota and what each dataset needs and gets of it, unmarked when it fits', () => {
+    const page = renderStatusPage(data());
+    expect(page).toContain('<section id="quota"><h2>Quota</h2>');
+    expect(page).toContain('<p class="verdict" data-fits="true">Quota <span class="mono">40/min</span>');
+    expect(page).toContain('<span class="pill fits">fits (8% of the quota)</span>');
+    expect(page).toMatch(
+      /<tr data-quota-dataset="positions">.*<td class="num needed">60<\/td><td class="num granted">60<\/td><td class="cadence">every 1 min<\/td><td class="num superseded">0<\/td>/,
+    );
+    expect(page).not.toContain('class="over-budget"');
+  });
+
+  it('marks an over-budget watchlist: by how much, each dataset at its real cadence, the jobs superseded', () => {
+    // The case: 150 addresses, positions and NFTs every minute, 2 requests a second.
+    const page = renderStatusPage(
+      data({
+        quota: {
+          ok: true,
+          value: {
+            plan: capacityPlan(150, '2/s'),
+            superseded: [{ dataset: 'positions', superseded: 412 }],
+          },
+        },
+      }),
+    );
+    expect(page).toContain('<section id="quota" class="over-budget"><h2>Quota: over budget</h2>');
+    expect(page).toContain('<p class="verdict" data-fits="false">');
+    expect(page).toContain(
+      '<span class="pill over">over budget: needs 2.5x the quota: positions every 1.3 min at best, nfts never</span>',
+    );
+    expect(page).toContain('To fit: a quota of at least 6/s, fewer addresses or tokens, or slower crons.');
+    expect(page).toMatch(
+      /<tr data-quota-dataset="positions">.*<td class="cadence short">every 1.3 min at best<\/td><td class="num superseded">412<\/td>/,
+    );
+    expect(page).toMatch(
+      /<tr data-quota-dataset="nfts">.*<td class="num granted">0<\/td><td class="cadence never">never \(the quota is used up by prices and positions\)<\/td>/,
+    );
+  });
+
+  it('counts an unreadable quota among the unavailable sections', () => {
+    const page = renderStatusPage(data({ quota: { ok: false, error: 'Postgres did not answer within 3000 ms' } }));
+    expect(page).toMatch(/<section id="quota"><h2>Quota<\/h2><p class="error">Unavailable: Postgres did not answer/);
+    expect(page).toContain('1 section(s) unavailable');
   });
 
   it('puts the token on its links only when given one', () => {

@@ -30,10 +30,12 @@ export const SEEDED_TOKENS: SeededToken[] = [
  * Rows the status page reads, written straight into the real tables (token_catalog and
  * token_price_points behind the tokens and token_prices views, with its monthly partition):
  * two watched tokens with prices over the last 24 hours plus one older price that must stay out of
- * the chart, watermarks for two datasets, failed and retrying runs, and a quarantined payload.
+ * the chart, watermarks for two datasets, failed and retrying runs, positions jobs superseded 15 and
+ * 30 minutes and 2 hours before SEED_NOW, and a quarantined payload.
  */
 export async function seedStatusRows(database: Database): Promise<void> {
   const { sql } = database;
+  const minutesBefore = (minutes: number) => new Date(SEED_NOW.getTime() - minutes * 60_000);
   const old = new Date(SEED_NOW.getTime() - 30 * 3600_000);
   const [source] = await sql<{ id: number }[]>`insert into price_sources (name) values ('seed') returning id`;
   for (const token of SEEDED_TOKENS) {
@@ -67,7 +69,10 @@ export async function seedStatusRows(database: Database): Promise<void> {
     insert into ingestion_runs (job_id, dataset, target, tick, status, attempts, http_status, rows_written, error, started_at, finished_at) values
       ('positions-0xdead-1', 'positions', '0xdead', ${SEED_NOW}, 'failed', 5, 500, 0, 'upstream answered 500 <html>', ${SEED_NOW}, ${SEED_NOW}),
       ('nfts-0xbeef-1', 'nfts', '0xbeef', ${SEED_NOW}, 'retrying', 2, 429, 0, 'rate limited by the upstream', ${SEED_NOW}, null),
-      ('prices-batch-0-1', 'prices', 'batch-0', ${SEED_NOW}, 'succeeded', 1, 200, 48, null, ${SEED_NOW}, ${SEED_NOW})`;
+      ('prices-batch-0-1', 'prices', 'batch-0', ${SEED_NOW}, 'succeeded', 1, 200, 48, null, ${SEED_NOW}, ${SEED_NOW}),
+      ('positions-0xabc-2', 'positions', '0xabc', ${minutesBefore(30)}, 'superseded', 0, null, 0, 'superseded', ${minutesBefore(15)}, ${minutesBefore(15)}),
+      ('positions-0xabc-3', 'positions', '0xabc', ${minutesBefore(45)}, 'superseded', 0, null, 0, 'superseded', ${minutesBefore(30)}, ${minutesBefore(30)}),
+      ('positions-0xabc-4', 'positions', '0xabc', ${minutesBefore(180)}, 'superseded', 0, null, 0, 'superseded', ${minutesBefore(120)}, ${minutesBefore(120)})`;
   await sql`
     insert into quarantined_payloads (received_at, dataset, endpoint, target, tick, http_status, reason, body) values
       (${SEED_NOW}, 'positions', '/v2/address/0xfeed/positions', '0xfeed', ${SEED_NOW}, 200, 'data[0].positionId: expected string', '{"data":[{}]}')`;

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addWatchedTokens } from '../../src/db/index.js';
+import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
 import { createScheduler } from '../../src/scheduler/scheduler.js';
 import { systemClock } from '../../src/scheduler/scheduler-clock.js';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
@@ -60,5 +60,33 @@ describe('scheduler', () => {
     await second.stop();
     expect(await caughtUp()).toHaveLength(1);
     expect(await redis.zcard(`${prefix}:prices:gaps`)).toBe(2);
+  });
+});
+
+describe('scheduler and the quota', () => {
+  it('warns at start when the watchlist does not fit the quota, with the plan figures', async () => {
+    const small = await createPipelineHarness({ options: { UPSTREAM_RATE: '40/min', POSITIONS_CRON: '* * * * *' } });
+    try {
+      const addresses = Array.from({ length: 50 }, (_, i) => `0x${(i + 1).toString(16).padStart(64, '0')}`);
+      await addWatchedAddresses(small.database, addresses, {});
+      const scheduler = createScheduler({
+        context: small.context,
+        database: small.database,
+        queues: small.queues,
+        tracker: small.tracker,
+        redis: small.connection,
+        clock: { ...systemClock, now: () => new Date('2026-11-21T12:00:30Z') },
+      });
+      await scheduler.start();
+      await scheduler.stop();
+      // 50 positions requests a minute and 50 NFT requests an hour against 40 a minute.
+      const warning = small.logs
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((line) => line.level === 40);
+      expect(warning?.msg).toMatch(/^the watchlist needs 1\.3x the upstream quota .*; see `chaintap plan`$/);
+      expect(warning).toMatchObject({ availablePerHour: 2400 });
+    } finally {
+      await small.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
+import { addWatchedAddresses, addWatchedTokens, removeWatchedAddresses } from '../../src/db/index.js';
 import { produceTick, type ProducerDeps } from '../../src/scheduler/producer.js';
 import { SNAPSHOT_CHANNEL } from '../../src/queue/tick-notification.js';
 import { createRedisConnection } from '../../src/runtime/redis-connection.js';
@@ -125,5 +125,19 @@ describe('a newer tick supersedes the waiting jobs of the same targets', () => {
     // The current price job carries the end of its slot (PRICE_CRON every minute by default).
     const [job] = await harness.queues.prices.getJobs(['wait']);
     expect(job!.data.slotEnd).toBe(new Date(T2.getTime() + 60_000).toISOString());
+  });
+
+  it('a job still waiting for an address no longer watched is superseded by the next tick', async () => {
+    const T4 = new Date('2026-11-21T12:45:00Z');
+    await removeWatchedAddresses(harness.database, [ADDRESSES[2]!]);
+    const fourth = await produceTick(producer, 'positions', T4);
+    expect(fourth).toMatchObject({ jobs: 2, superseded: 3 });
+    expect(await waitingTicks('positions')).toEqual(Array(2).fill(T4.toISOString()));
+    expect(await runs('positions', T3)).toEqual(
+      [...ADDRESSES].sort().map((target) => expect.objectContaining({ target, status: 'superseded' })),
+    );
+    // Added back, it is planned again.
+    await addWatchedAddresses(harness.database, [ADDRESSES[2]!], {});
+    expect(await produceTick(producer, 'positions', new Date('2026-11-21T13:00:00Z'))).toMatchObject({ jobs: 3 });
   });
 });

@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import { readQueueDepths } from '../../ops/queue-depths.js';
 import { loadDatasetFreshness, loadFailureCounts, loadRecentSchemaDrifts } from '../../db/stores/status.js';
 import { formatAge } from '../../ops/status-page.js';
+import { loadQuotaStatus, type QuotaStatus } from '../../ops/status-page-data.js';
+import { describeCadence, describeVerdict, formatPerHour, howToFit } from '../../scheduler/capacity-plan.js';
 import { openResources } from '../resources.js';
 import { createCliContext } from '../runtime.js';
 import { withShutdown } from '../../runtime/shutdown.js';
@@ -9,17 +11,18 @@ import { withShutdown } from '../../runtime/shutdown.js';
 export function statusCommand(): Command {
   return new Command('status')
     .description(
-      'per dataset: last successful tick and its age; queue depths; failures and schema drifts in the last 24 hours',
+      'per dataset: last successful tick and its age; the quota and what the watchlist needs of it; queue depths; failures and schema drifts in the last 24 hours',
     )
     .action(async () => {
       const context = createCliContext();
       await withShutdown(context.logger, async (shutdown) => {
         const resources = await openResources(context, shutdown);
-        const [freshness, failures, depths, drifts] = await Promise.all([
+        const [freshness, failures, depths, drifts, quota] = await Promise.all([
           loadDatasetFreshness(resources.database),
           loadFailureCounts(resources.database),
           readQueueDepths(resources.queues),
           loadRecentSchemaDrifts(resources.database),
+          loadQuotaStatus(resources.database, context.options, new Date()),
         ]);
         const now = Date.now();
         console.log('datasets');
@@ -30,10 +33,11 @@ export function statusCommand(): Command {
           );
         }
         if (freshness.length === 0) console.log('  no successful run yet');
+        for (const line of quotaLines(quota)) console.log(line);
         console.log('queues');
         for (const { queue, counts } of depths) {
           console.log(
-            `  ${queue.padEnd(12)} waiting ${counts.waiting}, active ${counts.active}, delayed ${counts.delayed}, failed ${counts.failed}, completed ${counts.completed}`,
+            `  ${queue.padEnd(15)} waiting ${counts.waiting}, active ${counts.active}, delayed ${counts.delayed}, failed ${counts.failed}, completed ${counts.completed}`,
           );
         }
         console.log('failures in the last 24 hours');
@@ -56,4 +60,20 @@ export function statusCommand(): Command {
         process.exitCode = failures.some((row) => row.authFailures > 0) ? 2 : 0;
       });
     });
+}
+
+/** The "quota" section: the rate, needed against available, the verdict, each dataset's cadence. */
+function quotaLines({ plan, superseded }: QuotaStatus): string[] {
+  const supersededBy = new Map(superseded.map((row) => [row.dataset, row.superseded]));
+  const lines = [
+    'quota',
+    `  ${plan.rate.label} (UPSTREAM_RATE) allows ${formatPerHour(plan.availablePerHour)} req/h; the watchlist needs ${formatPerHour(plan.neededPerHour)} req/h: ${describeVerdict(plan)}`,
+  ];
+  for (const dataset of plan.datasets) {
+    lines.push(
+      `  ${dataset.dataset.padEnd(12)} needs ${formatPerHour(dataset.neededPerHour)} req/h, gets ${formatPerHour(dataset.grantedPerHour)}: ${describeCadence(plan, dataset)}; ${supersededBy.get(dataset.dataset) ?? 0} job(s) superseded in the last hour`,
+    );
+  }
+  if (!plan.fits) lines.push(`  !! over budget; to fit: ${howToFit(plan)} (see \`chaintap plan\`)`);
+  return lines;
 }

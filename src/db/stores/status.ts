@@ -192,3 +192,26 @@ export function loadRunCounts(database: Database, datasets: string[], ticks: Dat
       group by dataset, status`,
   );
 }
+
+export interface SupersededCount {
+  dataset: string;
+  superseded: number;
+}
+
+/**
+ * Jobs replaced by a newer tick of their target before they ran, recorded since `since` (status
+ * and the status page: the last hour): how far the watchlist overruns the quota right now.
+ * Datasets with none are absent.
+ */
+export function loadSupersededCounts(database: Database, since: Date): Promise<SupersededCount[]> {
+  return runQuery(
+    database,
+    'status.read',
+    () => database.sql<SupersededCount[]>`
+    select dataset, count(*)::int as superseded
+    from ingestion_runs
+    where status = 'superseded' and finished_at > ${since}
+    group by dataset
+    order by dataset`,
+  );
+}
