@@ -76,6 +76,8 @@ export const optionsSchema = z.object({
   /** Requests in flight at once per process (BullMQ worker concurrency and p-limit fan-out). */
   UPSTREAM_CONCURRENCY: int(1, 1000).default(16),
   UPSTREAM_TIMEOUT_MS: int(100, 600_000).default(15_000),
+  /** An answer body larger than this is not read past it: the job quarantines its first bytes. */
+  UPSTREAM_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(8 * 1024 * 1024),
   /** In-request retries of transient faults before the job's own attempt fails. */
   UPSTREAM_MAX_RETRIES: int(0, 20).default(3),
   /**
@@ -110,6 +112,8 @@ export const optionsSchema = z.object({
   JOB_LOCK_MS: int(1_000).default(60_000),
 
   RAW_RETENTION_DAYS: int(0).default(14),
+  /** quarantined_payloads rows older than this many days are pruned by the maintenance job (0: keep). */
+  QUARANTINE_RETENTION_DAYS: int(0).default(30),
   /** Detach token_prices partitions older than this many days (0: keep everything). */
   PRICE_PARTITION_DETACH_DAYS: int(0).default(0),
   /** Snapshot history: every tick is kept this many days (0: keep every tick forever). */
@@ -121,7 +125,12 @@ export const optionsSchema = z.object({
 
   OPS_HOST: z.string().min(1).default('127.0.0.1'),
   OPS_PORT: int(0, 65_535).default(9464),
+  /** Reads the ops server: status page, /metrics, reports, Bull Board read-only. */
   OPS_TOKEN: z.string().min(1).optional(),
+  /** Required for any Bull Board action (retry, remove, pause, ...); without it the board is read-only. */
+  OPS_ADMIN_TOKEN: z.string().min(1).optional(),
+  /** Alert rules file (YAML or JSON) that `chaintap start` evaluates; unset: no alerts. */
+  ALERT_RULES: z.string().min(1).optional(),
   METRICS_ENABLED: bool.default(true),
 });
 
