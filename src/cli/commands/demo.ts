@@ -8,6 +8,8 @@ import { startSimulator } from '../../simulator/index.js';
 import { openResources, openUpstreamClient } from '../resources.js';
 import { createCliContext } from '../runtime.js';
 import { withShutdown } from '../../runtime/shutdown.js';
+import { ensureDemoServices } from '../local-services.js';
+import { createLogger } from '../../runtime/logger.js';
 import { migrateDatabase } from './migrate.js';
 import { runServices } from './services.js';
 
@@ -49,8 +51,12 @@ async function seedDemo(context: Context): Promise<void> {
   });
 }
 
+/** The quota of the demo's own simulated upstream, unless one is set: the free tier's 40/min would make it slow. */
+const DEMO_RATE = '20/s';
+
 /**
- * The zero-configuration main job: the simulated upstream in this process, migrations, a sample
+ * The zero-configuration main job: PostgreSQL and Redis (throwaway local instances when none
+ * answers, local-services.ts), the simulated upstream in this process, migrations, a sample
  * watchlist with a day of price history, then `start` with a first tick of every dataset.
  */
 export function demoCommand(): Command {
@@ -60,10 +66,28 @@ export function demoCommand(): Command {
       const settings = loadOptions({}, process.env);
       const apiKey = settings.UPSTREAM_API_KEY ?? DEMO_API_KEY;
       const base = new URL(settings.UPSTREAM_BASE_URL);
-      const simulator = await startSimulator({ apiKey, host: base.hostname, port: Number(base.port || 8787) });
+      const logger = createLogger({ level: settings.LOG_LEVEL, secrets: [apiKey] });
+      const services = await ensureDemoServices(
+        { databaseUrl: settings.DATABASE_URL, redisUrl: settings.REDIS_URL },
+        logger,
+      );
+      const simulator = await startSimulator({ apiKey, host: base.hostname, port: Number(base.port || 8787) }).catch(
+        async (error: unknown) => {
+          await services.stop();
+          throw error;
+        },
+      );
       try {
-        const context = createCliContext({ UPSTREAM_API_KEY: apiKey, UPSTREAM_BASE_URL: simulator.url });
-        await migrateDatabase(settings.DATABASE_URL);
+        const rateIsSet = Boolean(process.env.UPSTREAM_RATE || process.env.UPSTREAM_RPS);
+        const context = createCliContext({
+          UPSTREAM_API_KEY: apiKey,
+          UPSTREAM_BASE_URL: simulator.url,
+          DATABASE_URL: services.databaseUrl,
+          REDIS_URL: services.redisUrl,
+          ...(rateIsSet ? {} : { UPSTREAM_RATE: DEMO_RATE }),
+        });
+        for (const line of services.started) console.log(`started a throwaway ${line}; removed when the demo stops`);
+        await migrateDatabase(services.databaseUrl);
         await seedDemo(context);
         console.log(
           `simulated upstream at ${simulator.url}; status page at http://${settings.OPS_HOST}:${settings.OPS_PORT}/ ; Ctrl-C to stop`,
@@ -71,6 +95,7 @@ export function demoCommand(): Command {
         await runServices({ scheduler: true, workers: true, ops: true, produceNow: true }, context);
       } finally {
         await simulator.close();
+        await services.stop();
       }
     });
 }

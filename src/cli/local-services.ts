@@ -1,0 +1,219 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ChaintapError } from '../errors.js';
+import type { Logger } from '../runtime/logger.js';
+
+const run = promisify(execFile);
+
+/**
+ * The PostgreSQL and Redis that `chaintap demo` uses: the configured ones when they answer;
+ * otherwise, when they are meant to be local and the binaries are installed (Debian's postgresql
+ * and redis-server packages, Homebrew's postgresql and redis), throwaway instances in a temporary
+ * directory on free ports, removed when the demo stops; otherwise a one-screen message that says
+ * what is missing and how to get it.
+ */
+export interface DemoServices {
+  databaseUrl: string;
+  redisUrl: string;
+  /** What was started, for the first screen. */
+  started: string[];
+  stop(): Promise<void>;
+}
+
+export class MissingServicesError extends ChaintapError {
+  override readonly retryable = false;
+}
+
+export async function ensureDemoServices(
+  urls: { databaseUrl: string; redisUrl: string },
+  logger: Logger,
+): Promise<DemoServices> {
+  const stops: (() => Promise<void>)[] = [];
+  const started: string[] = [];
+  const services: DemoServices = {
+    ...urls,
+    started,
+    async stop() {
+      for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    },
+  };
+  try {
+    if (!(await answers(urls.databaseUrl))) {
+      const postgres = await startThrowawayPostgres(urls.databaseUrl);
+      stops.push(postgres.stop);
+      services.databaseUrl = postgres.url;
+      started.push(`PostgreSQL at ${postgres.url} (data in ${postgres.directory})`);
+    }
+    if (!(await answers(urls.redisUrl))) {
+      const redis = await startThrowawayRedis(urls.redisUrl);
+      stops.push(redis.stop);
+      services.redisUrl = redis.url;
+      started.push(`Redis at ${redis.url}`);
+    }
+  } catch (error) {
+    await services.stop();
+    throw error;
+  }
+  if (started.length > 0) logger.info({ started }, 'started throwaway local services for the demo');
+  return services;
+}
+
+/** Whether something accepts TCP connections at the URL's host and port within a second. */
+async function answers(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  const defaultPort = url.startsWith('redis') ? 6379 : 5432;
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port || defaultPort) });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1_000, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+function howToGet(what: string, url: string, reason: string): MissingServicesError {
+  const lines = [
+    `chaintap demo needs ${what}, and ${url.replace(/\/\/[^@/]*@/, '//')} does not answer: ${reason}.`,
+    '',
+    'Install it, and the demo starts a throwaway instance itself (nothing to configure):',
+    '  Debian/Ubuntu:  sudo apt-get install postgresql redis-server',
+    '  macOS:          brew install postgresql@15 redis',
+    'or run both with Docker:',
+    '  docker compose up -d postgres redis      (from this repository; see README.md)',
+    'or point DATABASE_URL / REDIS_URL at servers you already have.',
+  ];
+  return new MissingServicesError(lines.join('\n'));
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The first directory holding all the binaries: PATH, then where the packages put them. */
+function findBinaries(names: string[], extraDirectories: string[]): string | undefined {
+  const directories = [...(process.env.PATH ?? '').split(':').filter(Boolean), ...extraDirectories];
+  return directories.find((directory) => names.every((name) => existsSync(join(directory, name))));
+}
+
+function postgresBinDirectories(): string[] {
+  const debian = '/usr/lib/postgresql';
+  const versions = existsSync(debian)
+    ? readdirSync(debian)
+        .filter((name) => /^\d+$/.test(name))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  return [
+    ...versions.map((version) => join(debian, version, 'bin')),
+    '/opt/homebrew/bin',
+    '/usr/local/bin',
+    '/opt/homebrew/opt/postgresql@15/bin',
+    '/usr/local/opt/postgresql@15/bin',
+  ];
+}
+
+/**
+ * initdb refuses to run as root: as root, the cluster belongs to the `postgres` user (Debian's
+ * package creates it) and its commands run as that user.
+ */
+async function postgresUser(): Promise<{ uid: number; gid: number } | undefined> {
+  if (process.getuid?.() !== 0) return undefined;
+  try {
+    const uid = Number((await run('id', ['-u', 'postgres'])).stdout.trim());
+    const gid = Number((await run('id', ['-g', 'postgres'])).stdout.trim());
+    return { uid, gid };
+  } catch {
+    throw new MissingServicesError(
+      'chaintap demo runs as root, and initdb refuses to: create a `postgres` user, or run the demo as another user.',
+    );
+  }
+}
+
+async function startThrowawayPostgres(
+  configured: string,
+): Promise<{ url: string; directory: string; stop: () => Promise<void> }> {
+  const { hostname } = new URL(configured);
+  if (!LOOPBACK.has(hostname)) throw howToGet('PostgreSQL', configured, 'it is not on this machine');
+  const bin = findBinaries(['initdb', 'pg_ctl'], postgresBinDirectories());
+  if (!bin) throw howToGet('PostgreSQL', configured, 'no PostgreSQL server is installed (initdb, pg_ctl)');
+  const owner = await postgresUser();
+  const directory = await mkdtemp(join(tmpdir(), 'chaintap-demo-pg-'));
+  if (owner) await chown(directory, owner.uid, owner.gid);
+  const asOwner = (command: string, args: string[]) =>
+    owner ? run('runuser', ['-u', 'postgres', '--', join(bin, command), ...args]) : run(join(bin, command), args);
+  const data = join(directory, 'data');
+  const port = await freePort();
+  try {
+    await asOwner('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+    await asOwner('pg_ctl', [
+      '-D',
+      data,
+      '-l',
+      join(directory, 'postgres.log'),
+      '-o',
+      `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      '-w',
+      'start',
+    ]);
+  } catch (error) {
+    await rm(directory, { recursive: true, force: true });
+    throw new MissingServicesError(
+      `could not start a throwaway PostgreSQL: ${(error as Error).message.split('\n')[0]}`,
+    );
+  }
+  const database = new URL(configured).pathname.slice(1) || 'chaintap';
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/${database}`,
+    directory,
+    stop: async () => {
+      await asOwner('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']).catch(() => undefined);
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+async function startThrowawayRedis(configured: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const { hostname } = new URL(configured);
+  if (!LOOPBACK.has(hostname)) throw howToGet('Redis', configured, 'it is not on this machine');
+  const bin = findBinaries(['redis-server'], ['/opt/homebrew/bin', '/usr/local/bin', '/usr/bin']);
+  if (!bin) throw howToGet('Redis', configured, 'no Redis server is installed (redis-server)');
+  const directory = await mkdtemp(join(tmpdir(), 'chaintap-demo-redis-'));
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    join(bin, 'redis-server'),
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', directory],
+    { stdio: 'ignore' },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await rm(directory, { recursive: true, force: true });
+  };
+  for (let i = 0; i < 50; i += 1) {
+    if (await answers(url)) return { url, stop };
+    if (child.exitCode !== null) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await stop();
+  throw new MissingServicesError('could not start a throwaway Redis (redis-server did not answer within 5 s)');
+}
