@@ -23,6 +23,8 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 # 3. Runtime: compiled code, production modules and the SQL migrations, owned by root and run as the
 #    unprivileged `node` user (uid 1000) of the base image, so the process cannot rewrite its own code.
 FROM ${NODE_IMAGE} AS runtime
+# The ops server listens beyond loopback in a container: the commands refuse to start without
+# OPS_TOKEN (docs/operations.md, "Security").
 ENV NODE_ENV=production \
     OPS_HOST=0.0.0.0 \
     OPS_PORT=9464

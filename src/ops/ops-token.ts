@@ -1,24 +1,46 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/** Set after a `?token=` login so that pages which do not carry the token (Bull Board's UI) still pass. */
-export const OPS_TOKEN_COOKIE = 'chaintap_ops_token';
+/**
+ * What a request may do on the ops server: nothing but the open paths, read (status page,
+ * /metrics, reports, Bull Board read-only), or also act on Bull Board (retry, remove, pause, ...).
+ */
+export type OpsAccess = 'none' | 'read' | 'admin';
 
-/** Paths open without the token: liveness only (it tells nothing but "the process answers"). */
-const OPEN_PATHS = new Set(['/healthz']);
+/** Set after a `?token=` login so that pages which do not carry the token (Bull Board's UI) still pass. */
+export const OPS_SESSION_COOKIE = 'chaintap_ops_session';
+
+/** Open without a token: liveness and readiness, for orchestrators' probes. */
+const OPEN_PATHS = new Set(['/healthz', '/readyz']);
+
+/** Requests with any other method may change something: every Bull Board action is a PUT, POST or PATCH. */
+const READ_METHODS = new Set(['GET', 'HEAD']);
+
+export interface OpsTokens {
+  /** OPS_TOKEN: reads. Unset: reads need no token (loopback only, see exposure.ts). */
+  read?: string;
+  /** OPS_ADMIN_TOKEN: reads and Bull Board actions. Unset: no request may act. */
+  admin?: string;
+}
+
+interface Credential {
+  access: 'read' | 'admin';
+  token: string;
+  /** The cookie's value for this credential: an HMAC of the token under this process's key, never the token. */
+  session: string;
+}
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Constant time over SHA-256 digests, so neither the content nor the length leaks through timing. */
+function same(candidate: string | undefined, expected: string): boolean {
+  return candidate !== undefined && timingSafeEqual(digest(candidate), digest(expected));
+}
 
 function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of header?.split(';') ?? []) {
     const separator = part.indexOf('=');
-    if (separator > 0 && part.slice(0, separator).trim() === name) {
-      try {
-        return decodeURIComponent(part.slice(separator + 1).trim());
-      } catch {
-        return undefined;
-      }
-    }
+    if (separator > 0 && part.slice(0, separator).trim() === name) return part.slice(separator + 1).trim();
   }
   return undefined;
 }
@@ -28,33 +50,88 @@ function queryToken(url: string): string | undefined {
   return query < 0 ? undefined : (new URLSearchParams(url.slice(query + 1)).get('token') ?? undefined);
 }
 
-function pathOf(url: string): string {
+export function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query < 0 ? url : url.slice(0, query);
 }
 
-/**
- * An onRequest hook that requires OPS_TOKEN on every route but /healthz: as `Authorization: Bearer`,
- * as `?token=` (a browser opening the page), or as the cookie a `?token=` visit sets. Compared in
- * constant time over SHA-256 digests, so neither the content nor the length leaks through timing.
- */
-export function requireOpsToken(token: string) {
-  const expected = digest(token);
-  const matches = (candidate: string | undefined) =>
-    candidate !== undefined && timingSafeEqual(digest(candidate), expected);
+function bearerToken(request: FastifyRequest): string | undefined {
+  const authorization = request.headers.authorization;
+  return authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length).trim() : undefined;
+}
 
-  return async function checkOpsToken(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-    if (OPEN_PATHS.has(pathOf(request.url))) return undefined;
-    const authorization = request.headers.authorization;
-    const bearer = authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length).trim() : undefined;
-    if (matches(bearer) || matches(cookieValue(request.headers.cookie, OPS_TOKEN_COOKIE))) return undefined;
-    if (matches(queryToken(request.url))) {
-      reply.header('set-cookie', `${OPS_TOKEN_COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict`);
+export interface OpsAuth {
+  /** What the request's credentials allow. */
+  accessOf(request: FastifyRequest): OpsAccess;
+  /**
+   * The onRequest hook that guards every route of the server, present and future, but the open
+   * paths: 401 without read access, 403 for any request but GET and HEAD without OPS_ADMIN_TOKEN.
+   */
+  hook(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined>;
+}
+
+/**
+ * Access from the tokens, presented as `Authorization: Bearer`, as `?token=` (a browser opening the
+ * page; it also sets the session cookie), or as that cookie. The cookie holds an HMAC of the token
+ * under a key drawn when the process starts: it does not reveal the token, and a restart (or
+ * another process) does not accept it, so the browser logs in again with `?token=`.
+ */
+export function createOpsAuth(tokens: OpsTokens): OpsAuth {
+  const key = randomBytes(32);
+  const credentials: Credential[] = [];
+  for (const [access, token] of [
+    ['admin', tokens.admin],
+    ['read', tokens.read],
+  ] as const) {
+    if (!token) continue;
+    const session = createHmac('sha256', key).update(`${access}\0${token}`).digest('base64url');
+    credentials.push({ access, token, session });
+  }
+
+  // Every credential is compared (no early exit); admin comes first, so the first match is the widest.
+  function widest(matches: (credential: Credential) => boolean): Credential | undefined {
+    let found: Credential | undefined;
+    for (const credential of credentials) if (matches(credential)) found ??= credential;
+    return found;
+  }
+
+  function resolve(request: FastifyRequest): { access: OpsAccess; login?: Credential } {
+    const bearer = bearerToken(request);
+    const cookie = cookieValue(request.headers.cookie, OPS_SESSION_COOKIE);
+    const query = queryToken(request.url);
+    const held = widest((c) => same(bearer, c.token) || same(cookie, c.session));
+    const login = widest((c) => same(query, c.token));
+    const best = [held, login].find((credential) => credential?.access === 'admin') ?? held ?? login;
+    if (best) return { access: best.access, login };
+    return { access: tokens.read ? 'none' : 'read' };
+  }
+
+  return {
+    accessOf: (request) => resolve(request).access,
+    async hook(request, reply) {
+      const { access, login } = resolve(request);
+      if (login) {
+        reply.header('set-cookie', `${OPS_SESSION_COOKIE}=${login.session}; Path=/; HttpOnly; SameSite=Strict`);
+      }
+      if (OPEN_PATHS.has(pathOf(request.url))) return undefined;
+      if (access === 'none') {
+        return reply
+          .code(401)
+          .header('www-authenticate', 'Bearer realm="chaintap ops"')
+          .send({
+            error: 'unauthorized',
+            message: 'OPS_TOKEN required: Authorization: Bearer <token> or ?token=<token>',
+          });
+      }
+      if (!READ_METHODS.has(request.method) && access !== 'admin') {
+        return reply.code(403).send({
+          error: 'forbidden',
+          message: tokens.admin
+            ? 'OPS_ADMIN_TOKEN required for Bull Board actions; OPS_TOKEN only reads'
+            : 'Bull Board is read-only: set OPS_ADMIN_TOKEN to allow its actions',
+        });
+      }
       return undefined;
-    }
-    return reply
-      .code(401)
-      .header('www-authenticate', 'Bearer realm="chaintap ops"')
-      .send({ error: 'unauthorized', message: 'OPS_TOKEN required: Authorization: Bearer <token> or ?token=<token>' });
+    },
   };
 }

@@ -4,7 +4,8 @@ import type { Context } from '../runtime/context.js';
 import type { Database } from '../db/client.js';
 import type { Queues } from '../queue/queues.js';
 import { registerBullBoard } from './bull-board.js';
-import { requireOpsToken } from './ops-token.js';
+import { assertSafeOpsExposure } from './exposure.js';
+import { createOpsAuth, pathOf } from './ops-token.js';
 import { checkReadiness } from './readiness.js';
 import { refreshScrapeGauges } from './scrape-gauges.js';
 import { loadStatusPageData } from './status-page-data.js';
@@ -31,23 +32,19 @@ export interface OpsServer {
   close(): Promise<void>;
 }
 
-function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query < 0 ? url : url.slice(0, query);
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
-}
-
 /**
  * The operations HTTP server of a chaintap process: liveness, readiness, Prometheus metrics,
- * Bull Board and the status page. With OPS_TOKEN set, every route but /healthz requires it.
+ * Bull Board and the status page. With OPS_TOKEN set, every route but /healthz and /readyz
+ * requires it (a route added later too: the check is a hook on the whole server); Bull Board's
+ * actions require OPS_ADMIN_TOKEN, and without it the board is read-only. Throws ConfigError on a
+ * non-loopback OPS_HOST without OPS_TOKEN.
  */
 export function createOpsServer(dependencies: OpsServerDependencies): OpsServer {
   const { context, database, redis, queues } = dependencies;
   const now = dependencies.now ?? (() => new Date());
   const { options, metrics } = context;
+  assertSafeOpsExposure(options);
+  const auth = createOpsAuth({ read: options.OPS_TOKEN, admin: options.OPS_ADMIN_TOKEN });
   const logger = context.logger.child({ component: 'ops-server' });
   // No Fastify logger: its request logs would write URLs, and a URL may carry ?token=. Errors are
   // logged below with the path only.
@@ -58,7 +55,7 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 ? error.statusCode : 500;
     return reply.code(status).send({ error: status >= 500 ? 'internal error' : error.message });
   });
-  if (options.OPS_TOKEN) app.addHook('onRequest', requireOpsToken(options.OPS_TOKEN));
+  app.addHook('onRequest', auth.hook);
   app.addHook('onSend', async (_request, reply) => {
     // Links carry ?token=: keep it out of Referer headers sent to other sites.
     reply.header('referrer-policy', 'no-referrer');
@@ -66,12 +63,18 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
 
   app.get('/healthz', async () => ({ status: 'ok' }));
 
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/readyz', async (request, reply) => {
     const readiness = await checkReadiness(database, redis, DEPENDENCY_TIMEOUT_MS);
     if (!readiness.ready) logger.warn({ checks: readiness.checks }, 'not ready');
+    // Open to probes; why a check failed (hosts, ports) only to a holder of a token.
+    const { postgres, redis: redisCheck } = readiness.checks;
+    const checks =
+      auth.accessOf(request) === 'none'
+        ? { postgres: { ok: postgres.ok }, redis: { ok: redisCheck.ok } }
+        : readiness.checks;
     return reply
       .code(readiness.ready ? 200 : 503)
-      .send({ status: readiness.ready ? 'ready' : 'unavailable', ...readiness });
+      .send({ status: readiness.ready ? 'ready' : 'unavailable', ready: readiness.ready, checks });
   });
 
   if (options.METRICS_ENABLED) {
@@ -99,19 +102,12 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
       .send(renderStatusPage(data, { token: options.OPS_TOKEN && token ? token : undefined }));
   });
 
-  registerBullBoard(app, queues);
+  registerBullBoard(app, queues, { readOnly: !options.OPS_ADMIN_TOKEN });
 
   return {
     app,
     async listen() {
-      const url = await app.listen({ host: options.OPS_HOST, port: options.OPS_PORT });
-      if (!options.OPS_TOKEN && !isLoopback(options.OPS_HOST)) {
-        logger.warn(
-          { host: options.OPS_HOST },
-          'ops server listens beyond loopback without OPS_TOKEN: anyone who reaches it can use Bull Board',
-        );
-      }
-      return url;
+      return app.listen({ host: options.OPS_HOST, port: options.OPS_PORT });
     },
     async close() {
       await app.close();

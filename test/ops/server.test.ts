@@ -209,11 +209,12 @@ describe('ops server', () => {
 
 describe('OPS_TOKEN', () => {
   const token = 'ops-secret-token-3f9a';
-  const protectedPaths = ['/', '/readyz', '/metrics', '/queues', '/queues/api/queues'];
+  const protectedPaths = ['/', '/metrics', '/queues', '/queues/api/queues'];
 
-  it('is required on every route but /healthz', async () => {
+  it('is required on every route but /healthz and /readyz', async () => {
     const server = await start({ OPS_TOKEN: token });
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
     for (const path of [...protectedPaths, '/no-such-route']) {
       const response = await fetch(`${server.url}${path}`);
       expect(response.status, path).toBe(401);
@@ -241,10 +242,13 @@ describe('OPS_TOKEN', () => {
     const server = await start({ OPS_TOKEN: token });
     const visit = await fetch(`${server.url}/queues?token=${encodeURIComponent(token)}`);
     const cookie = visit.headers.get('set-cookie');
-    expect(cookie).toMatch(/^chaintap_ops_token=[^;]+; Path=\/; HttpOnly; SameSite=Strict$/);
+    expect(cookie).toMatch(/^chaintap_ops_session=[^;]+; Path=\/; HttpOnly; SameSite=Strict$/);
+    expect(cookie).not.toContain(token);
     const api = await fetch(`${server.url}/queues/api/queues`, { headers: { cookie: cookie!.split(';')[0]! } });
     expect(api.status).toBe(200);
-    const forged = await fetch(`${server.url}/queues/api/queues`, { headers: { cookie: 'chaintap_ops_token=guess' } });
+    const forged = await fetch(`${server.url}/queues/api/queues`, {
+      headers: { cookie: 'chaintap_ops_session=guess' },
+    });
     expect(forged.status).toBe(401);
   });
 

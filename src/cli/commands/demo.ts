@@ -9,6 +9,7 @@ import { openResources, openUpstreamClient } from '../resources.js';
 import { createCliContext } from '../runtime.js';
 import { withShutdown } from '../../runtime/shutdown.js';
 import { ensureDemoServices } from '../local-services.js';
+import { assertSafeOpsExposure } from '../../ops/exposure.js';
 import { createLogger } from '../../runtime/logger.js';
 import { migrateDatabase } from './migrate.js';
 import { runServices } from './services.js';
@@ -64,6 +65,8 @@ export function demoCommand(): Command {
     .description('run everything against the built-in simulated upstream: migrate, sample watchlist, start')
     .action(async () => {
       const settings = loadOptions({}, process.env);
+      // Before anything is started: an exposed ops port without OPS_TOKEN is refused (docs/operations.md).
+      assertSafeOpsExposure(settings);
       const apiKey = settings.UPSTREAM_API_KEY ?? DEMO_API_KEY;
       const base = new URL(settings.UPSTREAM_BASE_URL);
       const logger = createLogger({ level: settings.LOG_LEVEL, secrets: [apiKey] });
@@ -92,7 +95,7 @@ export function demoCommand(): Command {
         console.log(
           `simulated upstream at ${simulator.url}; status page at http://${settings.OPS_HOST}:${settings.OPS_PORT}/ ; Ctrl-C to stop`,
         );
-        await runServices({ scheduler: true, workers: true, ops: true, produceNow: true }, context);
+        await runServices({ scheduler: true, workers: true, ops: true, produceNow: true, alerts: true }, context);
       } finally {
         await simulator.close();
         await services.stop();

@@ -1,4 +1,6 @@
 import { Command } from 'commander';
+import { startAlerts } from '../../alerts/service.js';
+import { assertSafeOpsExposure } from '../../ops/exposure.js';
 import { createOpsServer } from '../../ops/server.js';
 import { floorToMinute } from '../../scheduler/cron-slots.js';
 import { produceTick } from '../../scheduler/producer.js';
@@ -16,6 +18,8 @@ export interface ServiceSelection {
   ops: boolean;
   /** Enqueue one tick of every dataset right away instead of waiting for the first cron slot. */
   produceNow?: boolean;
+  /** Also evaluate and deliver the alert rules when ALERT_RULES names a rules file (docs/alerts.md). */
+  alerts?: boolean;
 }
 
 /**
@@ -24,6 +28,9 @@ export interface ServiceSelection {
  * closes every connection.
  */
 export async function runServices(selection: ServiceSelection, context: Context): Promise<void> {
+  // Before anything is opened: an exposed ops port without OPS_TOKEN is a ConfigError, and the
+  // command exits with its message alone.
+  if (selection.ops) assertSafeOpsExposure(context.options);
   await withShutdown(context.logger, async (shutdown) => {
     const resources = await openResources(context, shutdown);
     const client = selection.workers ? openUpstreamClient(context) : undefined;
@@ -40,6 +47,14 @@ export async function runServices(selection: ServiceSelection, context: Context)
       const scheduler = createScheduler({ context, ...resources });
       shutdown.add('scheduler', () => scheduler.stop());
       await scheduler.start();
+    }
+    if (selection.alerts && context.options.ALERT_RULES) {
+      const alerts = await startAlerts({
+        context,
+        database: resources.database,
+        rulesFile: context.options.ALERT_RULES,
+      });
+      shutdown.add('alerts', () => alerts.close());
     }
     if (selection.produceNow) {
       const tick = floorToMinute(new Date());
@@ -58,7 +73,7 @@ export async function runServices(selection: ServiceSelection, context: Context)
 export function startCommand(): Command {
   return new Command('start')
     .description('scheduler, workers and the ops server in one process')
-    .action(() => runServices({ scheduler: true, workers: true, ops: true }, createCliContext()));
+    .action(() => runServices({ scheduler: true, workers: true, ops: true, alerts: true }, createCliContext()));
 }
 
 export function workerCommand(): Command {
