@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { isScrubbable, secretScrubber } from './scrub.js';
 
 export type { Logger };
 
@@ -11,11 +12,13 @@ const REDACTED_PATHS = [
   '*.headers["x-api-key"]',
   'OPS_TOKEN',
   '*.OPS_TOKEN',
+  'OPS_ADMIN_TOKEN',
+  '*.OPS_ADMIN_TOKEN',
 ];
 
 export interface LoggerSettings {
   level: string;
-  /** Secrets to scrub from every line, whatever field or message they end up in. */
+  /** Secrets to scrub from every line, in every form (scrub.ts), whatever field or message they end up in. */
   secrets?: (string | undefined)[];
   /** Pretty output; default: when stdout is a TTY. */
   pretty?: boolean;
@@ -24,24 +27,18 @@ export interface LoggerSettings {
 
 /**
  * JSON logs by default, readable on a TTY. Known secret fields are redacted, and as a second line of
- * defence every written line has the secrets' literal values replaced.
+ * defence every written line has the secrets replaced, as they are, URL-encoded or JSON-escaped (a
+ * secret with a quote or a backslash shows in a JSON line only escaped).
  */
 export function createLogger(settings: LoggerSettings): Logger {
-  const secrets = (settings.secrets ?? []).filter((s): s is string => typeof s === 'string' && s.length >= 4);
+  const secrets = (settings.secrets ?? []).filter(isScrubbable);
   const pretty = settings.pretty ?? (process.stdout.isTTY === true && !settings.destination);
   const options: pino.LoggerOptions = {
     level: settings.level,
     base: { pid: process.pid },
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     // An explicit `hooks: undefined` would replace pino's default hooks and break it: only set when needed.
-    ...(secrets.length
-      ? {
-          hooks: {
-            streamWrite: (line: string) =>
-              secrets.reduce((text, secret) => text.split(secret).join('[redacted]'), line),
-          },
-        }
-      : {}),
+    ...(secrets.length ? { hooks: { streamWrite: secretScrubber(secrets) } } : {}),
   };
   if (settings.destination) return pino(options, settings.destination);
   if (pretty) {

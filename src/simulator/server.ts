@@ -27,6 +27,12 @@ export interface SimulatorOptions {
   fixedTimeMs?: number;
   /** Seed of the fault draws; default random. */
   faultSeed?: number;
+  /**
+   * Echo a key it does not accept in its 401/403 answers, as a careless upstream might: in the body
+   * as it is, JSON-escaped and URL-encoded (upper and lower case), and as it is in a header. For
+   * tests that check the key never shows anywhere. Default false.
+   */
+  echoKey?: boolean;
 }
 
 /** What a running simulator lets its owner change; also served under /_simulator/ (see control.ts). */
@@ -126,8 +132,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     if (apiKey === undefined || !sameKey(Buffer.from(apiKey), expectedKey)) {
       req.resume();
       // The real service answers a key it does not accept with 403, a missing key with 401.
-      if (world.realShapes && apiKey !== undefined)
-        return send(res, fail(403, 'forbidden', 'Forbidden'), fault.delayMs);
+      const status = world.realShapes && apiKey !== undefined ? 403 : 401;
+      if (options.echoKey && apiKey !== undefined)
+        return send(res, { status, body: echoedKeyBody(apiKey) }, fault.delayMs, { 'x-api-key-received': apiKey });
+      if (status === 403) return send(res, fail(403, 'forbidden', 'Forbidden'), fault.delayMs);
       return send(res, fail(401, 'unauthorized', 'missing or invalid x-api-key header'), fault.delayMs);
     }
     if (faults.rateLimitRps > 0) {
@@ -197,6 +205,25 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       });
     },
   };
+}
+
+/**
+ * An error body that echoes a rejected key (SimulatorOptions.echoKey) in every form an answer may
+ * carry it: JSON-escaped, JSON-escaped with \uXXXX wherever an encoder may use it, URL-encoded with
+ * upper and lower case hex, and as it is. `header` is the key as the header brought it (each byte a
+ * character).
+ */
+function echoedKeyBody(header: string): string {
+  const key = Buffer.from(header, 'latin1').toString('utf8');
+  const json = JSON.stringify(key).slice(1, -1);
+  // Every UTF-16 unit a JSON encoder may escape (all but letters, digits and - . _ ~), escaped.
+  const unicode = key.replace(/[^A-Za-z0-9._~-]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const url = encodeURIComponent(key);
+  const urlLower = url.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+  return (
+    `{"error":"invalid x-api-key: ${json}","escaped":"${unicode}","url":"${url}","url_lower":"${urlLower}"}\n` +
+    `rejected key: ${key}\n`
+  );
 }
 
 function sameKey(given: Buffer, expected: Buffer): boolean {

@@ -1,3 +1,4 @@
+import { isIPv4, isIPv6 } from 'node:net';
 import pLimit from 'p-limit';
 import { requireApiKey, type Options } from '../config/options.js';
 import { InvalidInputError } from '../errors.js';
@@ -69,6 +70,7 @@ export interface UpstreamClientSettings {
 }
 
 export function createUpstreamClient({ options, logger, metrics, transport }: UpstreamClientSettings): UpstreamClient {
+  warnOnPlainHttp(options.UPSTREAM_BASE_URL, logger);
   const http = createUpstreamHttp({ transport, maxRetries: options.UPSTREAM_MAX_RETRIES, logger, metrics });
   const priority = requestPriorities(options.DATASET_PRIORITY);
 
@@ -160,9 +162,41 @@ export function createUpstreamClient({ options, logger, metrics, transport }: Up
   };
 }
 
-/** UPSTREAM_BASE_URL, UPSTREAM_API_KEY (ConfigError when it is not set) and UPSTREAM_TIMEOUT_MS, for a transport. */
+/**
+ * UPSTREAM_BASE_URL, UPSTREAM_API_KEY (ConfigError when it is not set), UPSTREAM_TIMEOUT_MS and
+ * UPSTREAM_MAX_BODY_BYTES, for a transport.
+ */
 export function transportSettings(options: Options): TransportSettings {
-  return { baseUrl: options.UPSTREAM_BASE_URL, apiKey: requireApiKey(options), timeoutMs: options.UPSTREAM_TIMEOUT_MS };
+  return {
+    baseUrl: options.UPSTREAM_BASE_URL,
+    apiKey: requireApiKey(options),
+    timeoutMs: options.UPSTREAM_TIMEOUT_MS,
+    maxBodyBytes: options.UPSTREAM_MAX_BODY_BYTES,
+  };
+}
+
+/**
+ * Says so, once as the client opens, when the API key would cross a network unencrypted: plain
+ * http: to a host other than this machine (a loopback address or localhost, as the simulator is).
+ */
+function warnOnPlainHttp(baseUrl: string, logger: Logger): void {
+  const url = new URL(baseUrl);
+  if (url.protocol !== 'http:' || isLoopback(url.hostname)) return;
+  logger.warn(
+    { component: 'upstream', host: url.host },
+    'UPSTREAM_BASE_URL is plain http: to a host that is not this machine: the API key and the answers cross the network unencrypted; use https:',
+  );
+}
+
+/** localhost, 127.0.0.0/8, ::1 and an IPv4-mapped 127.x (URL hostnames: IPv6 in brackets). */
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isIPv4(host)) return host.startsWith('127.');
+  if (!isIPv6(host)) return false;
+  if (host === '::1') return true;
+  // ::ffff:127.0.0.1 comes out of URL as ::ffff:7f00:1.
+  return /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(host);
 }
 
 /**

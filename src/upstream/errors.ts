@@ -5,7 +5,7 @@ import { ChaintapError } from '../errors.js';
  * What can go wrong when calling the upstream, as a few classes that map onto queue behaviour
  * (src/worker/job-outcome.ts): retry (TransientError), wait and retry without spending an attempt
  * (RateLimitedError), stop and alert (AuthError), fail without retry (PermanentError), quarantine
- * (InvalidPayloadError). Only the upstream client constructs these, so only it decides what is
+ * (InvalidPayloadError, OversizedPayloadError). Only the upstream client constructs these, so only it decides what is
  * retryable.
  */
 
@@ -22,6 +22,8 @@ export interface UpstreamErrorDetails {
   body?: string;
   /** Requests sent for this call, retries included. */
   attempts?: number;
+  /** The body given is already only the first part of what was sent (an oversized answer). */
+  bodyTruncated?: boolean;
   cause?: unknown;
 }
 
@@ -42,7 +44,7 @@ export abstract class UpstreamError extends ChaintapError {
     const body =
       details.body === undefined || keepWholeBody ? details.body : truncateUtf8(details.body, MAX_ERROR_BODY_BYTES);
     this.body = body;
-    this.bodyTruncated = body !== details.body;
+    this.bodyTruncated = body !== details.body || details.bodyTruncated === true;
     this.attempts = details.attempts ?? 1;
   }
 }
@@ -94,6 +96,35 @@ export class InvalidPayloadError extends UpstreamError {
   constructor(details: UpstreamErrorDetails & { body: string; issues: string }) {
     super(`the response does not match the expected shape:\n${details.issues}`, details, true);
     this.issues = details.issues;
+  }
+}
+
+/**
+ * An answer whose body is larger than UPSTREAM_MAX_BODY_BYTES: it was not read past the limit, and
+ * carries only the body's first bytes (at most MAX_ERROR_BODY_BYTES), which a 2xx answer's job
+ * quarantines with this reason. Retrying would fetch the same answer.
+ */
+export class OversizedPayloadError extends UpstreamError {
+  override readonly retryable = false;
+  declare readonly body: string;
+  /** The limit it passed. */
+  readonly maxBytes: number;
+  /** Bytes read before reading stopped. */
+  readonly bytesRead: number;
+  constructor(
+    details: UpstreamErrorDetails & { body: string; maxBytes: number; bytesRead: number; declaredBytes?: number },
+  ) {
+    const size =
+      details.declaredBytes === undefined
+        ? `reading stopped after ${details.bytesRead} bytes`
+        : `${details.declaredBytes} bytes announced`;
+    super(
+      `answer larger than ${details.maxBytes} bytes (UPSTREAM_MAX_BODY_BYTES; ${size}): ` +
+        `its first ${Buffer.byteLength(details.body)} bytes are kept`,
+      { ...details, bodyTruncated: true },
+    );
+    this.maxBytes = details.maxBytes;
+    this.bytesRead = details.bytesRead;
   }
 }
 

@@ -1,7 +1,15 @@
 import type { z } from 'zod';
 import type { Logger } from '../runtime/logger.js';
 import type { Metrics } from '../runtime/metrics.js';
-import { AuthError, InvalidPayloadError, PermanentError, RateLimitedError, TransientError, snippet } from './errors.js';
+import {
+  AuthError,
+  InvalidPayloadError,
+  OversizedPayloadError,
+  PermanentError,
+  RateLimitedError,
+  TransientError,
+  snippet,
+} from './errors.js';
 import {
   MAX_IN_REQUEST_RATE_LIMIT_WAIT_MS,
   MAX_RATE_LIMIT_RETRIES,
@@ -88,6 +96,21 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
     const { status, body } = outcome;
     record(operation, String(status), durationMs);
     logger.debug({ operation, url: path, status, durationMs, attempt: attempts }, 'upstream request');
+    // A data answer too large to read: its first bytes go to quarantine. Any other status is
+    // classified as usual, on those first bytes (an error body is kept cut anyway).
+    if (outcome.kind === 'oversized' && status >= 200 && status < 300) {
+      const { maxBytes, bytesRead, declaredBytes } = outcome;
+      throw new OversizedPayloadError({
+        operation,
+        url: path,
+        attempts,
+        status,
+        body,
+        maxBytes,
+        bytesRead,
+        declaredBytes,
+      });
+    }
     return classify(request, { operation, url: path, attempts, status, body }, durationMs, outcome.retryAfter);
   }
 

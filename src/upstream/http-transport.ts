@@ -1,5 +1,7 @@
+import type { Readable } from 'node:stream';
 import { Agent, errors as undiciErrors, request as undiciRequest } from 'undici';
 import { describe } from '../errors.js';
+import { MAX_ERROR_BODY_BYTES } from './errors.js';
 import type { RateLimiter } from './rate-limiter.js';
 import {
   bytesScrubber,
@@ -19,10 +21,11 @@ export interface HttpTransport extends UpstreamTransport {
 /**
  * The HTTP exchange of a transport (transport.ts), in the thread that creates it: the sender thread
  * (sender-thread-entry.ts), or a test's. Waits for a start, sends with the key through a keep-alive
- * agent, reads the body; a timeout or a network failure is an outcome too, described without the key.
+ * agent, reads the body up to maxBodyBytes; a timeout or a network failure is an outcome too,
+ * described without the key.
  */
 export function createHttpTransport(settings: TransportSettings, rateLimiter: RateLimiter): HttpTransport {
-  const { apiKey, timeoutMs } = settings;
+  const { apiKey, timeoutMs, maxBodyBytes } = settings;
   const base = settings.baseUrl.replace(/\/+$/, '');
   const agent = new Agent({
     keepAliveTimeout: 10_000,
@@ -55,15 +58,23 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
         body: request.json,
         signal: controller.signal,
       });
-      const body = scrubBytes(new Uint8Array(await response.body.arrayBuffer()));
-      const retryAfter = response.headers['retry-after'];
-      return {
-        kind: 'answer',
+      const declaredBytes = contentLength(response.headers['content-length']);
+      const read = await readBody(response.body, maxBodyBytes, declaredBytes);
+      const answer = {
         status: response.statusCode,
-        retryAfter,
-        body,
+        retryAfter: response.headers['retry-after'],
         durationMs: performance.now() - started,
         waitMs,
+      };
+      if (read.kind === 'whole') return { kind: 'answer', ...answer, body: scrubBytes(read.bytes) };
+      return {
+        kind: 'oversized',
+        ...answer,
+        // Scrubbed before the cut: a key that starts in the prefix is replaced whole, not left half.
+        body: utf8Prefix(scrubBytes(read.start), Math.min(maxBodyBytes, MAX_ERROR_BODY_BYTES)),
+        maxBytes: maxBodyBytes,
+        bytesRead: read.bytesRead,
+        declaredBytes,
       };
     } catch (error) {
       // The caller gave up (shutdown): not an upstream fault.
@@ -96,6 +107,68 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
     pause: (ms) => rateLimiter.pause(ms),
     close: () => agent.close(),
   };
+}
+
+type BodyRead =
+  | { kind: 'whole'; bytes: Uint8Array }
+  /** Larger than the limit: its first bytes, and how many were read in all. */
+  | { kind: 'oversized'; start: Uint8Array; bytesRead: number };
+
+/**
+ * Bytes kept past the prefix of an oversized body, so that a key (in any of its forms) that starts
+ * inside the prefix is scrubbed whole before the prefix is cut: the longest form takes 12 bytes a
+ * character (\uXXXX twice), so this covers keys of up to 300 characters.
+ */
+const SCRUB_MARGIN_BYTES = 4096;
+
+/**
+ * Reads a body, holding at most `maxBytes` of it (plus one chunk): once it passes the limit, or at
+ * once when its content-length announced more (after the prefix that is kept), reading stops and
+ * the stream is destroyed, which drops the connection instead of receiving the rest.
+ */
+async function readBody(body: Readable, maxBytes: number, declaredBytes: number | undefined): Promise<BodyRead> {
+  const keepBytes = Math.min(maxBytes, MAX_ERROR_BODY_BYTES) + SCRUB_MARGIN_BYTES;
+  const announcedTooLarge = declaredBytes !== undefined && declaredBytes > maxBytes;
+  const chunks: Buffer[] = [];
+  let bytesRead = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    bytesRead += chunk.byteLength;
+    // Leaving the loop destroys the stream.
+    if (bytesRead > maxBytes || (announcedTooLarge && bytesRead >= keepBytes)) break;
+  }
+  if (bytesRead <= maxBytes && !announcedTooLarge) return { kind: 'whole', bytes: concat(chunks, bytesRead) };
+  return { kind: 'oversized', start: concat(chunks, Math.min(bytesRead, keepBytes)), bytesRead };
+}
+
+/**
+ * The chunks' first `length` bytes in a buffer of their own (byte offset 0, nothing else in it), so
+ * that the sender thread can move it to the main thread whole.
+ */
+function concat(chunks: Buffer[], length: number): Uint8Array {
+  const bytes = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    if (offset >= length) break;
+    const part = chunk.subarray(0, length - offset);
+    bytes.set(part, offset);
+    offset += part.byteLength;
+  }
+  return bytes;
+}
+
+/** At most `maxBytes` of UTF-8 bytes, cut before a character rather than through it. */
+function utf8Prefix(bytes: Uint8Array, maxBytes: number): Uint8Array {
+  if (bytes.byteLength <= maxBytes) return bytes;
+  let end = maxBytes;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return bytes.slice(0, end);
+}
+
+/** The content-length header as a number, when it is one. */
+function contentLength(header: string | string[] | undefined): number | undefined {
+  if (typeof header !== 'string' || !/^\d+$/.test(header)) return undefined;
+  return Number(header);
 }
 
 function isTimeout(error: unknown): boolean {

@@ -67,8 +67,8 @@ async function send(message: Extract<ToThread, { type: 'send' }>): Promise<void>
       controller.signal,
     );
     // The body's buffer moves to the main thread (no copy, no string in this thread's heap), when
-    // the body is all of it (it is, as undici and TextEncoder allocate it).
-    const body = outcome.kind === 'answer' ? outcome.body : undefined;
+    // the body is all of it (it is, as the HTTP transport and TextEncoder allocate it).
+    const body = outcome.kind === 'failure' ? undefined : outcome.body;
     const movable =
       body !== undefined &&
       body.byteOffset === 0 &&

@@ -1,3 +1,5 @@
+import { isScrubbable, literalCore, secretScrubber } from '../runtime/scrub.js';
+
 /**
  * How one request reaches the upstream: wait for a start of the shared budget, send it with the key,
  * read the body. Nothing more: retries, classification, JSON and schema checks, metrics and logs
@@ -29,7 +31,7 @@ export interface TransportRequest {
 }
 
 /** What came back, with the key scrubbed from every text. Plain data: it crosses threads. */
-export type TransportOutcome = TransportAnswer | TransportFailure;
+export type TransportOutcome = TransportAnswer | TransportOversized | TransportFailure;
 
 export interface TransportAnswer {
   kind: 'answer';
@@ -44,14 +46,33 @@ export interface TransportAnswer {
 }
 
 /**
- * An answer as the sender thread posts it: the body's bytes (key scrubbed), whose buffer moves to
+ * An answer whose body is larger than the limit (maxBodyBytes): reading stopped once it passed it,
+ * or at once when the answer announced more, and the connection was dropped. Only the body's first
+ * bytes are kept, at most MAX_ERROR_BODY_BYTES.
+ */
+export interface TransportOversized extends Omit<TransportAnswer, 'kind'> {
+  kind: 'oversized';
+  /** The first bytes of the body, as text. */
+  body: string;
+  maxBytes: number;
+  /** Body bytes read before reading stopped. */
+  bytesRead: number;
+  /** What the answer's content-length announced, when it did. */
+  declaredBytes?: number;
+}
+
+/** An outcome with its body (when it has one) as bytes, for the sender thread to post. */
+type WithBodyBytes<T> = T extends { body: string } ? Omit<T, 'body'> & { body: Uint8Array } : T;
+
+/**
+ * An outcome as the sender thread posts it: the body's bytes (key scrubbed), whose buffer moves to
  * the main thread without a copy; the main thread decodes it (decodeOutcome).
  */
-export type TransportBytesOutcome = (Omit<TransportAnswer, 'body'> & { body: Uint8Array }) | TransportFailure;
+export type TransportBytesOutcome = WithBodyBytes<TransportOutcome>;
 
 /** Decodes a body as undici's text() does: UTF-8, a leading byte order mark dropped. */
 export function decodeOutcome(outcome: TransportBytesOutcome): TransportOutcome {
-  return outcome.kind === 'answer' ? { ...outcome, body: utf8.decode(outcome.body) } : outcome;
+  return outcome.kind === 'failure' ? outcome : { ...outcome, body: utf8.decode(outcome.body) };
 }
 const utf8 = new TextDecoder();
 
@@ -68,24 +89,35 @@ export interface TransportSettings {
   baseUrl: string;
   apiKey: string;
   timeoutMs: number;
-}
-
-/** Replaces the key wherever an answer echoes it, so it never reaches logs, errors or the database. */
-export function scrubber(apiKey: string): (text: string) => string {
-  return (text) => (apiKey.length >= 4 ? text.split(apiKey).join('[redacted]') : text);
+  /** A body larger than this is not read past it (UPSTREAM_MAX_BODY_BYTES): TransportOversized. */
+  maxBodyBytes: number;
 }
 
 /**
- * The same for a body's UTF-8 bytes: searched as bytes (no decoding) and returned as they are
- * unless they hold the key; then decoded, scrubbed and encoded again, into a buffer of their own.
+ * Replaces the key wherever an answer echoes it, in any form (as it is, URL-encoded, JSON-escaped:
+ * src/runtime/scrub.ts), so it never reaches logs, errors or the database.
+ */
+export function scrubber(apiKey: string): (text: string) => string {
+  return secretScrubber([apiKey]);
+}
+
+/**
+ * The same for a body's UTF-8 bytes, returned as they are unless they hold the key. Searched as
+ * bytes first, for the piece every form of the key holds literally (no decoding, so a large answer
+ * costs one scan); only a body that holds it is decoded, scrubbed and encoded again, into a buffer
+ * of its own.
  */
 export function bytesScrubber(apiKey: string): (bytes: Uint8Array) => Uint8Array {
+  if (!isScrubbable(apiKey)) return (bytes) => bytes;
   const scrub = scrubber(apiKey);
-  const key = Buffer.from(apiKey, 'utf8');
+  const core = literalCore(apiKey);
+  const coreBytes = core === undefined ? undefined : Buffer.from(core, 'utf8');
   const encoder = new TextEncoder();
   return (bytes) => {
-    if (apiKey.length < 4 || Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(key) === -1)
+    if (coreBytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(coreBytes) === -1)
       return bytes;
-    return encoder.encode(scrub(utf8.decode(bytes)));
+    const text = utf8.decode(bytes);
+    const scrubbed = scrub(text);
+    return scrubbed === text ? bytes : encoder.encode(scrubbed);
   };
 }

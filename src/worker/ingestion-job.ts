@@ -13,7 +13,12 @@ import type { JobResult } from '../queue/jobs.js';
 import type { TickTracker } from '../queue/tick-tracker.js';
 import type { PriceGaps } from '../queue/price-gaps.js';
 import { describe } from '../errors.js';
-import { InvalidPayloadError, UpstreamError, type RateLimitedError } from '../upstream/errors.js';
+import {
+  InvalidPayloadError,
+  OversizedPayloadError,
+  UpstreamError,
+  type RateLimitedError,
+} from '../upstream/errors.js';
 import type { UpstreamResponse } from '../upstream/client.js';
 import { announceTickComplete } from '../queue/tick-notification.js';
 import type { TickStream } from '../datasets.js';
@@ -148,8 +153,9 @@ function unreadablePayload<T>(
   response: UpstreamResponse<T> | undefined,
 ): UnreadablePayload | undefined {
   if (jobOutcome(error) !== 'quarantine') return undefined;
-  // The upstream client's error carries the body that failed the schema; a normalizer's, the answer.
-  if (error instanceof InvalidPayloadError)
+  // The upstream client's error carries the body that failed the schema, or the first bytes of one
+  // too large to read; a normalizer's, the answer.
+  if (error instanceof InvalidPayloadError || error instanceof OversizedPayloadError)
     return { body: error.body, status: error.status ?? 200, endpoint: error.url, reason: error.message };
   if (response)
     return {

@@ -1,10 +1,11 @@
 import { ChaintapError } from '../errors.js';
 import { UnreadablePayloadError } from '../normalize/unreadable-payload-error.js';
-import { AuthError, InvalidPayloadError, RateLimitedError } from '../upstream/errors.js';
+import { AuthError, InvalidPayloadError, OversizedPayloadError, RateLimitedError } from '../upstream/errors.js';
 
 /**
  * What the queue does with a job whose attempt threw:
- * - quarantine: the payload cannot be read; its body is kept aside and the job completes.
+ * - quarantine: the payload cannot be read, or is too large to; its body (or the first bytes of it)
+ *   is kept aside and the job completes.
  * - rate_limited: the queue waits for Retry-After; the attempt is not counted.
  * - stop_and_alert: the API key was rejected; the job fails without retries and an error is logged.
  * - fail: retrying cannot help (UnrecoverableError); the job fails at once.
@@ -14,7 +15,12 @@ export type JobOutcome = 'quarantine' | 'rate_limited' | 'stop_and_alert' | 'fai
 
 /** The one place where an error decides a job's fate: by its class, else by its `retryable` flag. */
 export function jobOutcome(error: unknown): JobOutcome {
-  if (error instanceof InvalidPayloadError || error instanceof UnreadablePayloadError) return 'quarantine';
+  if (
+    error instanceof InvalidPayloadError ||
+    error instanceof OversizedPayloadError ||
+    error instanceof UnreadablePayloadError
+  )
+    return 'quarantine';
   if (error instanceof RateLimitedError) return 'rate_limited';
   if (error instanceof AuthError) return 'stop_and_alert';
   return isRetryable(error) ? 'retry' : 'fail';

@@ -8,6 +8,7 @@ import {
   writeProtocols,
 } from '../db/index.js';
 import { compactThinnedPartitions } from '../db/compact-partitions.js';
+import { pruneQuarantinedPayloads } from '../db/stores/jobs.js';
 import { downsampleSnapshots } from '../db/downsample.js';
 import { normalizeProtocols } from '../normalize/index.js';
 import type { JobResult, MaintenanceJobData } from '../queue/jobs.js';
@@ -24,8 +25,9 @@ const PARTITIONS_AHEAD_MS = 62 * DAY;
 const COMPACTION_WAITS = { horizonTimeoutMs: 60_000, lockTimeoutMs: 5_000 };
 
 /**
- * The daily housekeeping: sync the protocol list, then prune raw responses past retention, create
- * partitions ahead, detach old price partitions when configured, thin the snapshot history
+ * The daily housekeeping: sync the protocol list, then prune raw responses and quarantined payloads
+ * past their retention (RAW_RETENTION_DAYS, QUARANTINE_RETENTION_DAYS), create partitions ahead,
+ * detach old price partitions when configured, thin the snapshot history
  * (SNAPSHOT_FULL_RESOLUTION_DAYS, SNAPSHOT_HOURLY_DAYS) and rewrite the past months it thinned
  * (SNAPSHOT_COMPACTION). Each part records its own run.
  */
@@ -53,6 +55,7 @@ export function processMaintenance(deps: IngestionDeps, client: UpstreamClient) 
       to: new Date(tick.getTime() + PARTITIONS_AHEAD_MS),
     });
     const pruned = await pruneRawResponses(deps.database, options.RAW_RETENTION_DAYS, tick);
+    const quarantinePruned = await pruneQuarantinedPayloads(deps.database, options.QUARANTINE_RETENTION_DAYS, tick);
     const detached =
       options.PRICE_PARTITION_DETACH_DAYS > 0
         ? await detachOldPricePartitions(deps.database, options.PRICE_PARTITION_DETACH_DAYS, tick)
@@ -90,6 +93,7 @@ export function processMaintenance(deps: IngestionDeps, client: UpstreamClient) 
         tick: tick.toISOString(),
         partitionsCreated: created,
         rawPruned: pruned,
+        quarantinePruned,
         partitionsDetached: detached,
         priceIndexesCompacted: compacted.length,
         snapshotsThinned: downsampled.deleted,

@@ -47,6 +47,25 @@ function sortedRows(rows: Record<string, unknown>[]): string[] {
     .sort();
 }
 
+/**
+ * The public schema as the catalog describes it: every relation with its kind, columns and types,
+ * every index, constraint and function, one line each, sorted.
+ */
+async function schemaOf(database: TestDatabase): Promise<string[]> {
+  const rows = await database.sql<{ line: string }[]>`
+    select c.relname || ' ' || c.relkind::text || ' ' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) as line
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace join pg_attribute a on a.attrelid = c.oid
+    where n.nspname = 'public' and a.attnum > 0 and not a.attisdropped
+    union all
+    select 'index ' || indexname || ' ' || indexdef from pg_indexes where schemaname = 'public'
+    union all
+    select 'constraint ' || conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid)
+    from pg_constraint where connamespace = 'public'::regnamespace
+    union all
+    select 'function ' || p.oid::regprocedure from pg_proc p where p.pronamespace = 'public'::regnamespace`;
+  return rows.map((row) => row.line).sort();
+}
+
 describe('migrations', () => {
   let database: TestDatabase;
   beforeAll(async () => {
@@ -74,18 +93,52 @@ describe('migrations', () => {
     ]);
   });
 
-  it('run concurrently from several processes without failing', async () => {
-    await Promise.all([runMigrations(database.url), runMigrations(database.url), runMigrations(database.url)]);
+  it('run concurrently on an empty database: every run succeeds, each migration is applied once', async () => {
+    const fresh = await createTestDatabase({ migrate: false });
+    try {
+      // Each run has a connection of its own, as separate processes would.
+      const runs = await Promise.allSettled([
+        runMigrations(fresh.url),
+        runMigrations(fresh.url),
+        runMigrations(fresh.url),
+      ]);
+      expect(runs.map((run) => run.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+      // The journal holds each migration of the folder once.
+      const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as {
+        entries: { when: number }[];
+      };
+      const applied = await fresh.sql<{ created_at: string; n: number }[]>`
+        select created_at::text, count(*)::int as n from drizzle.__drizzle_migrations group by 1 order by 1`;
+      expect(applied).toEqual(
+        journal.entries
+          .map((entry) => ({ created_at: String(entry.when), n: 1 }))
+          .sort((a, b) => a.created_at.localeCompare(b.created_at)),
+      );
+      // And the schema is the one a single run builds (this file's database: migrated by the first
+      // test, else now).
+      await runMigrations(database.url);
+      expect(await schemaOf(fresh)).toEqual(await schemaOf(database));
+    } finally {
+      await fresh.drop();
+    }
   });
 
-  it('create chaintap_reader with SELECT on every table and view, and nothing more', async () => {
+  it('create chaintap_reader with SELECT on every data table and view, and nothing more', async () => {
     const [role] = await database.sql`select rolcanlogin from pg_roles where rolname = 'chaintap_reader'`;
     expect(role).toEqual({ rolcanlogin: false });
+    // The operational tables are chaintap_operator's alone since 0012 (test/db/roles.test.ts).
+    const operational = [
+      'watched_tokens',
+      'watched_addresses',
+      'ingestion_runs',
+      'raw_responses',
+      'quarantined_payloads',
+    ];
     for (const relation of [...TABLES, ...VIEWS]) {
       const [grant] = await database.sql`
         select has_table_privilege('chaintap_reader', ${`public.${relation}`}, 'SELECT') as can_select,
                has_table_privilege('chaintap_reader', ${`public.${relation}`}, 'INSERT') as can_insert`;
-      expect(grant, relation).toEqual({ can_select: true, can_insert: false });
+      expect(grant, relation).toEqual({ can_select: !operational.includes(relation), can_insert: false });
     }
   });
 

@@ -42,7 +42,14 @@ describe('one full cycle through queues, workers and the simulated upstream', ()
 
   it('fills every table, records every job and announces each dataset tick', async () => {
     const notifications: string[] = [];
-    const listener = await harness.database.sql.listen(SNAPSHOT_CHANNEL, (payload) => notifications.push(payload));
+    // Sent by this test after the cycle: Postgres delivers notifications in the order they were
+    // committed, so once it arrives every notification of the cycle has arrived too.
+    const marker = JSON.stringify({ marker: 'end of the cycle' });
+    let markerArrived!: () => void;
+    const arrived = new Promise<void>((resolve) => (markerArrived = resolve));
+    const listener = await harness.database.sql.listen(SNAPSHOT_CHANNEL, (payload) =>
+      payload === marker ? markerArrived() : notifications.push(payload),
+    );
     const outcome = await runCycle(deps(), { tick, datasets: ['prices', 'positions', 'nfts'] });
     expect(outcome.complete).toBe(true);
     expect(outcome.produced.map((p) => p.jobs)).toEqual([2, 3, 3]);
@@ -86,7 +93,8 @@ describe('one full cycle through queues, workers and the simulated upstream', ()
     expect(pnl!.with).toBeGreaterThan(0); // the two addresses that asked for PnL
     expect(pnl!.without).toBeGreaterThan(0); // the one that did not: null, never zero
 
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await harness.database.sql.notify(SNAPSHOT_CHANNEL, marker);
+    await arrived;
     await listener.unlisten();
     expect(notifications.map((n) => JSON.parse(n)).sort((a, b) => a.dataset.localeCompare(b.dataset))).toEqual([
       { dataset: 'nfts', tick: tick.toISOString() },

@@ -29,6 +29,31 @@ describe('logger', () => {
     expect(JSON.parse(lines[1]!).msg).toBe('request failed with [redacted]');
   });
 
+  it('scrubs a secret that a JSON line holds only escaped, and its URL-encoded form', () => {
+    // A quote and a backslash: in a JSON line they are escaped, so the literal key never appears there.
+    const key = 'sk"live\\5f/2b+9=';
+    const { lines, destination } = capture();
+    const logger = createLogger({ level: 'info', secrets: [key], destination });
+    logger.info(
+      { body: `{"error":"bad key ${JSON.stringify(key).slice(1, -1)}"}` },
+      `called /x?key=${encodeURIComponent(key)}`,
+    );
+    logger.warn({ err: new Error(`rejected ${key}`) }, 'failed');
+    const text = lines.join('');
+    for (const form of [
+      key,
+      JSON.stringify(key).slice(1, -1),
+      JSON.stringify(JSON.stringify(key)).slice(1, -1),
+      encodeURIComponent(key),
+    ])
+      expect(text).not.toContain(form);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      msg: 'called /x?key=[redacted]',
+      body: '{"error":"bad key [redacted]"}',
+    });
+    expect(JSON.parse(lines[1]!).err.message).toBe('rejected [redacted]');
+  });
+
   it('works without secrets', () => {
     const { lines, destination } = capture();
     createLogger({ level: 'info', destination }).info({ n: 1 }, 'hello');

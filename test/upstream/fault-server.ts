@@ -86,3 +86,65 @@ export const stallBody: Answer = (res) => {
   res.writeHead(200, { 'content-type': 'application/json' });
   res.write('{"data": [');
 };
+
+/** What a streamed answer (streamBody) has sent so far. */
+export interface StreamedBody {
+  /** Bytes handed to the socket. */
+  written: number;
+  /** True once the whole body went out. */
+  complete: boolean;
+  /** Resolves when the answer is over: sent whole, or the client dropped the connection. */
+  ended: Promise<void>;
+}
+
+/** The start of every streamed body (a positions answer), then STREAMED_BLOCK over and over. */
+const STREAMED_HEAD = '{"data":[';
+const STREAMED_ELEMENT =
+  '{"protocol":"cetus","type":"liquidity","chain":"sui","positionId":"0x5f1e","inputValue":"1234.5678","currentValue":"1250.01"},';
+/** Whole elements, about 64 KiB: what one write sends. */
+const STREAMED_BLOCK = STREAMED_ELEMENT.repeat(Math.floor(65_536 / STREAMED_ELEMENT.length));
+
+/** The first `bytes` bytes of every streamed body (ASCII: one byte per character). */
+export function streamedText(bytes: number): string {
+  let text = STREAMED_HEAD;
+  while (text.length < bytes) text += STREAMED_BLOCK;
+  return text.slice(0, bytes);
+}
+
+/**
+ * An answer with a body of `totalBytes` (streamedText), written only as fast as the client reads it
+ * (backpressure): a client that stops reading is sent no more than the socket buffers hold, and the
+ * server never holds the body in memory. `announce`: with a content-length header (else chunked).
+ */
+export function streamBody(
+  totalBytes: number,
+  options: { status?: number; announce?: boolean } = {},
+): { answer: Answer; sent: StreamedBody } {
+  let ended!: () => void;
+  const sent: StreamedBody = { written: 0, complete: false, ended: new Promise((resolve) => (ended = resolve)) };
+  const answer: Answer = (res) => {
+    res.writeHead(options.status ?? 200, {
+      'content-type': 'application/json',
+      ...(options.announce ? { 'content-length': String(totalBytes) } : {}),
+    });
+    let closed = false;
+    res.on('close', () => {
+      closed = true;
+      ended();
+    });
+    const pump = () => {
+      while (!closed && sent.written < totalBytes) {
+        const block = sent.written === 0 ? STREAMED_HEAD : STREAMED_BLOCK;
+        const chunk = block.slice(0, totalBytes - sent.written);
+        sent.written += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+      if (!closed) {
+        sent.complete = true;
+        res.end();
+      }
+    };
+    pump();
+  };
+  return { answer, sent };
+}

@@ -31,11 +31,12 @@ describe('sender thread', () => {
   const opened: UpstreamTransport[] = [];
 
   /** A sender thread on budget `budget` (the same key: the same budget, as two processes share it). */
-  const thread = (baseUrl: string, rps: number, budget: string, timeoutMs = 2_000) => {
+  const thread = (baseUrl: string, rps: number, budget: string, timeoutMs = 2_000, maxBodyBytes = 8 * 1024 * 1024) => {
     const transport = createSenderThread({
       baseUrl,
       apiKey: API_KEY,
       timeoutMs,
+      maxBodyBytes,
       limiter: { kind: 'shared', redisUrl: testRedis.url, key: `${testRedis.prefix}:upstream:pace:${budget}`, rps },
       logger: silent,
     });
@@ -193,7 +194,8 @@ describe('sender thread', () => {
     // answer it could not hold would fail every request in flight with it.
     const body = JSON.stringify({ data: 'x'.repeat(16 * 1024 * 1024) });
     server.fallback(text(200, body, { 'content-type': 'application/json' }));
-    const transport = thread(server.url, 100, `${++budgets}`, 30_000);
+    // Above the default UPSTREAM_MAX_BODY_BYTES (8 MiB), as an operator may set it.
+    const transport = thread(server.url, 100, `${++budgets}`, 30_000, 32 * 1024 * 1024);
     const outcomes = await Promise.all(
       Array.from({ length: 4 }, () => transport.send({ method: 'GET', path: '/v2/defi/protocols' })),
     );
@@ -271,7 +273,7 @@ describe('sender thread and the process', () => {
       const threads = () => readdirSync('/proc/self/task').map((tid) => tid + ':' + getPriority(Number(tid))).join(',');
       console.log('threads before', threads());
       const transport = createSenderThread({
-        baseUrl: ${JSON.stringify(simulator.url)}, apiKey: ${JSON.stringify(API_KEY)}, timeoutMs: 5000, logger,
+        baseUrl: ${JSON.stringify(simulator.url)}, apiKey: ${JSON.stringify(API_KEY)}, timeoutMs: 5000, maxBodyBytes: 8388608, logger,
         limiter: { kind: 'shared', redisUrl: ${JSON.stringify(testRedis.url)}, key: ${JSON.stringify(`${testRedis.prefix}:pace:${ending}`)}, rps: 50 },
         onStarted: (threadId) => console.log('started', threadId),
       });
@@ -327,7 +329,7 @@ describe('sender thread and the process', () => {
     const script = `
       const { createSenderThread } = await import(${JSON.stringify(senderThread)});
       const transport = createSenderThread({
-        baseUrl: 'http://127.0.0.1:9', apiKey: 'k', timeoutMs: 1000, limiter: { kind: 'local', rps: 1 },
+        baseUrl: 'http://127.0.0.1:9', apiKey: 'k', timeoutMs: 1000, maxBodyBytes: 8388608, limiter: { kind: 'local', rps: 1 },
         logger: { warn: () => {}, error: () => {} },
       });
       ${ALLOCATE}

@@ -23,6 +23,27 @@ describe('an answer body as bytes (what the sender thread posts)', () => {
     expect(scrubbed.byteLength).toBe(scrubbed.buffer.byteLength);
   });
 
+  it('redacts the key URL-encoded (either case) and JSON-escaped (\\u, either case) too', () => {
+    const url = encodeURIComponent(KEY);
+    // As an ASCII-only JSON encoder writes it: each non-ASCII character as \uXXXX.
+    const unicode = KEY.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const upper = unicode.replace(/\\u[0-9a-f]{4}/g, (escape) => escape.toUpperCase().replace('\\U', '\\u'));
+    const lower = url.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+    const body = `{"next":"/page?key=${url}","lower":"${lower}","echo":"${unicode}","upper":"${upper}"}`;
+    expect(new Set([KEY, url, lower, unicode, upper]).size).toBe(5);
+    expect(decodeOutcome(answer(scrub(encode(body))))).toMatchObject({
+      body: '{"next":"/page?key=[redacted]","lower":"[redacted]","echo":"[redacted]","upper":"[redacted]"}',
+    });
+  });
+
+  it('redacts a key with no character that every form keeps as it is', () => {
+    const key = '/+="\\/+=';
+    const body = `a ${key} b ${encodeURIComponent(key)} c ${JSON.stringify(key).slice(1, -1)} d`;
+    expect(decodeOutcome(answer(bytesScrubber(key)(encode(body))))).toMatchObject({
+      body: 'a [redacted] b [redacted] c [redacted] d',
+    });
+  });
+
   it('decodes as UTF-8 and drops a leading byte order mark, as undici text() does', () => {
     const body = new Uint8Array([0xef, 0xbb, 0xbf, ...encode('{"a":"ü"}')]);
     expect(decodeOutcome(answer(body))).toEqual({ ...answer(body), body: '{"a":"ü"}' });

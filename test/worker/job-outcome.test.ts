@@ -4,6 +4,7 @@ import { UnreadablePayloadError } from '../../src/normalize/index.js';
 import {
   AuthError,
   InvalidPayloadError,
+  OversizedPayloadError,
   PermanentError,
   RateLimitedError,
   TransientError,
@@ -26,6 +27,10 @@ describe('jobOutcome: what the queue does with each error', () => {
     [new ConfigError('UPSTREAM_API_KEY is not set'), 'fail'],
     [new InvalidPayloadError({ ...details, status: 200, body: '{}', issues: 'data: expected array' }), 'quarantine'],
     [new UnreadablePayloadError('timestamp 17 is not a Unix time'), 'quarantine'],
+    [
+      new OversizedPayloadError({ ...details, status: 200, body: '{"data":[', maxBytes: 1024, bytesRead: 1100 }),
+      'quarantine',
+    ],
     // A bug (in a normalizer or anywhere) is not a bad payload: never quarantined.
     [new TypeError("Cannot read properties of undefined (reading 'price')"), 'retry'],
     [new RangeError('Invalid time value'), 'retry'],
@@ -52,6 +57,7 @@ describe('jobOutcome: what the queue does with each error', () => {
     expect(retryable(new ConfigError('x'))).toBe(false);
     expect(retryable(new UnreadablePayloadError('x'))).toBe(false);
     expect(retryable(new InvalidPayloadError({ ...details, body: '', issues: '' }))).toBe(false);
+    expect(retryable(new OversizedPayloadError({ ...details, body: '', maxBytes: 1, bytesRead: 2 }))).toBe(false);
     expect(retryable(new PermanentError(details))).toBe(false);
     expect(retryable(new AuthError(details))).toBe(false);
     expect(retryable(new RateLimitedError({ ...details, retryAfterMs: 1 }))).toBe(true);

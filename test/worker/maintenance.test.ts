@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { maintenanceJobs } from '../../src/scheduler/job-builders.js';
 import { produceTick } from '../../src/scheduler/producer.js';
 import { simulatedProtocols } from '../../src/simulator/index.js';
+import type { Options } from '../../src/config/options.js';
 import { createWorkerPool } from '../../src/worker/workers.js';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
 
 let harness: PipelineHarness;
 beforeAll(async () => {
-  harness = await createPipelineHarness({ options: { RAW_RETENTION_DAYS: '14' } });
+  harness = await createPipelineHarness({ options: { RAW_RETENTION_DAYS: '14', QUARANTINE_RETENTION_DAYS: '30' } });
 });
 afterAll(async () => harness?.close());
 
@@ -15,6 +17,19 @@ async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 30_000):
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Runs the maintenance job of `tick` through a worker pool, with the harness's options changed by `options`. */
+async function runMaintenance(tick: Date, options: Partial<Options> = {}): Promise<void> {
+  const context = { ...harness.context, options: { ...harness.options, ...options } };
+  const pool = createWorkerPool({ ...harness, context, redis: harness.connection, queueNames: ['maintenance'] });
+  try {
+    await produceTick({ ...harness, redis: harness.connection }, 'maintenance', tick);
+    const [job] = maintenanceJobs(tick);
+    await waitUntil(async () => (await harness.queues.maintenance.getJobState(job!.opts.jobId)) === 'completed');
+  } finally {
+    await pool.close();
   }
 }
 
@@ -56,5 +71,23 @@ describe('the daily maintenance job', () => {
       select count(*)::int as n from pg_inherits i join pg_class c on c.oid = i.inhrelid
       where c.relname like '%2027_01%'`;
     expect(partition!.n).toBeGreaterThan(0);
+  });
+
+  it('prunes quarantined payloads past QUARANTINE_RETENTION_DAYS, and none with 0', async () => {
+    const { sql } = harness.database;
+    const quarantined = (target: string, receivedAt: string) => sql`
+      insert into quarantined_payloads (received_at, dataset, endpoint, target, tick, http_status, reason, body)
+      values (${new Date(receivedAt)}, 'positions', '/v2/address/x/positions', ${target}, ${new Date(receivedAt)}, 200, 'test', '{}')`;
+    await quarantined('52 days old', '2026-10-01T00:00:00Z');
+    await quarantined('29 days old', '2026-10-24T00:00:00Z');
+    await runMaintenance(new Date('2026-11-22T03:30:00Z'));
+    const targets = async () =>
+      (await sql<{ target: string }[]>`select target from quarantined_payloads order by target`).map((r) => r.target);
+    expect(await targets()).toEqual(['29 days old']);
+
+    // 0: kept however old.
+    await quarantined('a year old', '2025-11-01T00:00:00Z');
+    await runMaintenance(new Date('2026-11-23T03:30:00Z'), { QUARANTINE_RETENTION_DAYS: 0 });
+    expect(await targets()).toEqual(['29 days old', 'a year old']);
   });
 });

@@ -148,6 +148,22 @@ export async function quarantinePayload(
   });
 }
 
+/**
+ * Deletes quarantined payloads received more than `olderThanDays` days before `now`
+ * (QUARANTINE_RETENTION_DAYS; 0 keeps them all and deletes nothing). One statement: the table holds
+ * only what could not be read, each body at most an answer's size. Returns how many rows.
+ */
+export async function pruneQuarantinedPayloads(database: Database, olderThanDays: number, now: Date): Promise<number> {
+  if (olderThanDays <= 0) return 0;
+  const cutoff = new Date(now.getTime() - olderThanDays * 86_400_000);
+  const result = await runQuery(
+    database,
+    'quarantined_payloads.prune',
+    () => database.sql`delete from quarantined_payloads where received_at < ${cutoff}`,
+  );
+  return result.count;
+}
+
 /** One quarantined_payloads row per element, holding the element as received (JSON) and its index. */
 async function insertQuarantinedElements(
   tx: Tx,
