@@ -101,6 +101,23 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       help: 'Upstream requests per second the quota allows (UPSTREAM_RATE), shared by every process',
       registers,
     }),
+    alertEvents: new Counter({
+      name: 'chaintap_alert_events_total',
+      help: 'Alert events fired (recorded in the outbox by this process), by rule kind and status (firing, resolved)',
+      labelNames: ['kind', 'status'] as const,
+      registers,
+    }),
+    alertDeliveries: new Counter({
+      name: 'chaintap_alert_deliveries_total',
+      help: 'Webhook delivery attempts of alert events by outcome (delivered, retrying, failed: given up)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    alertsFailing: new Gauge({
+      name: 'chaintap_alert_events_failing',
+      help: 'Alert deliveries not delivered yet whose last attempt failed (being retried), as an alerts process last counted them',
+      registers,
+    }),
   };
 }
 

@@ -20,6 +20,7 @@ const LAYERS = [
   'queue',
   'worker',
   'scheduler',
+  'alerts',
   'ops',
   'simulator',
   'cli',

@@ -5,3 +5,4 @@ export * from './positions.js';
 export * from './nfts.js';
 export * from './operations.js';
 export * from './views.js';
+export * from './alerts.js';

@@ -1,0 +1,110 @@
+import type { Database } from '../db/client.js';
+import { runQuery } from '../db/query.js';
+import { withTransaction } from '../db/transaction.js';
+import {
+  floorCondition,
+  healthConditions,
+  portfolioCondition,
+  priceCondition,
+  staleCondition,
+  type Condition,
+} from './conditions.js';
+import {
+  observeFloor,
+  observeFreshness,
+  observeHealth,
+  observeLatestRefresh,
+  observePortfolio,
+  observePositionChanges,
+  observePrice,
+} from './observations.js';
+import { positionOccurrences, type Occurrence } from './position-events.js';
+import { isEpisodeRule, type AlertRule, type EpisodeRule } from './rules.js';
+import { loadStates, recordedKeys, recordEvents, saveStates, type Queryable } from './store.js';
+import { planEpisodes, planPositionEvents, type AlertState, type Plan, type PlannedEvent } from './transitions.js';
+
+/**
+ * Evaluates rules against the data: observe, plan (pure), then record. Recording runs in one
+ * transaction under an advisory lock, so that two alerts processes evaluate one after the other and
+ * the second sees the episodes the first opened: a condition is one episode whoever sees it first.
+ */
+
+/** Arbitrary but fixed: serializes the evaluations of every alerts process on one database. */
+const EVALUATION_LOCK_ID = 7_254_410_018;
+
+/** What one rule observed and what it would do now. */
+export interface RuleEvaluation {
+  rule: AlertRule;
+  /** Episode rules: what each subject's condition is. */
+  conditions: Condition[];
+  states: AlertState[];
+  plan: Plan;
+}
+
+async function evaluateEpisodeRule(sql: Queryable, rule: EpisodeRule, states: AlertState[], now: Date) {
+  const conditions = await observeConditions(sql, rule, now);
+  return { conditions, plan: planEpisodes(rule, conditions, states, now) };
+}
+
+async function observeConditions(sql: Queryable, rule: EpisodeRule, now: Date): Promise<Condition[]> {
+  switch (rule.kind) {
+    case 'price_change':
+      return [priceCondition(rule, await observePrice(sql, rule.token, rule.windowMs))];
+    case 'portfolio_change':
+      return [portfolioCondition(rule, await observePortfolio(sql, rule.address, rule.windowMs))];
+    case 'nft_floor_change':
+      return [floorCondition(rule, await observeFloor(sql, rule.collection, rule.windowMs))];
+    case 'health_below':
+      return healthConditions(rule, await observeHealth(sql, rule.address));
+    case 'stale':
+      return [staleCondition(rule, await observeFreshness(sql, rule.dataset), now)];
+  }
+}
+
+export async function evaluateRule(sql: Queryable, rule: AlertRule, now: Date): Promise<RuleEvaluation> {
+  const states = await loadStates(sql, rule.id);
+  if (isEpisodeRule(rule)) return { rule, states, ...(await evaluateEpisodeRule(sql, rule, states, now)) };
+  const latestRefresh = await observeLatestRefresh(sql, rule.address);
+  const state = states.find((candidate) => candidate.subject === rule.address);
+  let occurrences: Occurrence[] = [];
+  if (state?.baseline) {
+    const change = rule.kind === 'position_opened' ? 'opened' : 'closed';
+    const rows = await observePositionChanges(sql, rule.address, change, state.baseline);
+    occurrences = positionOccurrences(rule, rows, state.baseline);
+  }
+  return { rule, states, conditions: [], plan: planPositionEvents(rule, () => occurrences, state, latestRefresh) };
+}
+
+/**
+ * Evaluates `rules` and records what they fire (events in the outbox, episodes and baselines in
+ * alert_states), all in one transaction. Returns the events recorded now: an event another process
+ * or an earlier run recorded already is not among them.
+ */
+export function evaluateAndRecord(database: Database, rules: AlertRule[], now: Date): Promise<PlannedEvent[]> {
+  return withTransaction(database, 'alerts.evaluate', async (tx) => {
+    await tx.sql`select pg_advisory_xact_lock(${EVALUATION_LOCK_ID})`;
+    const recorded: PlannedEvent[] = [];
+    for (const rule of rules) {
+      const { plan } = await evaluateRule(tx.sql, rule, now);
+      recorded.push(...(await recordEvents(tx.sql, plan.events, rule.webhooks)));
+      await saveStates(tx.sql, rule.id, plan.states);
+    }
+    return recorded;
+  });
+}
+
+/** `chaintap alerts test`: each rule's evaluation as it would go now, with the events already sent left out. */
+export function previewRules(database: Database, rules: AlertRule[], now: Date): Promise<RuleEvaluation[]> {
+  return runQuery(database, 'alerts.read', async () => {
+    const evaluations: RuleEvaluation[] = [];
+    for (const rule of rules) evaluations.push(await evaluateRule(database.sql, rule, now));
+    const sent = await recordedKeys(
+      database.sql,
+      evaluations.flatMap((evaluation) => evaluation.plan.events.map((event) => event.key)),
+    );
+    return evaluations.map((evaluation) => ({
+      ...evaluation,
+      plan: { ...evaluation.plan, events: evaluation.plan.events.filter((event) => !sent.has(event.key)) },
+    }));
+  });
+}

@@ -1,0 +1,57 @@
+import { shortCoinType } from '../chain/coin-type.js';
+
+/** How alert texts spell their figures: short enough for a chat line, exact where it matters. */
+
+/** `2026-11-21 12:15 UTC`; seconds only when the time has them. */
+export function formatTime(time: Date): string {
+  const iso = time.toISOString();
+  const seconds = iso.slice(17, 19) === '00' ? '' : `:${iso.slice(17, 19)}`;
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)}${seconds} UTC`;
+}
+
+/** `+5.31 %`, `-0.07 %`: two decimals, a sign always. */
+export function formatPercent(percent: number): string {
+  const shown = Math.abs(percent) < 0.005 ? 0 : percent;
+  return `${shown >= 0 ? '+' : '-'}${Math.abs(shown).toFixed(2)} %`;
+}
+
+/** A stored decimal as written (exact), with thousands separators on its integer part. */
+export function formatDecimal(value: string): string {
+  const [whole, fraction] = value.split('.');
+  const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+}
+
+/** A USD amount rounded to cents: `12,345.68`. */
+export function formatUsd(value: string): string {
+  return formatDecimal(Number(value).toFixed(2));
+}
+
+/** `0x7d20…b58e` for a long hex address; anything else as given. */
+export function shortAddress(address: string): string {
+  return /^0x[0-9a-f]{40,}$/.test(address) ? `${address.slice(0, 6)}…${address.slice(-4)}` : address;
+}
+
+/** A token's symbol when known, else its short coin type (`0x2::sui::SUI`). */
+export function tokenLabel(coinType: string, symbol: string | null): string {
+  if (symbol) return symbol;
+  try {
+    return shortCoinType(coinType);
+  } catch {
+    return coinType;
+  }
+}
+
+/** "42 s", "5 min", "2 h 10 min", "3 d 4 h". */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
+}
+
+/** A position id short enough for a sentence: long hex runs shortened as addresses are. */
+export function shortPositionId(positionId: string): string {
+  return positionId.replace(/0x[0-9a-f]{40,}/g, (hex) => `${hex.slice(0, 6)}…${hex.slice(-4)}`);
+}

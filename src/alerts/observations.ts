@@ -1,0 +1,160 @@
+import type { Dataset } from '../datasets.js';
+import type {
+  FloorObservation,
+  FreshnessObservation,
+  HealthObservation,
+  PortfolioObservation,
+  PriceObservation,
+} from './conditions.js';
+import type { PositionRow } from './position-events.js';
+import type { Queryable } from './store.js';
+
+/**
+ * What the rules read, through the views of the data contract (docs/schema.md). Each query is about
+ * one token, address, collection or dataset, along the tables' keys. A change rule compares the
+ * newest value with the last one at or before one window earlier, and only with one no older than
+ * two windows (a gap in the data is not a move).
+ */
+
+/** A window as an interval parameter. */
+const interval = (ms: number) => `${ms} milliseconds`;
+
+export async function observePrice(
+  sql: Queryable,
+  coinType: string,
+  windowMs: number,
+): Promise<PriceObservation | undefined> {
+  const [row] = await sql<PriceObservation[]>`
+    select ${coinType} as "coinType", t.symbol, l.price::text as price, l.price_time as "priceTime",
+           r.price::text as "refPrice", r.price_time as "refTime"
+    from (select price, price_time from token_prices where coin_type = ${coinType} order by price_time desc limit 1) l
+    left join tokens t on t.coin_type = ${coinType}
+    left join lateral (
+      select price, price_time from token_prices
+      where coin_type = ${coinType}
+        and price_time <= l.price_time - ${interval(windowMs)}::interval
+        and price_time >= l.price_time - ${interval(2 * windowMs)}::interval
+      order by price_time desc limit 1
+    ) r on true`;
+  return row;
+}
+
+interface PortfolioValue {
+  value: string | null;
+  at: Date | null;
+}
+
+/**
+ * The portfolio value as latest_portfolio computes it (top-level positions at the last positions
+ * refresh plus NFT value at the last NFT refresh), as of a time: the refreshes at or before it.
+ */
+async function portfolioValueAsOf(sql: Queryable, address: string, asOf: Date | null): Promise<PortfolioValue> {
+  const limit = sql`coalesce(${asOf}::timestamptz, 'infinity')`;
+  const [row] = await sql<PortfolioValue[]>`
+    select case when pr.snapshot_at is null and nr.snapshot_at is null then null
+                else (coalesce(pos.value, 0) + coalesce(nft.value, 0))::text end as value,
+           greatest(pr.snapshot_at, nr.snapshot_at) as at
+    from (select 1) one
+    left join lateral (
+      select snapshot_at from position_refreshes where owner = ${address} and snapshot_at <= ${limit}
+      order by snapshot_at desc limit 1
+    ) pr on true
+    left join lateral (
+      select coalesce(sum(coalesce(p.current_value, 0) + coalesce(p.current_yield_value, 0)), 0) as value
+      from position_pnl p
+      where p.owner = ${address} and p.snapshot_at = pr.snapshot_at and p.parent_position_id is null
+    ) pos on pr.snapshot_at is not null
+    left join lateral (
+      select snapshot_at from nft_refreshes where owner = ${address} and snapshot_at <= ${limit}
+      order by snapshot_at desc limit 1
+    ) nr on true
+    left join lateral (
+      select case when count(*) = 0 then 0 else sum(n.value_usd) end as value
+      from nft_pnl n where n.owner = ${address} and n.snapshot_at = nr.snapshot_at
+    ) nft on nr.snapshot_at is not null`;
+  return row ?? { value: null, at: null };
+}
+
+export async function observePortfolio(
+  sql: Queryable,
+  address: string,
+  windowMs: number,
+): Promise<PortfolioObservation | undefined> {
+  const latest = await portfolioValueAsOf(sql, address, null);
+  if (latest.value === null || latest.at === null) return undefined;
+  const ref = await portfolioValueAsOf(sql, address, new Date(latest.at.getTime() - windowMs));
+  const inWindow = ref.at !== null && ref.at.getTime() >= latest.at.getTime() - 2 * windowMs;
+  return {
+    address,
+    value: latest.value,
+    at: latest.at,
+    refValue: inWindow ? ref.value : null,
+    refAt: inWindow ? ref.at : null,
+  };
+}
+
+export async function observeFloor(
+  sql: Queryable,
+  collectionId: string,
+  windowMs: number,
+): Promise<FloorObservation | undefined> {
+  const [row] = await sql<FloorObservation[]>`
+    select ${collectionId} as "collectionId", c.name, c.native_token_symbol as "nativeSymbol",
+           l.floor_price::text as floor, l.snapshot_at as at,
+           r.floor_price::text as "refFloor", r.snapshot_at as "refAt"
+    from (
+      select floor_price, snapshot_at from nft_holding_snapshots
+      where collection_id = ${collectionId} and floor_price is not null
+      order by snapshot_at desc limit 1
+    ) l
+    left join nft_collections c on c.collection_id = ${collectionId}
+    left join lateral (
+      select floor_price, snapshot_at from nft_holding_snapshots
+      where collection_id = ${collectionId} and floor_price is not null
+        and snapshot_at <= l.snapshot_at - ${interval(windowMs)}::interval
+        and snapshot_at >= l.snapshot_at - ${interval(2 * windowMs)}::interval
+      order by snapshot_at desc limit 1
+    ) r on true`;
+  return row;
+}
+
+/** The positions of the address's latest positions refresh whose snapshot has `healthFactor` in its extra. */
+export function observeHealth(sql: Queryable, address: string): Promise<HealthObservation[]> {
+  return sql<HealthObservation[]>`
+    select s.owner, s.position_id as "positionId", p.type, p.protocol_id as "protocolId",
+           s.snapshot_at as "snapshotAt", (s.extra -> 'healthFactor')::text as "healthJson"
+    from (select snapshot_at from position_refreshes where owner = ${address} order by snapshot_at desc limit 1) r
+    join position_snapshots s on s.owner = ${address} and s.snapshot_at = r.snapshot_at
+    join positions p on p.owner = s.owner and p.position_id = s.position_id
+    where s.extra -> 'healthFactor' is not null
+    order by s.position_id`;
+}
+
+export async function observeFreshness(sql: Queryable, dataset: Dataset): Promise<FreshnessObservation> {
+  const [row] = await sql<{ newestTick: Date | null }[]>`
+    select max(last_success_tick) as "newestTick" from dataset_freshness where dataset = ${dataset}`;
+  return { newestTick: row?.newestTick ?? null };
+}
+
+/** The tick of the address's latest positions refresh (null: never refreshed). */
+export async function observeLatestRefresh(sql: Queryable, address: string): Promise<Date | null> {
+  const [row] = await sql<{ at: Date | null }[]>`
+    select max(snapshot_at) as at from position_refreshes where owner = ${address}`;
+  return row?.at ?? null;
+}
+
+/** The address's positions opened (first seen) or closed after `since`. */
+export function observePositionChanges(
+  sql: Queryable,
+  address: string,
+  change: 'opened' | 'closed',
+  since: Date,
+): Promise<PositionRow[]> {
+  const after = change === 'opened' ? sql`first_seen_at > ${since}` : sql`closed_at > ${since}`;
+  return sql<PositionRow[]>`
+    select owner, position_id as "positionId", parent_position_id as "parentPositionId", type, chain,
+           protocol_id as "protocolId", first_seen_at as "firstSeenAt", closed_at as "closedAt"
+    from positions
+    where owner = ${address} and ${after}
+    order by position_id`;
+}

@@ -1,0 +1,30 @@
+import type { AlertEventStatus } from '../db/schema/alerts.js';
+import type { AlertData } from './conditions.js';
+import type { PlannedEvent } from './transitions.js';
+import type { RuleKind } from './rules.js';
+
+/** The JSON body POSTed to a webhook (docs/alerts.md); `text` alone is what Slack shows. */
+export interface AlertPayload {
+  /** The idempotency key, also sent as the Idempotency-Key header. */
+  id: string;
+  rule: string;
+  kind: RuleKind;
+  status: AlertEventStatus;
+  subject: string;
+  tick: string | null;
+  text: string;
+  data: AlertData;
+}
+
+export function alertPayload(event: PlannedEvent): AlertPayload {
+  return {
+    id: event.key,
+    rule: event.ruleId,
+    kind: event.kind,
+    status: event.status,
+    subject: event.subject,
+    tick: event.tick?.toISOString() ?? null,
+    text: event.text,
+    data: event.data,
+  };
+}

@@ -1,0 +1,279 @@
+import { createHash } from 'node:crypto';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { z } from 'zod';
+import { normalizeAddress } from '../chain/address.js';
+import { normalizeCoinType } from '../chain/coin-type.js';
+import { DATASETS, type Dataset } from '../datasets.js';
+import { InvalidInputError } from '../errors.js';
+import { parseDuration } from './duration.js';
+
+/**
+ * The rules file (docs/alerts.md): YAML or JSON, validated here into typed rules. Every problem is
+ * reported at once, each naming the rule (its place and id) and the field.
+ */
+export const RULE_KINDS = [
+  'price_change',
+  'portfolio_change',
+  'position_opened',
+  'position_closed',
+  'health_below',
+  'nft_floor_change',
+  'stale',
+] as const;
+export type RuleKind = (typeof RULE_KINDS)[number];
+
+/** Kinds whose condition can stay true: one episode, one alert when it starts (and one when it ends). */
+export const EPISODE_KINDS = [
+  'price_change',
+  'portfolio_change',
+  'health_below',
+  'nft_floor_change',
+  'stale',
+] as const satisfies readonly RuleKind[];
+export type EpisodeKind = (typeof EPISODE_KINDS)[number];
+export type PositionEventKind = Exclude<RuleKind, EpisodeKind>;
+
+export interface Webhook {
+  url: string;
+  /** What logs, the status page and the outbox call it: its `name`, else its URL's host (never the URL). */
+  name: string;
+  /** First 16 hex digits of the URL's SHA-256: how the outbox refers to it. */
+  id: string;
+}
+
+export type Direction = 'up' | 'down' | 'any';
+
+interface RuleCommon {
+  id: string;
+  webhooks: Webhook[];
+}
+
+interface EpisodeCommon extends RuleCommon {
+  /** No new episode of the same subject starts within this long after the last alert (0: none). */
+  cooldownMs: number;
+  /** Also send an event when the episode ends. */
+  sendResolved: boolean;
+}
+
+interface ChangeCommon extends EpisodeCommon {
+  windowMs: number;
+  percent: number;
+  direction: Direction;
+}
+
+export type AlertRule =
+  | (ChangeCommon & { kind: 'price_change'; token: string })
+  | (ChangeCommon & { kind: 'portfolio_change'; address: string })
+  | (ChangeCommon & { kind: 'nft_floor_change'; collection: string })
+  | (EpisodeCommon & { kind: 'health_below'; address: string; threshold: number })
+  | (EpisodeCommon & { kind: 'stale'; dataset: Dataset; maxAgeMs: number })
+  | (RuleCommon & { kind: PositionEventKind; address: string });
+
+export type EpisodeRule = Extract<AlertRule, { kind: EpisodeKind }>;
+export type PositionEventRule = Extract<AlertRule, { kind: PositionEventKind }>;
+
+export interface AlertRules {
+  rules: AlertRule[];
+  /** Every distinct webhook of the file, the rules' own included. */
+  webhooks: Webhook[];
+  /** How often `stale` rules are evaluated besides on each NOTIFY. */
+  staleCheckIntervalMs: number;
+}
+
+export const DEFAULT_STALE_CHECK_INTERVAL_MS = 30_000;
+
+export function isEpisodeRule(rule: AlertRule): rule is EpisodeRule {
+  return (EPISODE_KINDS as readonly string[]).includes(rule.kind);
+}
+
+/** A type error's message: `missing` when the field is absent, else what it should be. */
+const expected = (what: string) => (issue: { input?: unknown }) =>
+  issue.input === undefined ? 'missing' : `expected ${what}`;
+
+const duration = z.unknown().transform((value, context) => {
+  const ms = typeof value === 'string' ? parseDuration(value) : undefined;
+  if (ms === undefined) {
+    const problem = value === undefined ? 'missing' : 'expected a duration such as 30s, 10m, 1h, 1d or 1w';
+    context.addIssue({ code: 'custom', message: problem });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+/** A value normalized by one of the chain parsers, whose InvalidInputError says what is wrong. */
+const normalized = (normalize: (input: string) => string) =>
+  z.string({ error: expected('a string') }).transform((value, context) => {
+    try {
+      return normalize(value);
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+      return z.NEVER;
+    }
+  });
+
+const positive = z.number({ error: expected('a number') }).positive({ error: 'expected a number above 0' });
+
+const webhookSchema = z.strictObject({
+  url: z.string({ error: expected('a URL') }).refine(
+    (value) => {
+      try {
+        return ['http:', 'https:'].includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { error: 'expected an http:// or https:// URL' },
+  ),
+  name: z.string().min(1).max(100).optional(),
+});
+
+const common = {
+  id: z
+    .string({ error: 'expected a string' })
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, { error: 'expected 1 to 64 letters, digits, "_", "." or "-"' }),
+  kind: z.string(),
+  webhooks: z.array(webhookSchema).min(1, { error: 'expected at least one webhook' }).optional(),
+};
+const episode = {
+  ...common,
+  cooldown: duration.optional(),
+  send_resolved: z.boolean({ error: expected('true or false') }).default(true),
+};
+const change = {
+  ...episode,
+  window: duration,
+  percent: positive,
+  direction: z.enum(['up', 'down', 'any'], { error: 'expected up, down or any' }).default('any'),
+};
+
+const RULE_SCHEMAS = {
+  price_change: z.strictObject({ ...change, token: normalized(normalizeCoinType) }),
+  portfolio_change: z.strictObject({ ...change, address: normalized(normalizeAddress) }),
+  nft_floor_change: z.strictObject({ ...change, collection: z.string({ error: expected('a string') }).min(1) }),
+  health_below: z.strictObject({ ...episode, address: normalized(normalizeAddress), threshold: positive }),
+  stale: z.strictObject({
+    ...episode,
+    dataset: z.enum(DATASETS, { error: `expected one of ${DATASETS.join(', ')}` }),
+    max_age: duration,
+  }),
+  position_opened: z.strictObject({ ...common, address: normalized(normalizeAddress) }),
+  position_closed: z.strictObject({ ...common, address: normalized(normalizeAddress) }),
+} satisfies Record<RuleKind, z.ZodType>;
+
+const fileSchema = z.strictObject({
+  webhooks: z.array(webhookSchema).min(1, { error: 'expected at least one webhook' }).optional(),
+  stale_check_interval: duration.optional(),
+  rules: z.array(z.unknown(), { error: expected('a list of rules') }).min(1, { error: 'expected at least one rule' }),
+});
+
+export function toWebhook(input: z.output<typeof webhookSchema>): Webhook {
+  const id = createHash('sha256').update(input.url).digest('hex').slice(0, 16);
+  return { url: input.url, name: input.name ?? new URL(input.url).host, id };
+}
+
+/**
+ * Parses and validates the text of a rules file. Throws InvalidInputError listing every problem,
+ * one per line, such as `rules[3] (id "health"): field "threshold": expected a number`.
+ */
+export function parseRules(text: string, source: string): AlertRules {
+  let document: unknown;
+  try {
+    document = parseYaml(text);
+  } catch (error) {
+    const where = error instanceof YAMLParseError && error.linePos ? ` (line ${error.linePos[0].line})` : '';
+    throw new InvalidInputError(
+      `invalid rules file ${source}${where}: ${error instanceof Error ? error.message.split('\n')[0]!.replace(/:$/, '') : String(error)}`,
+    );
+  }
+  const problems: string[] = [];
+  const top = fileSchema.safeParse(document ?? {});
+  if (!top.success) {
+    problems.push(...top.error.issues.map((issue) => describeIssue('', issue)));
+    throw rulesError(source, problems);
+  }
+  const fileWebhooks = (top.data.webhooks ?? []).map(toWebhook);
+  const rules: AlertRule[] = [];
+  const seenIds = new Map<string, number>();
+  top.data.rules.forEach((item, index) => {
+    const name = ruleName(item, index);
+    const kind = (item as { kind?: unknown } | null)?.kind;
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      problems.push(`${name}: expected a rule (an object with id and kind)`);
+      return;
+    }
+    if (typeof kind !== 'string' || !(RULE_KINDS as readonly string[]).includes(kind)) {
+      problems.push(`${name}: field "kind": expected one of ${RULE_KINDS.join(', ')}`);
+      return;
+    }
+    const parsed = RULE_SCHEMAS[kind as RuleKind].safeParse(item);
+    if (!parsed.success) {
+      problems.push(...parsed.error.issues.map((issue) => describeIssue(name, issue)));
+      return;
+    }
+    const rule = toRule(kind as RuleKind, parsed.data, fileWebhooks);
+    const earlier = seenIds.get(rule.id);
+    if (earlier !== undefined) problems.push(`${name}: field "id": the same id as rules[${earlier}]`);
+    seenIds.set(rule.id, index);
+    if (rule.webhooks.length === 0) {
+      problems.push(`${name}: no webhook: give the rule its own "webhooks" or the file a top-level "webhooks" list`);
+    }
+    rules.push(rule);
+  });
+  if (problems.length > 0) throw rulesError(source, problems);
+  const webhooks = new Map<string, Webhook>();
+  for (const webhook of rules.flatMap((rule) => rule.webhooks)) webhooks.set(webhook.id, webhook);
+  return {
+    rules,
+    webhooks: [...webhooks.values()],
+    staleCheckIntervalMs: Math.max(1_000, top.data.stale_check_interval ?? DEFAULT_STALE_CHECK_INTERVAL_MS),
+  };
+}
+
+type ParsedRule = { [K in RuleKind]: z.output<(typeof RULE_SCHEMAS)[K]> }[RuleKind];
+
+function toRule(kind: RuleKind, input: ParsedRule, fileWebhooks: Webhook[]): AlertRule {
+  const data = input as unknown as Record<string, never>;
+  const base = { id: input.id, webhooks: input.webhooks ? input.webhooks.map(toWebhook) : fileWebhooks };
+  const episode = { ...base, cooldownMs: data.cooldown ?? 0, sendResolved: data.send_resolved ?? true };
+  const changeOf = () => ({ ...episode, windowMs: data.window, percent: data.percent, direction: data.direction });
+  switch (kind) {
+    case 'price_change':
+      return { ...changeOf(), kind, token: data.token };
+    case 'portfolio_change':
+      return { ...changeOf(), kind, address: data.address };
+    case 'nft_floor_change':
+      return { ...changeOf(), kind, collection: data.collection };
+    case 'health_below':
+      return { ...episode, kind, address: data.address, threshold: data.threshold };
+    case 'stale':
+      return { ...episode, kind, dataset: data.dataset, maxAgeMs: data.max_age };
+    case 'position_opened':
+    case 'position_closed':
+      return { ...base, kind, address: data.address };
+  }
+}
+
+function ruleName(item: unknown, index: number): string {
+  const id = (item as { id?: unknown } | null)?.id;
+  return typeof id === 'string' && id ? `rules[${index}] (id "${id}")` : `rules[${index}]`;
+}
+
+/** `rules[2] (id "x"): field "webhooks[0].url": expected an http:// or https:// URL`. */
+function describeIssue(prefix: string, issue: z.core.$ZodIssue): string {
+  const field = issue.path.reduce<string>(
+    (text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)),
+    '',
+  );
+  const where = (name: string) => [prefix, name ? `field "${name}"` : ''].filter(Boolean).join(': ');
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys
+      .map((key) => `${where(field ? `${field}.${key}` : key)}: unknown field (a misspelt name?)`)
+      .join('\n');
+  }
+  return `${where(field) || 'the file'}: ${issue.message}`;
+}
+
+function rulesError(source: string, problems: string[]): InvalidInputError {
+  const lines = problems.flatMap((problem) => problem.split('\n'));
+  return new InvalidInputError(`invalid rules file ${source}:\n${lines.map((line) => `  ${line}`).join('\n')}`);
+}

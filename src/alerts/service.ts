@@ -1,0 +1,132 @@
+import type { Database } from '../db/client.js';
+import { DATASETS, type Dataset } from '../datasets.js';
+import { describe } from '../errors.js';
+import { SNAPSHOT_CHANNEL } from '../queue/tick-notification.js';
+import type { Context } from '../runtime/context.js';
+import { startDeliverer } from './deliverer.js';
+import { evaluateAndRecord } from './evaluator.js';
+import { loadRulesFile } from './rules-file.js';
+import type { AlertRule, AlertRules } from './rules.js';
+
+/** Every rule is evaluated this often too, so that a notification lost with a connection costs at most this. */
+const SWEEP_MS = 60_000;
+/** After a failed evaluation (Postgres unreachable), before it is tried again. */
+const RETRY_MS = 5_000;
+
+/** Which datasets' ticks can change what a rule sees. */
+export function datasetsOf(rule: AlertRule): readonly Dataset[] {
+  switch (rule.kind) {
+    case 'price_change':
+      return ['prices'];
+    case 'portfolio_change':
+      return ['positions', 'nfts'];
+    case 'nft_floor_change':
+      return ['nfts'];
+    case 'stale':
+      return [rule.dataset];
+    default:
+      return ['positions'];
+  }
+}
+
+export interface AlertsService {
+  rules: AlertRules;
+  /** Stops evaluating and delivering; a delivery in flight is finished and recorded first. */
+  close(): Promise<void>;
+}
+
+export interface AlertsDeps {
+  context: Context;
+  database: Database;
+  /** The rules file (YAML or JSON), as ALERT_RULES or `chaintap alerts --rules` name it. */
+  rulesFile: string;
+}
+
+/**
+ * The alerts process: evaluates the rules on every `NOTIFY chaintap_snapshots` (the rules that read
+ * the dataset of the finished tick), the `stale` rules on a timer, every rule when the LISTEN
+ * connection (re)connects and once a minute; records the events in the outbox and delivers them.
+ * `chaintap alerts` runs it, and `chaintap start` when ALERT_RULES is set.
+ */
+export async function startAlerts({ context, database, rulesFile }: AlertsDeps): Promise<AlertsService> {
+  const rules = await loadRulesFile(rulesFile);
+  const logger = context.logger.child({ component: 'alerts' });
+  const { metrics } = context;
+  const deliverer = startDeliverer({ database, logger, metrics, webhooks: rules.webhooks });
+
+  // One evaluation at a time in this process: requests that arrive meanwhile are merged into the next.
+  const requested = new Set<AlertRule>();
+  let running: Promise<void> | undefined;
+  let closed = false;
+  const retryTimers = new Set<NodeJS.Timeout>();
+
+  async function drain(): Promise<void> {
+    while (requested.size > 0 && !closed) {
+      const batch = rules.rules.filter((rule) => requested.has(rule));
+      requested.clear();
+      try {
+        const recorded = await evaluateAndRecord(database, batch, new Date());
+        for (const event of recorded) {
+          metrics.alertEvents.inc({ kind: event.kind, status: event.status });
+          logger.info(
+            { rule: event.ruleId, kind: event.kind, status: event.status, subject: event.subject, event: event.key },
+            'alert fired',
+          );
+        }
+        logger.debug({ rules: batch.length, fired: recorded.length }, 'alerts evaluated');
+        if (recorded.length > 0) deliverer.wake();
+      } catch (error) {
+        logger.warn({ err: describe(error), rules: batch.length }, 'alert evaluation failed; trying again');
+        const timer = setTimeout(() => {
+          retryTimers.delete(timer);
+          request(batch);
+        }, RETRY_MS);
+        retryTimers.add(timer);
+      }
+    }
+  }
+
+  function request(selected: readonly AlertRule[]): void {
+    if (closed || selected.length === 0) return;
+    for (const rule of selected) requested.add(rule);
+    running ??= drain().finally(() => (running = undefined));
+  }
+
+  const onNotify = (payload: string) => {
+    let message: { dataset?: unknown; backfill?: unknown };
+    try {
+      message = JSON.parse(payload) as typeof message;
+    } catch {
+      return;
+    }
+    // A backfill step writes past prices: nothing a rule reads as "now" changes.
+    if (message.backfill === true || !DATASETS.includes(message.dataset as Dataset)) return;
+    request(rules.rules.filter((rule) => datasetsOf(rule).includes(message.dataset as Dataset)));
+  };
+  // Connected (and reconnected): every rule, as notifications may have been missed meanwhile.
+  const listener = await database.sql
+    .listen(SNAPSHOT_CHANNEL, onNotify, () => request(rules.rules))
+    .catch(async (error: unknown) => {
+      closed = true;
+      await deliverer.close();
+      throw error;
+    });
+
+  const staleRules = rules.rules.filter((rule) => rule.kind === 'stale');
+  const timers = [
+    ...(staleRules.length > 0 ? [setInterval(() => request(staleRules), rules.staleCheckIntervalMs)] : []),
+    setInterval(() => request(rules.rules), SWEEP_MS),
+  ];
+  logger.info({ rules: rules.rules.length, webhooks: rules.webhooks.map((webhook) => webhook.name) }, 'alerts running');
+
+  return {
+    rules,
+    async close() {
+      closed = true;
+      for (const timer of [...timers, ...retryTimers]) clearInterval(timer);
+      await listener.unlisten().catch(() => undefined);
+      await running;
+      await deliverer.close();
+    },
+  };
+}

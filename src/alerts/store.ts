@@ -1,0 +1,175 @@
+import type postgres from 'postgres';
+import type { Database } from '../db/client.js';
+import type { AlertDeliveryState, AlertEventStatus } from '../db/schema/alerts.js';
+import { alertPayload } from './payload.js';
+import type { Webhook } from './rules.js';
+import type { AlertState, PlannedEvent } from './transitions.js';
+
+/**
+ * The alerts' tables (src/db/schema/alerts.ts): alert_states, what the evaluator remembers, and
+ * alert_events, the outbox the deliverers send from.
+ */
+
+/** A pool or a transaction: what the queries here run on. */
+export type Queryable = postgres.ISql;
+
+export async function loadStates(sql: Queryable, ruleId: string): Promise<AlertState[]> {
+  return sql<AlertState[]>`
+    select subject, episode_key as "episodeKey", episode_open as "episodeOpen", episode_tick as "episodeTick",
+           last_fired_at as "lastFiredAt", baseline
+    from alert_states where rule_id = ${ruleId}`;
+}
+
+export async function saveStates(sql: Queryable, ruleId: string, states: AlertState[]): Promise<void> {
+  for (const state of states) {
+    await sql`
+      insert into alert_states (rule_id, subject, episode_key, episode_open, episode_tick, last_fired_at, baseline, updated_at)
+      values (${ruleId}, ${state.subject}, ${state.episodeKey}, ${state.episodeOpen}, ${state.episodeTick},
+              ${state.lastFiredAt}, ${state.baseline}, now())
+      on conflict (rule_id, subject) do update set
+        episode_key = excluded.episode_key, episode_open = excluded.episode_open,
+        episode_tick = excluded.episode_tick, last_fired_at = excluded.last_fired_at,
+        baseline = excluded.baseline, updated_at = excluded.updated_at`;
+  }
+}
+
+/**
+ * Records each event once per webhook of its rule. An event already recorded (by this process
+ * earlier, or by another) is left as it is; the events returned are those recorded now.
+ */
+export async function recordEvents(
+  sql: Queryable,
+  events: PlannedEvent[],
+  webhooks: Webhook[],
+): Promise<PlannedEvent[]> {
+  const recorded: PlannedEvent[] = [];
+  for (const event of events) {
+    const payload = JSON.stringify(alertPayload(event));
+    let inserted = 0;
+    for (const webhook of webhooks) {
+      const rows = await sql`
+        insert into alert_events (event_key, webhook, webhook_name, rule_id, kind, status, subject, tick, payload)
+        values (${event.key}, ${webhook.id}, ${webhook.name}, ${event.ruleId}, ${event.kind}, ${event.status},
+                ${event.subject}, ${event.tick}, ${payload}::jsonb)
+        on conflict (event_key, webhook) do nothing
+        returning 1`;
+      inserted += rows.length;
+    }
+    if (inserted > 0) recorded.push(event);
+  }
+  return recorded;
+}
+
+/** Of these keys, those already in the outbox. */
+export async function recordedKeys(sql: Queryable, keys: string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const rows = await sql<{ key: string }[]>`
+    select distinct event_key as key from alert_events where event_key = any(${keys}::text[])`;
+  return new Set(rows.map((row) => row.key));
+}
+
+/** A delivery claimed for sending: its row stays locked until the claiming transaction ends. */
+export interface ClaimedDelivery {
+  eventKey: string;
+  webhook: string;
+  /** The JSON body, as recorded. */
+  body: string;
+  attempts: number;
+  createdAt: Date;
+}
+
+/**
+ * The next due delivery to one of these webhooks that no other transaction holds, locked FOR
+ * UPDATE: another process (or lane) skips it until this transaction has recorded the outcome, and a
+ * process that dies mid-send releases it with its connection.
+ */
+export async function claimDueDelivery(sql: Queryable, webhookIds: string[]): Promise<ClaimedDelivery | undefined> {
+  const [row] = await sql<ClaimedDelivery[]>`
+    select event_key as "eventKey", webhook, payload::text as body, attempts, created_at as "createdAt"
+    from alert_events
+    where state = 'pending' and next_attempt_at <= now() and webhook = any(${webhookIds}::text[])
+    order by next_attempt_at, created_at
+    limit 1
+    for update skip locked`;
+  return row;
+}
+
+export async function markDelivered(sql: Queryable, delivery: ClaimedDelivery): Promise<void> {
+  await sql`
+    update alert_events
+    set state = 'delivered', attempts = attempts + 1, last_error = null, delivered_at = now()
+    where event_key = ${delivery.eventKey} and webhook = ${delivery.webhook}`;
+}
+
+/** A failed attempt: retried at `retryAt`, or given up (state failed) when that is null. */
+export async function markAttemptFailed(
+  sql: Queryable,
+  delivery: ClaimedDelivery,
+  error: string,
+  retryAt: Date | null,
+): Promise<void> {
+  await sql`
+    update alert_events
+    set attempts = attempts + 1, last_error = ${error},
+        state = ${retryAt ? 'pending' : 'failed'}, next_attempt_at = coalesce(${retryAt}, next_attempt_at)
+    where event_key = ${delivery.eventKey} and webhook = ${delivery.webhook}`;
+}
+
+/** Deliveries still pending whose last attempt failed: what chaintap_alert_events_failing shows. */
+export async function countFailingDeliveries(database: Database): Promise<number> {
+  const [row] = await database.sql<{ n: number }[]>`
+    select count(*)::int as n from alert_events where state = 'pending' and attempts > 0`;
+  return row?.n ?? 0;
+}
+
+export interface AlertEventRow {
+  eventKey: string;
+  ruleId: string;
+  kind: string;
+  status: AlertEventStatus;
+  subject: string;
+  tick: Date | null;
+  text: string;
+  webhookName: string;
+  state: AlertDeliveryState;
+  attempts: number;
+  lastError: string | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+}
+
+/** The newest outbox rows (one per event and webhook), newest first. */
+export function loadRecentAlertEvents(sql: Queryable, limit: number): Promise<AlertEventRow[]> {
+  return sql<AlertEventRow[]>`
+    select event_key as "eventKey", rule_id as "ruleId", kind, status, subject, tick, payload ->> 'text' as text,
+           webhook_name as "webhookName", state, attempts, left(last_error, 300) as "lastError",
+           created_at as "createdAt", delivered_at as "deliveredAt"
+    from alert_events
+    order by created_at desc, event_key, webhook
+    limit ${limit}`;
+}
+
+export interface AlertDeliveryCounts {
+  /** Not delivered yet, the failing ones included. */
+  pending: number;
+  /** Pending whose last attempt failed. */
+  failing: number;
+  deliveredLastDay: number;
+  failedLastDay: number;
+}
+
+export async function loadAlertDeliveryCounts(sql: Queryable): Promise<AlertDeliveryCounts> {
+  const [pending] = await sql<{ pending: number; failing: number }[]>`
+    select count(*)::int as pending, (count(*) filter (where attempts > 0))::int as failing
+    from alert_events where state = 'pending'`;
+  const [lastDay] = await sql<{ delivered: number; failed: number }[]>`
+    select (count(*) filter (where state = 'delivered'))::int as delivered,
+           (count(*) filter (where state = 'failed'))::int as failed
+    from alert_events where created_at > now() - interval '24 hours'`;
+  return {
+    pending: pending?.pending ?? 0,
+    failing: pending?.failing ?? 0,
+    deliveredLastDay: lastDay?.delivered ?? 0,
+    failedLastDay: lastDay?.failed ?? 0,
+  };
+}

@@ -1,0 +1,62 @@
+import { formatTime } from '../alerts/format.js';
+import {
+  loadAlertDeliveryCounts,
+  loadRecentAlertEvents,
+  type AlertDeliveryCounts,
+  type AlertEventRow,
+} from '../alerts/store.js';
+import type { Database } from '../db/client.js';
+import { withDeadline } from './deadline.js';
+import { html, type Html } from './html.js';
+import type { Section } from './status-page-data.js';
+
+/** The status page's "Alerts" section: the outbox's recent events and where their deliveries stand. */
+export interface AlertsStatus {
+  counts: AlertDeliveryCounts;
+  /** The newest events, one row per webhook, newest first. */
+  recent: AlertEventRow[];
+}
+
+const RECENT_EVENTS = 20;
+
+/** Loads the section within `timeoutMs`; a failure is the section's alone. */
+export async function loadAlertsSection(database: Database, timeoutMs: number): Promise<Section<AlertsStatus>> {
+  try {
+    const load = Promise.all([
+      loadAlertDeliveryCounts(database.sql),
+      loadRecentAlertEvents(database.sql, RECENT_EVENTS),
+    ]);
+    const [counts, recent] = await withDeadline(load, timeoutMs, 'Postgres');
+    return { ok: true, value: { counts, recent } };
+  } catch (error) {
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** A delivery's state as a pill: delivered, failing (pending after a failed attempt), pending, failed. */
+function deliveryPill(event: AlertEventRow): Html {
+  if (event.state === 'delivered') return html`<span class="pill fits">delivered</span>`;
+  if (event.state === 'failed') return html`<span class="pill failed">failed</span>`;
+  if (event.attempts > 0) return html`<span class="pill retrying">failing, retried</span>`;
+  return html`<span class="pill">pending</span>`;
+}
+
+function body(alerts: Section<AlertsStatus>): Html {
+  if (!alerts.ok) return html`<p class="error">Unavailable: ${alerts.error}</p>`;
+  const { counts, recent } = alerts.value;
+  const summary = html`<p class="alert-counts" data-pending="${counts.pending}" data-failing="${counts.failing}">Not delivered yet: ${counts.pending} (${counts.failing} failing, being retried) · last 24 hours: ${counts.deliveredLastDay} delivered, ${counts.failedLastDay} failed</p>`;
+  if (recent.length === 0) {
+    return html`${summary}<p class="muted">No alert events yet (<span class="mono">chaintap alerts --rules FILE</span>, or ALERT_RULES for <span class="mono">chaintap start</span>).</p>`;
+  }
+  const rows = recent.map(
+    (event) =>
+      html`<tr data-event="${event.eventKey}" data-state="${event.state}"><td>${formatTime(event.createdAt)}</td><td class="mono">${event.ruleId}</td><td>${event.status}</td><td class="truncate">${event.text}</td><td>${event.webhookName}</td><td>${deliveryPill(event)}</td><td class="num">${event.attempts}</td><td class="truncate">${event.lastError ?? ''}</td></tr>`,
+  );
+  return html`${summary}<table><thead><tr><th>recorded</th><th>rule</th><th>status</th><th>event</th><th>webhook</th><th>delivery</th><th class="num">attempts</th><th>last error</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+/** The whole `<section>`, for the status page. */
+export function renderAlertsSection(alerts: Section<AlertsStatus>): Html {
+  const failing = alerts.ok && alerts.value.counts.failing + alerts.value.counts.failedLastDay > 0;
+  return html`<section id="alerts"${failing ? html` class="over-budget"` : ''}><h2>${failing ? 'Alerts: deliveries failing' : 'Alerts'}</h2>${body(alerts)}</section>`;
+}

@@ -1,0 +1,96 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { givesUp, GIVE_UP_AFTER_MS, MAX_RETRY_DELAY_MS, retryDelayMs } from '../../src/alerts/delivery-policy.js';
+import { toWebhook } from '../../src/alerts/rules.js';
+import { postEvent } from '../../src/alerts/webhook.js';
+
+// postEvent against a local server that answers by path.
+let server: Server;
+let base: string;
+const seen: { headers: Record<string, unknown>; body: string; method: string }[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      seen.push({ headers: req.headers, body, method: req.method ?? '' });
+      const [status, extra] = ({
+        '/ok/secret-token': [200, {}],
+        '/busy/secret-token': [503, { 'retry-after': '7' }],
+        '/gone/secret-token': [404, {}],
+        '/moved/secret-token': [302, { location: '/ok/secret-token' }],
+      }[req.url ?? ''] ?? [500, {}]) as [number, Record<string, string>];
+      res.writeHead(status, extra);
+      res.end(status === 404 ? `no hook at ${req.url}` : status === 200 ? 'ok' : 'busy');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const hook = (path: string) => toWebhook({ url: `${base}${path}`, name: 'test-hook' });
+
+describe('postEvent', () => {
+  it('POSTs the JSON with the Idempotency-Key; any 2xx is a delivery', async () => {
+    expect(await postEvent(hook('/ok/secret-token'), '{"id":"k1"}', 'k1')).toEqual({ ok: true, status: 200 });
+    expect(seen.at(-1)).toMatchObject({
+      method: 'POST',
+      body: '{"id":"k1"}',
+      headers: { 'idempotency-key': 'k1', 'content-type': 'application/json' },
+    });
+  });
+
+  it('retries server errors (with their Retry-After), fails a 4xx or a redirect at once, never naming the URL', async () => {
+    expect(await postEvent(hook('/busy/secret-token'), '{}', 'k2')).toEqual({
+      ok: false,
+      retryable: true,
+      error: 'HTTP 503: busy',
+      retryAfterMs: 7_000,
+    });
+    const gone = await postEvent(hook('/gone/secret-token'), '{}', 'k3');
+    expect(gone).toEqual({ ok: false, retryable: false, error: 'HTTP 404: no hook at /…' });
+    expect(await postEvent(hook('/moved/secret-token'), '{}', 'k4')).toMatchObject({
+      ok: false,
+      retryable: false,
+      error: 'HTTP 302: busy',
+    });
+    // The redirect was not followed.
+    expect(seen.filter((request) => request.headers['idempotency-key'] === 'k4')).toHaveLength(1);
+  });
+
+  it('retries a webhook that cannot be reached', async () => {
+    const spare = createServer();
+    await new Promise<void>((resolve) => spare.listen(0, '127.0.0.1', resolve));
+    const { port } = spare.address() as AddressInfo;
+    await new Promise<void>((resolve) => spare.close(() => resolve()));
+    const closed = toWebhook({ url: `http://127.0.0.1:${port}/hooks/secret-token` });
+    const outcome = await postEvent(closed, '{}', 'k5');
+    expect(outcome).toMatchObject({ ok: false, retryable: true });
+    expect(outcome.ok === false && outcome.error).toMatch(/ECONNREFUSED/);
+    expect(outcome.ok === false && outcome.error).not.toContain('secret-token');
+  });
+});
+
+describe('delivery policy', () => {
+  it('backs off exponentially from a second up to five minutes, or as the receiver asks', () => {
+    expect([1, 2, 3, 4, 10, 30].map((attempts) => retryDelayMs(attempts))).toEqual([
+      1_000,
+      2_000,
+      4_000,
+      8_000,
+      MAX_RETRY_DELAY_MS,
+      MAX_RETRY_DELAY_MS,
+    ]);
+    expect(retryDelayMs(1, 7_000)).toBe(7_000);
+    expect(retryDelayMs(1, 3600_000)).toBe(MAX_RETRY_DELAY_MS);
+  });
+
+  it('gives up a day after the event was recorded', () => {
+    const created = new Date('2026-11-21T12:00:00Z');
+    expect(givesUp(created, new Date(created.getTime() + GIVE_UP_AFTER_MS - 1))).toBe(false);
+    expect(givesUp(created, new Date(created.getTime() + GIVE_UP_AFTER_MS))).toBe(true);
+  });
+});
