@@ -9,6 +9,14 @@ import { InvalidInputError } from '../errors.js';
 const ADDRESS = /^0x[0-9a-fA-F]{1,64}$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/**
+ * Bounds that make a hostile value a clean input error: the parse below recurses once per generic
+ * level (unbounded nesting overflowed the stack with a RangeError). Real coin types are far within
+ * both: a 64-hex address with module and name is about 90 characters, LP types nest two or three deep.
+ */
+export const MAX_COIN_TYPE_LENGTH = 512;
+export const MAX_GENERIC_DEPTH = 8;
+
 export function normalizeSuiAddress(address: string): string {
   if (!ADDRESS.test(address))
     throw new InvalidInputError(`invalid SUI address "${address}": expected 0x and 1 to 64 hex digits`);
@@ -18,6 +26,15 @@ export function normalizeSuiAddress(address: string): string {
 /** Normal form of a coin type; throws InvalidInputError with the reason when it is not one. */
 export function normalizeCoinType(input: string): string {
   const coinType = input.trim();
+  if (coinType.length > MAX_COIN_TYPE_LENGTH) {
+    throw invalid(
+      coinType,
+      `${coinType.length} characters, more than the ${MAX_COIN_TYPE_LENGTH} a coin type may have`,
+    );
+  }
+  if (genericDepth(coinType) > MAX_GENERIC_DEPTH) {
+    throw invalid(coinType, `type parameters nested more than ${MAX_GENERIC_DEPTH} deep`);
+  }
   if (coinType.includes(',')) {
     throw new InvalidInputError(
       `coin type "${coinType}" contains a comma: the upstream takes a comma-separated list, so a type such as LP<A,B> cannot be requested`,
@@ -44,8 +61,21 @@ function normalizeType(type: string, whole: string): string {
   return `${normalizeSuiAddress(address)}::${module}::${name}${generic}`;
 }
 
+/** The deepest nesting of < > in the text (unbalanced brackets are reported by the parse). */
+function genericDepth(type: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (const char of type) {
+    if (char === '<') deepest = Math.max(deepest, ++depth);
+    else if (char === '>') depth--;
+  }
+  return deepest;
+}
+
 function invalid(coinType: string, reason: string): InvalidInputError {
-  return new InvalidInputError(`invalid coin type "${coinType}": ${reason}`);
+  // A value past the length bound is shown by its start only: the error stays one line.
+  const shown = coinType.length > MAX_COIN_TYPE_LENGTH ? `${coinType.slice(0, 80)}…` : coinType;
+  return new InvalidInputError(`invalid coin type "${shown}": ${reason}`);
 }
 
 /** The short spelling the upstream may use: leading zeros of the address dropped ("0x2::sui::SUI"). */

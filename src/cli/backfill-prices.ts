@@ -2,7 +2,17 @@ import { listWatchedTokens, storedPriceTimes } from '../db/index.js';
 import { InvalidInputError } from '../errors.js';
 import { normalizeCoinType } from '../chain/coin-type.js';
 import { createWorkerPool } from '../worker/workers.js';
-import { backfillTimes, planBackfill } from '../scheduler/backfill-plan.js';
+import { createInterface } from 'node:readline';
+import {
+  backfillConsent,
+  backfillTimes,
+  CONFIRM_ABOVE_REQUESTS,
+  describeBackfillEstimate,
+  estimateBackfill,
+  planBackfill,
+  type BackfillEstimate,
+} from '../scheduler/backfill-plan.js';
+import type { UpstreamRate } from '../config/upstream-rate.js';
 import { enqueueJobs } from '../scheduler/producer.js';
 import { withShutdown } from '../runtime/shutdown.js';
 import { waitForTicks, type CycleDeps } from './run-cycle.js';
@@ -14,6 +24,8 @@ export interface BackfillRequest {
   /** Default: the token watchlist. */
   coinTypes?: string[];
   onProgress?: (finished: number, expected: number) => void;
+  /** Called with the plan before anything is enqueued; a throw stops the backfill there. */
+  confirm?: (estimate: BackfillEstimate) => Promise<void>;
 }
 
 export interface BackfillOutcome {
@@ -48,6 +60,7 @@ export async function runBackfill(deps: CycleDeps, request: BackfillRequest): Pr
     { steps: times.length, coinTypes: coinTypes.length, jobs: plan.jobs.length, skipped: plan.skipped },
     'backfill planned',
   );
+  await request.confirm?.(estimateBackfill(times.length, coinTypes.length, plan.jobs.length));
 
   return withShutdown(deps.context.logger, async (shutdown) => {
     const pool = createWorkerPool({ ...deps, queueNames: ['prices'] });
@@ -79,4 +92,58 @@ async function retryFailedFromEarlierRuns(deps: CycleDeps, ids: Set<string>): Pr
     await deps.tracker.reopen('backfill', new Date(job.data.tick), [job.id]);
     await job.retry('failed');
   }
+}
+
+export interface ConfirmSettings {
+  rate: UpstreamRate;
+  /** --yes. */
+  yes: boolean;
+  /** Where a person answers: stdin; it is a terminal when isTTY. */
+  input: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Where the plan and the question go. */
+  output: NodeJS.WritableStream;
+  /** The command's shutdown signal (Ctrl-C): a question still open is answered no. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The backfill command's `confirm`: prints the plan; above CONFIRM_ABOVE_REQUESTS starts only with
+ * --yes or when the person at the terminal answers yes, and refuses when there is no terminal.
+ */
+export async function confirmBackfill(estimate: BackfillEstimate, settings: ConfirmSettings): Promise<void> {
+  const lines = describeBackfillEstimate(estimate, settings.rate);
+  settings.output.write(`${lines.join('\n')}\n`);
+  const consent = backfillConsent(estimate.requests, { yes: settings.yes, terminal: settings.input.isTTY === true });
+  if (consent === 'go') return;
+  const size = `${estimate.requests.toLocaleString('en-US')} requests`;
+  if (consent === 'refuse') {
+    throw new InvalidInputError(
+      `nothing started: ${size} is more than ${CONFIRM_ABOVE_REQUESTS.toLocaleString('en-US')} and stdin is not a terminal to confirm it: pass --yes to start it, or use a larger --interval, a shorter range or fewer --tokens`,
+    );
+  }
+  if (!(await askYes(`start ${size}? [y/N] `, settings))) throw new InvalidInputError('nothing started: not confirmed');
+}
+
+/** One question at the terminal; anything but y or yes, Ctrl-C or the end of input is a no. */
+function askYes(question: string, settings: ConfirmSettings): Promise<boolean> {
+  const prompt = createInterface({ input: settings.input, output: settings.output, terminal: false });
+  return new Promise((resolve) => {
+    let answered = false;
+    prompt.once('line', (line) => {
+      answered = true;
+      resolve(/^\s*y(es)?\s*$/i.test(line));
+      prompt.close();
+    });
+    const close = () => prompt.close();
+    settings.signal?.addEventListener('abort', close, { once: true });
+    prompt.once('close', () => {
+      settings.signal?.removeEventListener('abort', close);
+      if (answered) return;
+      // Ended without an answer (Ctrl-C, end of input): what follows starts on a line of its own.
+      settings.output.write('\n');
+      resolve(false);
+    });
+    if (settings.signal?.aborted) close();
+    settings.output.write(question);
+  });
 }

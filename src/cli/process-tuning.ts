@@ -63,6 +63,8 @@ function stepDownBelowSenderThread(senderThreadId: number, levels: number, logge
       }
     }
   } catch (error) {
+    // The sender thread has already ended (a command that stopped at once): nothing to do.
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return;
     logger.warn(
       { component: 'upstream', err: String(error) },
       'could not lower the other threads below the upstream sender thread',

@@ -8,6 +8,7 @@ import { checkEvictionPolicy, createRedisConnection } from '../runtime/redis-con
 import { createTickTracker, type TickTracker } from '../queue/tick-tracker.js';
 import { createUpstreamClient, transportSettings, type UpstreamClient } from '../upstream/client.js';
 import { createSenderThread } from '../upstream/sender-thread.js';
+import type { UpstreamTransport } from '../upstream/transport.js';
 import { senderThreadStepDown } from './process-tuning.js';
 
 /** The connections a command works with, each added to the command's shutdown as it is opened. */
@@ -18,20 +19,28 @@ export interface Resources {
   tracker: TickTracker;
 }
 
-/** How long a command waits for Redis at start before it says so, instead of hanging. */
-const REDIS_READY_TIMEOUT_MS = 10_000;
+/**
+ * How long a command waits for Redis at start, and how many failed connection attempts in a row it
+ * takes (the first three are about a second apart), before it says so and exits instead of waiting.
+ * Once started, a Redis outage is ridden out: ioredis reconnects.
+ */
+const REDIS_READY_TIMEOUT_MS = 5_000;
+const REDIS_FAILED_ATTEMPTS = 3;
 
 export async function openResources(context: Context, shutdown: Shutdown): Promise<Resources> {
   const { options, logger, metrics } = context;
-  // Postgres first, so that it closes last (queues, then Redis, then Postgres). The pool connects
-  // on its first query, not here.
+  // Postgres first, so that it closes last (queues, then Redis, then Postgres).
   const database = createDatabase(options.DATABASE_URL, { max: options.DATABASE_POOL_SIZE, metrics, logger });
   shutdown.add('postgres', () => database.close());
+  // Reached once at start, so that an unreachable server, a missing database or a refused login is
+  // one clear error now (src/cli/runtime.ts describes it), not jobs failing one by one, or a service
+  // that runs and logs failures forever. Later outages are ridden out.
+  await database.sql`select 1`;
   const redis = createRedisConnection(options.REDIS_URL, 'worker');
   shutdown.add('redis', () => redis.disconnect());
+  await waitUntilReady(redis, options.REDIS_URL);
   // ioredis reconnects by itself; without a listener each failed attempt is an unhandled 'error' event.
   redis.on('error', (error) => logger.warn({ err: error.message }, 'Redis connection error; reconnecting'));
-  await waitUntilReady(redis, options.REDIS_URL);
   await checkEvictionPolicy(redis, logger);
   const queues = createQueues(redis, options.QUEUE_PREFIX);
   shutdown.add('queues', () => closeQueues(queues));
@@ -39,21 +48,43 @@ export async function openResources(context: Context, shutdown: Shutdown): Promi
   return { database, redis, queues, tracker };
 }
 
+/** Resolves when Redis is ready; rejects after the timeout or the failed attempts, with the last error. */
 function waitUntilReady(redis: Redis, url: string): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      redis.off('ready', onReady);
-      // Host and port only: the URL may carry a password.
-      const { host } = new URL(url);
-      reject(new ChaintapError(`cannot reach Redis at ${host} within ${REDIS_READY_TIMEOUT_MS / 1000} s (REDIS_URL)`));
-    }, REDIS_READY_TIMEOUT_MS);
-    const onReady = () => {
+    let failures = 0;
+    let lastError = '';
+    const done = (error?: ChaintapError) => {
       clearTimeout(timer);
-      resolve();
+      redis.off('ready', onReady);
+      redis.off('error', onError);
+      // Until the shutdown disconnects it, a failed attempt must still have a listener.
+      if (error) redis.on('error', () => undefined);
+      if (error) reject(error);
+      else resolve();
     };
+    // Host and port only: the URL may carry a password.
+    const fail = (why: string) => done(new ChaintapError(`cannot reach Redis at ${safeHost(url)} ${why} (REDIS_URL)`));
+    const onReady = () => done();
+    const onError = (error: Error) => {
+      lastError = error.message;
+      if (++failures >= REDIS_FAILED_ATTEMPTS) fail(`after ${failures} attempts: ${lastError}`);
+    };
+    const timer = setTimeout(
+      () => fail(`within ${REDIS_READY_TIMEOUT_MS / 1000} s${lastError ? `: ${lastError}` : ''}`),
+      REDIS_READY_TIMEOUT_MS,
+    );
     redis.once('ready', onReady);
+    redis.on('error', onError);
   });
+}
+
+function safeHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'REDIS_URL';
+  }
 }
 
 /**
@@ -74,5 +105,42 @@ export function openUpstreamClient(context: Context): UpstreamClient {
     onStarted: senderThreadStepDown(options, logger),
     logger,
   });
-  return createUpstreamClient({ options, logger, metrics, transport });
+  return createUpstreamClient({ options, logger, metrics, transport: afterRedisAnswers(transport, options.REDIS_URL) });
+}
+
+/**
+ * The shared budget lives in Redis, and the sender thread waits for it as long as it takes (a worker
+ * rides out a Redis restart so). A command that has not reached Redis itself (probe) would wait
+ * forever on an unreachable REDIS_URL: before its first request, Redis is reached once, so that it is
+ * one clear error instead. Only a success is kept: after one, requests go straight through.
+ */
+function afterRedisAnswers(transport: UpstreamTransport, url: string): UpstreamTransport {
+  let reached: Promise<void> | undefined;
+  const reach = () => {
+    reached ??= reachRedis(url).catch((error: unknown) => {
+      reached = undefined;
+      throw error;
+    });
+    return reached;
+  };
+  return {
+    send: async (request, signal) => {
+      await reach();
+      return transport.send(request, signal);
+    },
+    pause: async (ms) => {
+      await reach();
+      return transport.pause(ms);
+    },
+    close: () => transport.close(),
+  };
+}
+
+async function reachRedis(url: string): Promise<void> {
+  const redis = createRedisConnection(url, 'producer', { connectionName: 'chaintap-reach' });
+  try {
+    await waitUntilReady(redis, url);
+  } finally {
+    redis.disconnect();
+  }
 }

@@ -1,6 +1,13 @@
 import { InvalidInputError } from '../errors.js';
+import type { UpstreamRate } from '../config/upstream-rate.js';
 import type { PriceJobData } from '../queue/jobs.js';
+import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/client.js';
 import { priceJobs, type PlannedJob } from './job-builders.js';
+
+/** The upstream's useful resolution: prices are minute samples, a finer step asks for the same one again. */
+export const MIN_BACKFILL_INTERVAL_MS = 60_000;
+/** Above this many requests a backfill starts only with --yes, or when a person at a terminal agrees. */
+export const CONFIRM_ABOVE_REQUESTS = 10_000;
 
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
@@ -10,6 +17,16 @@ export function parseInterval(value: string): number {
   const ms = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : 0;
   if (!ms)
     throw new InvalidInputError(`invalid --interval "${value}": expected a number and a unit, such as 15m, 1h or 1d`);
+  return ms;
+}
+
+/** A backfill's --interval: parseInterval, and not finer than the upstream's prices are. */
+export function parseBackfillInterval(value: string): number {
+  const ms = parseInterval(value);
+  if (ms < MIN_BACKFILL_INTERVAL_MS)
+    throw new InvalidInputError(
+      `invalid --interval "${value}": below 1m, the upstream's useful resolution (prices are minute samples); use 1m or more`,
+    );
   return ms;
 }
 
@@ -66,4 +83,52 @@ function hasSampleIn(sorted: number[] | undefined, start: number, end: number): 
     else high = mid;
   }
   return low < sorted.length && sorted[low]! < end;
+}
+
+/** What a backfill will ask of the upstream, shown before it starts. */
+export interface BackfillEstimate {
+  steps: number;
+  coinTypes: number;
+  /** Requests per step: batches of at most 50 coin types. */
+  batches: number;
+  /** steps x batches. */
+  planned: number;
+  /** The requests still needed (those whose prices are all stored are skipped). */
+  requests: number;
+}
+
+export function estimateBackfill(steps: number, coinTypes: number, requests: number): BackfillEstimate {
+  const batches = Math.ceil(coinTypes / MAX_COINS_PER_PRICE_REQUEST);
+  return { steps, coinTypes, batches, planned: steps * batches, requests };
+}
+
+/** The estimate in words, with its time at the quota (a lower bound: scheduled requests share it). */
+export function describeBackfillEstimate(estimate: BackfillEstimate, rate: UpstreamRate): string[] {
+  const { steps, coinTypes, batches, planned, requests } = estimate;
+  return [
+    `backfill plan: ${count(steps)} step(s) x ${count(batches)} batch(es) of up to ${MAX_COINS_PER_PRICE_REQUEST} tokens (${count(coinTypes)} token(s)) = ${count(planned)} request(s); ${count(planned - requests)} already stored, ${count(requests)} to send`,
+    `at ${rate.label} (UPSTREAM_RATE) that takes at least ${formatDuration(requests / rate.rps)}, longer while scheduled requests share the quota`,
+  ];
+}
+
+/**
+ * Whether a backfill of `requests` may start: at most CONFIRM_ABOVE_REQUESTS, or with --yes, it
+ * goes; above it a person at a terminal is asked; with no terminal it is refused.
+ */
+export function backfillConsent(requests: number, flags: { yes: boolean; terminal: boolean }): 'go' | 'ask' | 'refuse' {
+  if (requests <= CONFIRM_ABOVE_REQUESTS || flags.yes) return 'go';
+  return flags.terminal ? 'ask' : 'refuse';
+}
+
+function count(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
+/** "45 s", "12 min 5 s", "3 h 20 min", "4 d 2 h". */
+function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.ceil(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
 }

@@ -54,6 +54,30 @@ describe('chaintap CLI, as a user runs it', () => {
     );
   });
 
+  it('refuses addresses the datasets cannot query, saying which formats they take, writing nothing', async () => {
+    const before = (await cli('addresses', 'list')).stdout;
+    const evm = '0xd8da6bf26964af9d7eed9e03e53415d37aa96045';
+    const solana = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+    const rejected = await cli('addresses', 'add', `0x${'a'.repeat(64)}`, evm, solana);
+    expect(rejected.code).toBe(1);
+    expect(rejected.stderr.trim()).toBe(
+      `error: nothing written: invalid address "${evm}": positions are SUI-only, expected a SUI address (0x and 64 hex digits): this is an EVM address (0x and 40 hex digits); ` +
+        `invalid address "${solana}": positions are SUI-only, expected a SUI address (0x and 64 hex digits): this is a base58 address (Solana, legacy Bitcoin)`,
+    );
+    const otherChain = await cli('addresses', 'add', `0x${'a'.repeat(64)}`, '--nft-chain', 'eth');
+    expect(otherChain.code).toBe(1);
+    expect(otherChain.stderr).toContain(
+      'error: NFT chain ETH takes an EVM address (0x and 40 hex digits), and a watched address is a SUI address (positions are SUI-only): use --nft-chain SUI or ALL',
+    );
+    // A long file of bad lines: the first few named, one screen.
+    const many = Array.from({ length: 500 }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`);
+    const flood = await cli('addresses', 'add', ...many);
+    expect(flood.code).toBe(1);
+    expect(flood.stderr).toMatch(/; and 495 more\n$/);
+    expect(flood.stderr.length).toBeLessThan(2_000);
+    expect((await cli('addresses', 'list')).stdout).toBe(before);
+  });
+
   it('runs one cycle and prints a summary, exit 0', async () => {
     const result = await cli('run-once', '--tick', '2026-11-21T11:00:00Z');
     expect(result.stderr).not.toMatch(/error/i);

@@ -152,7 +152,7 @@ describe('addresses', () => {
     const cases: [string[], RegExp][] = [
       [
         [address(1), '0x123'],
-        /invalid address "0x123": expected a 0x address of 40 or 64 hex digits, a base58, bech32 or TON address/,
+        /invalid address "0x123": positions are SUI-only, expected a SUI address \(0x and 64 hex digits\)/,
       ],
       [[address(1), 'not-an-address'], /invalid address "not-an-address"/],
       [[address(1), `${address(2)}g`], /invalid address/],

@@ -1,4 +1,6 @@
 import { Command } from 'commander';
+import { normalizePositionsAddress, parseWatchedNftChain } from '../../chain/address.js';
+import { InvalidInputError } from '../../errors.js';
 import { addWatchedAddresses, listProtocolIds, listWatchedAddresses, removeWatchedAddresses } from '../../db/index.js';
 import { collectValues } from '../input-lines.js';
 import { withDatabase } from './database-command.js';
@@ -16,7 +18,7 @@ export function addressesCommand(): Command {
   addresses
     .command('add')
     .description(
-      'add addresses, or update the options given for watched ones; all are validated first, nothing is written if one is invalid',
+      'add SUI addresses (0x and 64 hex digits: positions are SUI-only), or update the options given for watched ones; all are validated first, nothing is written if one is invalid',
     )
     .argument('[addresses...]')
     .option('--file <path>', 'read addresses from a file, one per line')
@@ -24,12 +26,12 @@ export function addressesCommand(): Command {
     .option('--protocols <list>', 'positions: only these protocols, comma-separated')
     .option(
       '--nft-chain <chain>',
-      'NFT holdings: one chain (BTC, SOL, SUI, ETH, ...) or ALL (default for new addresses: ALL)',
+      'NFT holdings: SUI or ALL (the default for new addresses); watched addresses are SUI addresses, and the other chains take other formats',
     )
     .option('--pnl', 'NFT holdings: include profit and loss')
     .option('--no-pnl', 'NFT holdings: without profit and loss (the default for new addresses)')
     .action(async (args: string[], flags: AddFlags) => {
-      const list = await collectValues(args, flags.file);
+      const list = watchableAddresses(await collectValues(args, flags.file), flags.nftChain);
       const protocols = flags.protocols
         ?.split(',')
         .map((p) => p.trim())
@@ -83,4 +85,31 @@ export function addressesCommand(): Command {
       }
     });
   return addresses;
+}
+
+/** At most this many bad values are named in the error, so that it stays one screen. */
+const PROBLEMS_SHOWN = 5;
+
+/**
+ * Every address checked against what the datasets can query (src/chain/address.ts) before the
+ * database is opened: each watched address is queried for positions, which are SUI-only, and for NFT
+ * holdings on its NFT chain, which must then take SUI addresses. (Removing takes any format, so that
+ * an address watched before this check can still go.)
+ */
+function watchableAddresses(inputs: string[], nftChain: string | undefined): string[] {
+  if (nftChain !== undefined) parseWatchedNftChain(nftChain);
+  const problems: string[] = [];
+  for (const input of inputs) {
+    try {
+      normalizePositionsAddress(input);
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      problems.push(error.message);
+    }
+  }
+  if (problems.length > 0) {
+    const more = problems.length > PROBLEMS_SHOWN ? `; and ${problems.length - PROBLEMS_SHOWN} more` : '';
+    throw new InvalidInputError(`nothing written: ${problems.slice(0, PROBLEMS_SHOWN).join('; ')}${more}`);
+  }
+  return inputs;
 }

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
-import { backfillTimes, parseInterval } from '../../scheduler/backfill-plan.js';
-import { runBackfill } from '../backfill-prices.js';
-import { parseTime } from '../parse-time.js';
+import { backfillTimes, CONFIRM_ABOVE_REQUESTS, parseBackfillInterval } from '../../scheduler/backfill-plan.js';
+import { confirmBackfill, runBackfill } from '../backfill-prices.js';
+import { parseTime, TIME_FORMS } from '../parse-time.js';
 import { createProgressBar } from '../progress-bar.js';
 import { openResources, openUpstreamClient } from '../resources.js';
 import { summarizeRuns } from '../run-summary.js';
@@ -13,16 +13,19 @@ export function backfillCommand(): Command {
   backfill
     .command('prices')
     .description(
-      'prices at every interval step from --from to --to (both included); stored times are skipped, so a re-run resumes',
+      `prices at every interval step from --from to --to (both included); stored times are skipped, so a re-run resumes. The plan (requests: steps x batches of 50 tokens, and their time at UPSTREAM_RATE) is shown first; above ${CONFIRM_ABOVE_REQUESTS.toLocaleString('en-US')} requests it starts only with --yes or when confirmed at a terminal`,
     )
-    .requiredOption('--from <iso>', 'first time')
-    .requiredOption('--to <iso>', 'last time')
-    .option('--interval <step>', 'step such as 15m, 1h, 1d', '1h')
+    .requiredOption('--from <time>', `first time: ${TIME_FORMS}`)
+    .requiredOption('--to <time>', 'last time, in the same forms')
+    .option('--interval <step>', 'step such as 15m, 1h, 1d (at least 1m)', '1h')
     .option('--tokens <list>', 'comma-separated coin types (default: the token watchlist)')
-    .action(async (flags: { from: string; to: string; interval: string; tokens?: string }) => {
-      const from = parseTime('--from', flags.from);
-      const to = parseTime('--to', flags.to);
-      const intervalMs = parseInterval(flags.interval);
+    .option('--yes', `start without asking, also above ${CONFIRM_ABOVE_REQUESTS.toLocaleString('en-US')} requests`)
+    .action(async (flags: { from: string; to: string; interval: string; tokens?: string; yes?: boolean }) => {
+      // One "now" for both ends, so that --from -7d --to now is exactly 7 days.
+      const now = new Date();
+      const from = parseTime('--from', flags.from, now);
+      const to = parseTime('--to', flags.to, now);
+      const intervalMs = parseBackfillInterval(flags.interval);
       const coinTypes = flags.tokens
         ?.split(',')
         .map((coin) => coin.trim())
@@ -35,7 +38,21 @@ export function backfillCommand(): Command {
         const bar = createProgressBar('backfill');
         const outcome = await runBackfill(
           { context, ...resources, client },
-          { from, to, intervalMs, coinTypes, onProgress: bar.update },
+          {
+            from,
+            to,
+            intervalMs,
+            coinTypes,
+            onProgress: bar.update,
+            confirm: (estimate) =>
+              confirmBackfill(estimate, {
+                rate: context.options.UPSTREAM_RATE,
+                yes: flags.yes === true,
+                input: process.stdin,
+                output: process.stdout,
+                signal: context.signal,
+              }),
+          },
         );
         bar.finish();
         const [runs] = await summarizeRuns(resources.database, ['backfill'], backfillTimes(from, to, intervalMs));

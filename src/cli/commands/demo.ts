@@ -30,7 +30,7 @@ export const DEMO_TOKENS = [
 export const DEMO_ADDRESSES = [
   '0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e',
   '0x1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f809',
-  '0xd8da6bf26964af9d7eed9e03e53415d37aa96045',
+  '0x5c6e4b2a8f1d0e3c7b9a2f4d6e8c0a1b3d5f7e9c2a4b6d8f0e1c3a5b7d9f2e4c',
 ];
 
 /**

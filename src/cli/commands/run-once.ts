@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { InvalidInputError } from '../../errors.js';
 import { floorToMinute } from '../../scheduler/cron-slots.js';
 import { runCycle } from '../run-cycle.js';
-import { parseTime } from '../parse-time.js';
+import { parseTime, TIME_FORMS } from '../parse-time.js';
 import { openResources, openUpstreamClient } from '../resources.js';
 import { formatSummary, summarizeRuns } from '../run-summary.js';
 import { createCliContext } from '../runtime.js';
@@ -10,7 +10,7 @@ import { withShutdown } from '../../runtime/shutdown.js';
 import { DATASETS, type Dataset } from '../../datasets.js';
 
 export function parseTick(value: string | undefined, now = new Date()): Date {
-  return floorToMinute(value === undefined ? now : parseTime('--tick', value));
+  return floorToMinute(value === undefined ? now : parseTime('--tick', value, now));
 }
 
 export function parseDatasets(value: string): Dataset[] {
@@ -32,7 +32,7 @@ export function runOnceCommand(): Command {
     .description(
       'enqueue one full cycle for a logical time, process it in this process, print a summary; exit 0 only when no job failed',
     )
-    .option('--tick <iso>', 'logical time of the cycle (default: now, floored to the minute)')
+    .option('--tick <time>', `logical time of the cycle, floored to the minute (default: now): ${TIME_FORMS}`)
     .option('--datasets <list>', 'comma-separated datasets', DATASETS.join(','))
     .action(async (flags: { tick?: string; datasets: string }) => {
       const tick = parseTick(flags.tick);
