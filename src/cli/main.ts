@@ -1,19 +1,21 @@
 import { Command, CommanderError } from 'commander';
-import { ChaintapError } from '../errors.js';
 import { addressesCommand } from './commands/addresses.js';
+import { alertsCommand } from './commands/alerts.js';
 import { backfillCommand } from './commands/backfill.js';
 import { demoCommand } from './commands/demo.js';
 import { migrateCommand } from './commands/migrate.js';
 import { planCommand } from './commands/plan.js';
 import { probeCommand } from './commands/probe.js';
 import { rawCommand } from './commands/raw.js';
+import { reportCommand } from './commands/report.js';
 import { runOnceCommand } from './commands/run-once.js';
 import { schedulerCommand, startCommand, workerCommand } from './commands/services.js';
 import { simulateCommand } from './commands/simulate.js';
 import { statusCommand } from './commands/status.js';
 import { tokensCommand } from './commands/tokens.js';
 import { tuneProcess } from './process-tuning.js';
-import { loadDotEnv } from './runtime.js';
+import { describeFailure, loadDotEnv } from './runtime.js';
+import { formatFatalError } from '../runtime/scrub.js';
 
 loadDotEnv();
 
@@ -39,8 +41,10 @@ for (const command of [
   demoCommand(),
   statusCommand(),
   planCommand(),
+  alertsCommand(),
   rawCommand(),
   probeCommand(),
+  reportCommand(),
   simulateCommand(process.env),
 ]) {
   program.addCommand(command);
@@ -49,20 +53,25 @@ for (const command of [
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  if (error instanceof CommanderError) {
-    process.exitCode = error.exitCode;
-  } else if (error instanceof ChaintapError) {
-    // Expected failures (bad input, configuration): the message alone, no stack.
-    console.error(`error: ${error.message}`);
-    process.exitCode = 1;
-  } else {
-    console.error(error);
-    process.exitCode = 1;
+  process.exitCode = error instanceof CommanderError ? error.exitCode : 1;
+  if (!(error instanceof CommanderError)) {
+    // Expected failures (bad input, a setting, a server that cannot be reached): one line, no stack.
+    const line = describeFailure(error, process.env);
+    const secrets = [process.env.UPSTREAM_API_KEY, process.env.OPS_TOKEN, process.env.OPS_ADMIN_TOKEN];
+    console.error(formatFatalError(error, secrets, line));
   }
 }
 
-// The command has finished and closed everything it opened. A handle left behind must not keep the
-// process alive: BullMQ workers closed by force while Redis is down leave their lock-renewal and
-// reconnect timers running. Unreferenced, this timer fires only when something else still holds the
-// process open.
-setTimeout(() => process.exit(), EXIT_AFTER_COMMAND_MS).unref();
+// The command has finished and closed everything it opened (each command closes through its
+// shutdown registry, on success and on every error path alike), so nothing should hold the process.
+// One known exception: BullMQ workers closed by force while Redis is down leave their lock-renewal
+// and reconnect timers running (src/worker/workers.ts). Unreferenced, this timer fires only when
+// something still holds the process open, and then says what before it ends the process.
+setTimeout(() => {
+  // Standard output and error show as TTYWrap or PipeWrap without holding the process.
+  const handles = process.getActiveResourcesInfo().filter((type) => type !== 'TTYWrap' && type !== 'PipeWrap');
+  console.error(
+    `chaintap: ${handles.join(', ') || 'a handle'} still open ${EXIT_AFTER_COMMAND_MS / 1000} s after the command ended: exiting`,
+  );
+  process.exit();
+}, EXIT_AFTER_COMMAND_MS).unref();

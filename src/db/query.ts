@@ -18,6 +18,7 @@ export type StoreOperation =
   | 'alerts.evaluate'
   | 'alerts.deliver'
   | 'alerts.read'
+  | 'reports.read'
   | 'prices.read'
   | 'protocols.list'
   | 'raw_responses.read'

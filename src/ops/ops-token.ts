@@ -115,13 +115,10 @@ export function createOpsAuth(tokens: OpsTokens): OpsAuth {
       }
       if (OPEN_PATHS.has(pathOf(request.url))) return undefined;
       if (access === 'none') {
-        return reply
-          .code(401)
-          .header('www-authenticate', 'Bearer realm="chaintap ops"')
-          .send({
-            error: 'unauthorized',
-            message: 'OPS_TOKEN required: Authorization: Bearer <token> or ?token=<token>',
-          });
+        return reply.code(401).header('www-authenticate', 'Bearer realm="chaintap ops"').send({
+          error: 'unauthorized',
+          message: 'OPS_TOKEN required: Authorization: Bearer <token> or ?token=<token>',
+        });
       }
       if (!READ_METHODS.has(request.method) && access !== 'admin') {
         return reply.code(403).send({

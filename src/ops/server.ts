@@ -10,6 +10,7 @@ import { checkReadiness } from './readiness.js';
 import { refreshScrapeGauges } from './scrape-gauges.js';
 import { loadStatusPageData } from './status-page-data.js';
 import { renderStatusPage } from './status-page.js';
+import { registerReportRoutes } from './report-routes.js';
 
 /** How long /readyz, /metrics and the status page wait for Postgres or Redis before answering without them. */
 const DEPENDENCY_TIMEOUT_MS = 3_000;
@@ -102,6 +103,7 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
       .send(renderStatusPage(data, { token: options.OPS_TOKEN && token ? token : undefined }));
   });
 
+  registerReportRoutes(app, { database, now });
   registerBullBoard(app, queues, { readOnly: !options.OPS_ADMIN_TOKEN });
 
   return {

@@ -18,7 +18,14 @@ import {
   type SupersededCount,
   type WatchedTokenRow,
 } from '../db/stores/status.js';
+import {
+  loadPortfolioSeries,
+  loadWatchedAddressValues,
+  type PortfolioPoint,
+  type WatchedAddressValue,
+} from '../db/stores/reports.js';
 import { loadCapacityPlan, type CapacityPlan, type CapacityPlanOptions } from '../scheduler/capacity-plan.js';
+import { loadAlertsSection, type AlertsStatus } from './status-page-alerts.js';
 
 /** A section of the page either loaded or failed on its own, so one unreachable store never blanks the page. */
 export type Section<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -35,6 +42,40 @@ export interface StatusPageData {
   /** Schema drifts seen in the last 24 hours. */
   drifts: Section<SchemaDriftRow[]>;
   quota: Section<QuotaStatus>;
+  addresses: Section<AddressesStatus>;
+  /** Recent alert events and their delivery (src/alerts, docs/alerts.md). */
+  alerts: Section<AlertsStatus>;
+}
+
+/** Every watched address with its latest value, and its total value over the sparkline window. */
+export interface AddressesStatus {
+  watched: WatchedAddressValue[];
+  /** Each watched address's portfolio at every SPARKLINE_STEP_MS from `from` to `to` (the report's figures). */
+  series: PortfolioPoint[];
+  from: Date;
+  to: Date;
+}
+
+export const SPARKLINE_DAYS = 7;
+/**
+ * A point every 6 hours: 29 a week. Each point sums one refresh over every position the address
+ * ever held (about 0.2 ms), and the page reloads every 30 s: 150 addresses cost about a second.
+ */
+export const SPARKLINE_STEP_MS = 6 * 3600_000;
+
+export async function loadAddressesStatus(database: Database, now: Date): Promise<AddressesStatus> {
+  const from = new Date(now.getTime() - SPARKLINE_DAYS * 86_400_000);
+  const watched = await loadWatchedAddressValues(database);
+  const series =
+    watched.length === 0
+      ? []
+      : await loadPortfolioSeries(database, {
+          owners: watched.map((address) => address.address),
+          from,
+          to: now,
+          intervalMs: SPARKLINE_STEP_MS,
+        });
+  return { watched, series, from, to: now };
 }
 
 /** The capacity plan of the current watchlist, and the jobs superseded in the last hour per dataset. */
@@ -77,7 +118,7 @@ export async function loadStatusPageData(input: {
 }): Promise<StatusPageData> {
   const { database, now, timeoutMs } = input;
   const since = new Date(now.getTime() - PRICE_WINDOW_HOURS * 3600_000);
-  const [freshness, queues, tokens, failures, quarantined, drifts, quota] = await Promise.all([
+  const [freshness, queues, tokens, failures, quarantined, drifts, quota, addresses, alerts] = await Promise.all([
     section(() => loadDatasetFreshness(database), timeoutMs, 'Postgres'),
     section(() => readQueueDepths(input.queues), timeoutMs, 'Redis'),
     section(
@@ -95,6 +136,8 @@ export async function loadStatusPageData(input: {
     section(() => loadRecentQuarantined(database, RECENT_ROWS), timeoutMs, 'Postgres'),
     section(() => loadRecentSchemaDrifts(database), timeoutMs, 'Postgres'),
     section(() => loadQuotaStatus(database, input.options, now), timeoutMs, 'Postgres'),
+    section(() => loadAddressesStatus(database, now), timeoutMs, 'Postgres'),
+    loadAlertsSection(database, timeoutMs),
   ]);
-  return { now, since, freshness, queues, tokens, failures, quarantined, drifts, quota };
+  return { now, since, freshness, queues, tokens, failures, quarantined, drifts, quota, addresses, alerts };
 }

@@ -1,11 +1,15 @@
+import Big from 'big.js';
 import { shortCoinType } from '../chain/coin-type.js';
+import type { PortfolioPoint, WatchedAddressValue } from '../db/stores/reports.js';
 import { Html, html } from './html.js';
 import { renderPriceChartSvg, type PricePoint } from './price-chart-svg.js';
 import { QUEUE_STATES } from './queue-depths.js';
-import type { Section, StatusPageData } from './status-page-data.js';
+import { renderSparklineSvg } from './report-charts.js';
+import type { AddressesStatus, Section, StatusPageData } from './status-page-data.js';
 import type { WatchedTokenRow } from '../db/stores/status.js';
 import { DATASETS } from '../datasets.js';
 import { describeCadence, describeVerdict, formatPerHour, howToFit } from '../scheduler/capacity-plan.js';
+import { renderAlertsSection } from './status-page-alerts.js';
 
 /** Seconds between automatic reloads of the page. */
 export const STATUS_REFRESH_SECONDS = 30;
@@ -50,6 +54,7 @@ const STYLE = new Html(`
   .price-chart { display: block; width: 100%; height: auto; margin-top: 4px; }
   .up { color: #1a7f37; } .down { color: #cf222e; }
   .truncate { max-width: 420px; overflow: hidden; text-overflow: ellipsis; }
+  .sparkline { display: block; }
 `);
 
 function formatTime(time: Date | null | undefined): string {
@@ -189,6 +194,41 @@ function quotaSection(data: StatusPageData): Html {
 <table><thead><tr><th>dataset, in priority order</th><th>cron</th><th class="num">requests per slot</th><th class="num">needs req/h</th><th class="num">gets req/h</th><th>refreshes each target</th><th class="num">superseded, last hour</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
+/** A value to two decimals for the eye (exact decimal rounding, never a float); the exact figure is in its title and the report. */
+function usd(value: string | null): Html {
+  if (value === null) return html`<td class="num muted">—</td>`;
+  return html`<td class="num" title="${value}">${new Big(value).toFixed(2)}</td>`;
+}
+
+function addressRow(
+  address: WatchedAddressValue,
+  points: PortfolioPoint[],
+  status: AddressesStatus,
+  reportHref: (address: string) => string,
+): Html {
+  const refreshed = [address.positionsSnapshotAt, address.nftSnapshotAt]
+    .filter((time): time is Date => time !== null)
+    .sort((a, b) => b.getTime() - a.getTime())[0];
+  const sparkline = renderSparklineSvg(
+    points.map((point) => ({ time: point.time, value: point.totalValue })),
+    { from: status.from, to: status.to, title: `total value of ${address.address}, last 7 days` },
+  );
+  return html`<tr data-address="${address.address}"><td class="mono"><a href="${reportHref(address.address)}">${address.address}</a></td>${usd(address.totalValue)}${usd(address.positionsValue)}${usd(address.nftValue)}<td>${formatTime(refreshed)}</td><td>${sparkline}</td></tr>`;
+}
+
+function addressesSection(data: StatusPageData, reportHref: (address: string) => string): Html {
+  const addresses = data.addresses;
+  if (!addresses.ok) return failed(addresses);
+  if (addresses.value.watched.length === 0)
+    return html`<p class="muted">No watched addresses (chaintap addresses add &lt;address&gt;).</p>`;
+  const series = new Map<string, PortfolioPoint[]>();
+  for (const point of addresses.value.series) series.set(point.owner, [...(series.get(point.owner) ?? []), point]);
+  const rows = addresses.value.watched.map((address) =>
+    addressRow(address, series.get(address.address) ?? [], addresses.value, reportHref),
+  );
+  return html`<table><thead><tr><th>address (portfolio report)</th><th class="num">total value</th><th class="num">positions</th><th class="num">NFTs, USD</th><th>last refresh</th><th>total value, 7 days</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
 function section(id: string, title: string, body: Html, className?: string): Html {
   return html`<section id="${id}"${className ? html` class="${className}"` : ''}><h2>${title}</h2>${body}</section>`;
 }
@@ -196,6 +236,8 @@ function section(id: string, title: string, body: Html, className?: string): Htm
 /** The whole status page as one HTML document: no scripts, reloads itself every 30 s. */
 export function renderStatusPage(data: StatusPageData, links: StatusPageLinks = {}): string {
   const href = (path: string) => (links.token ? `${path}?token=${encodeURIComponent(links.token)}` : path);
+  const reportHref = (address: string) =>
+    `/report/portfolio?address=${encodeURIComponent(address)}${links.token ? `&token=${encodeURIComponent(links.token)}` : ''}`;
   const failing = (s: Section<unknown>) => (s.ok ? 0 : 1);
   const unavailable =
     failing(data.freshness) +
@@ -204,7 +246,9 @@ export function renderStatusPage(data: StatusPageData, links: StatusPageLinks = 
     failing(data.failures) +
     failing(data.quarantined) +
     failing(data.drifts) +
-    failing(data.quota);
+    failing(data.quota) +
+    failing(data.addresses) +
+    failing(data.alerts);
   const overBudget = data.quota.ok && !data.quota.value.plan.fits;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -216,7 +260,9 @@ ${section('datasets', 'Datasets', freshnessSection(data))}
 ${section('quota', overBudget ? 'Quota: over budget' : 'Quota', quotaSection(data), overBudget ? 'over-budget' : undefined)}
 ${section('queues', 'Queues', queuesSection(data))}
 ${section('prices', 'Watched token prices, last 24 hours', pricesSection(data))}
+${section('addresses', 'Watched addresses', addressesSection(data, reportHref))}
 ${section('failures', 'Recent failures', failuresSection(data))}
+${renderAlertsSection(data.alerts)}
 ${section('quarantine', 'Quarantined payloads', quarantinedSection(data))}
 ${section('drifts', 'Schema drifts, last 24 hours', driftsSection(data))}
 </main></body></html>

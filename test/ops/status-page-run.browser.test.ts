@@ -86,6 +86,27 @@ describe('status page and metrics after a real run', () => {
     }
   });
 
+  it('lists the watched address with its latest total value, a sparkline and a link to its report', async () => {
+    const address = '0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e';
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      await page.goto(`${url}/`);
+      const row = page.locator(`#addresses tr[data-address="${address}"]`);
+      const [latest] = await harness.database.sql<{ total: string }[]>`
+        select total_value::text as total from latest_portfolio where owner = ${address}`;
+      await expect(row.locator('td.num').first().getAttribute('title')).resolves.toBe(latest!.total);
+      await expect(row.locator('a').getAttribute('href')).resolves.toBe(`/report/portfolio?address=${address}`);
+      // One cycle a minute before the page's clock: only the sparkline's last point (now) has a value.
+      const points = await row
+        .locator('path.spark-line')
+        .evaluate((element) => (element as unknown as { dataset: { points: string } }).dataset.points);
+      expect(points).toBe('1');
+      await expect(row.locator('svg.sparkline circle').count()).resolves.toBe(1);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('exports what the run did in /metrics', async () => {
     const text = await (await fetch(`${url}/metrics`)).text();
     const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 'NaN');

@@ -29,6 +29,14 @@ function data(overrides: Partial<StatusPageData> = {}): StatusPageData {
     quarantined: { ok: true, value: [] },
     drifts: { ok: true, value: [] },
     quota: { ok: true, value: { plan: capacityPlan(1, '40/min'), superseded: [] } },
+    addresses: {
+      ok: true,
+      value: { watched: [], series: [], from: new Date(now.getTime() - 7 * 86_400_000), to: now },
+    },
+    alerts: {
+      ok: true,
+      value: { counts: { pending: 0, failing: 0, deliveredLastDay: 0, failedLastDay: 0 }, recent: [] },
+    },
     ...overrides,
   };
 }
@@ -202,6 +210,81 @@ describe('renderStatusPage', () => {
   it('puts the token on its links only when given one', () => {
     expect(renderStatusPage(data(), { token: 'a b&c' })).toContain('href="/queues?token=a%20b%26c"');
     expect(renderStatusPage(data())).toContain('href="/queues"');
+  });
+});
+
+describe('renderStatusPage: watched addresses', () => {
+  const address = '0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e';
+  const idle = '0xd8da6bf26964af9d7eed9e03e53415d37aa96045';
+  const from = new Date(now.getTime() - 7 * 86_400_000);
+  const point = (hoursBeforeNow: number, total: string | null) => ({
+    owner: address,
+    time: new Date(now.getTime() - hoursBeforeNow * 3600_000),
+    positionsValue: total,
+    nftValueUsd: total === null ? null : '0',
+    totalValue: total,
+    pnl: null,
+    positionsSnapshotAt: total === null ? null : from,
+    nftSnapshotAt: total === null ? null : from,
+  });
+  const addresses = {
+    ok: true as const,
+    value: {
+      watched: [
+        {
+          address,
+          positionsValue: '1234.004999',
+          nftValue: '0.125',
+          totalValue: '1234.129999',
+          positionsSnapshotAt: new Date(now.getTime() - 900_000),
+          nftSnapshotAt: new Date(now.getTime() - 3_600_000),
+        },
+        {
+          address: idle,
+          positionsValue: null,
+          nftValue: null,
+          totalValue: null,
+          positionsSnapshotAt: null,
+          nftSnapshotAt: null,
+        },
+      ],
+      // A gap first (no refresh yet), then three values.
+      series: [point(12, null), point(8, '1000.5'), point(4, '1100'), point(0, '1234.129999')],
+      from,
+      to: now,
+    },
+  };
+
+  it('lists each watched address with its latest values, exact in the title, and a 7-day sparkline', () => {
+    const page = renderStatusPage(data({ addresses }));
+    const row = page.slice(
+      page.indexOf(`<tr data-address="${address}">`),
+      page.indexOf('</tr>', page.indexOf(`<tr data-address="${address}">`)),
+    );
+    expect(row).toContain(`<td class="num" title="1234.129999">1234.13</td>`);
+    expect(row).toContain(`<td class="num" title="1234.004999">1234.00</td>`);
+    expect(row).toContain(`<td class="num" title="0.125">0.13</td>`);
+    expect(row).toContain('2024-05-02 11:45:00 UTC');
+    expect(row).toMatch(/<svg class="sparkline"[^>]*>.*<path class="spark-line" d="M[^"]*" data-points="3"/);
+    expect(page).toMatch(
+      new RegExp(`<tr data-address="${idle}">.*<td class="num muted">—</td>.*<svg class="sparkline"`),
+    );
+  });
+
+  it('links each address to its portfolio report, with the token when given one', () => {
+    expect(renderStatusPage(data({ addresses }))).toContain(
+      `<a href="/report/portfolio?address=${address}">${address}</a>`,
+    );
+    expect(renderStatusPage(data({ addresses }), { token: 'a b&c' })).toContain(
+      `<a href="/report/portfolio?address=${address}&amp;token=a%20b%26c">`,
+    );
+  });
+
+  it('says when nothing is watched, and counts an unreadable section', () => {
+    expect(renderStatusPage(data())).toContain('No watched addresses');
+    const page = renderStatusPage(data({ addresses: { ok: false, error: 'Postgres did not answer within 3000 ms' } }));
+    expect(page).toMatch(/<section id="addresses"><h2>Watched addresses<\/h2><p class="error">Unavailable: Postgres/);
+    expect(page).toContain('1 section(s) unavailable');
   });
 });
 

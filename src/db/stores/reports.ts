@@ -1,0 +1,273 @@
+import type { Database } from '../client.js';
+import { runQuery } from '../query.js';
+
+/**
+ * The readers behind `chaintap report` and the ops server's report page: SQL over the documented
+ * views (position_pnl, nft_pnl, token_prices) and the refresh tables that mark each successful
+ * refresh (position_refreshes, nft_refreshes). Every amount is Postgres `numeric` text, summed and
+ * subtracted in SQL, never through a JavaScript number.
+ */
+
+/** A step length as Postgres reads it: a count of milliseconds, so that a day is 24 hours, never a calendar day. */
+const interval = (ms: number) => `${ms} milliseconds`;
+
+export interface AddressPresence {
+  watched: boolean;
+  /** At least one successful positions or NFT refresh is stored. */
+  hasData: boolean;
+}
+
+export async function loadAddressPresence(database: Database, address: string): Promise<AddressPresence> {
+  const [row] = await runQuery(
+    database,
+    'reports.read',
+    () => database.sql<AddressPresence[]>`
+      select exists (select 1 from watched_addresses where address = ${address}) as watched,
+             exists (select 1 from position_refreshes where owner = ${address})
+               or exists (select 1 from nft_refreshes where owner = ${address}) as "hasData"`,
+  );
+  return row!;
+}
+
+export interface PortfolioPoint {
+  owner: string;
+  time: Date;
+  /** Σ current_value + current_yield_value of the top-level positions of the refresh in force; null: none yet. */
+  positionsValue: string | null;
+  /** Σ nft_pnl.value_usd of the NFT refresh in force (0: it held nothing; null: none yet, or nothing valued). */
+  nftValueUsd: string | null;
+  /** positions + NFTs, a missing part counting 0 (as latest_portfolio); null when neither was refreshed yet. */
+  totalValue: string | null;
+  /** total_value minus the first non-null total_value of the series. */
+  pnl: string | null;
+  positionsSnapshotAt: Date | null;
+  nftSnapshotAt: Date | null;
+}
+
+/**
+ * The portfolio of each owner at `from` and every `intervalMs` after it up to and including `to`:
+ * at each time, the latest positions refresh and the latest NFT refresh at or before it (no
+ * interpolation), summed as latest_portfolio sums the latest ones. Ordered by owner, then time.
+ */
+export function loadPortfolioSeries(
+  database: Database,
+  input: { owners: string[]; from: Date; to: Date; intervalMs: number },
+): Promise<PortfolioPoint[]> {
+  const { owners, from, to, intervalMs } = input;
+  return runQuery(
+    database,
+    'reports.read',
+    () => database.sql<PortfolioPoint[]>`
+      with times as (
+        select o.owner, t.time
+        from unnest(${owners}::text[]) as o(owner)
+        cross join generate_series(${from}::timestamptz, ${to}::timestamptz, ${interval(intervalMs)}::interval) as t(time)
+      ),
+      points as (
+        select t.owner, t.time, pr.snapshot_at as positions_snapshot_at, pos.value as positions_value,
+               nr.snapshot_at as nft_snapshot_at, nft.value as nft_value_usd
+        from times t
+        left join lateral (
+          select r.snapshot_at from position_refreshes r
+          where r.owner = t.owner and r.snapshot_at <= t.time
+          order by r.snapshot_at desc limit 1
+        ) pr on true
+        left join lateral (
+          select coalesce(sum(coalesce(p.current_value, 0) + coalesce(p.current_yield_value, 0)), 0) as value
+          from position_pnl p
+          where p.owner = t.owner and p.snapshot_at = pr.snapshot_at and p.parent_position_id is null
+        ) pos on pr.snapshot_at is not null
+        left join lateral (
+          select r.snapshot_at from nft_refreshes r
+          where r.owner = t.owner and r.snapshot_at <= t.time
+          order by r.snapshot_at desc limit 1
+        ) nr on true
+        left join lateral (
+          select case when count(*) = 0 then 0 else sum(n.value_usd) end as value
+          from nft_pnl n
+          where n.owner = t.owner and n.snapshot_at = nr.snapshot_at
+        ) nft on nr.snapshot_at is not null
+      ),
+      totals as (
+        select *,
+               case when positions_snapshot_at is null and nft_snapshot_at is null then null
+                    else coalesce(positions_value, 0) + coalesce(nft_value_usd, 0) end as total_value
+        from points
+      )
+      select owner, time,
+             positions_value::text as "positionsValue",
+             nft_value_usd::text as "nftValueUsd",
+             total_value::text as "totalValue",
+             (total_value - first_value(total_value) over (
+               partition by owner order by total_value is null, time
+               rows between unbounded preceding and unbounded following))::text as pnl,
+             positions_snapshot_at as "positionsSnapshotAt",
+             nft_snapshot_at as "nftSnapshotAt"
+      from totals
+      order by owner, time`,
+  );
+}
+
+export interface PortfolioPositionRow {
+  snapshotAt: Date;
+  positionId: string;
+  /** Set for a position nested in another's amount list (its value is part of the parent's). */
+  parentPositionId: string | null;
+  protocolId: string | null;
+  protocolName: string | null;
+  type: string;
+  chain: string;
+  inputValue: string | null;
+  currentValue: string | null;
+  currentYieldValue: string | null;
+  yieldCollectedValue: string | null;
+  pnl: string | null;
+}
+
+/** Every position of the owner's latest positions refresh at or before `at` (position_pnl), nested ones after their parent. */
+export function loadPortfolioPositions(database: Database, owner: string, at: Date): Promise<PortfolioPositionRow[]> {
+  return runQuery(
+    database,
+    'reports.read',
+    () => database.sql<PortfolioPositionRow[]>`
+      select p.snapshot_at as "snapshotAt", p.position_id as "positionId", p.parent_position_id as "parentPositionId",
+             p.protocol_id as "protocolId", pr.name as "protocolName", p.type, p.chain,
+             p.input_value::text as "inputValue", p.current_value::text as "currentValue",
+             p.current_yield_value::text as "currentYieldValue", p.yield_collected_value::text as "yieldCollectedValue",
+             p.pnl::text as pnl
+      from position_pnl p
+      left join protocols pr on pr.protocol_id = p.protocol_id
+      where p.owner = ${owner}
+        and p.snapshot_at = (
+          select max(r.snapshot_at) from position_refreshes r where r.owner = ${owner} and r.snapshot_at <= ${at}
+        )
+      order by coalesce(p.parent_position_id, p.position_id), p.parent_position_id nulls first, p.position_id`,
+  );
+}
+
+export interface PortfolioNftRow {
+  snapshotAt: Date;
+  collectionId: string;
+  collectionName: string | null;
+  chain: string | null;
+  tokenCount: number;
+  /** The collection's floor in its chain's native token (`nativeTokenSymbol`). */
+  floorPriceNative: string | null;
+  nativeTokenSymbol: string | null;
+  nativePriceUsd: string | null;
+  valueUsd: string | null;
+  realizedPnl: string | null;
+  unrealizedPnl: string | null;
+}
+
+/** Every collection of the owner's latest NFT refresh at or before `at` (nft_pnl), most valuable first. */
+export function loadPortfolioNfts(database: Database, owner: string, at: Date): Promise<PortfolioNftRow[]> {
+  return runQuery(
+    database,
+    'reports.read',
+    () => database.sql<PortfolioNftRow[]>`
+      select n.snapshot_at as "snapshotAt", n.collection_id as "collectionId", n.collection_name as "collectionName",
+             n.chain, n.token_count as "tokenCount", n.floor_price_native::text as "floorPriceNative",
+             n.native_token_symbol as "nativeTokenSymbol", n.native_price_usd::text as "nativePriceUsd",
+             n.value_usd::text as "valueUsd", n.realized_pnl::text as "realizedPnl",
+             n.unrealized_pnl::text as "unrealizedPnl"
+      from nft_pnl n
+      where n.owner = ${owner}
+        and n.snapshot_at = (
+          select max(r.snapshot_at) from nft_refreshes r where r.owner = ${owner} and r.snapshot_at <= ${at}
+        )
+      order by n.value_usd desc nulls last, n.collection_id`,
+  );
+}
+
+export interface WatchedAddressValue {
+  address: string;
+  positionsValue: string | null;
+  nftValue: string | null;
+  totalValue: string | null;
+  positionsSnapshotAt: Date | null;
+  nftSnapshotAt: Date | null;
+}
+
+/** Every watched address with its latest_portfolio row (values null when never refreshed). */
+export function loadWatchedAddressValues(database: Database): Promise<WatchedAddressValue[]> {
+  return runQuery(
+    database,
+    'reports.read',
+    () => database.sql<WatchedAddressValue[]>`
+      select w.address, l.positions_value::text as "positionsValue", l.nft_value::text as "nftValue",
+             l.total_value::text as "totalValue", l.positions_snapshot_at as "positionsSnapshotAt",
+             l.nft_snapshot_at as "nftSnapshotAt"
+      from watched_addresses w
+      left join latest_portfolio l on l.owner = w.address
+      order by w.address`,
+  );
+}
+
+export interface PriceTokenSpan {
+  coinType: string;
+  symbol: string | null;
+  /** Oldest and newest stored price of the token; null when it has none. */
+  firstPriceTime: Date | null;
+  lastPriceTime: Date | null;
+  /** Whether a price is stored in [from, to). */
+  pricedInRange: boolean;
+}
+
+/** For each coin type (in the order given): its symbol, its stored price span and whether [from, to) holds a price. */
+export function loadPriceTokenSpans(
+  database: Database,
+  input: { coinTypes: string[]; from: Date; to: Date },
+): Promise<PriceTokenSpan[]> {
+  const { coinTypes, from, to } = input;
+  return runQuery(
+    database,
+    'reports.read',
+    () => database.sql<PriceTokenSpan[]>`
+      select c.coin_type as "coinType", t.symbol,
+             (select p.price_time from token_prices p where p.coin_type = c.coin_type
+              order by p.price_time limit 1) as "firstPriceTime",
+             (select p.price_time from token_prices p where p.coin_type = c.coin_type
+              order by p.price_time desc limit 1) as "lastPriceTime",
+             exists (select 1 from token_prices p where p.coin_type = c.coin_type
+                     and p.price_time >= ${from} and p.price_time < ${to}) as "pricedInRange"
+      from unnest(${coinTypes}::text[]) with ordinality as c(coin_type, n)
+      left join tokens t on t.coin_type = c.coin_type
+      order by c.n`,
+  );
+}
+
+export interface PriceBucket {
+  /** Start of the bucket: `from` + k × interval; the bucket holds the prices of [time, time + interval). */
+  time: Date;
+  open: string;
+  high: string;
+  low: string;
+  close: string;
+  samples: number;
+}
+
+/**
+ * One token's stored prices in [from, to) as OHLC buckets of `intervalMs` starting at `from`, oldest
+ * first, read through a cursor `batchRows` buckets at a time: a year of hourly buckets never sits in
+ * memory at once. Open and close are the first and last price by price_time, as in
+ * token_prices_daily_ohlc. Buckets without a price are absent (the caller marks the gaps).
+ */
+export async function* streamPriceBuckets(
+  database: Database,
+  input: { coinType: string; from: Date; to: Date; intervalMs: number; batchRows?: number },
+): AsyncGenerator<PriceBucket[]> {
+  const { coinType, from, to, intervalMs } = input;
+  const query = database.sql<PriceBucket[]>`
+    select date_bin(${interval(intervalMs)}::interval, p.price_time, ${from}::timestamptz) as time,
+           ((array_agg(p.price order by p.price_time))[1])::text as open,
+           max(p.price)::text as high,
+           min(p.price)::text as low,
+           ((array_agg(p.price order by p.price_time desc))[1])::text as close,
+           count(*)::int as samples
+    from token_prices p
+    where p.coin_type = ${coinType} and p.price_time >= ${from} and p.price_time < ${to}
+    group by 1
+    order by 1`;
+  for await (const rows of query.cursor(input.batchRows ?? 1000)) yield rows;
+}

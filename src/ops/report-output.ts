@@ -1,0 +1,117 @@
+import { ChaintapError } from '../errors.js';
+import type { ReportSink } from './report-file.js';
+import { priceHtmlEnd, priceHtmlStart, priceHtmlToken, renderPortfolioHtml } from './report-html.js';
+import { NFT_COLUMNS, POSITION_COLUMNS, SERIES_COLUMNS, type PortfolioReport } from './report-portfolio.js';
+import { PRICE_COLUMNS, type PriceReport, type PriceReportRow } from './report-prices.js';
+import type { ReportFormat, ReportRange } from './report-request.js';
+import { csvRecord, jsonRow, type Cell, type Column } from './report-table.js';
+
+/**
+ * The reports in their three formats, written to a sink. CSV and JSON carry the same rows under
+ * the same column names; the price report is written batch by batch as its cursor reads it.
+ */
+
+function rangeFields(range: ReportRange) {
+  return { from: range.from.toISOString(), to: range.to.toISOString(), interval: range.interval };
+}
+
+/**
+ * The portfolio's CSV is one table (RFC 4180 has one header): `section` says what a record is
+ * (`series`, `position` or `nft`), and each section fills its own columns of the union.
+ */
+export const PORTFOLIO_CSV_HEADER: string[] = [
+  'section',
+  ...new Set([...SERIES_COLUMNS, ...POSITION_COLUMNS, ...NFT_COLUMNS].map((column) => column.name)),
+];
+
+function portfolioCsvRecord<Row>(section: string, columns: Column<Row>[], row: Row): string {
+  const cells = new Map<string, Cell>(columns.map((column) => [column.name, column.value(row)]));
+  cells.set('section', section);
+  return csvRecord(PORTFOLIO_CSV_HEADER.map((name) => cells.get(name) ?? null));
+}
+
+/** JSON rows one per line, so that a large array is written as it is read. */
+function jsonLines<Row>(columns: Column<Row>[], rows: Row[]): string {
+  return rows.map((row) => JSON.stringify(jsonRow(columns, row))).join(',\n');
+}
+
+/** Writes the portfolio report; returns the rows written (series, positions and collections). */
+export async function writePortfolioReport(
+  report: PortfolioReport,
+  format: ReportFormat,
+  sink: ReportSink,
+): Promise<number> {
+  const { series, positions, nfts } = report;
+  if (format === 'csv') {
+    await sink.write(csvRecord(PORTFOLIO_CSV_HEADER));
+    for (const point of series) await sink.write(portfolioCsvRecord('series', SERIES_COLUMNS, point));
+    for (const position of positions) await sink.write(portfolioCsvRecord('position', POSITION_COLUMNS, position));
+    for (const nft of nfts) await sink.write(portfolioCsvRecord('nft', NFT_COLUMNS, nft));
+  } else if (format === 'json') {
+    const head = JSON.stringify({
+      report: 'portfolio',
+      address: report.address,
+      ...rangeFields(report.range),
+      generated_at: report.generatedAt.toISOString(),
+    });
+    await sink.write(
+      `${head.slice(0, -1)},\n"series":[\n${jsonLines(SERIES_COLUMNS, series)}\n],\n"positions":[\n${jsonLines(POSITION_COLUMNS, positions)}\n],\n"nfts":[\n${jsonLines(NFT_COLUMNS, nfts)}\n]}\n`,
+    );
+  } else {
+    await sink.write(renderPortfolioHtml(report));
+  }
+  return series.length + positions.length + nfts.length;
+}
+
+/**
+ * Writes the price report token by token, each token's buckets batch by batch from its cursor:
+ * at most one batch (HTML: one token's buckets) is held at a time. `signal` stops it between
+ * batches. Returns the rows written.
+ */
+export async function writePriceReport(
+  report: PriceReport,
+  format: ReportFormat,
+  sink: ReportSink,
+  signal?: AbortSignal,
+): Promise<number> {
+  let written = 0;
+  const batches = async function* () {
+    for (const token of report.tokens) {
+      for await (const rows of report.rows(token)) {
+        if (signal?.aborted) throw new ChaintapError('stopped by a signal before the end of the report');
+        written += rows.length;
+        yield { token, rows };
+      }
+    }
+  };
+  if (format === 'csv') {
+    await sink.write(csvRecord(PRICE_COLUMNS.map((column) => column.name)));
+    for await (const { rows } of batches())
+      await sink.write(rows.map((row) => csvRecord(PRICE_COLUMNS.map((column) => column.value(row)))).join(''));
+  } else if (format === 'json') {
+    const head = JSON.stringify({
+      report: 'prices',
+      ...rangeFields(report.range),
+      generated_at: report.generatedAt.toISOString(),
+      tokens: report.tokens.map((token) => ({ coin_type: token.coinType, symbol: token.symbol })),
+    });
+    await sink.write(`${head.slice(0, -1)},\n"rows":[\n`);
+    let first = true;
+    for await (const { rows } of batches()) {
+      await sink.write(`${first ? '' : ',\n'}${jsonLines(PRICE_COLUMNS, rows)}`);
+      first = false;
+    }
+    await sink.write('\n]}\n');
+  } else {
+    await sink.write(priceHtmlStart(report));
+    let current: { token: PriceReport['tokens'][number]; rows: PriceReportRow[] } | undefined;
+    for await (const { token, rows } of batches()) {
+      if (current && current.token !== token) await sink.write(priceHtmlToken(report, current.token, current.rows));
+      if (!current || current.token !== token) current = { token, rows: [] };
+      current.rows.push(...rows);
+    }
+    if (current) await sink.write(priceHtmlToken(report, current.token, current.rows));
+    await sink.write(priceHtmlEnd());
+  }
+  return written;
+}

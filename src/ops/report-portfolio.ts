@@ -1,0 +1,90 @@
+import { normalizeAddress } from '../chain/address.js';
+import type { Database } from '../db/client.js';
+import {
+  loadAddressPresence,
+  loadPortfolioNfts,
+  loadPortfolioPositions,
+  loadPortfolioSeries,
+  type PortfolioNftRow,
+  type PortfolioPoint,
+  type PortfolioPositionRow,
+} from '../db/stores/reports.js';
+import { InvalidInputError } from '../errors.js';
+import { portfolioSteps, type ReportRange } from './report-request.js';
+import type { Column } from './report-table.js';
+
+/** What `chaintap report portfolio` reports about one address. */
+export interface PortfolioReport {
+  address: string;
+  range: ReportRange;
+  generatedAt: Date;
+  /** One point at `from` and at every step up to and including `to`. */
+  series: PortfolioPoint[];
+  /** The positions of the latest positions refresh at or before `to`. */
+  positions: PortfolioPositionRow[];
+  /** The collections of the latest NFT refresh at or before `to`. */
+  nfts: PortfolioNftRow[];
+}
+
+/**
+ * Checks the address and the range, then reads the report. An address that is not watched and has
+ * no stored refresh is refused: a typo would otherwise give a report of gaps.
+ */
+export async function loadPortfolioReport(
+  database: Database,
+  input: { address: string; range: ReportRange; now: Date },
+): Promise<PortfolioReport> {
+  const address = normalizeAddress(input.address);
+  const { range } = input;
+  portfolioSteps(range);
+  const presence = await loadAddressPresence(database, address);
+  if (!presence.watched && !presence.hasData)
+    throw new InvalidInputError(
+      `address ${address} is not watched and has no stored positions or NFTs (chaintap addresses list)`,
+    );
+  const [series, positions, nfts] = await Promise.all([
+    loadPortfolioSeries(database, { owners: [address], from: range.from, to: range.to, intervalMs: range.intervalMs }),
+    loadPortfolioPositions(database, address, range.to),
+    loadPortfolioNfts(database, address, range.to),
+  ]);
+  return { address, range, generatedAt: input.now, series, positions, nfts };
+}
+
+export const SERIES_COLUMNS: Column<PortfolioPoint>[] = [
+  { name: 'time', value: (p) => p.time },
+  { name: 'positions_value', value: (p) => p.positionsValue },
+  { name: 'nft_value_usd', value: (p) => p.nftValueUsd },
+  { name: 'total_value', value: (p) => p.totalValue },
+  { name: 'pnl', value: (p) => p.pnl },
+  { name: 'positions_snapshot_at', value: (p) => p.positionsSnapshotAt },
+  { name: 'nft_snapshot_at', value: (p) => p.nftSnapshotAt },
+];
+
+export const POSITION_COLUMNS: Column<PortfolioPositionRow>[] = [
+  { name: 'positions_snapshot_at', value: (p) => p.snapshotAt },
+  { name: 'position_id', value: (p) => p.positionId },
+  { name: 'parent_position_id', value: (p) => p.parentPositionId },
+  { name: 'protocol_id', value: (p) => p.protocolId },
+  { name: 'protocol_name', value: (p) => p.protocolName },
+  { name: 'type', value: (p) => p.type },
+  { name: 'chain', value: (p) => p.chain },
+  { name: 'input_value', value: (p) => p.inputValue },
+  { name: 'current_value', value: (p) => p.currentValue },
+  { name: 'current_yield_value', value: (p) => p.currentYieldValue },
+  { name: 'yield_collected_value', value: (p) => p.yieldCollectedValue },
+  { name: 'pnl', value: (p) => p.pnl },
+];
+
+export const NFT_COLUMNS: Column<PortfolioNftRow>[] = [
+  { name: 'nft_snapshot_at', value: (n) => n.snapshotAt },
+  { name: 'collection_id', value: (n) => n.collectionId },
+  { name: 'collection_name', value: (n) => n.collectionName },
+  { name: 'chain', value: (n) => n.chain },
+  { name: 'token_count', value: (n) => n.tokenCount },
+  { name: 'floor_price_native', value: (n) => n.floorPriceNative },
+  { name: 'native_token_symbol', value: (n) => n.nativeTokenSymbol },
+  { name: 'native_price_usd', value: (n) => n.nativePriceUsd },
+  { name: 'value_usd', value: (n) => n.valueUsd },
+  { name: 'realized_pnl', value: (n) => n.realizedPnl },
+  { name: 'unrealized_pnl', value: (n) => n.unrealizedPnl },
+];

@@ -1,0 +1,146 @@
+import { normalizeCoinType } from '../chain/coin-type.js';
+import type { Database } from '../db/client.js';
+import { loadPriceTokenSpans, streamPriceBuckets, type PriceBucket } from '../db/stores/reports.js';
+import { InvalidInputError } from '../errors.js';
+import { priceBucketStarts, type ReportRange } from './report-request.js';
+import type { Column } from './report-table.js';
+
+export interface PriceReportToken {
+  coinType: string;
+  symbol: string | null;
+}
+
+/** One bucket of one token: OHLC of its prices in [time, time + interval), or a gap (no price, null OHLC). */
+export interface PriceReportRow {
+  coinType: string;
+  symbol: string | null;
+  time: Date;
+  open: string | null;
+  high: string | null;
+  low: string | null;
+  close: string | null;
+  samples: number;
+  gap: boolean;
+}
+
+/** What `chaintap report prices` reports: the tokens, checked, and a stream of each one's buckets. */
+export interface PriceReport {
+  range: ReportRange;
+  generatedAt: Date;
+  tokens: PriceReportToken[];
+  /** Buckets per token: [from, to) cut at every step from `from`. */
+  buckets: number;
+  /** One token's buckets, oldest first, gaps included, in batches (read from a cursor, never all at once). */
+  rows(token: PriceReportToken): AsyncGenerator<PriceReportRow[]>;
+}
+
+/** Rows per batch of the cursor and of the gaps written between stored buckets. */
+const BATCH_ROWS = 1000;
+
+/**
+ * Checks the tokens and the range, then opens the report. A token with no stored price at all, or
+ * none in [from, to), is refused with the span it has: nothing would be reported but gaps.
+ */
+export async function openPriceReport(
+  database: Database,
+  input: { coinTypes: string[]; range: ReportRange; now: Date },
+): Promise<PriceReport> {
+  const { range } = input;
+  const coinTypes = [...new Set(input.coinTypes.map((coinType) => normalizeCoinType(coinType)))];
+  if (coinTypes.length === 0) throw new InvalidInputError('--tokens names no coin type');
+  const buckets = priceBucketStarts(range);
+  const spans = await loadPriceTokenSpans(database, { coinTypes, from: range.from, to: range.to });
+  for (const span of spans) {
+    if (!span.firstPriceTime || !span.lastPriceTime)
+      throw new InvalidInputError(`no prices stored for token ${span.coinType}`);
+    if (!span.pricedInRange)
+      throw new InvalidInputError(
+        `no prices of token ${span.coinType} from ${range.from.toISOString()} to ${range.to.toISOString()}: ` +
+          `its stored prices span ${span.firstPriceTime.toISOString()} to ${span.lastPriceTime.toISOString()}`,
+      );
+  }
+  const tokens = spans.map(({ coinType, symbol }) => ({ coinType, symbol }));
+  return {
+    range,
+    generatedAt: input.now,
+    tokens,
+    buckets,
+    rows: (token) =>
+      withGaps(
+        streamPriceBuckets(database, {
+          ...token,
+          from: range.from,
+          to: range.to,
+          intervalMs: range.intervalMs,
+          batchRows: BATCH_ROWS,
+        }),
+        token,
+        range,
+        buckets,
+      ),
+  };
+}
+
+/**
+ * The stored buckets with a gap row for every bucket start that has none, from the first bucket to
+ * the last. Pure apart from reading `stored`; batches of at most about BATCH_ROWS rows.
+ */
+export async function* withGaps(
+  stored: AsyncIterable<PriceBucket[]>,
+  token: PriceReportToken,
+  range: Pick<ReportRange, 'from' | 'intervalMs'>,
+  buckets: number,
+): AsyncGenerator<PriceReportRow[]> {
+  const from = range.from.getTime();
+  const gap = (index: number): PriceReportRow => ({
+    ...token,
+    time: new Date(from + index * range.intervalMs),
+    open: null,
+    high: null,
+    low: null,
+    close: null,
+    samples: 0,
+    gap: true,
+  });
+  let next = 0;
+  const batch: PriceReportRow[] = [];
+  for await (const rows of stored) {
+    for (const row of rows) {
+      const index = Math.round((row.time.getTime() - from) / range.intervalMs);
+      for (; next < index; next++) {
+        batch.push(gap(next));
+        if (batch.length >= BATCH_ROWS) yield batch.splice(0);
+      }
+      batch.push({
+        coinType: token.coinType,
+        symbol: token.symbol,
+        time: row.time,
+        open: row.open,
+        high: row.high,
+        low: row.low,
+        close: row.close,
+        samples: row.samples,
+        gap: false,
+      });
+      next = index + 1;
+    }
+    if (batch.length > 0) yield batch.splice(0);
+  }
+  for (; next < buckets; next++) {
+    batch.push(gap(next));
+    if (batch.length >= BATCH_ROWS) yield batch.splice(0);
+  }
+  if (batch.length > 0) yield batch;
+}
+
+export const PRICE_COLUMNS: Column<PriceReportRow>[] = [
+  { name: 'coin_type', value: (r) => r.coinType },
+  { name: 'symbol', value: (r) => r.symbol },
+  { name: 'time', value: (r) => r.time },
+  { name: 'open', value: (r) => r.open },
+  { name: 'high', value: (r) => r.high },
+  { name: 'low', value: (r) => r.low },
+  { name: 'close', value: (r) => r.close },
+  { name: 'samples', value: (r) => r.samples },
+  { name: 'gap', value: (r) => r.gap },
+];

@@ -1,0 +1,88 @@
+import { InvalidInputError } from '../errors.js';
+import { parseInterval } from '../scheduler/backfill-plan.js';
+
+/**
+ * What every report is asked for, checked before anything is read or written: the format, and the
+ * time range with its step. Shared by `chaintap report` and the ops server's report page.
+ */
+
+export const REPORT_FORMATS = ['csv', 'json', 'html'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+export const DEFAULT_REPORT_DAYS = 30;
+export const DEFAULT_REPORT_INTERVAL = '1d';
+/** Most rows of a portfolio series (held whole: the HTML charts it); a year at 15m is 35,040. */
+export const MAX_PORTFOLIO_STEPS = 100_000;
+/** Most buckets per token of a price report (streamed); a year at 1m is 525,600. */
+export const MAX_PRICE_BUCKETS = 1_000_000;
+
+const DAY_MS = 86_400_000;
+
+export interface ReportRange {
+  from: Date;
+  to: Date;
+  intervalMs: number;
+  /** The step as asked for, e.g. "1d". */
+  interval: string;
+}
+
+export function parseReportFormat(value: string): ReportFormat {
+  const format = value.trim().toLowerCase();
+  if (!(REPORT_FORMATS as readonly string[]).includes(format))
+    throw new InvalidInputError(`unknown --format "${value}": expected one of ${REPORT_FORMATS.join(', ')}`);
+  return format as ReportFormat;
+}
+
+/**
+ * The range of a report: `to` defaults to `now`, `from` to 30 days before `to`, the step to 1d.
+ * `from` after `to` is refused.
+ */
+export function reportRange(input: { from?: Date; to?: Date; interval?: string }, now: Date): ReportRange {
+  const interval = (input.interval ?? DEFAULT_REPORT_INTERVAL).trim();
+  const intervalMs = parseInterval(interval);
+  const to = input.to ?? now;
+  const from = input.from ?? new Date(to.getTime() - DEFAULT_REPORT_DAYS * DAY_MS);
+  if (from.getTime() > to.getTime())
+    throw new InvalidInputError(`--from ${from.toISOString()} is after --to ${to.toISOString()}`);
+  return { from, to, intervalMs, interval };
+}
+
+/** The times of a portfolio series: `from`, then every step up to and including `to`. */
+export function portfolioSteps(range: ReportRange): number {
+  const steps = Math.floor((range.to.getTime() - range.from.getTime()) / range.intervalMs) + 1;
+  if (steps > MAX_PORTFOLIO_STEPS)
+    throw new InvalidInputError(
+      `${steps} rows is more than ${MAX_PORTFOLIO_STEPS}: use a larger --interval or a shorter range`,
+    );
+  return steps;
+}
+
+/** The buckets of a price report: [from, to) cut into steps starting at `from` (the last one may be shorter). */
+export function priceBucketStarts(range: ReportRange): number {
+  const buckets = Math.ceil((range.to.getTime() - range.from.getTime()) / range.intervalMs);
+  if (buckets === 0)
+    throw new InvalidInputError(
+      `--from and --to are both ${range.from.toISOString()}: a price report needs a range (prices of [from, to))`,
+    );
+  if (buckets > MAX_PRICE_BUCKETS)
+    throw new InvalidInputError(
+      `${buckets} intervals per token is more than ${MAX_PRICE_BUCKETS}: use a larger --interval or a shorter range`,
+    );
+  return buckets;
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
+
+/**
+ * A time in a URL's query (the report page): ISO 8601, a date alone meaning its UTC midnight, a time
+ * of day only with Z or an offset, so that the server's own time zone never shifts it.
+ */
+export function parseIsoTime(name: string, value: string): Date {
+  const text = value.trim();
+  const time = ISO_TIME.test(text) ? new Date(text) : new Date(Number.NaN);
+  if (Number.isNaN(time.getTime()))
+    throw new InvalidInputError(
+      `invalid ${name} "${value}": expected an ISO time with Z or an offset, such as 2026-11-21T12:00:00Z, or a date`,
+    );
+  return time;
+}

@@ -1,0 +1,38 @@
+/**
+ * Report rows as CSV (RFC 4180) and JSON. A cell holds what the database gave: numeric text kept as
+ * it is (never parsed into a float), a time, a whole count, a flag, or null (unknown, written as an
+ * empty CSV field and JSON null).
+ */
+export type Cell = string | number | boolean | Date | null;
+
+export interface Column<Row> {
+  name: string;
+  value(row: Row): Cell;
+}
+
+/** Times in ISO 8601 UTC, counts in decimal: the one text form of a cell, for CSV and JSON alike. */
+function cellText(cell: Exclude<Cell, null | boolean>): string {
+  return cell instanceof Date ? cell.toISOString() : String(cell);
+}
+
+/** One CSV field: quoted when it holds a comma, a double quote, CR or LF (quotes doubled). */
+export function csvField(cell: Cell): string {
+  if (cell === null) return '';
+  const text = typeof cell === 'boolean' ? String(cell) : cellText(cell);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** One CSV record, ended by CRLF as RFC 4180 has it. */
+export function csvRecord(cells: readonly Cell[]): string {
+  return `${cells.map(csvField).join(',')}\r\n`;
+}
+
+/** A JSON value of a cell: numbers as strings (exact), times as ISO text, flags as booleans. */
+export function jsonCell(cell: Cell): string | boolean | null {
+  if (cell === null || typeof cell === 'boolean') return cell;
+  return cellText(cell);
+}
+
+export function jsonRow<Row>(columns: readonly Column<Row>[], row: Row): Record<string, string | boolean | null> {
+  return Object.fromEntries(columns.map((column) => [column.name, jsonCell(column.value(row))]));
+}

@@ -1,0 +1,200 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/chromium.js';
+import { createOpsServer, type OpsServer } from '../../src/ops/server.js';
+import { registerReportRoutes } from '../../src/ops/report-routes.js';
+import { writeFileAtomically } from '../../src/ops/report-file.js';
+import { writePriceReport } from '../../src/ops/report-output.js';
+import { openPriceReport } from '../../src/ops/report-prices.js';
+import { reportRange } from '../../src/ops/report-request.js';
+import { WORLD_TIME, type PipelineHarness } from '../support/pipeline.js';
+import { ADDRESS, createReportWorld, HOUR, IDLE_ADDRESS, SUI, USDC } from '../reports/report-world.js';
+
+/**
+ * The HTML reports as a person sees them, in Debian's Chromium (headless): the portfolio report
+ * served by the ops server behind OPS_TOKEN and reached from the status page's link, and a price
+ * report file. Charts must be drawn, nothing may be fetched, no console error. Screenshots are left
+ * in test-results/ (report-portfolio-top.png is the one in docs/reports.md).
+ */
+const TOKEN = 'report-browser-test-token';
+/** Twelve cycles four hours apart over the two days before the world's time. */
+const TICKS = Array.from({ length: 12 }, (_, i) => new Date(WORLD_TIME - (44 - 4 * i) * HOUR));
+const NOW = new Date(WORLD_TIME + 60_000);
+
+let harness: PipelineHarness;
+let server: OpsServer;
+let url: string;
+let browser: Browser;
+const folder = mkdtempSync(join(tmpdir(), 'chaintap-report-browser-'));
+
+beforeAll(async () => {
+  harness = await createReportWorld({
+    cycleTicks: TICKS,
+    options: { OPS_TOKEN: TOKEN, OPS_HOST: '127.0.0.1', OPS_PORT: '0' },
+  });
+  server = createOpsServer({
+    context: harness.context,
+    database: harness.database,
+    redis: harness.connection,
+    queues: harness.queues,
+    now: () => NOW,
+  });
+  // What server.ts does with the report routes: registered on its app, behind its token hook.
+  registerReportRoutes(server.app, { database: harness.database, now: () => NOW });
+  url = await server.listen();
+  browser = await launchChromium();
+  mkdirSync('test-results', { recursive: true });
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await harness?.close();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+/** A page that records console errors, page errors and every request it makes. */
+async function watchedPage(): Promise<{ page: Page; errors: string[]; requests: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 1400 } });
+  const errors: string[] = [];
+  const requests: string[] = [];
+  page.on('console', (message) => {
+    // Chromium asks every new origin for /favicon.ico, which the ops server does not serve.
+    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('request', (request) => requests.push(request.url()));
+  return { page, errors, requests };
+}
+
+const pathPoints = (page: Page, selector: string) =>
+  page
+    .locator(selector)
+    .evaluate((element) => Number((element as unknown as { dataset: { points: string } }).dataset.points));
+
+describe('the portfolio report on the ops server', () => {
+  it('is linked from the status page, each watched address with its value and a 7-day sparkline', async () => {
+    const { page, errors } = await watchedPage();
+    try {
+      expect((await page.goto(`${url}/?token=${TOKEN}`))?.status()).toBe(200);
+      const row = page.locator(`#addresses tr[data-address="${ADDRESS}"]`);
+      const [latest] = await harness.database.sql<{ total: string }[]>`
+        select total_value::text as total from latest_portfolio where owner = ${ADDRESS}`;
+      await expect(row.locator('td.num').first().getAttribute('title')).resolves.toBe(latest!.total);
+      // A point every 6 hours of the week back from the page's clock; the 44 hours since the first
+      // cycle hold 8 of them, the earlier ones are gaps.
+      expect(await pathPoints(page, `#addresses tr[data-address="${ADDRESS}"] path.spark-line`)).toBe(8);
+      await expect(page.locator(`#addresses tr[data-address="${IDLE_ADDRESS}"] svg.sparkline`).count()).resolves.toBe(
+        1,
+      );
+
+      await row.locator('a').click();
+      await page.waitForURL(/\/report\/portfolio\?address=/);
+      expect(await page.title()).toBe(`Portfolio report: ${ADDRESS}`);
+      // The default range: 30 days to now, daily; the cycles fall in the last two days.
+      await expect(page.locator('table.series tbody tr').count()).resolves.toBe(31);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('draws the value over time, the PnL of every position and the value of every collection', async () => {
+    const { page, errors, requests } = await watchedPage();
+    try {
+      const query = `address=${ADDRESS}&from=2026-11-19T12:00:00Z&to=2026-11-21T12:00:00Z&interval=1h`;
+      const response = await page.goto(`${url}/report/portfolio?${query}&token=${TOKEN}`);
+      expect(response?.status()).toBe(200);
+      expect(response?.headers()['content-security-policy']).toBe("default-src 'none'; style-src 'unsafe-inline'");
+      // 49 hourly rows; the first cycle at 16:00 leaves 4 gaps before it.
+      expect(await pathPoints(page, 'svg.time-chart path.series-total')).toBe(45);
+      const line = await page.locator('svg.time-chart path.series-total').boundingBox();
+      expect(line!.width).toBeGreaterThan(500);
+      expect(line!.height).toBeGreaterThan(20);
+
+      const [counts] = await harness.database.sql<{ positions: number; nfts: number }[]>`
+        select (select count(*)::int from position_pnl where owner = ${ADDRESS} and snapshot_at = ${TICKS.at(-1)!}) as positions,
+               (select count(*)::int from nft_pnl where owner = ${ADDRESS} and snapshot_at = ${TICKS.at(-1)!}) as nfts`;
+      const barCharts = page.locator('svg.bar-chart');
+      await expect(barCharts.count()).resolves.toBe(2);
+      await expect(barCharts.nth(0).getAttribute('data-bars')).resolves.toBe(String(counts!.positions));
+      await expect(barCharts.nth(1).getAttribute('data-bars')).resolves.toBe(String(counts!.nfts));
+      await expect(page.locator('table.positions tbody tr').count()).resolves.toBe(counts!.positions);
+      const drawnBars = await page.locator('svg.bar-chart rect.bar').count();
+      expect(drawnBars).toBeGreaterThan(counts!.nfts);
+
+      expect(errors).toEqual([]);
+      // The document itself and nothing else: no font, image or style from anywhere.
+      expect(requests).toEqual([`${url}/report/portfolio?${query}&token=${TOKEN}`]);
+      await page.screenshot({ path: 'test-results/report-portfolio.png', fullPage: true });
+      await page.screenshot({ path: 'test-results/report-portfolio-top.png' });
+
+      // Printed: the dark header gives way to plain text, and it lays out as a PDF.
+      await page.emulateMedia({ media: 'print' });
+      const header = await page
+        .locator('header')
+        .evaluate(
+          (element) =>
+            (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(
+              element,
+            ).backgroundColor,
+        );
+      expect(header).toBe('rgba(0, 0, 0, 0)');
+      const pdf = await page.pdf({ format: 'A4' });
+      expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('is refused without the token, and explains bad input', async () => {
+    const { page } = await watchedPage();
+    try {
+      expect((await page.goto(`${url}/report/portfolio?address=${ADDRESS}`))?.status()).toBe(401);
+      const bad = await page.goto(`${url}/report/portfolio?address=${ADDRESS}&interval=1w&token=${TOKEN}`);
+      expect(bad?.status()).toBe(400);
+      await expect(page.locator('p').first().textContent()).resolves.toContain('invalid --interval "1w"');
+      const unknown = await page.goto(`${url}/report/portfolio?address=0x${'9'.repeat(64)}&token=${TOKEN}`);
+      expect(unknown?.status()).toBe(400);
+      await expect(page.locator('p').first().textContent()).resolves.toContain('is not watched');
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+describe('the price report file', () => {
+  it('draws a chart per token with every bucket, gaps shaded, and its OHLC table', async () => {
+    const range = reportRange(
+      { from: new Date('2026-11-19T00:00:00Z'), to: new Date('2026-11-22T00:00:00Z'), interval: '2h' },
+      NOW,
+    );
+    const report = await openPriceReport(harness.database, { coinTypes: [SUI, USDC], range, now: NOW });
+    const file = join(folder, 'prices.html');
+    await writeFileAtomically(file, (sink) => writePriceReport(report, 'html', sink));
+    const [buckets] = await harness.database.sql<{ n: number }[]>`
+      select count(distinct date_bin('2 hours', price_time, '2026-11-19T00:00:00Z'))::int as n from token_prices
+      where coin_type = ${SUI} and price_time >= '2026-11-19T00:00:00Z' and price_time < '2026-11-22T00:00:00Z'`;
+
+    const { page, errors, requests } = await watchedPage();
+    try {
+      await page.goto(`file://${file}`);
+      await expect(page.locator('svg.ohlc-chart').count()).resolves.toBe(2);
+      const sui = page.locator(`section.token[data-coin-type="${SUI}"]`);
+      await expect(sui.locator('svg.ohlc-chart line.ohlc-range').count()).resolves.toBe(buckets!.n);
+      await expect(sui.locator('svg.ohlc-chart rect.gap').count()).resolves.toBe(36 - buckets!.n);
+      await expect(sui.locator('table.ohlc tbody tr').count()).resolves.toBe(36);
+      await expect(sui.locator('table.ohlc tbody tr.gap').count()).resolves.toBe(36 - buckets!.n);
+      const close = await sui.locator('svg.ohlc-chart path.ohlc-close').boundingBox();
+      expect(close!.width).toBeGreaterThan(300);
+      expect(errors).toEqual([]);
+      expect(requests).toEqual([`file://${file}`]);
+      await page.screenshot({ path: 'test-results/report-prices.png', fullPage: true });
+    } finally {
+      await page.close();
+    }
+  });
+});
