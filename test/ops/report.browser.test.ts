@@ -5,7 +5,6 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.js';
 import { createOpsServer, type OpsServer } from '../../src/ops/server.js';
-import { registerReportRoutes } from '../../src/ops/report-routes.js';
 import { writeFileAtomically } from '../../src/ops/report-file.js';
 import { writePriceReport } from '../../src/ops/report-output.js';
 import { openPriceReport } from '../../src/ops/report-prices.js';
@@ -42,8 +41,6 @@ beforeAll(async () => {
     queues: harness.queues,
     now: () => NOW,
   });
-  // What server.ts does with the report routes: registered on its app, behind its token hook.
-  registerReportRoutes(server.app, { database: harness.database, now: () => NOW });
   url = await server.listen();
   browser = await launchChromium();
   mkdirSync('test-results', { recursive: true });
