@@ -112,6 +112,8 @@ export const optionsSchema = z.object({
   JOB_LOCK_MS: int(1_000).default(60_000),
 
   RAW_RETENTION_DAYS: int(0).default(14),
+  /** ingestion_runs rows whose tick is older than this many days are pruned by the maintenance job (0: keep). */
+  RUNS_RETENTION_DAYS: int(0).default(90),
   /** quarantined_payloads rows older than this many days are pruned by the maintenance job (0: keep). */
   QUARANTINE_RETENTION_DAYS: int(0).default(30),
   /** Detach token_prices partitions older than this many days (0: keep everything). */

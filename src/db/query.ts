@@ -15,6 +15,7 @@ export type StoreOperation =
   | 'jobs.record_superseded'
   | 'watermarks.read'
   | 'quarantined_payloads.prune'
+  | 'ingestion_runs.prune'
   | 'alerts.evaluate'
   | 'alerts.deliver'
   | 'alerts.read'

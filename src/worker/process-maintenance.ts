@@ -8,7 +8,7 @@ import {
   writeProtocols,
 } from '../db/index.js';
 import { compactThinnedPartitions } from '../db/compact-partitions.js';
-import { pruneQuarantinedPayloads } from '../db/stores/jobs.js';
+import { pruneIngestionRuns, pruneQuarantinedPayloads } from '../db/stores/jobs.js';
 import { downsampleSnapshots } from '../db/downsample.js';
 import { normalizeProtocols } from '../normalize/index.js';
 import type { JobResult, MaintenanceJobData } from '../queue/jobs.js';
@@ -56,6 +56,7 @@ export function processMaintenance(deps: IngestionDeps, client: UpstreamClient) 
     });
     const pruned = await pruneRawResponses(deps.database, options.RAW_RETENTION_DAYS, tick);
     const quarantinePruned = await pruneQuarantinedPayloads(deps.database, options.QUARANTINE_RETENTION_DAYS, tick);
+    const runsPruned = await pruneIngestionRuns(deps.database, options.RUNS_RETENTION_DAYS, tick);
     const detached =
       options.PRICE_PARTITION_DETACH_DAYS > 0
         ? await detachOldPricePartitions(deps.database, options.PRICE_PARTITION_DETACH_DAYS, tick)
@@ -94,6 +95,7 @@ export function processMaintenance(deps: IngestionDeps, client: UpstreamClient) 
         partitionsCreated: created,
         rawPruned: pruned,
         quarantinePruned,
+        runsPruned,
         partitionsDetached: detached,
         priceIndexesCompacted: compacted.length,
         snapshotsThinned: downsampled.deleted,

@@ -90,4 +90,24 @@ describe('the daily maintenance job', () => {
     await runMaintenance(new Date('2026-11-23T03:30:00Z'), { QUARANTINE_RETENTION_DAYS: 0 });
     expect(await targets()).toEqual(['29 days old', 'a year old']);
   });
+
+  it('prunes ingestion_runs of ticks past RUNS_RETENTION_DAYS, and none with 0', async () => {
+    const { sql } = harness.database;
+    const run = (target: string, tick: string) => sql`
+      insert into ingestion_runs (job_id, dataset, target, tick, status, attempts, started_at)
+      values (${`job-${target}`}, 'positions', ${target}, ${new Date(tick)}, 'succeeded', 1, ${new Date(tick)})`;
+    await run('93 days old', '2026-08-24T00:00:00Z');
+    await run('89 days old', '2026-08-28T00:00:00Z');
+    const targets = async () =>
+      (
+        await sql<{ target: string }[]>`select target from ingestion_runs where dataset = 'positions' order by target`
+      ).map((r) => r.target);
+    await runMaintenance(new Date('2026-11-25T03:30:00Z'), { RUNS_RETENTION_DAYS: 90 });
+    expect(await targets()).toEqual(['89 days old']);
+
+    // 0: kept however old.
+    await run('a year old', '2025-11-01T00:00:00Z');
+    await runMaintenance(new Date('2026-11-26T03:30:00Z'), { RUNS_RETENTION_DAYS: 0 });
+    expect(await targets()).toEqual(['89 days old', 'a year old']);
+  });
 });

@@ -164,6 +164,22 @@ export async function pruneQuarantinedPayloads(database: Database, olderThanDays
   return result.count;
 }
 
+/**
+ * Deletes the ingestion_runs rows of ticks more than `olderThanDays` days before `now`
+ * (RUNS_RETENTION_DAYS; 0 keeps them all). Nothing reads old runs (freshness comes from
+ * dataset_watermarks); without this they grow by one row per job for ever. Returns how many rows.
+ */
+export async function pruneIngestionRuns(database: Database, olderThanDays: number, now: Date): Promise<number> {
+  if (olderThanDays <= 0) return 0;
+  const cutoff = new Date(now.getTime() - olderThanDays * 86_400_000);
+  const result = await runQuery(
+    database,
+    'ingestion_runs.prune',
+    () => database.sql`delete from ingestion_runs where tick < ${cutoff}`,
+  );
+  return result.count;
+}
+
 /** One quarantined_payloads row per element, holding the element as received (JSON) and its index. */
 async function insertQuarantinedElements(
   tx: Tx,
