@@ -30,7 +30,9 @@ export async function supersedeJobs(
   const byTick = new Map<number, Supersession[]>();
   for (const supersession of candidates) {
     const key = supersession.job.tick.getTime();
-    byTick.set(key, [...(byTick.get(key) ?? []), supersession]);
+    const group = byTick.get(key);
+    if (group) group.push(supersession);
+    else byTick.set(key, [supersession]);
   }
   let count = 0;
   for (const [tickMs, supersessions] of byTick) {

@@ -17,7 +17,7 @@ export function processPrices(deps: IngestionDeps, client: UpstreamClient) {
     const at = job.data.at ? new Date(job.data.at) : undefined;
     const stream = job.data.backfill ? 'backfill' : 'prices';
     const tick = new Date(job.data.tick);
-    let latestPriceTime: number | undefined;
+    let earliestPriceTime: number | undefined;
     const result = await runIngestionJob(
       deps,
       job,
@@ -31,7 +31,7 @@ export function processPrices(deps: IngestionDeps, client: UpstreamClient) {
         normalize: (data) => {
           const rows = normalizeTokenPrices(data, { fetchedAt: new Date() });
           for (const price of rows.prices)
-            latestPriceTime = Math.min(latestPriceTime ?? Infinity, price.priceTime.getTime());
+            earliestPriceTime = Math.min(earliestPriceTime ?? Infinity, price.priceTime.getTime());
           return rows;
         },
         outcome: (rows) => rows,
@@ -43,8 +43,8 @@ export function processPrices(deps: IngestionDeps, client: UpstreamClient) {
     if (
       result.outcome === 'succeeded' &&
       slotEnd !== undefined &&
-      latestPriceTime !== undefined &&
-      latestPriceTime >= slotEnd
+      earliestPriceTime !== undefined &&
+      earliestPriceTime >= slotEnd
     ) {
       await deps.priceGaps.add([tick]);
       deps.context.logger.info(

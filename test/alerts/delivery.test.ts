@@ -7,7 +7,7 @@ import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
 import type { Dataset } from '../../src/datasets.js';
 import { floorToMinute } from '../../src/scheduler/cron-slots.js';
 import { startChaintap, waitFor, type ChaintapProcess } from '../support/fault-processes.js';
-import { createPipelineHarness, WORLD_TIME, type PipelineHarness } from '../support/pipeline.js';
+import { createPipelineHarness, WORLD_TIME, type PipelineHarness, cycleDeps } from '../support/pipeline.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 
 // `chaintap alerts` processes, as users run them, against ticks written by real cycles (producer,
@@ -26,14 +26,7 @@ let folder: string;
 let rulesFile: string;
 const processes: ChaintapProcess[] = [];
 
-const deps = () => ({
-  context: harness.context,
-  database: harness.database,
-  queues: harness.queues,
-  tracker: harness.tracker,
-  redis: harness.connection,
-  client: harness.client,
-});
+const deps = () => cycleDeps(harness);
 
 /** A cycle at `tick` with the simulated world at that time. */
 async function cycle(tick: Date, datasets: Dataset[] = ALL): Promise<void> {

@@ -10,7 +10,7 @@ import { runCycle } from '../../src/cli/run-cycle.js';
 import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
 import { runCli } from '../support/cli.js';
 import { waitFor } from '../support/fault-processes.js';
-import { createPipelineHarness, WORLD_TIME, type PipelineHarness } from '../support/pipeline.js';
+import { createPipelineHarness, WORLD_TIME, type PipelineHarness, cycleDeps } from '../support/pipeline.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 
 // Every rule kind on data written by real cycles (producer, queues, workers) against the simulated
@@ -31,14 +31,7 @@ const NOW = () => new Date();
 let harness: PipelineHarness;
 let receiver: WebhookReceiver;
 let folder: string;
-const deps = () => ({
-  context: harness.context,
-  database: harness.database,
-  queues: harness.queues,
-  tracker: harness.tracker,
-  redis: harness.connection,
-  client: harness.client,
-});
+const deps = () => cycleDeps(harness);
 
 interface EventRow {
   event_key: string;

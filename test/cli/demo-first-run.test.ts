@@ -1,23 +1,13 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { startChaintap, type ChaintapProcess } from '../support/fault-processes.js';
+import { freePort } from '../support/fault-redis-server.js';
 
 // `chaintap demo` on a machine where PostgreSQL and Redis are installed but not running: it starts
 // throwaway instances itself, runs, and removes them when it stops. Where they cannot be had, one
 // screen says what to install.
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 const demoDirectories = () => readdirSync(tmpdir()).filter((name) => name.startsWith('chaintap-demo-'));
 let demo: ChaintapProcess | undefined;
 afterAll(async () => {

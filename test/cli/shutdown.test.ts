@@ -4,7 +4,7 @@ import { produceTick } from '../../src/scheduler/producer.js';
 import { startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.js';
 import { redisServerAvailable, startOwnRedis, type OwnRedis } from '../support/fault-redis-server.js';
 import { FAULT_TICK, faultWatchlist, seedWatchlist } from '../support/fault-scenario.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.js';
 
 // Redis is stopped here, so this file runs a redis-server of its own; the shared one is never touched.
 if (!redisServerAvailable())
@@ -48,13 +48,7 @@ it('SIGTERM with Redis gone: the workers that cannot close are bounded by the gr
   worker = await startWorker('worker', harness.env);
   const { url } = logged(await worker.waitForLine(/"msg":"ops server listening/));
   expect((await fetch(`${url}/healthz`)).status).toBe(200);
-  const producer = {
-    context: harness.context,
-    database: harness.database,
-    queues: harness.queues,
-    tracker: harness.tracker,
-    redis: harness.connection,
-  };
+  const producer = producerDeps(harness);
   await produceTick(producer, 'prices', FAULT_TICK);
   await waitFor('the prices job asking the upstream', async () => harness.simulator.stats().requests >= 1, 20_000);
   await redis.shutdown();

@@ -16,7 +16,7 @@ import {
   waitForTickComplete,
   type Reference,
 } from '../support/fault-scenario.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.js';
 
 // Postgres connections terminated mid-cycle (a dozen times), then the database unreachable for 10
 // seconds. The worker process survives it all (the driver faults of src/db/driver-faults.ts). Jobs
@@ -83,13 +83,7 @@ it('jobs retry through terminated connections and a 10 s outage; the cycle compl
   try {
     const worker = await startWorker('worker', harness.env);
     workers.push(worker);
-    const producer = {
-      context: harness.context,
-      database: harness.database,
-      queues: harness.queues,
-      tracker: harness.tracker,
-      redis: harness.connection,
-    };
+    const producer = producerDeps(harness);
     for (const dataset of ALL_DATASETS) await produceTick(producer, dataset, FAULT_TICK);
 
     await waitFor('a sixth of the jobs finished', async () => (await finished()) >= Math.floor(jobs / 6), 60_000);

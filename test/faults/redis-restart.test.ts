@@ -15,7 +15,7 @@ import {
   waitForTickComplete,
   type Reference,
 } from '../support/fault-scenario.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.js';
 
 // These scenarios restart Redis, so they run their own redis-server (append-only file on, as in
 // production) on a free port; the shared Redis of the other tests is never touched.
@@ -63,13 +63,7 @@ describe('Redis restarted mid-cycle', () => {
   it('completes the cycle after the restart, with identical data', async () => {
     const worker = await startWorker('worker', harness.env);
     processes.push(worker);
-    const producer = {
-      context: harness.context,
-      database: harness.database,
-      queues: harness.queues,
-      tracker: harness.tracker,
-      redis: harness.connection,
-    };
+    const producer = producerDeps(harness);
     for (const dataset of ALL_DATASETS) await produceTick(producer, dataset, FAULT_TICK);
     const finished = async () => {
       const progress = await Promise.all(ALL_DATASETS.map((dataset) => harness.tracker.progress(dataset, FAULT_TICK)));

@@ -14,7 +14,7 @@ import {
   waitForTickComplete,
   type Reference,
 } from '../support/fault-scenario.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.js';
 
 // SIGTERM to a worker in the middle of a cycle: it takes no new job, lets the active ones finish,
 // exits 0 within SHUTDOWN_GRACE_MS; another worker does the rest and nothing is lost or doubled.
@@ -50,13 +50,7 @@ afterAll(async () => {
 it('SIGTERM mid-cycle: active jobs finish, the process exits 0 within the grace period, nothing is lost', async () => {
   const first = await startWorker('worker-1', harness.env);
   workers.push(first);
-  const producer = {
-    context: harness.context,
-    database: harness.database,
-    queues: harness.queues,
-    tracker: harness.tracker,
-    redis: harness.connection,
-  };
+  const producer = producerDeps(harness);
   for (const dataset of ALL_DATASETS) await produceTick(producer, dataset, FAULT_TICK);
   const finished = async () => {
     const progress = await Promise.all(ALL_DATASETS.map((dataset) => harness.tracker.progress(dataset, FAULT_TICK)));

@@ -7,7 +7,6 @@ import {
   ALL_DATASETS,
   FAULT_TICK,
   compareWithReference,
-  cycleDeps,
   faultWatchlist,
   jobCount,
   recordScenario,
@@ -15,7 +14,7 @@ import {
   seedWatchlist,
   type Reference,
 } from '../support/fault-scenario.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { createPipelineHarness, type PipelineHarness, cycleDeps } from '../support/pipeline.js';
 
 // Every upstream fault at once, from a fixed fault seed. In-request retries are off and a job has
 // three attempts, so that transient faults cost job attempts and some jobs may run out of them: the

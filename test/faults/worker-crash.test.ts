@@ -16,7 +16,7 @@ import {
   waitForTickComplete,
   type Reference,
 } from '../support/fault-scenario.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.js';
 
 // Workers killed with SIGKILL twice at random points of a cycle; the next worker takes over the
 // killed one's jobs once their locks expire (JOB_LOCK_MS), and the data end up exactly as without.
@@ -78,13 +78,7 @@ it('SIGKILL of a worker mid-cycle, twice, with another taking over: identical da
   try {
     const first = await startWorker('worker-1', harness.env);
     workers.push(first);
-    const producer = {
-      context: harness.context,
-      database: harness.database,
-      queues: harness.queues,
-      tracker: harness.tracker,
-      redis: harness.connection,
-    };
+    const producer = producerDeps(harness);
     for (const dataset of ALL_DATASETS) await produceTick(producer, dataset, FAULT_TICK);
 
     await killWhen(first, 0.1 + random() * 0.25);

@@ -6,7 +6,7 @@ import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
 import { createOpsServer, type OpsServer } from '../../src/ops/server.js';
 import { runBackfill } from '../../src/cli/backfill-prices.js';
 import { runCycle } from '../../src/cli/run-cycle.js';
-import { createPipelineHarness, WORLD_TIME, type PipelineHarness } from '../support/pipeline.js';
+import { createPipelineHarness, WORLD_TIME, type PipelineHarness, cycleDeps } from '../support/pipeline.js';
 
 /**
  * The status page after a real run: a day of hourly prices backfilled and one full cycle through
@@ -28,14 +28,7 @@ beforeAll(async () => {
   await addWatchedAddresses(harness.database, ['0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e'], {
     includePnl: true,
   });
-  const deps = {
-    context: harness.context,
-    database: harness.database,
-    queues: harness.queues,
-    tracker: harness.tracker,
-    redis: harness.connection,
-    client: harness.client,
-  };
+  const deps = cycleDeps(harness);
   await runBackfill(deps, {
     from: new Date(WORLD_TIME - 23 * HOUR),
     to: new Date(WORLD_TIME - HOUR),

@@ -3,7 +3,7 @@ import { addWatchedTokens } from '../../src/db/index.js';
 import { normalizeCoinType } from '../../src/chain/coin-type.js';
 import { runBackfill } from '../../src/cli/backfill-prices.js';
 import { simulatedTokenPrice } from '../../src/simulator/index.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { createPipelineHarness, type PipelineHarness, cycleDeps } from '../support/pipeline.js';
 
 const HOUR = 3_600_000;
 const FROM = new Date('2026-11-20T00:00:00Z');
@@ -13,14 +13,7 @@ const TOKENS = ['0x2::sui::SUI', `0x${'5'.repeat(64)}::usdc::USDC`, `0x${'6'.rep
 );
 
 let harness: PipelineHarness;
-const deps = () => ({
-  context: harness.context,
-  database: harness.database,
-  queues: harness.queues,
-  tracker: harness.tracker,
-  redis: harness.connection,
-  client: harness.client,
-});
+const deps = () => cycleDeps(harness);
 
 async function storedTimes(coinType: string): Promise<string[]> {
   const rows = await harness.database.sql<{ t: Date }[]>`

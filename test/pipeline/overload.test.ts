@@ -4,7 +4,7 @@ import { createScheduler, type Scheduler } from '../../src/scheduler/scheduler.j
 import { createWorkerPool, type WorkerPool } from '../../src/worker/workers.js';
 import { sleep } from '../../src/runtime/sleep.js';
 import { createFakeSchedulerClock, type FakeSchedulerClock } from '../support/fake-scheduler-clock.js';
-import { createPipelineHarness, WORLD_TIME, type PipelineHarness } from '../support/pipeline.js';
+import { createPipelineHarness, WORLD_TIME, type PipelineHarness, producerDeps } from '../support/pipeline.js';
 
 // A watchlist that needs several times the quota, run by the real scheduler and workers: the
 // scheduler's clock is a fake one that fires each cron minute every REAL_MS_PER_MINUTE of real time,
@@ -67,13 +67,7 @@ async function startRun(options: Record<string, string> = {}): Promise<Run> {
   follow();
   const world = setInterval(follow, 20);
   const clock = createFakeSchedulerClock(new Date(T0.getTime() - 1_000));
-  const producer = {
-    context: harness.context,
-    database: harness.database,
-    queues: harness.queues,
-    tracker: harness.tracker,
-    redis: harness.connection,
-  };
+  const producer = producerDeps(harness);
   const scheduler = createScheduler({ ...producer, clock });
   await scheduler.start();
   const pool = createWorkerPool({ ...producer, client: harness.client });

@@ -4,7 +4,7 @@ import { produceTick } from '../../src/scheduler/producer.js';
 import { runCycle } from '../../src/cli/run-cycle.js';
 import { simulatedToken } from '../../src/simulator/index.js';
 import { SNAPSHOT_CHANNEL } from '../../src/queue/tick-notification.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { createPipelineHarness, type PipelineHarness, producerDeps, cycleDeps } from '../support/pipeline.js';
 import { tableDigest } from '../support/table-digest.js';
 
 const coin = (i: number) => `0x${(0x1000 + i).toString(16).padStart(64, '0')}::coin${i}::COIN${i}`;
@@ -16,14 +16,7 @@ const ADDRESSES = [
 ];
 
 let harness: PipelineHarness;
-const deps = () => ({
-  context: harness.context,
-  database: harness.database,
-  queues: harness.queues,
-  tracker: harness.tracker,
-  redis: harness.connection,
-  client: harness.client,
-});
+const deps = () => cycleDeps(harness);
 
 beforeAll(async () => {
   harness = await createPipelineHarness();
@@ -116,13 +109,7 @@ describe('one full cycle through queues, workers and the simulated upstream', ()
 
   it('enqueues each job once when two schedulers produce the same tick', async () => {
     const next = new Date('2026-11-21T12:15:00Z');
-    const producer = {
-      context: harness.context,
-      database: harness.database,
-      queues: harness.queues,
-      tracker: harness.tracker,
-      redis: harness.connection,
-    };
+    const producer = producerDeps(harness);
     await Promise.all([produceTick(producer, 'positions', next), produceTick(producer, 'positions', next)]);
     await produceTick(producer, 'positions', next);
     const jobs = await harness.queues.positions.getJobs(['wait', 'active', 'delayed', 'completed', 'failed']);

@@ -4,7 +4,7 @@ import { addWatchedAddresses } from '../../src/db/index.js';
 import { produceTick } from '../../src/scheduler/producer.js';
 import { waitForTicks } from '../../src/cli/run-cycle.js';
 import { spawnCli } from '../support/cli.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.js';
 
 const RPS = 20;
 const addresses = Array.from({ length: 40 }, (_, i) => `0x${(i + 1).toString(16).padStart(64, 'a')}`);
@@ -43,13 +43,7 @@ describe('two worker processes share one upstream rate limit', () => {
   it('never exceed UPSTREAM_RPS together, and finish every job', async () => {
     await Promise.all([startWorker(), startWorker()]);
     const tick = new Date('2026-11-21T12:00:00Z');
-    const producer = {
-      context: harness.context,
-      database: harness.database,
-      queues: harness.queues,
-      tracker: harness.tracker,
-      redis: harness.connection,
-    };
+    const producer = producerDeps(harness);
     const started = Date.now();
     await produceTick(producer, 'positions', tick);
     await produceTick(producer, 'nfts', tick);

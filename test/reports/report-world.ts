@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
 import { runBackfill } from '../../src/cli/backfill-prices.js';
 import { runCycle } from '../../src/cli/run-cycle.js';
-import { createPipelineHarness, WORLD_TIME, type PipelineHarness } from '../support/pipeline.js';
+import { createPipelineHarness, WORLD_TIME, type PipelineHarness, cycleDeps } from '../support/pipeline.js';
 
 export const HOUR = 3_600_000;
 export const ADDRESS = '0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e';
@@ -26,14 +26,7 @@ export async function createReportWorld(
   const harness = await createPipelineHarness({ options: { LOG_LEVEL: 'warn', ...settings.options } });
   await addWatchedTokens(harness.database, TOKENS);
   await addWatchedAddresses(harness.database, [ADDRESS], { includePnl: true });
-  const deps = {
-    context: harness.context,
-    database: harness.database,
-    queues: harness.queues,
-    tracker: harness.tracker,
-    redis: harness.connection,
-    client: harness.client,
-  };
+  const deps = cycleDeps(harness);
   const backfill = await runBackfill(deps, {
     from: new Date(WORLD_TIME - 48 * HOUR),
     to: new Date(WORLD_TIME - 7 * HOUR),

@@ -4,7 +4,7 @@ import { addWatchedAddresses, addWatchedTokens, removeWatchedAddresses } from '.
 import { produceTick, type ProducerDeps } from '../../src/scheduler/producer.js';
 import { SNAPSHOT_CHANNEL } from '../../src/queue/tick-notification.js';
 import { createRedisConnection } from '../../src/runtime/redis-connection.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.js';
 
 // The producer side of "at most one pending job per dataset and target", against real Redis and
 // Postgres, with no worker taking jobs unless the test says so.
@@ -19,13 +19,7 @@ const notifications: unknown[] = [];
 
 beforeAll(async () => {
   harness = await createPipelineHarness();
-  producer = {
-    context: harness.context,
-    database: harness.database,
-    queues: harness.queues,
-    tracker: harness.tracker,
-    redis: harness.connection,
-  };
+  producer = producerDeps(harness);
   await addWatchedAddresses(harness.database, ADDRESSES, {});
   await addWatchedTokens(harness.database, ['0x2::sui::SUI']);
   await harness.database.sql.listen(SNAPSHOT_CHANNEL, (payload) => notifications.push(JSON.parse(payload)));

@@ -6,7 +6,7 @@ import { runCycle } from '../../src/cli/run-cycle.js';
 import { compareData, readData, rowCounts, type DataComparison, type DataSnapshot } from './fault-digest.js';
 import { priceBatchesOf, readTick, type PriceBatch, type TickView } from './fault-atomicity.js';
 import type { ChaintapProcess } from './fault-processes.js';
-import { createPipelineHarness, type PipelineHarness } from './pipeline.js';
+import { createPipelineHarness, type PipelineHarness, cycleDeps } from './pipeline.js';
 import type { Dataset } from '../../src/datasets.js';
 
 /** The tick every fault scenario runs (the simulator's world time is frozen at it). */
@@ -83,17 +83,6 @@ export async function referenceRun(
   } finally {
     await harness.close();
   }
-}
-
-export function cycleDeps(harness: PipelineHarness) {
-  return {
-    context: harness.context,
-    database: harness.database,
-    queues: harness.queues,
-    tracker: harness.tracker,
-    redis: harness.connection,
-    client: harness.client,
-  };
 }
 
 /**

@@ -110,3 +110,19 @@ export async function createPipelineHarness(
     },
   };
 }
+
+/** What a producer (produceTick, createScheduler) takes, from a harness. */
+export function producerDeps(harness: PipelineHarness) {
+  return {
+    context: harness.context,
+    database: harness.database,
+    queues: harness.queues,
+    tracker: harness.tracker,
+    redis: harness.connection,
+  };
+}
+
+/** What a run-once cycle (runCycle, runBackfill) takes: a producer's deps and the upstream client. */
+export function cycleDeps(harness: PipelineHarness) {
+  return { ...producerDeps(harness), client: harness.client };
+}
