@@ -178,5 +178,6 @@ describe('a watchlist several times over the quota', () => {
     expect(await priceHoles(harness, 1, last - 1)).toEqual([]);
     expect(await harness.connection.zcard(gapsKey)).toBe(0);
     expect(harness.simulator.stats().byStatus['429'] ?? 0).toBe(0);
-  });
+    // 8 overloaded minutes and at most 40 more of 1.5 s each, and their setup, on a loaded machine.
+  }, 150_000);
 });
