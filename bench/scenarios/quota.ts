@@ -19,6 +19,7 @@ import { benchAddress, benchCoinType, round, type Scenario } from '../support/sc
 import type { BenchServices } from '../support/services.js';
 import { followWorldClock, simulatorControl } from '../support/simulator-control.js';
 import { startWorkers } from '../support/worker-processes.js';
+import { priceGapsKey } from '../../src/queue/redis-keys.js';
 
 // The real service's free quota, its default crons and one price batch, on compressed time: one
 // simulated minute every REAL_MS_PER_MINUTE, and every rate scaled with it (the quota of 40 a
@@ -189,7 +190,7 @@ async function measure(
     where not exists (select 1 from token_prices p where p.coin_type = t.coin_type and p.price_time = s.slot)`;
   const runs = await database.sql<{ dataset: string; status: string; count: number }[]>`
     select dataset, status, count(*)::int as count from ingestion_runs group by dataset, status order by dataset, status`;
-  const gapsLeft = await pipeline.redis.zcard(`${pipeline.context.options.QUEUE_PREFIX}:prices:gaps`);
+  const gapsLeft = await pipeline.redis.zcard(priceGapsKey(pipeline.context.options.QUEUE_PREFIX));
   const quantiles = (values: number[]) => ({ p50: percentile(values, 0.5), p95: percentile(values, 0.95) });
   return {
     addresses,

@@ -3,10 +3,9 @@ import type { Context } from '../../src/runtime/context.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { createMetrics } from '../../src/runtime/metrics.js';
 import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
-import { createRedisConnection } from '../../src/runtime/redis-connection.js';
+import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.js';
 import { createTickTracker, type TickTracker } from '../../src/queue/tick-tracker.js';
 import type { SimulatorStats } from '../../src/simulator/index.js';
-import type { Redis } from 'ioredis';
 import {
   benchRedisPrefix,
   createBenchDatabase,
@@ -30,7 +29,7 @@ export interface BenchPipeline {
   context: Context;
   queues: Queues;
   tracker: TickTracker;
-  redis: Redis;
+  redis: RedisClient;
   /** The environment of a `chaintap` child process working on this pipeline. */
   env: Record<string, string>;
   close(): Promise<void>;

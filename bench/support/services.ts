@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
+import { keysPattern } from '../../src/queue/redis-keys.js';
 
 /**
  * The Postgres and Redis a benchmark run works on: databases of its own (created and dropped here,
@@ -71,7 +72,7 @@ export async function deleteRedisKeys(redisUrl: string, prefix: string): Promise
   try {
     let cursor = '0';
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      const [next, keys] = await redis.scan(cursor, 'MATCH', keysPattern(prefix), 'COUNT', 1000);
       cursor = next;
       if (keys.length) await redis.del(...keys);
     } while (cursor !== '0');

@@ -21,6 +21,7 @@ import type { JobResult } from '../../src/queue/jobs.js';
 import { missingJobIds } from '../../src/scheduler/producer.js';
 import { nftJobs, positionJobs, priceJobs, type PlannedJob } from '../../src/scheduler/job-builders.js';
 import type { Dataset } from '../../src/datasets.js';
+import { hashTag, keysPattern, queueKeyPrefix } from '../../src/queue/redis-keys.js';
 
 const REDIS_URL = process.argv[2] ?? 'redis://127.0.0.1:6379';
 const JOBS = Number(process.argv[3] ?? 10_000);
@@ -61,13 +62,13 @@ interface PrefixBytes {
 /** MEMORY USAGE (all samples) summed over every key under the prefix. */
 async function prefixBytes(redis: Redis, prefix: string): Promise<PrefixBytes> {
   const sum: PrefixBytes = { bytes: 0, keys: 0, tracker: 0, pendingTargets: 0 };
-  for await (const batch of redis.scanStream({ match: `${prefix}:*`, count: 1000 })) {
+  for await (const batch of redis.scanStream({ match: keysPattern(prefix), count: 1000 })) {
     for (const key of batch as string[]) {
       const bytes = (await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) as number;
       sum.bytes += bytes;
       sum.keys += 1;
-      if (key.startsWith(`${prefix}:tick:`)) sum.tracker += bytes;
-      if (key.startsWith(`${prefix}:pending-targets:`)) sum.pendingTargets += bytes;
+      if (key.startsWith(hashTag(prefix, 'tick:').slice(0, -1))) sum.tracker += bytes;
+      if (key.startsWith(hashTag(prefix, 'pending-targets:').slice(0, -1))) sum.pendingTargets += bytes;
     }
   }
   return sum;
@@ -79,7 +80,7 @@ async function usedMemory(redis: Redis): Promise<number> {
 }
 
 async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
-  for await (const batch of redis.scanStream({ match: `${prefix}:*`, count: 1000 })) {
+  for await (const batch of redis.scanStream({ match: keysPattern(prefix), count: 1000 })) {
     if ((batch as string[]).length > 0) await redis.unlink(...(batch as string[]));
   }
 }
@@ -87,7 +88,7 @@ async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
 async function measure(redis: Redis, dataset: Dataset): Promise<void> {
   const prefix = `${PREFIX}-${dataset}`;
   const options = loadOptions({ QUEUE_PREFIX: prefix }, {});
-  const queue = new Queue(dataset, { connection: redis, prefix });
+  const queue = new Queue(dataset, { connection: redis, prefix: queueKeyPrefix(prefix, dataset) });
   const jobs = plannedJobs(dataset, JOBS);
   const workerConnection = redis.duplicate();
   const before = await usedMemory(redis);
@@ -127,7 +128,7 @@ async function measure(redis: Redis, dataset: Dataset): Promise<void> {
           await tracker.finish(dataset, TICK, job.id ?? '');
           return { outcome: 'succeeded', rowsWritten: 15 };
         },
-        { connection: workerConnection, prefix, concurrency: 50 },
+        { connection: workerConnection, prefix: queueKeyPrefix(prefix, dataset), concurrency: 50 },
       );
       worker.on('completed', () => {
         done += 1;

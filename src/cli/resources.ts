@@ -1,10 +1,12 @@
-import type { Redis } from 'ioredis';
 import type { Context } from '../runtime/context.js';
 import type { Shutdown } from '../runtime/shutdown.js';
 import { ChaintapError } from '../errors.js';
 import { createDatabase, type Database } from '../db/client.js';
 import { closeQueues, createQueues, type Queues } from '../queue/queues.js';
-import { checkEvictionPolicy, createRedisConnection } from '../runtime/redis-connection.js';
+import { checkEvictionPolicy, createRedisConnection, type RedisClient } from '../runtime/redis-connection.js';
+import { describeTopology, redisTopology, topologySetting, type RedisTopology } from '../config/redis-topology.js';
+import { checkKeyLayout } from '../queue/key-layout.js';
+import { upstreamPaceKey } from '../queue/redis-keys.js';
 import { createTickTracker, type TickTracker } from '../queue/tick-tracker.js';
 import { createUpstreamClient, transportSettings, type UpstreamClient } from '../upstream/client.js';
 import { createSenderThread } from '../upstream/sender-thread.js';
@@ -14,7 +16,7 @@ import { senderThreadStepDown } from './process-tuning.js';
 /** The connections a command works with, each added to the command's shutdown as it is opened. */
 export interface Resources {
   database: Database;
-  redis: Redis;
+  redis: RedisClient;
   queues: Queues;
   tracker: TickTracker;
 }
@@ -36,12 +38,14 @@ export async function openResources(context: Context, shutdown: Shutdown): Promi
   // one clear error now (src/cli/runtime.ts describes it), not jobs failing one by one, or a service
   // that runs and logs failures forever. Later outages are ridden out.
   await database.sql`select 1`;
-  const redis = createRedisConnection(options.REDIS_URL, 'worker');
+  const topology = redisTopology(options);
+  const redis = createRedisConnection(topology, 'worker');
   shutdown.add('redis', () => redis.disconnect());
-  await waitUntilReady(redis, options.REDIS_URL);
+  await waitUntilReady(redis, topology);
   // ioredis reconnects by itself; without a listener each failed attempt is an unhandled 'error' event.
   redis.on('error', (error) => logger.warn({ err: error.message }, 'Redis connection error; reconnecting'));
   await checkEvictionPolicy(redis, logger);
+  await checkKeyLayout(redis, options.QUEUE_PREFIX, logger);
   const queues = createQueues(redis, options.QUEUE_PREFIX);
   shutdown.add('queues', () => closeQueues(queues));
   const tracker = createTickTracker(redis, options.QUEUE_PREFIX);
@@ -49,7 +53,7 @@ export async function openResources(context: Context, shutdown: Shutdown): Promi
 }
 
 /** Resolves when Redis is ready; rejects after the timeout or the failed attempts, with the last error. */
-function waitUntilReady(redis: Redis, url: string): Promise<void> {
+function waitUntilReady(redis: RedisClient, topology: RedisTopology): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
     let failures = 0;
@@ -63,8 +67,11 @@ function waitUntilReady(redis: Redis, url: string): Promise<void> {
       if (error) reject(error);
       else resolve();
     };
-    // Host and port only: the URL may carry a password.
-    const fail = (why: string) => done(new ChaintapError(`cannot reach Redis at ${safeHost(url)} ${why} (REDIS_URL)`));
+    // Hosts and ports only: a URL may carry a password.
+    const fail = (why: string) =>
+      done(
+        new ChaintapError(`cannot reach Redis at ${describeTopology(topology)} ${why} (${topologySetting(topology)})`),
+      );
     const onReady = () => done();
     const onError = (error: Error) => {
       lastError = error.message;
@@ -79,14 +86,6 @@ function waitUntilReady(redis: Redis, url: string): Promise<void> {
   });
 }
 
-function safeHost(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return 'REDIS_URL';
-  }
-}
-
 /**
  * The upstream client, its request budget shared through Redis with every other process. Requests
  * go out from the sender thread (src/upstream/sender-thread.ts), so that they leave at their start
@@ -94,30 +93,31 @@ function safeHost(url: string): string {
  */
 export function openUpstreamClient(context: Context): UpstreamClient {
   const { options, logger, metrics } = context;
+  const topology = redisTopology(options);
   const transport = createSenderThread({
     ...transportSettings(options),
     limiter: {
       kind: 'shared',
-      redisUrl: options.REDIS_URL,
-      key: `${options.QUEUE_PREFIX}:upstream:pace`,
+      redis: topology,
+      key: upstreamPaceKey(options.QUEUE_PREFIX),
       rps: options.UPSTREAM_RPS,
     },
     onStarted: senderThreadStepDown(options, logger),
     logger,
   });
-  return createUpstreamClient({ options, logger, metrics, transport: afterRedisAnswers(transport, options.REDIS_URL) });
+  return createUpstreamClient({ options, logger, metrics, transport: afterRedisAnswers(transport, topology) });
 }
 
 /**
  * The shared budget lives in Redis, and the sender thread waits for it as long as it takes (a worker
  * rides out a Redis restart so). A command that has not reached Redis itself (probe) would wait
- * forever on an unreachable REDIS_URL: before its first request, Redis is reached once, so that it is
+ * forever on an unreachable Redis: before its first request, Redis is reached once, so that it is
  * one clear error instead. Only a success is kept: after one, requests go straight through.
  */
-function afterRedisAnswers(transport: UpstreamTransport, url: string): UpstreamTransport {
+function afterRedisAnswers(transport: UpstreamTransport, topology: RedisTopology): UpstreamTransport {
   let reached: Promise<void> | undefined;
   const reach = () => {
-    reached ??= reachRedis(url).catch((error: unknown) => {
+    reached ??= reachRedis(topology).catch((error: unknown) => {
       reached = undefined;
       throw error;
     });
@@ -136,10 +136,10 @@ function afterRedisAnswers(transport: UpstreamTransport, url: string): UpstreamT
   };
 }
 
-async function reachRedis(url: string): Promise<void> {
-  const redis = createRedisConnection(url, 'producer', { connectionName: 'chaintap-reach' });
+async function reachRedis(topology: RedisTopology): Promise<void> {
+  const redis = createRedisConnection(topology, 'producer', { connectionName: 'chaintap-reach' });
   try {
-    await waitUntilReady(redis, url);
+    await waitUntilReady(redis, topology);
   } finally {
     redis.disconnect();
   }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../runtime/redis-connection.js';
 import type { Context } from '../runtime/context.js';
 import { withShutdown } from '../runtime/shutdown.js';
 import type { Database } from '../db/client.js';
@@ -15,7 +15,7 @@ export interface CycleDeps {
   database: Database;
   queues: Queues;
   tracker: TickTracker;
-  redis: Redis;
+  redis: RedisClient;
   client: UpstreamClient;
 }
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { DATASETS, type Dataset } from '../datasets.js';
 import { parseUpstreamRate, type UpstreamRate } from './upstream-rate.js';
+import { redisTopology } from './redis-topology.js';
 
 /**
  * Every setting of chaintap, with its default, in one place. Built once from the environment
@@ -54,10 +55,32 @@ const bool = z
 export const optionsSchema = z.object({
   DATABASE_URL: url(['postgres:', 'postgresql:']).default('postgres://postgres@127.0.0.1:5432/chaintap'),
   DATABASE_POOL_SIZE: int(1, 200).default(10),
+  /**
+   * A read-only replica (or any read-only copy) for what reads without writing and tolerates some lag:
+   * reports, the status page, the alert rules' observations. Unset: they read DATABASE_URL.
+   */
+  DATABASE_READ_URL: url(['postgres:', 'postgresql:']).optional(),
+  /** One Redis node. Or, instead of it, REDIS_CLUSTER_NODES or REDIS_SENTINELS (src/config/redis-topology.ts). */
   REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+  /** Redis Cluster: `host:port,host:port,...` (or `redis://`/`rediss://` URLs), some or all of its nodes. */
+  REDIS_CLUSTER_NODES: z.string().min(1).optional(),
+  /** Redis Sentinel: `host:port,...` of the sentinels, which name the master REDIS_SENTINEL_NAME. */
+  REDIS_SENTINELS: z.string().min(1).optional(),
+  REDIS_SENTINEL_NAME: z.string().min(1).optional(),
+  /** Credentials of the Redis data nodes (cluster nodes, the sentinels' master), when no URL carries them. */
+  REDIS_USERNAME: z.string().min(1).optional(),
+  REDIS_PASSWORD: z.string().min(1).optional(),
+  /** The sentinels' own password, when they require one. */
+  REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
+  /** TLS to every Redis node (and to the sentinels); a rediss:// URL says the same. */
+  REDIS_TLS: bool.default(false),
   QUEUE_PREFIX: z
     .string()
-    .regex(/^[A-Za-z0-9_{}-]+$/, 'may contain letters, digits, _, - and a {hash tag} only')
+    // No {hash tag}: chaintap tags its keys itself, one tag per queue (src/queue/redis-keys.ts).
+    .regex(
+      /^[A-Za-z0-9_-]+$/,
+      'may contain letters, digits, _ and - only (chaintap adds the Redis Cluster hash tags itself)',
+    )
     .default('chaintap'),
   UPSTREAM_BASE_URL: url(['http:', 'https:']).default('http://127.0.0.1:8787'),
   UPSTREAM_API_KEY: z.string().min(1).optional(),
@@ -168,7 +191,10 @@ export function loadOptions(
     });
     throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   }
-  return { ...parsed.data, ...resolveUpstreamRate(parsed.data.UPSTREAM_RATE, parsed.data.UPSTREAM_RPS) };
+  const options = { ...parsed.data, ...resolveUpstreamRate(parsed.data.UPSTREAM_RATE, parsed.data.UPSTREAM_RPS) };
+  // The topology is checked now, so that a bad one is a configuration error before anything opens.
+  redisTopology(options, { redisUrlSet: input.REDIS_URL !== undefined });
+  return options;
 }
 
 /** UPSTREAM_RATE, or UPSTREAM_RPS as its alias; both set must agree. */

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../runtime/redis-connection.js';
 import type { Database } from '../db/client.js';
 import { runQuery } from '../db/query.js';
 import { describe } from '../errors.js';
@@ -25,7 +25,7 @@ async function check(run: () => Promise<unknown>, timeoutMs: number, what: strin
 }
 
 /** Ready when Postgres answers a query and Redis answers PING, each within `timeoutMs`. */
-export async function checkReadiness(database: Database, redis: Redis, timeoutMs: number): Promise<Readiness> {
+export async function checkReadiness(database: Database, redis: RedisClient, timeoutMs: number): Promise<Readiness> {
   const [postgres, redisCheck] = await Promise.all([
     check(() => runQuery(database, 'readiness.check', () => database.sql`select 1`), timeoutMs, 'Postgres'),
     check(

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../runtime/redis-connection.js';
 import type { Context } from '../runtime/context.js';
 import type { Database } from '../db/client.js';
 import type { Queues } from '../queue/queues.js';
@@ -19,7 +19,7 @@ export interface OpsServerDependencies {
   context: Context;
   database: Database;
   /** Any connection to the Redis that holds the queues; used for the readiness PING. */
-  redis: Redis;
+  redis: RedisClient;
   queues: Queues;
   /** The clock of the status page and the freshness gauge; default: the system clock. */
   now?: () => Date;

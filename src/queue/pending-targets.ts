@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../runtime/redis-connection.js';
+import { pendingTargetsKey } from './redis-keys.js';
 import type { Dataset } from '../datasets.js';
 
 /**
@@ -78,10 +79,10 @@ return released
 
 const BATCH = 1000;
 
-export function createPendingTargets(redis: Redis, prefix: string): PendingTargets {
+export function createPendingTargets(redis: RedisClient, prefix: string): PendingTargets {
   return {
     async claim(dataset, jobs) {
-      const key = `${prefix}:pending-targets:${dataset}`;
+      const key = pendingTargetsKey(prefix, dataset);
       const claim: TargetClaim = { replaced: [], stale: [] };
       for (let i = 0; i < jobs.length; i += BATCH) {
         const args = jobs.slice(i, i + BATCH).flatMap((job) => [job.target, String(job.tick.getTime()), job.jobId]);
@@ -96,7 +97,7 @@ export function createPendingTargets(redis: Redis, prefix: string): PendingTarge
       return claim;
     },
     async release(dataset, watched, tick) {
-      const key = `${prefix}:pending-targets:${dataset}`;
+      const key = pendingTargetsKey(prefix, dataset);
       const all = await redis.hgetall(key);
       const gone = Object.entries(all).filter(([target]) => !watched.has(target));
       const released: Supersession[] = [];

@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../runtime/redis-connection.js';
+import { priceGapsKey } from './redis-keys.js';
 
 /**
  * Price slots whose current prices were never fetched: superseded by a newer slot under overload, or
@@ -17,8 +18,8 @@ export interface PriceGaps {
   count(): Promise<number>;
 }
 
-export function createPriceGaps(redis: Redis, prefix: string): PriceGaps {
-  const key = `${prefix}:prices:gaps`;
+export function createPriceGaps(redis: RedisClient, prefix: string): PriceGaps {
+  const key = priceGapsKey(prefix);
   return {
     async add(slots) {
       if (slots.length === 0) return 0;

@@ -1,13 +1,16 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../runtime/redis-connection.js';
+import { queueKeyPrefix } from './redis-keys.js';
 
 import { QUEUE_NAMES, type QueueName } from '../datasets.js';
 
 /** One queue per dataset, and one for maintenance; every job of a queue calls the same upstream operation. */
 export type Queues = Record<QueueName, Queue>;
 
-export function createQueues(connection: Redis, prefix: string): Queues {
-  return Object.fromEntries(QUEUE_NAMES.map((name) => [name, new Queue(name, { connection, prefix })])) as Queues;
+export function createQueues(connection: RedisClient, prefix: string): Queues {
+  return Object.fromEntries(
+    QUEUE_NAMES.map((name) => [name, new Queue(name, { connection, prefix: queueKeyPrefix(prefix, name) })]),
+  ) as Queues;
 }
 
 export async function closeQueues(queues: Queues): Promise<void> {

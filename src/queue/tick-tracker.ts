@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../runtime/redis-connection.js';
+import { tickKeys } from './redis-keys.js';
 import { tickLabel } from './jobs.js';
 import type { TickStream } from '../datasets.js';
 
@@ -97,11 +98,8 @@ export interface TickTracker {
   reopen(stream: TickStream, tick: Date, jobIds: string[]): Promise<void>;
 }
 
-export function createTickTracker(redis: Redis, prefix: string): TickTracker {
-  const keys = (stream: TickStream, tick: Date) => {
-    const base = `${prefix}:tick:${stream}:${tickLabel(tick)}`;
-    return [`${base}:pending`, `${base}:finished`, `${base}:completed`, `${base}:superseded`] as const;
-  };
+export function createTickTracker(redis: RedisClient, prefix: string): TickTracker {
+  const keys = (stream: TickStream, tick: Date) => tickKeys(prefix, stream, tickLabel(tick));
   return {
     async expect(stream, tick, ids) {
       let completed = false;

@@ -1,32 +1,94 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { redisTopology, type RedisTopology } from '../config/redis-topology.js';
 import type { Logger } from './logger.js';
 
+/** A connection to the Redis of any topology: ioredis' Cluster speaks the same commands as Redis. */
+export type RedisClient = Redis | Cluster;
+
 /**
- * Redis connections as BullMQ requires them. Workers (and anything that blocks) need
- * maxRetriesPerRequest: null so that a Redis restart pauses them instead of failing jobs;
- * producers and CLI commands fail fast so that a person sees the problem.
+ * Redis connections as BullMQ requires them, to one node, a cluster or the master the sentinels
+ * name (REDIS_URL, REDIS_CLUSTER_NODES, REDIS_SENTINELS). Workers (and anything that blocks) need
+ * maxRetriesPerRequest: null so that a Redis restart or a failover pauses them instead of failing
+ * jobs; producers and CLI commands fail fast so that a person sees the problem. A URL is one node.
  */
-export function createRedisConnection(url: string, role: 'worker' | 'producer', extra: RedisOptions = {}): Redis {
-  return new Redis(url, {
+export function createRedisConnection(
+  target: string | RedisTopology,
+  role: 'worker' | 'producer',
+  extra: RedisOptions = {},
+): RedisClient {
+  const topology = typeof target === 'string' ? redisTopology({ REDIS_URL: target, REDIS_TLS: false }) : target;
+  const common: RedisOptions = {
     maxRetriesPerRequest: role === 'worker' ? null : 3,
     enableOfflineQueue: role === 'worker',
     connectTimeout: 10_000,
     retryStrategy: (times) => Math.min(200 * times, 5_000),
+    // A write that reaches a replica (a failed-over master, before the client learns of it)
+    // reconnects, finds the new master and is sent again.
+    reconnectOnError: (error) => (error.message.startsWith('READONLY') ? 2 : false),
     lazyConnect: false,
+    ...credentials(topology),
     ...extra,
-  });
+  };
+  switch (topology.kind) {
+    case 'single':
+      return new Redis(topology.url, common);
+    case 'sentinel':
+      return new Redis({
+        ...common,
+        sentinels: topology.sentinels,
+        name: topology.name,
+        role: 'master',
+        ...(topology.sentinelPassword ? { sentinelPassword: topology.sentinelPassword } : {}),
+        ...(topology.tls ? { enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
+        // Learns of a failover from the sentinels' +switch-master at once, rather than when the old
+        // master's connection breaks.
+        failoverDetector: true,
+        sentinelRetryStrategy: (times) => Math.min(200 * times, 5_000),
+      });
+    case 'cluster': {
+      const { retryStrategy, enableOfflineQueue, ...nodeOptions } = common;
+      return new Cluster(topology.nodes, {
+        redisOptions: nodeOptions,
+        enableOfflineQueue,
+        clusterRetryStrategy: retryStrategy,
+        enableReadyCheck: true,
+      });
+    }
+  }
+}
+
+/** Credentials and TLS, from the URLs or the settings (REDIS_USERNAME, REDIS_PASSWORD, REDIS_TLS). */
+function credentials(topology: RedisTopology): RedisOptions {
+  return {
+    ...(topology.username ? { username: topology.username } : {}),
+    ...(topology.password ? { password: topology.password } : {}),
+    ...(topology.tls ? { tls: {} } : {}),
+  };
+}
+
+/**
+ * The nodes a whole-server command (CONFIG, INFO) must ask: every master of a cluster, else the
+ * connection itself.
+ */
+export function serverNodes(redis: RedisClient): Redis[] {
+  return redis instanceof Cluster ? redis.nodes('master') : [redis];
 }
 
 /** BullMQ loses jobs when Redis evicts keys: warn loudly when maxmemory-policy is not noeviction. */
-export async function checkEvictionPolicy(redis: Redis, logger: Logger): Promise<string | undefined> {
+export async function checkEvictionPolicy(redis: RedisClient, logger: Logger): Promise<string | undefined> {
   try {
-    const reply = (await redis.config('GET', 'maxmemory-policy')) as string[];
-    const policy = reply[1];
-    if (policy && policy !== 'noeviction') {
-      logger.warn(
-        { policy },
-        `Redis maxmemory-policy is "${policy}": BullMQ needs "noeviction" or jobs can be lost (redis-cli config set maxmemory-policy noeviction)`,
-      );
+    let policy: string | undefined;
+    for (const node of serverNodes(redis)) {
+      const reply = (await node.config('GET', 'maxmemory-policy')) as string[];
+      policy = reply[1];
+      if (policy && policy !== 'noeviction') {
+        const where = redis instanceof Cluster ? { node: `${node.options.host}:${node.options.port}` } : {};
+        logger.warn(
+          { policy, ...where },
+          `Redis maxmemory-policy is "${policy}": BullMQ needs "noeviction" or jobs can be lost (redis-cli config set maxmemory-policy noeviction)`,
+        );
+        return policy;
+      }
     }
     return policy;
   } catch (error) {

@@ -3,7 +3,7 @@ import type { Database } from '../db/client.js';
 import { listWatchedAddresses, listWatchedTokens, loadTargetWatermarks } from '../db/index.js';
 import { jobOptions } from '../queue/job-options.js';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../runtime/redis-connection.js';
 import type { Queues } from '../queue/queues.js';
 import type { TickTracker } from '../queue/tick-tracker.js';
 import { announceTickComplete } from '../queue/tick-notification.js';
@@ -25,8 +25,8 @@ export interface ProducerDeps {
   database: Database;
   queues: Queues;
   tracker: TickTracker;
-  /** Where the pending targets and the price gaps are kept (the queues' Redis). */
-  redis: Redis;
+  /** Where the pending targets and the price gaps are kept (the queues' RedisClient). */
+  redis: RedisClient;
 }
 
 export interface ProducedTick {
@@ -104,7 +104,7 @@ export async function produceTick(
  * are no longer watched: their waiting jobs are superseded like the replaced ones.
  */
 async function claimTargets(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   dataset: Dataset,
   jobs: PlannedJob<unknown>[],

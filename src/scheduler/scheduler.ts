@@ -1,5 +1,6 @@
 import { describe } from '../errors.js';
 import { createPriceGaps } from '../queue/price-gaps.js';
+import { lastPriceSlotKey } from '../queue/redis-keys.js';
 import { cronMatcher, floorToMinute, slotAtOrBefore, slotsBetween } from './cron-slots.js';
 import { capacityWarning, describeVerdict, loadCapacityPlan } from './capacity-plan.js';
 import { fillNewestPriceGap } from './price-catch-up.js';
@@ -32,7 +33,7 @@ export function createScheduler(deps: ProducerDeps & { clock?: SchedulerClock })
     nfts: options.NFT_CRON,
     maintenance: options.MAINTENANCE_CRON,
   };
-  const lastSlotKey = `${options.QUEUE_PREFIX}:scheduler:last-price-slot`;
+  const lastSlotKey = lastPriceSlotKey(options.QUEUE_PREFIX);
   const gaps = createPriceGaps(deps.redis, options.QUEUE_PREFIX);
   const tasks: { stop(): Promise<void> }[] = [];
   let poll: { stop(): void } | undefined;

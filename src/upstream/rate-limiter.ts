@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../runtime/redis-connection.js';
 import { sleep } from '../runtime/sleep.js';
 
 /**
@@ -172,7 +172,7 @@ function remove<T>(items: T[], item: T): void {
  * microseconds, so the processes' clocks never matter; each caller only sleeps the wait it is told.
  * KEYS[1], a hash: `tat` (the next free start) and `paused` (no start before this). KEYS[2], a
  * sorted set: the starts made in the trailing window (at most `limit` of them). On Redis Cluster
- * both keys share the prefix's {hash tag}.
+ * both keys share one hash tag (upstreamPaceKey, src/queue/redis-keys.ts).
  */
 const SLOT_SCRIPT = `
 local time = redis.call('TIME')
@@ -212,7 +212,7 @@ return 0
 const SLOT_SCRIPT_SHA = createHash('sha1').update(SLOT_SCRIPT).digest('hex');
 
 export interface SharedRateLimiterSettings {
-  redis: Redis;
+  redis: RedisClient;
   /** The budget's key, e.g. `${QUEUE_PREFIX}:upstream:pace`; every process of one upstream uses the same. */
   key: string;
   rps: number;

@@ -18,7 +18,7 @@ const { limiter: budget } = data;
 
 const redis =
   budget.kind === 'shared'
-    ? createRedisConnection(budget.redisUrl, 'worker', { connectionName: 'chaintap-upstream-pace' })
+    ? createRedisConnection(budget.redis, 'worker', { connectionName: 'chaintap-upstream-pace' })
     : undefined;
 // ioredis reconnects by itself; without a listener each failed attempt would end the thread.
 redis?.on('error', (error: Error) =>

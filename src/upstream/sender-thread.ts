@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { ChaintapError } from '../errors.js';
+import type { RedisTopology } from '../config/redis-topology.js';
 import type { Logger } from '../runtime/logger.js';
 import {
   decodeOutcome,
@@ -30,7 +31,7 @@ import {
  */
 export type SenderThreadLimiter =
   /** The budget shared with every process through Redis (createSharedRateLimiter). */
-  | { kind: 'shared'; redisUrl: string; key: string; rps: number; jitterAllowanceMs?: number }
+  | { kind: 'shared'; redis: string | RedisTopology; key: string; rps: number; jitterAllowanceMs?: number }
   /** A budget of this process alone (createLocalRateLimiter). */
   | { kind: 'local'; rps: number; jitterAllowanceMs?: number };
 

@@ -1,12 +1,14 @@
 import { setMaxListeners } from 'node:events';
 import { Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../runtime/redis-connection.js';
 import type { Context } from '../runtime/context.js';
 import type { Options } from '../config/options.js';
 import type { Database } from '../db/client.js';
 import type { Queues } from '../queue/queues.js';
 import { createRedisConnection } from '../runtime/redis-connection.js';
+import { redisTopology } from '../config/redis-topology.js';
 import { createPriceGaps } from '../queue/price-gaps.js';
+import { queueKeyPrefix } from '../queue/redis-keys.js';
 import { sleep } from '../runtime/sleep.js';
 import type { TickTracker } from '../queue/tick-tracker.js';
 import type { UpstreamClient } from '../upstream/client.js';
@@ -32,7 +34,7 @@ export interface WorkerPoolDeps {
   queues: Queues;
   tracker: TickTracker;
   /** The queues' Redis, for the price gaps. */
-  redis: Redis;
+  redis: RedisClient;
   queueNames?: readonly QueueName[];
 }
 
@@ -49,7 +51,7 @@ export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
   const hardStop = new AbortController();
   // Every in-flight request listens to it: hundreds of listeners are expected, not a leak.
   setMaxListeners(0, hardStop.signal);
-  const connections: Redis[] = [];
+  const connections: RedisClient[] = [];
   const priceGaps = createPriceGaps(deps.redis, options.QUEUE_PREFIX);
 
   const workers = names.map((name) => {
@@ -61,11 +63,11 @@ export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
       priceGaps,
     };
     const process = processorFor(name, ingestion, client);
-    const connection = createRedisConnection(options.REDIS_URL, 'worker');
+    const connection = createRedisConnection(redisTopology(options), 'worker');
     connections.push(connection);
     const worker = new Worker(name, (job) => process(job, hardStop.signal), {
       connection,
-      prefix: options.QUEUE_PREFIX,
+      prefix: queueKeyPrefix(options.QUEUE_PREFIX, name),
       concurrency: concurrencyOf(name, options),
       limiter: { max: Math.max(1, Math.ceil(options.UPSTREAM_RPS * 2)), duration: 1000 },
       // The lock is renewed while a job runs; it expiring means the worker died: another takes the job.

@@ -1,8 +1,7 @@
 import type { Browser } from 'playwright-core';
-import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
-import { createRedisConnection } from '../../src/runtime/redis-connection.js';
+import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.js';
 import { launchChromium } from '../support/chromium.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
@@ -13,7 +12,7 @@ const ADMIN = 'browser-admin-token-c7e0';
 
 let database: TestDatabase;
 let testRedis: TestRedis;
-let redis: Redis;
+let redis: RedisClient;
 let queues: Queues;
 let server: RunningOpsServer;
 let browser: Browser;

@@ -1,21 +1,21 @@
 import { Worker, type Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/client.js';
 import { ConfigError } from '../../src/errors.js';
 import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
-import { createRedisConnection } from '../../src/runtime/redis-connection.js';
+import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.js';
 import { runCli } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 import { startOpsServer, type RunningOpsServer } from './ops-test-server.js';
+import { queueKeyPrefix } from '../../src/queue/redis-keys.js';
 
 const READ = 'read-token-7c1e52a0';
 const ADMIN = 'admin-token-9d4b0f13';
 
 let database: TestDatabase;
 let testRedis: TestRedis;
-let redis: Redis;
+let redis: RedisClient;
 let queues: Queues;
 const servers: RunningOpsServer[] = [];
 
@@ -60,7 +60,7 @@ async function seedQueues(): Promise<void> {
     async () => {
       throw new Error('seeded failure');
     },
-    { connection, prefix: testRedis.prefix, autorun: false },
+    { connection, prefix: queueKeyPrefix(testRedis.prefix, 'positions'), autorun: false },
   );
   const failed = new Promise((resolve) => worker.once('failed', resolve));
   await queues.positions.add('positions', { address: '0xf' }, { jobId: 'f1', attempts: 1 });

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/runtime/redis-connection.js';
 import { loadOptions, type Options } from '../../src/config/options.js';
 import type { Context } from '../../src/runtime/context.js';
 import type { Database } from '../../src/db/client.js';
@@ -18,7 +18,7 @@ export interface RunningOpsServer extends OpsServer {
 /** An ops server on a free loopback port over the given stores, logging into memory. */
 export async function startOpsServer(input: {
   database: Database;
-  redis: Redis;
+  redis: RedisClient;
   queues: Queues;
   options?: Partial<Record<keyof Options, string>>;
   now?: () => Date;

@@ -1,15 +1,14 @@
-import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/client.js';
 import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
-import { createRedisConnection } from '../../src/runtime/redis-connection.js';
+import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 import { startOpsServer, type RunningOpsServer } from './ops-test-server.js';
 
 let database: TestDatabase;
 let testRedis: TestRedis;
-let redis: Redis;
+let redis: RedisClient;
 let queues: Queues;
 const servers: RunningOpsServer[] = [];
 

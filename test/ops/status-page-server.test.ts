@@ -1,7 +1,6 @@
-import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
-import { createRedisConnection } from '../../src/runtime/redis-connection.js';
+import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 import { startOpsServer, type RunningOpsServer } from './ops-test-server.js';
@@ -9,7 +8,7 @@ import { SEED_NOW, SEEDED_TOKENS, seedStatusRows } from './status-seed.js';
 
 let database: TestDatabase;
 let testRedis: TestRedis;
-let redis: Redis;
+let redis: RedisClient;
 let queues: Queues;
 let server: RunningOpsServer;
 

@@ -1,10 +1,9 @@
 import { mkdirSync } from 'node:fs';
-import type { Redis } from 'ioredis';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.js';
 import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
-import { createRedisConnection } from '../../src/runtime/redis-connection.js';
+import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 import { startOpsServer, type RunningOpsServer } from './ops-test-server.js';
@@ -20,7 +19,7 @@ const TOKEN = 'browser-test-ops-token';
 
 let database: TestDatabase;
 let testRedis: TestRedis;
-let redis: Redis;
+let redis: RedisClient;
 let queues: Queues;
 let server: RunningOpsServer;
 let browser: Browser;

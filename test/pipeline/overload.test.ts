@@ -5,6 +5,7 @@ import { createWorkerPool, type WorkerPool } from '../../src/worker/workers.js';
 import { sleep } from '../../src/runtime/sleep.js';
 import { createFakeSchedulerClock, type FakeSchedulerClock } from '../support/fake-scheduler-clock.js';
 import { createPipelineHarness, WORLD_TIME, type PipelineHarness, producerDeps } from '../support/pipeline.js';
+import { priceGapsKey } from '../../src/queue/redis-keys.js';
 
 // A watchlist that needs several times the quota, run by the real scheduler and workers: the
 // scheduler's clock is a fake one that fires each cron minute every REAL_MS_PER_MINUTE of real time,
@@ -157,13 +158,13 @@ describe('a watchlist several times over the quota', () => {
     const { harness } = run;
     await runMinutes(run, 1, 8);
     expect((await priceHoles(harness, 1, 8)).length).toBeGreaterThan(0);
-    const gaps = await harness.connection.zcard(`${harness.options.QUEUE_PREFIX}:prices:gaps`);
+    const gaps = await harness.connection.zcard(priceGapsKey(harness.options.QUEUE_PREFIX));
     expect(gaps).toBeGreaterThan(0);
 
     // Down to two addresses: 5 requests a minute against 9; the spare ones fill the gaps.
     await removeWatchedAddresses(harness.database, ADDRESSES.slice(2));
     // Until the gaps are filled (about four spare requests a minute, one slot at a time), at most 40 minutes.
-    const gapsKey = `${harness.options.QUEUE_PREFIX}:prices:gaps`;
+    const gapsKey = priceGapsKey(harness.options.QUEUE_PREFIX);
     let last = 8;
     while (last < 40) {
       last += 1;

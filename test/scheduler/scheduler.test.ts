@@ -4,6 +4,7 @@ import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
 import { createScheduler } from '../../src/scheduler/scheduler.js';
 import { systemClock } from '../../src/scheduler/scheduler-clock.js';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { lastPriceSlotKey, priceGapsKey } from '../../src/queue/redis-keys.js';
 
 let harness: PipelineHarness;
 let redis: Redis;
@@ -23,7 +24,7 @@ describe('scheduler', () => {
     const now = new Date('2026-11-21T12:10:30Z');
     const prefix = harness.options.QUEUE_PREFIX;
     // The last slot a scheduler produced was 12:00; it was down until 12:10:30.
-    await redis.set(`${prefix}:scheduler:last-price-slot`, String(Date.parse('2026-11-21T12:00:00Z')));
+    await redis.set(lastPriceSlotKey(prefix), String(Date.parse('2026-11-21T12:00:00Z')));
     const deps = {
       context: harness.context,
       database: harness.database,
@@ -41,11 +42,11 @@ describe('scheduler', () => {
         .map((job) => [job.data.tick, job.data.at])
         .sort();
     expect(await caughtUp()).toEqual([['2026-11-21T12:09:00.000Z', '2026-11-21T12:09:00.000Z']]);
-    expect((await redis.zrange(`${prefix}:prices:gaps`, '0', '-1')).map((member) => Number(member))).toEqual([
+    expect((await redis.zrange(priceGapsKey(prefix), '0', '-1')).map((member) => Number(member))).toEqual([
       Date.parse('2026-11-21T12:07:00Z'),
       Date.parse('2026-11-21T12:08:00Z'),
     ]);
-    expect(Number(await redis.get(`${prefix}:scheduler:last-price-slot`))).toBe(Date.parse('2026-11-21T12:09:00Z'));
+    expect(Number(await redis.get(lastPriceSlotKey(prefix)))).toBe(Date.parse('2026-11-21T12:09:00Z'));
     // Nothing reaches the current prices queue, and the catch-up counts towards the slot's prices tick.
     expect(await harness.queues.prices.getJobs(['prioritized', 'wait', 'delayed', 'active', 'completed'])).toEqual([]);
     expect(await harness.tracker.progress('prices', new Date('2026-11-21T12:09:00Z'))).toMatchObject({
@@ -59,7 +60,7 @@ describe('scheduler', () => {
     await second.start();
     await second.stop();
     expect(await caughtUp()).toHaveLength(1);
-    expect(await redis.zcard(`${prefix}:prices:gaps`)).toBe(2);
+    expect(await redis.zcard(priceGapsKey(prefix))).toBe(2);
   });
 });
 

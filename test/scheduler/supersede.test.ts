@@ -5,6 +5,7 @@ import { produceTick, type ProducerDeps } from '../../src/scheduler/producer.js'
 import { SNAPSHOT_CHANNEL } from '../../src/queue/tick-notification.js';
 import { createRedisConnection } from '../../src/runtime/redis-connection.js';
 import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.js';
+import { priceGapsKey, queueKeyPrefix } from '../../src/queue/redis-keys.js';
 
 // The producer side of "at most one pending job per dataset and target", against real Redis and
 // Postgres, with no worker taking jobs unless the test says so.
@@ -91,7 +92,7 @@ describe('a newer tick supersedes the waiting jobs of the same targets', () => {
         started.push(job.id!);
         await held;
       },
-      { connection, prefix: harness.options.QUEUE_PREFIX, concurrency: 1 },
+      { connection, prefix: queueKeyPrefix(harness.options.QUEUE_PREFIX, 'positions'), concurrency: 1 },
     );
     try {
       await until(() => started.length === 1);
@@ -111,7 +112,7 @@ describe('a newer tick supersedes the waiting jobs of the same targets', () => {
 
   it('a superseded price slot becomes a price gap, to be filled later at its own time', async () => {
     await produceTick(producer, 'prices', T1);
-    const gapsKey = `${harness.options.QUEUE_PREFIX}:prices:gaps`;
+    const gapsKey = priceGapsKey(harness.options.QUEUE_PREFIX);
     expect(await harness.connection.zcard(gapsKey)).toBe(0);
     expect(await produceTick(producer, 'prices', T2)).toMatchObject({ jobs: 1, superseded: 1 });
     expect(await harness.connection.zrange(gapsKey, '0', '-1')).toEqual([String(T1.getTime())]);

@@ -1,11 +1,10 @@
 import { Writable } from 'node:stream';
-import type { Redis } from 'ioredis';
 import { loadOptions, type Options } from '../../src/config/options.js';
 import type { Context } from '../../src/runtime/context.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { createMetrics } from '../../src/runtime/metrics.js';
 import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
-import { createRedisConnection } from '../../src/runtime/redis-connection.js';
+import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.js';
 import { createTickTracker, type TickTracker } from '../../src/queue/tick-tracker.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { openUpstreamClient } from '../../src/cli/resources.js';
@@ -26,7 +25,7 @@ export interface PipelineHarness {
   simulator: RunningSimulator;
   queues: Queues;
   /** The Redis connection the queues and the tracker use. */
-  connection: Redis;
+  connection: RedisClient;
   tracker: TickTracker;
   client: UpstreamClient;
   /** Every log line written so far (JSON), to check what the logs say and that the key is absent. */

@@ -21,7 +21,8 @@ export function createTestRedis(): TestRedis {
       try {
         let cursor = '0';
         do {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+          // Both chaintap's hash-tagged keys ({prefix:...}) and the tests' own (prefix:...).
+          const [next, keys] = await redis.scan(cursor, 'MATCH', `*${prefix}*`, 'COUNT', 1000);
           cursor = next;
           if (keys.length) await redis.del(...keys);
         } while (cursor !== '0');

@@ -37,7 +37,7 @@ describe('sender thread', () => {
       apiKey: API_KEY,
       timeoutMs,
       maxBodyBytes,
-      limiter: { kind: 'shared', redisUrl: testRedis.url, key: `${testRedis.prefix}:upstream:pace:${budget}`, rps },
+      limiter: { kind: 'shared', redis: testRedis.url, key: `${testRedis.prefix}:upstream:pace:${budget}`, rps },
       logger: silent,
     });
     opened.push(transport);
@@ -274,7 +274,7 @@ describe('sender thread and the process', () => {
       console.log('threads before', threads());
       const transport = createSenderThread({
         baseUrl: ${JSON.stringify(simulator.url)}, apiKey: ${JSON.stringify(API_KEY)}, timeoutMs: 5000, maxBodyBytes: 8388608, logger,
-        limiter: { kind: 'shared', redisUrl: ${JSON.stringify(testRedis.url)}, key: ${JSON.stringify(`${testRedis.prefix}:pace:${ending}`)}, rps: 50 },
+        limiter: { kind: 'shared', redis: ${JSON.stringify(testRedis.url)}, key: ${JSON.stringify(`${testRedis.prefix}:pace:${ending}`)}, rps: 50 },
         onStarted: (threadId) => console.log('started', threadId),
       });
       const outcome = await transport.send({ method: 'GET', path: '/v2/defi/protocols' });

@@ -1,0 +1,33 @@
+import { QUEUE_NAMES } from '../datasets.js';
+import type { Logger } from '../runtime/logger.js';
+import type { RedisClient } from '../runtime/redis-connection.js';
+import { keysPattern, untaggedQueueMetaKey } from './redis-keys.js';
+
+/**
+ * Before the keys were hash-tagged (src/queue/redis-keys.ts), a queue's keys were
+ * `<prefix>:<queue>:*`. Jobs left there are invisible to this version: say so at start, with how
+ * many wait, rather than let them sit unnoticed. Returns the queues found in the old layout.
+ */
+export async function checkKeyLayout(redis: RedisClient, prefix: string, logger: Logger): Promise<string[]> {
+  const found: { queue: string; waiting: number }[] = [];
+  for (const queue of QUEUE_NAMES) {
+    const old = `${prefix}:${queue}`;
+    if ((await redis.exists(untaggedQueueMetaKey(prefix, queue))) === 0) continue;
+    const [wait, prioritized, delayed, active] = await Promise.all([
+      redis.llen(`${old}:wait`),
+      redis.zcard(`${old}:prioritized`),
+      redis.zcard(`${old}:delayed`),
+      redis.llen(`${old}:active`),
+    ]);
+    found.push({ queue, waiting: wait + prioritized + delayed + active });
+  }
+  if (found.length > 0) {
+    const waiting = found.reduce((sum, { waiting }) => sum + waiting, 0);
+    logger.warn(
+      { queues: found, keys: `${prefix}:<queue>:*`, now: keysPattern(prefix) },
+      `Redis holds queues in the key layout of chaintap before hash tags: their ${waiting} unfinished jobs are not run by this version. ` +
+        'Drain them with the previous version, or let the scheduler enqueue their ticks again and delete the old keys (docs/operations.md, "Upgrades and migrations")',
+    );
+  }
+  return found.map(({ queue }) => queue);
+}
