@@ -9,7 +9,13 @@ export type Queues = Record<QueueName, Queue>;
 
 export function createQueues(connection: RedisClient, prefix: string): Queues {
   return Object.fromEntries(
-    QUEUE_NAMES.map((name) => [name, new Queue(name, { connection, prefix: queueKeyPrefix(prefix, name) })]),
+    QUEUE_NAMES.map((name) => {
+      const queue = new Queue(name, { connection, prefix: queueKeyPrefix(prefix, name) });
+      // A queue repeats its connection's errors, which the connection's owner logs already; without
+      // a listener BullMQ prints each one to stderr with its stack (a Redis restart, a failover).
+      queue.on('error', () => undefined);
+      return [name, queue];
+    }),
   ) as Queues;
 }
 

@@ -40,9 +40,10 @@ export function createRedisConnection(
         role: 'master',
         ...(topology.sentinelPassword ? { sentinelPassword: topology.sentinelPassword } : {}),
         ...(topology.tls ? { enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
-        // Learns of a failover from the sentinels' +switch-master at once, rather than when the old
-        // master's connection breaks.
-        failoverDetector: true,
+        // No failoverDetector: it disconnects on the sentinels' +switch-master even while the
+        // client is reconnecting after the master died, which ends the client for good (ioredis 6:
+        // its connect is cancelled and the status becomes "end"). A dead master closes the
+        // connection anyway; a demoted one answers READONLY (reconnectOnError above).
         sentinelRetryStrategy: (times) => Math.min(200 * times, 5_000),
       });
     case 'cluster': {

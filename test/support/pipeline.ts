@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { loadOptions, type Options } from '../../src/config/options.js';
+import { redisTopology } from '../../src/config/redis-topology.js';
 import type { Context } from '../../src/runtime/context.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { createMetrics } from '../../src/runtime/metrics.js';
@@ -79,7 +80,10 @@ export async function createPipelineHarness(
   const metrics = createMetrics({ defaultMetrics: false });
   const shutdown = new AbortController();
   const context: Context = { options, logger, metrics, signal: shutdown.signal };
-  const connection = createRedisConnection(options.REDIS_URL, 'worker');
+  // The topology the options name: one node by default, a cluster or sentinels when a test says so.
+  const connection = createRedisConnection(redisTopology(options), 'worker');
+  // As the commands do: a lost connection is a warning while ioredis reconnects.
+  connection.on('error', (error: Error) => logger.warn({ err: error.message }, 'Redis connection error; reconnecting'));
   const queues = createQueues(connection, options.QUEUE_PREFIX);
   const tracker = createTickTracker(connection, options.QUEUE_PREFIX);
   // As the commands do: requests go out from a sender thread, on the budget shared through Redis

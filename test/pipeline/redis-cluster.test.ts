@@ -1,0 +1,84 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
+import { QUEUE_NAMES } from '../../src/datasets.js';
+import { keysPattern, queueKeyPrefix } from '../../src/queue/redis-keys.js';
+import { runCli } from '../support/cli.js';
+import { redisServerAvailable } from '../support/fault-redis-server.js';
+import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { startRedisCluster, type TestRedisCluster } from '../support/redis-cluster.js';
+
+/**
+ * The whole pipeline on a real 3-master Redis Cluster: `chaintap run-once` as users run it, with
+ * REDIS_CLUSTER_NODES and nothing else about Redis. The cluster is this file's own, so the queue
+ * prefix is the default one: with it the slots, and so the shards, of the queues are fixed.
+ */
+const PREFIX = 'chaintap';
+const ADDRESSES = Array.from({ length: 12 }, (_, i) => `0x${(0xa000 + i).toString(16).padStart(64, '0')}`);
+const coin = (i: number) => `0x${(0x1000 + i).toString(16).padStart(64, '0')}::coin${i}::COIN${i}`;
+const TOKENS = ['0x2::sui::SUI', ...Array.from({ length: 39 }, (_, i) => coin(i))];
+const TICK = '2026-11-21T12:00:00Z';
+
+let cluster: TestRedisCluster;
+let harness: PipelineHarness;
+
+beforeAll(async () => {
+  cluster = await startRedisCluster({ masters: 3 });
+  harness = await createPipelineHarness({
+    options: { REDIS_URL: '', REDIS_CLUSTER_NODES: cluster.nodesSetting, QUEUE_PREFIX: PREFIX, UPSTREAM_RATE: '200/s' },
+  });
+  await addWatchedTokens(harness.database, TOKENS);
+  await addWatchedAddresses(harness.database, ADDRESSES, { includePnl: true });
+}, 120_000);
+afterAll(async () => {
+  await harness?.close();
+  await cluster?.stop();
+});
+let lastOutput = '';
+afterEach((context) => {
+  if (context.task.result?.state === 'fail') console.log(lastOutput);
+});
+
+describe.skipIf(!redisServerAvailable())('on a 3-node Redis Cluster', () => {
+  it('runs a whole cycle with `chaintap run-once`, its queues spread over the shards', async () => {
+    const result = await runCli(['run-once', '--tick', TICK], harness.env);
+    lastOutput = result.stdout + result.stderr;
+    expect(result.code, lastOutput).toBe(0);
+    expect(result.stderr).not.toMatch(/CROSSSLOT|MOVED|error/i);
+
+    // Every job succeeded, at its first attempt, with one upstream request each.
+    const runs = await harness.database.sql<{ dataset: string; status: string; attempts: number; n: number }[]>`
+      select dataset, status, attempts, count(*)::int as n from ingestion_runs
+      where tick = ${new Date(TICK)} group by 1, 2, 3 order by 1`;
+    const prices = runs.find((run) => run.dataset === 'prices')?.n ?? 0;
+    expect(runs).toEqual([
+      { dataset: 'nfts', status: 'succeeded', attempts: 1, n: ADDRESSES.length },
+      { dataset: 'positions', status: 'succeeded', attempts: 1, n: ADDRESSES.length },
+      { dataset: 'prices', status: 'succeeded', attempts: 1, n: prices },
+    ]);
+    expect(prices).toBeGreaterThan(0);
+    expect(harness.simulator.stats().requests).toBe(2 * ADDRESSES.length + prices);
+    const [stored] = await harness.database.sql<{ n: number }[]>`select count(*)::int as n from position_snapshots`;
+    expect(stored!.n).toBeGreaterThan(0);
+
+    // Each queue's keys share one slot (BullMQ's scripts would fail with CROSSSLOT otherwise); the
+    // queues of the three datasets sit on two shards, all five queues on three.
+    const shardOf = (queue: (typeof QUEUE_NAMES)[number]) =>
+      cluster.nodeOfKey(`${queueKeyPrefix(PREFIX, queue)}:${queue}:meta`);
+    const datasetShards = new Set(
+      await Promise.all(['prices', 'positions', 'nfts'].map((q) => shardOf(q as 'prices'))),
+    );
+    expect(datasetShards.size).toBeGreaterThanOrEqual(2);
+    expect(new Set(await Promise.all(QUEUE_NAMES.map(shardOf))).size).toBe(3);
+    // And the keys are really there, on more than one shard, every one of them hash-tagged.
+    const perNode = await cluster.keysPerNode(keysPattern(PREFIX));
+    expect(perNode.filter((keys) => keys > 0).length).toBeGreaterThanOrEqual(2);
+    expect((await cluster.keysPerNode(`${PREFIX}:*`)).reduce((a, b) => a + b, 0)).toBe(0);
+  });
+
+  it('says which cluster it cannot reach, naming the setting', async () => {
+    const result = await runCli(['status'], { ...harness.env, REDIS_CLUSTER_NODES: '127.0.0.1:1' }, 60_000);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cannot reach Redis at the Redis Cluster of 127.0.0.1:1');
+    expect(result.stderr).toContain('(REDIS_CLUSTER_NODES)');
+  });
+});
