@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
 import { QUEUE_NAMES } from '../../src/datasets.js';
 import { keysPattern, queueKeyPrefix } from '../../src/queue/redis-keys.js';
-import { runCli } from '../support/cli.js';
-import { redisServerAvailable } from '../support/fault-redis-server.js';
+import { runCli, spawnCli } from '../support/cli.js';
+import { freePort, redisServerAvailable } from '../support/fault-redis-server.js';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
 import { startRedisCluster, type TestRedisCluster } from '../support/redis-cluster.js';
 
@@ -73,6 +73,39 @@ describe.skipIf(!redisServerAvailable())('on a 3-node Redis Cluster', () => {
     const perNode = await cluster.keysPerNode(keysPattern(PREFIX));
     expect(perNode.filter((keys) => keys > 0).length).toBeGreaterThanOrEqual(2);
     expect((await cluster.keysPerNode(`${PREFIX}:*`)).reduce((a, b) => a + b, 0)).toBe(0);
+
+    // What an operator asks next works on the cluster too: queue depths and the last ticks.
+    const status = await runCli(['status'], harness.env);
+    lastOutput = status.stdout + status.stderr;
+    expect(status.code, lastOutput).toBe(0);
+    expect(status.stdout).toMatch(/positions/);
+    expect(status.stderr).not.toMatch(/CROSSSLOT|error/i);
+  });
+
+  it('serves the ops server from a worker on the cluster: readiness, queue depths, status page', async () => {
+    const port = await freePort();
+    const token = 'cluster-ops-token-1';
+    const worker = spawnCli(['worker'], { ...harness.env, OPS_PORT: String(port), OPS_TOKEN: token });
+    let output = '';
+    worker.stderr?.on('data', (chunk) => (output += chunk));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        worker.stderr?.on('data', () => output.includes('chaintap running') && resolve());
+        worker.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${output}`)));
+      });
+      const get = (path: string) =>
+        fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      expect((await get('/readyz')).status).toBe(200);
+      const metrics = await (await get('/metrics')).text();
+      expect(metrics).toMatch(/chaintap_queue_jobs\{[^}]*queue="positions"[^}]*\} \d+/);
+      const page = await get('/');
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('positions');
+      expect(output).not.toMatch(/CROSSSLOT|"level":50/);
+    } finally {
+      worker.kill('SIGTERM');
+      await new Promise((resolve) => worker.once('exit', resolve));
+    }
   });
 
   it('says which cluster it cannot reach, naming the setting', async () => {
