@@ -16,6 +16,7 @@ import { tokensCommand } from './commands/tokens.js';
 import { tuneProcess } from './process-tuning.js';
 import { describeFailure, loadDotEnv } from './runtime.js';
 import { formatFatalError } from '../runtime/scrub.js';
+import { secretValues } from '../config/secrets.js';
 
 loadDotEnv();
 
@@ -57,7 +58,7 @@ try {
   if (!(error instanceof CommanderError)) {
     // Expected failures (bad input, a setting, a server that cannot be reached): one line, no stack.
     const line = describeFailure(error, process.env);
-    const secrets = [process.env.UPSTREAM_API_KEY, process.env.OPS_TOKEN, process.env.OPS_ADMIN_TOKEN];
+    const secrets = secretValues(process.env);
     console.error(formatFatalError(error, secrets, line));
   }
 }

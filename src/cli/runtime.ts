@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { loadOptions, type Options } from '../config/options.js';
+import { secretValues } from '../config/secrets.js';
 import { ChaintapError } from '../errors.js';
 import type { Context } from '../runtime/context.js';
 import { isLostArrayTypeFetch } from '../db/driver-faults.js';
@@ -21,7 +22,7 @@ export function createCliContext(overrides: OptionOverrides = {}): Context {
   const options = loadOptions(overrides, process.env);
   const logger = createLogger({
     level: options.LOG_LEVEL,
-    secrets: [options.UPSTREAM_API_KEY, options.OPS_TOKEN, options.OPS_ADMIN_TOKEN],
+    secrets: secretValues(options),
   });
   const metrics = createMetrics({ defaultMetrics: options.METRICS_ENABLED });
   const shutdown = new AbortController();

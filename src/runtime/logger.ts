@@ -14,6 +14,14 @@ const REDACTED_PATHS = [
   '*.OPS_TOKEN',
   'OPS_ADMIN_TOKEN',
   '*.OPS_ADMIN_TOKEN',
+  'REDIS_PASSWORD',
+  '*.REDIS_PASSWORD',
+  'REDIS_SENTINEL_PASSWORD',
+  '*.REDIS_SENTINEL_PASSWORD',
+  'password',
+  '*.password',
+  'sentinelPassword',
+  '*.sentinelPassword',
 ];
 
 export interface LoggerSettings {
