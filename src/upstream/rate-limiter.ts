@@ -213,7 +213,7 @@ const SLOT_SCRIPT_SHA = createHash('sha1').update(SLOT_SCRIPT).digest('hex');
 
 export interface SharedRateLimiterSettings {
   redis: RedisClient;
-  /** The budget's key, e.g. `${QUEUE_PREFIX}:upstream:pace`; every process of one upstream uses the same. */
+  /** The budget's key (upstreamPaceKey: `{chaintap:upstream}:pace`); every process of one upstream uses the same. */
   key: string;
   rps: number;
   /** Default JITTER_ALLOWANCE_MS. */
