@@ -38,6 +38,12 @@ export interface AlertsService {
 export interface AlertsDeps {
   context: Context;
   database: Database;
+  /**
+   * Where the rules' observations are read: a read replica (DATABASE_READ_URL), used once it has
+   * caught up with the primary (src/alerts/evaluator.ts); default: `database`. The states, the
+   * outbox and its deliveries stay on `database`, the primary.
+   */
+  readDatabase?: Database;
   /** The rules file (YAML or JSON), as ALERT_RULES or `chaintap alerts --rules` name it. */
   rulesFile: string;
 }
@@ -48,7 +54,7 @@ export interface AlertsDeps {
  * connection (re)connects and once a minute; records the events in the outbox and delivers them.
  * `chaintap alerts` runs it, and `chaintap start` when ALERT_RULES is set.
  */
-export async function startAlerts({ context, database, rulesFile }: AlertsDeps): Promise<AlertsService> {
+export async function startAlerts({ context, database, readDatabase, rulesFile }: AlertsDeps): Promise<AlertsService> {
   const rules = await loadRulesFile(rulesFile);
   const logger = context.logger.child({ component: 'alerts' });
   const { metrics } = context;
@@ -65,7 +71,7 @@ export async function startAlerts({ context, database, rulesFile }: AlertsDeps):
       const batch = rules.rules.filter((rule) => requested.has(rule));
       requested.clear();
       try {
-        const recorded = await evaluateAndRecord(database, batch, new Date());
+        const recorded = await evaluateAndRecord(database, batch, new Date(), { readDatabase, logger });
         for (const event of recorded) {
           metrics.alertEvents.inc({ kind: event.kind, status: event.status });
           logger.info(

@@ -117,6 +117,9 @@ function serverAt(host: string, port: string | undefined, env: Record<string, st
   const servers: [string, string, string, string][] = [
     ['PostgreSQL', 'DATABASE_URL', options.DATABASE_URL, '5432'],
     ['Redis', 'REDIS_URL', options.REDIS_URL, '6379'],
+    ...(options.DATABASE_READ_URL
+      ? [['PostgreSQL', 'DATABASE_READ_URL', options.DATABASE_READ_URL, '5432'] as [string, string, string, string]]
+      : []),
   ];
   for (const [name, setting, url, defaultPort] of servers) {
     const parsed = safeUrl(url);

@@ -57,7 +57,7 @@ export const optionsSchema = z.object({
   DATABASE_POOL_SIZE: int(1, 200).default(10),
   /**
    * A read-only replica (or any read-only copy) for what reads without writing and tolerates some lag:
-   * reports, the status page, the alert rules' observations. Unset: they read DATABASE_URL.
+   * reports, the status page, the alert rules' observations (docs/read-replicas.md). Unset: they read DATABASE_URL.
    */
   DATABASE_READ_URL: url(['postgres:', 'postgresql:']).optional(),
   /** One Redis node. Or, instead of it, REDIS_CLUSTER_NODES or REDIS_SENTINELS (src/config/redis-topology.ts). */

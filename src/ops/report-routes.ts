@@ -10,6 +10,7 @@ import { parseIsoTime, reportRange } from './report-request.js';
 const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'";
 
 export interface ReportRouteDependencies {
+  /** What the report reads: the read replica (DATABASE_READ_URL) when there is one. */
   database: Database;
   /** The clock of the default range; default: the system clock. */
   now?: () => Date;

@@ -5,19 +5,24 @@ import type { Queues } from '../queue/queues.js';
 import { withDeadline } from './deadline.js';
 import { readQueueDepths } from './queue-depths.js';
 import { loadDatasetFreshness } from '../db/stores/status.js';
+import { databaseServer, loadReplicaLag } from '../db/read-replica.js';
 import { loadCapacityPlan, type CapacityPlanOptions } from '../scheduler/capacity-plan.js';
 
 /**
  * Sets the gauges that are read from Redis and Postgres rather than counted in-process: queue depth,
  * dataset freshness and the requests per second the watchlist needs (the capacity plan), with the
- * quota's. Called on every /metrics scrape. A source that does not answer leaves its gauge empty
- * (reset), so that a dashboard or an `absent()` alert sees missing data instead of stale numbers;
- * the other gauges and the in-process metrics are still exported.
+ * quota's, and the read replica's lag when there is one. Freshness and the plan are read on the
+ * primary: on a lagging replica, Prometheus alerts on freshness would fire. Called on every /metrics
+ * scrape. A source that does not answer leaves its gauge empty (reset), so that a dashboard or an
+ * `absent()` alert sees missing data instead of stale numbers; the other gauges and the in-process
+ * metrics are still exported.
  */
 export async function refreshScrapeGauges(input: {
   metrics: Metrics;
   queues: Queues;
   database: Database;
+  /** The read database (DATABASE_READ_URL); the primary's own handle when none is set: no lag gauge then. */
+  readDatabase?: Database;
   logger: Logger;
   /** The crons, quota and dataset order the capacity plan is computed from. */
   options: CapacityPlanOptions;
@@ -49,7 +54,20 @@ export async function refreshScrapeGauges(input: {
       }
     },
   );
-  const [queueResult, freshnessResult, planResult] = await Promise.allSettled([queueDepths, freshness, plan]);
+  const readDatabase = input.readDatabase;
+  const replicaLag =
+    readDatabase && readDatabase !== input.database
+      ? withDeadline(loadReplicaLag(readDatabase), input.timeoutMs, 'the read replica').then(({ lagSeconds }) => {
+          metrics.readReplicaLag.reset();
+          if (lagSeconds !== null) metrics.readReplicaLag.set({ server: databaseServer(readDatabase) }, lagSeconds);
+        })
+      : Promise.resolve();
+  const [queueResult, freshnessResult, planResult, lagResult] = await Promise.allSettled([
+    queueDepths,
+    freshness,
+    plan,
+    replicaLag,
+  ]);
   if (queueResult.status === 'rejected') {
     metrics.queueDepth.reset();
     logger.warn({ err: queueResult.reason }, 'metrics: could not read queue depths from Redis');
@@ -57,6 +75,10 @@ export async function refreshScrapeGauges(input: {
   if (freshnessResult.status === 'rejected') {
     metrics.datasetFreshness.reset();
     logger.warn({ err: freshnessResult.reason }, 'metrics: could not read dataset freshness from Postgres');
+  }
+  if (lagResult.status === 'rejected') {
+    metrics.readReplicaLag.reset();
+    logger.warn({ err: lagResult.reason }, 'metrics: could not read the lag of the read replica (DATABASE_READ_URL)');
   }
   if (planResult.status === 'rejected') {
     metrics.upstreamRequiredRps.reset();

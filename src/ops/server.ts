@@ -17,7 +17,13 @@ const DEPENDENCY_TIMEOUT_MS = 3_000;
 
 export interface OpsServerDependencies {
   context: Context;
+  /** The primary: readiness, and the freshness and capacity gauges of /metrics. */
   database: Database;
+  /**
+   * What the status page and /report/portfolio read: the read replica (DATABASE_READ_URL), whose lag
+   * the page and /metrics then show; default: `database` (docs/read-replicas.md).
+   */
+  readDatabase?: Database;
   /** Any connection to the Redis that holds the queues; used for the readiness PING. */
   redis: RedisClient;
   queues: Queues;
@@ -42,6 +48,7 @@ export interface OpsServer {
  */
 export function createOpsServer(dependencies: OpsServerDependencies): OpsServer {
   const { context, database, redis, queues } = dependencies;
+  const readDatabase = dependencies.readDatabase ?? database;
   const now = dependencies.now ?? (() => new Date());
   const { options, metrics } = context;
   assertSafeOpsExposure(options);
@@ -84,6 +91,7 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
         metrics,
         queues,
         database,
+        readDatabase,
         logger,
         options,
         now,
@@ -94,7 +102,14 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
   }
 
   app.get('/', async (request, reply) => {
-    const data = await loadStatusPageData({ database, queues, options, now: now(), timeoutMs: DEPENDENCY_TIMEOUT_MS });
+    const data = await loadStatusPageData({
+      database: readDatabase,
+      readReplica: readDatabase !== database,
+      queues,
+      options,
+      now: now(),
+      timeoutMs: DEPENDENCY_TIMEOUT_MS,
+    });
     const token = (request.query as { token?: string }).token;
     return reply
       .type('text/html; charset=utf-8')
@@ -103,7 +118,7 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
       .send(renderStatusPage(data, { token: options.OPS_TOKEN && token ? token : undefined }));
   });
 
-  registerReportRoutes(app, { database, now });
+  registerReportRoutes(app, { database: readDatabase, now });
   registerBullBoard(app, queues, { readOnly: !options.OPS_ADMIN_TOKEN });
 
   return {

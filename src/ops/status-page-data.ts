@@ -26,6 +26,7 @@ import {
 } from '../db/stores/reports.js';
 import { loadCapacityPlan, type CapacityPlan, type CapacityPlanOptions } from '../scheduler/capacity-plan.js';
 import { loadAlertsSection, type AlertsStatus } from './status-page-alerts.js';
+import { loadReplicaLag, type ReplicaLag } from '../db/read-replica.js';
 
 /** A section of the page either loaded or failed on its own, so one unreachable store never blanks the page. */
 export type Section<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -45,6 +46,8 @@ export interface StatusPageData {
   addresses: Section<AddressesStatus>;
   /** Recent alert events and their delivery (src/alerts, docs/alerts.md). */
   alerts: Section<AlertsStatus>;
+  /** When the page reads a replica (DATABASE_READ_URL): how far it is behind the primary. */
+  replica?: Section<ReplicaLag>;
 }
 
 /** Every watched address with its latest value, and its total value over the sparkline window. */
@@ -109,7 +112,10 @@ async function section<T>(load: () => Promise<T>, timeoutMs: number, what: strin
 }
 
 export async function loadStatusPageData(input: {
+  /** What every section reads: the read database (DATABASE_READ_URL), or the primary when none is set. */
   database: Database;
+  /** Whether `database` is a read replica: the page then says how far it is behind the primary. */
+  readReplica?: boolean;
   queues: Queues;
   /** The crons, quota and dataset order of the capacity plan. */
   options: CapacityPlanOptions;
@@ -118,6 +124,9 @@ export async function loadStatusPageData(input: {
 }): Promise<StatusPageData> {
   const { database, now, timeoutMs } = input;
   const since = new Date(now.getTime() - PRICE_WINDOW_HOURS * 3600_000);
+  const replica = input.readReplica
+    ? section(() => loadReplicaLag(database), timeoutMs, 'the read replica')
+    : undefined;
   const [freshness, queues, tokens, failures, quarantined, drifts, quota, addresses, alerts] = await Promise.all([
     section(() => loadDatasetFreshness(database), timeoutMs, 'Postgres'),
     section(() => readQueueDepths(input.queues), timeoutMs, 'Redis'),
@@ -139,5 +148,20 @@ export async function loadStatusPageData(input: {
     section(() => loadAddressesStatus(database, now), timeoutMs, 'Postgres'),
     loadAlertsSection(database, timeoutMs),
   ]);
-  return { now, since, freshness, queues, tokens, failures, quarantined, drifts, quota, addresses, alerts };
+  // Started with the others, awaited last: the replica's lag, when the page reads one.
+  const replicaLag = await replica;
+  return {
+    now,
+    since,
+    freshness,
+    queues,
+    tokens,
+    failures,
+    quarantined,
+    drifts,
+    quota,
+    addresses,
+    alerts,
+    replica: replicaLag,
+  };
 }

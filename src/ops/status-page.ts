@@ -6,6 +6,7 @@ import { renderPriceChartSvg, type PricePoint } from './price-chart-svg.js';
 import { QUEUE_STATES } from './queue-depths.js';
 import { renderSparklineSvg } from './report-charts.js';
 import type { AddressesStatus, Section, StatusPageData } from './status-page-data.js';
+import type { ReplicaLag } from '../db/read-replica.js';
 import type { WatchedTokenRow } from '../db/stores/status.js';
 import { DATASETS } from '../datasets.js';
 import { describeCadence, describeVerdict, formatPerHour, howToFit } from '../scheduler/capacity-plan.js';
@@ -229,6 +230,19 @@ function addressesSection(data: StatusPageData, reportHref: (address: string) =>
   return html`<table><thead><tr><th>address (portfolio report)</th><th class="num">total value</th><th class="num">positions</th><th class="num">NFTs, USD</th><th>last refresh</th><th>total value, 7 days</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
+/** One line on the read replica the page reads (DATABASE_READ_URL), when it reads one. */
+function replicaLine(replica: Section<ReplicaLag>): Html {
+  if (!replica.ok) return failed(replica);
+  const { inRecovery, lagSeconds } = replica.value;
+  const lead = 'Every section below is read from the replica (DATABASE_READ_URL)';
+  if (!inRecovery)
+    return html`<p class="replica" data-lag-seconds="0">${lead}, which is not a standby: it has no replication lag to show.</p>`;
+  if (lagSeconds === null) return html`<p class="replica short">${lead}, which has replayed no transaction yet.</p>`;
+  if (lagSeconds === 0)
+    return html`<p class="replica" data-lag-seconds="0">${lead}: it has replayed all the primary sent.</p>`;
+  return html`<p class="replica${lagSeconds >= 60 ? ' short' : ''}" data-lag-seconds="${lagSeconds.toFixed(3)}">${lead}: ${lagSeconds < 10 ? `${lagSeconds.toFixed(1)} s` : formatAge(lagSeconds)} behind the primary (since its last replayed commit).</p>`;
+}
+
 function section(id: string, title: string, body: Html, className?: string): Html {
   return html`<section id="${id}"${className ? html` class="${className}"` : ''}><h2>${title}</h2>${body}</section>`;
 }
@@ -248,7 +262,8 @@ export function renderStatusPage(data: StatusPageData, links: StatusPageLinks = 
     failing(data.drifts) +
     failing(data.quota) +
     failing(data.addresses) +
-    failing(data.alerts);
+    failing(data.alerts) +
+    (data.replica ? failing(data.replica) : 0);
   const overBudget = data.quota.ok && !data.quota.value.plan.fits;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -256,6 +271,7 @@ export function renderStatusPage(data: StatusPageData, links: StatusPageLinks = 
 <title>chaintap status</title><style>${STYLE}</style></head>
 <body><header><h1>chaintap status</h1><nav><a href="${href('/queues')}">Queues (Bull Board)</a> · <a href="${href('/metrics')}">Metrics</a> · <a href="${href('/readyz')}">Readiness</a></nav><span class="generated">${formatTime(data.now)} · reloads every ${STATUS_REFRESH_SECONDS} s${unavailable ? html` · <span class="error">${unavailable} section(s) unavailable</span>` : ''}</span></header>
 <main>
+${data.replica ? section('replica', 'Read replica', replicaLine(data.replica)) : ''}
 ${section('datasets', 'Datasets', freshnessSection(data))}
 ${section('quota', overBudget ? 'Quota: over budget' : 'Quota', quotaSection(data), overBudget ? 'over-budget' : undefined)}
 ${section('queues', 'Queues', queuesSection(data))}

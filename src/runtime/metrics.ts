@@ -90,6 +90,13 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['dataset'] as const,
       registers,
     }),
+    readReplicaLag: new Gauge({
+      name: 'chaintap_database_read_replica_lag_seconds',
+      help: 'How far the read database (DATABASE_READ_URL, its host:port as server) is behind the primary: now minus its last replayed commit, 0 when it has replayed all it received or is not a standby; read at scrape time, exported only when DATABASE_READ_URL is set and it answers',
+      // A label, so that the gauge is absent (not 0) when there is no replica or it does not answer.
+      labelNames: ['server'] as const,
+      registers,
+    }),
     upstreamRequiredRps: new Gauge({
       name: 'chaintap_upstream_required_rps',
       help: 'Upstream requests per second each dataset needs for the watchlist and its cron (the capacity plan), read at scrape time',

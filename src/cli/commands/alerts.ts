@@ -7,9 +7,10 @@ import { createDatabase, type Database } from '../../db/client.js';
 import { InvalidInputError } from '../../errors.js';
 import { createOpsServer } from '../../ops/server.js';
 import { withShutdown } from '../../runtime/shutdown.js';
-import { openResources } from '../resources.js';
+import { openResources, type Resources } from '../resources.js';
 import { createCliContext, untilShutdown } from '../runtime.js';
-import { withDatabase } from './database-command.js';
+import { openReadDatabase } from '../read-database.js';
+import { withDatabases } from './database-command.js';
 
 export function alertsCommand(): Command {
   const command = new Command('alerts')
@@ -28,19 +29,21 @@ export function alertsCommand(): Command {
       const context = createCliContext();
       await withShutdown(context.logger, async (shutdown) => {
         let database: Database;
-        let ops: ReturnType<typeof createOpsServer> | undefined;
+        let resources: Resources | undefined;
         if (flags.ops) {
-          const resources = await openResources(context, shutdown);
+          resources = await openResources(context, shutdown);
           database = resources.database;
-          ops = createOpsServer({ context, ...resources });
-          shutdown.add('ops server', () => ops!.close());
         } else {
           // Postgres alone: the alerts need no Redis, and keep working when it is down.
           const { options, metrics, logger } = context;
           database = createDatabase(options.DATABASE_URL, { max: options.DATABASE_POOL_SIZE, metrics, logger });
           shutdown.add('postgres', () => database.close());
         }
-        const alerts = await startAlerts({ context, database, rulesFile });
+        // The rules' observations may come from a read replica (docs/read-replicas.md); the outbox is the primary's.
+        const readDatabase = openReadDatabase(context, shutdown, database);
+        const ops = resources ? createOpsServer({ context, ...resources, readDatabase }) : undefined;
+        if (ops) shutdown.add('ops server', () => ops.close());
+        const alerts = await startAlerts({ context, database, readDatabase, rulesFile });
         shutdown.add('alerts', () => alerts.close());
         if (ops) context.logger.info({ url: await ops.listen() }, 'ops server listening');
         await untilShutdown(context);
@@ -59,7 +62,9 @@ export function alertsCommand(): Command {
         console.log(
           `${rulesFile}: valid, ${rules.rules.length} rule(s), ${rules.webhooks.length} webhook(s) (${rules.webhooks.map((webhook) => webhook.name).join(', ')})`,
         );
-        const evaluations = await withDatabase((database) => previewRules(database, rules.rules, new Date()));
+        const evaluations = await withDatabases(({ database, readDatabase }) =>
+          previewRules(database, rules.rules, new Date(), { readDatabase }),
+        );
         for (const evaluation of evaluations) console.log(describeEvaluation(evaluation).join('\n'));
         const firing = evaluations.reduce((sum, evaluation) => sum + evaluation.plan.events.length, 0);
         console.log(`${firing} event(s) would be sent now (nothing was sent or recorded)`);

@@ -14,7 +14,7 @@ import {
   type ReportRange,
 } from '../../ops/report-request.js';
 import { parseTime, TIME_FORMS } from '../parse-time.js';
-import { withDatabase } from './database-command.js';
+import { withDatabases } from './database-command.js';
 
 interface ReportFlags {
   from?: string;
@@ -84,8 +84,9 @@ export function reportCommand(): Command {
     const address = normalizeAddress(flags.address);
     portfolioSteps(range);
     if (flags.out !== undefined) await checkOutputPath(flags.out);
-    const rows = await withDatabase(async (database) => {
-      const data = await loadPortfolioReport(database, { address, range, now });
+    // Reports read the read replica when DATABASE_READ_URL is set: they say the times they cover.
+    const rows = await withDatabases(async ({ readDatabase }) => {
+      const data = await loadPortfolioReport(readDatabase, { address, range, now });
       return emit(flags.out, (sink) => writePortfolioReport(data, format, sink));
     });
     if (flags.out !== undefined) console.log(`report portfolio: ${rows} row(s) written to ${flags.out}`);
@@ -106,8 +107,8 @@ export function reportCommand(): Command {
       .filter(Boolean);
     priceBucketStarts(range);
     if (flags.out !== undefined) await checkOutputPath(flags.out);
-    const rows = await withDatabase(async (database, context) => {
-      const prices = await openPriceReport(database, { coinTypes, range, now });
+    const rows = await withDatabases(async ({ readDatabase }, context) => {
+      const prices = await openPriceReport(readDatabase, { coinTypes, range, now });
       return emit(flags.out, (sink) => writePriceReport(prices, format, sink, context.signal));
     });
     if (flags.out !== undefined) console.log(`report prices: ${rows} row(s) written to ${flags.out}`);

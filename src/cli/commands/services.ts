@@ -7,6 +7,7 @@ import { produceTick } from '../../scheduler/producer.js';
 import { createScheduler } from '../../scheduler/scheduler.js';
 import { createWorkerPool } from '../../worker/workers.js';
 import { openResources, openUpstreamClient } from '../resources.js';
+import { openReadDatabase } from '../read-database.js';
 import type { Context } from '../../runtime/context.js';
 import { withShutdown } from '../../runtime/shutdown.js';
 import { createCliContext, untilShutdown } from '../runtime.js';
@@ -33,10 +34,18 @@ export async function runServices(selection: ServiceSelection, context: Context)
   if (selection.ops) assertSafeOpsExposure(context.options);
   await withShutdown(context.logger, async (shutdown) => {
     const resources = await openResources(context, shutdown);
+    // What the status page, the reports and the alert rules' observations read (docs/read-replicas.md).
+    const readDatabase = openReadDatabase(context, shutdown, resources.database);
     const client = selection.workers ? openUpstreamClient(context) : undefined;
     if (client) shutdown.add('upstream client', () => client.close());
     const ops = selection.ops
-      ? createOpsServer({ context, database: resources.database, redis: resources.redis, queues: resources.queues })
+      ? createOpsServer({
+          context,
+          database: resources.database,
+          readDatabase,
+          redis: resources.redis,
+          queues: resources.queues,
+        })
       : undefined;
     if (ops) shutdown.add('ops server', () => ops.close());
     if (client) {
@@ -52,6 +61,7 @@ export async function runServices(selection: ServiceSelection, context: Context)
       const alerts = await startAlerts({
         context,
         database: resources.database,
+        readDatabase,
         rulesFile: context.options.ALERT_RULES,
       });
       shutdown.add('alerts', () => alerts.close());
