@@ -6,7 +6,7 @@ import { redisCommand, startRedisProcess, waitUntil, type RedisAddress, type Red
 
 /**
  * A real Redis Sentinel setup of the test's own, on free local ports: a master, `replicas` replicas
- * and `sentinels` sentinels that watch it under `name`, tuned to notice a dead master within a second.
+ * and `sentinels` sentinels that watch it under `name`, tuned to notice a dead master within two seconds.
  */
 export interface TestRedisSentinel {
   /** The master's name as the sentinels know it (REDIS_SENTINEL_NAME). */
@@ -104,7 +104,8 @@ export async function startRedisSentinel({
             const config = join(dir, 'sentinel.conf');
             const monitor = [
               `sentinel monitor ${name} ${HOST} ${firstMaster.port} ${quorum}`,
-              `sentinel down-after-milliseconds ${name} 1000`,
+              // 2 s, not less: on a loaded machine a second's silence is not a dead master.
+              `sentinel down-after-milliseconds ${name} 2000`,
               `sentinel failover-timeout ${name} 5000`,
               `sentinel parallel-syncs ${name} 1`,
             ];
@@ -120,7 +121,7 @@ export async function startRedisSentinel({
 
     const sentinelPorts = sentinelList.map((sentinel) => sentinel.port);
     const topology = { name, dataNodes, sentinelPorts };
-    await waitUntilWhole(topology, firstMaster, START_TIMEOUT_MS);
+    await waitUntilWhole(topology, START_TIMEOUT_MS);
 
     const master = async (): Promise<RedisAddress> => {
       const [host, port] = (await redisCommand(sentinelPorts[0], 'SENTINEL', 'get-master-addr-by-name', name)) as [
@@ -151,16 +152,14 @@ export async function startRedisSentinel({
         // Back on its port and directory, as a replica: it resyncs from the new master.
         dataNodes.splice(dataNodes.indexOf(old), 1);
         await startDataNode(old.dir, async () => old.port, to);
-        await waitUntilWhole(topology, to, FAILOVER_TIMEOUT_MS);
-        return { from, to };
+        return { from, to: await waitUntilWhole(topology, FAILOVER_TIMEOUT_MS) };
       },
       async sentinelFailover() {
         const from = await master();
         const reply = await redisCommand(sentinelPorts[0], 'SENTINEL', 'FAILOVER', name);
         if (reply !== 'OK') throw new Error(`SENTINEL FAILOVER ${name} answered ${String(reply)}`);
-        const to = await waitForNewMaster(topology, from);
-        await waitUntilWhole(topology, to, FAILOVER_TIMEOUT_MS);
-        return { from, to };
+        await waitForNewMaster(topology, from);
+        return { from, to: await waitUntilWhole(topology, FAILOVER_TIMEOUT_MS) };
       },
       stop,
     };
@@ -207,21 +206,32 @@ async function waitForNewMaster(topology: Topology, from: RedisAddress): Promise
 }
 
 /**
- * Until the setup is whole with `master` as master: every other data node a connected replica of
- * it, and every sentinel naming it, with no failover under way, every replica known and healthy
- * (so that it can be promoted) and every other sentinel known.
+ * Until the setup is whole: the master the sentinels name answers ROLE as master, every other data
+ * node is a connected replica of it, and every sentinel names it, with no failover under way, every
+ * replica known and healthy (so that it can be promoted) and every other sentinel known. Returns
+ * that master: on a loaded machine the sentinels may fail over once more meanwhile, which is a
+ * failover like any other.
  */
-async function waitUntilWhole(topology: Topology, master: RedisAddress, timeoutMs: number): Promise<void> {
-  const what = `the setup whole again with master ${master.host}:${master.port}`;
-  await waitUntil(what, timeoutMs, async () => {
-    const dataProblem = await dataNodesProblem(topology.dataNodes, master);
+async function waitUntilWhole(topology: Topology, timeoutMs: number): Promise<RedisAddress> {
+  let master: RedisAddress | undefined;
+  await waitUntil('the setup whole again', timeoutMs, async () => {
+    const [host, port] = (await redisCommand(
+      topology.sentinelPorts[0],
+      'SENTINEL',
+      'get-master-addr-by-name',
+      topology.name,
+    )) as [string, string];
+    const named = { host, port: Number(port) };
+    const dataProblem = await dataNodesProblem(topology.dataNodes, named);
     if (dataProblem) return dataProblem;
-    for (const port of topology.sentinelPorts) {
-      const problem = await sentinelProblem(port, topology, master);
+    for (const sentinelPort of topology.sentinelPorts) {
+      const problem = await sentinelProblem(sentinelPort, topology, named);
       if (problem) return problem;
     }
+    master = named;
     return null;
   });
+  return master as RedisAddress;
 }
 
 async function dataNodesProblem(dataNodes: DataNode[], master: RedisAddress): Promise<string | null> {
