@@ -9,7 +9,9 @@ import {
   WORLD_TIME,
   type BenchPipeline,
 } from '../support/pipeline.js';
+import type { KeyKind } from '../support/redis-memory.js';
 import { benchAddress, MB, round, type Scenario } from '../support/scenario.js';
+import { startTickResources, type TickResources, type TickResourcesSampler } from '../support/tick-resources.js';
 import { tickRuns } from '../support/tick-runs.js';
 import { warmUpWorkers } from '../support/warm-up.js';
 import { startWorkers } from '../support/worker-processes.js';
@@ -31,6 +33,8 @@ interface CycleFigures {
   rowsWritten: number;
   succeeded: number;
   peakRss: number[];
+  /** CPU, Redis memory and Postgres disk over the tick (docs/scaling.md's model). */
+  resources: TickResources;
 }
 
 /** One positions + NFT tick of every watched address, through two fresh worker processes. */
@@ -44,10 +48,19 @@ async function runCycle(
   const workers = await startWorkers(2, pipeline.env, queues, ['positions', 'nfts']);
   let peakRss: number[];
   let started: Date;
+  let sampler: TickResourcesSampler | undefined;
+  let resources: TickResources;
   try {
     log(`addresses: warming the workers up with ${WARM_UP_ADDRESSES} addresses`);
     await warmUpWorkers(pipeline, WARM_UP_ADDRESSES, new Date(tick.getTime() - TICK_MS / 3));
     await simulator.resetStats();
+    sampler = await startTickResources({
+      redisUrl: pipeline.env.REDIS_URL!,
+      prefix: pipeline.env.QUEUE_PREFIX!,
+      database,
+      workerPids: workers.pids,
+      simulatorPid: simulator.pid,
+    });
     started = new Date();
     log(`addresses: ${addresses} addresses, positions and NFTs at ${tick.toISOString()}`);
     await produceTick(pipeline, 'positions', tick);
@@ -60,8 +73,10 @@ async function runCycle(
       queues: ['positions', 'nfts'],
     });
     if (!complete) throw new Error(`the tick did not complete: ${workers.output()}`);
+    resources = await sampler.stop();
     peakRss = await workers.peakRss();
   } finally {
+    sampler?.close();
     await workers.stop();
   }
   const runs = await tickRuns(database.sql, ['positions', 'nfts'], tick);
@@ -78,7 +93,83 @@ async function runCycle(
     rowsWritten: runs.rowsWritten,
     succeeded: runs.succeeded,
     peakRss,
+    resources,
   };
+}
+
+const KB = 1024;
+const count = (value: number) => Math.round(value).toLocaleString('en-US');
+
+/** The CPU seconds of everything that served the tick: workers, Postgres, Redis, simulator, producer. */
+function pipelineCpu(cpu: TickResources['cpu']): number {
+  const postgres = cpu.postgres ? cpu.postgres.database + cpu.postgres.server : 0;
+  return cpu.workers + postgres + (cpu.redis ?? 0) + cpu.simulator + cpu.bench;
+}
+
+/**
+ * CPU per upstream request of each component, Redis memory and Postgres disk of the tick: what
+ * docs/scaling.md's capacity model rests on. Per request: per request the simulator received (its
+ * 429s included); per job: per job of the tick (two per address).
+ */
+function resourceFigures(cycle: CycleFigures): Figure[] {
+  const n = cycle.addresses.toLocaleString('en-US');
+  const { cpu, redis, postgres, seconds } = cycle.resources;
+  const jobs = 2 * cycle.addresses;
+  const perRequest = (cpuSeconds: number) => round((cpuSeconds * 1000) / cycle.requests, 2);
+  const figures: Figure[] = [{ name: `${n}: CPU per request, workers`, value: perRequest(cpu.workers), unit: 'ms' }];
+  if (cpu.postgres)
+    figures.push({
+      name: `${n}: CPU per request, Postgres (the run's backends and the server's own processes)`,
+      value: perRequest(cpu.postgres.database + cpu.postgres.server),
+      unit: 'ms',
+    });
+  if (cpu.redis !== null)
+    figures.push({ name: `${n}: CPU per request, Redis (all its clients)`, value: perRequest(cpu.redis), unit: 'ms' });
+  figures.push(
+    { name: `${n}: CPU per request, simulator`, value: perRequest(cpu.simulator), unit: 'ms' },
+    { name: `${n}: CPU per request, benchmark process (producer)`, value: perRequest(cpu.bench), unit: 'ms' },
+    { name: `${n}: cores busy, the pipeline's processes`, value: round(pipelineCpu(cpu) / seconds, 2), unit: 'cores' },
+    { name: `${n}: cores busy, the whole machine`, value: round(cpu.machine / seconds, 2), unit: 'cores' },
+    { name: `${n}: Redis used_memory before the tick`, value: round(redis.usedBefore / MB, 1), unit: 'MB' },
+    { name: `${n}: Redis used_memory at its peak`, value: round(redis.usedPeak / MB, 1), unit: 'MB' },
+    { name: `${n}: Redis used_memory after the tick`, value: round(redis.usedAfter / MB, 1), unit: 'MB' },
+    {
+      name: `${n}: Redis bytes of the run's keys, grown per job`,
+      value: Math.round((redis.prefixAfter.bytes - redis.prefixBefore.bytes) / jobs),
+      unit: 'B',
+    },
+    {
+      name: `${n}: Postgres database grown per job`,
+      value: round((postgres.databaseAfter - postgres.databaseBefore) / KB / jobs, 1),
+      unit: 'KB',
+    },
+    { name: `${n}: WAL written per job (whole server)`, value: round(postgres.walBytes / KB / jobs, 1), unit: 'KB' },
+  );
+  return figures;
+}
+
+/** The raw measurements behind resourceFigures, for the notes. */
+function resourceNote(cycle: CycleFigures): string {
+  const { cpu, redis, postgres, seconds, loadAverage } = cycle.resources;
+  const s = (value: number | null) => (value === null ? 'not visible from here' : value.toFixed(2));
+  const grown = postgres.tablesGrown;
+  return (
+    `resources, ${cycle.addresses.toLocaleString('en-US')} addresses: over the tick's ${seconds.toFixed(1)} s ` +
+    `(load average ${loadAverage.before.map((l) => l.toFixed(2)).join(' ')} at its start, ${loadAverage.after.map((l) => l.toFixed(2)).join(' ')} at its end), ` +
+    `CPU seconds: workers ${s(cpu.workers)}; Postgres ${
+      cpu.postgres
+        ? `the run's backends ${s(cpu.postgres.database)}, the server's own processes ${s(cpu.postgres.server)}, other databases' backends ${s(cpu.postgres.other)}`
+        : 'not visible from here'
+    }; Redis ${s(cpu.redis)} (all its clients); simulator ${s(cpu.simulator)}; this process ${s(cpu.bench)} (producer, polling, sampling); ` +
+    `the whole machine ${s(cpu.machine)}, of which other work ${s(cpu.machine - pipelineCpu(cpu))}. ` +
+    `Redis used_memory before / peak / after ${count(redis.usedBefore)} / ${count(redis.usedPeak)} / ${count(redis.usedAfter)} B (${redis.samples} samples, every 250 ms); ` +
+    `the run's keys ${count(redis.prefixBefore.keys)} keys, ${count(redis.prefixBefore.bytes)} B before, ${count(redis.prefixAfter.keys)} keys, ${count(redis.prefixAfter.bytes)} B after (MEMORY USAGE), ` +
+    `by kind before → after: ${Object.entries(redis.prefixAfter.byKind)
+      .map(([kind, bytes]) => `${kind} ${count(redis.prefixBefore.byKind[kind as KeyKind])} → ${count(bytes)}`)
+      .join(', ')} B. ` +
+    `Postgres database ${count(postgres.databaseBefore)} B before, ${count(postgres.databaseAfter)} B after; grown: history ${count(grown.history)} B, state ${count(grown.state)} B, ` +
+    `runs and watermarks ${count(grown.runs)} B, raw responses ${count(grown.raw)} B; WAL ${count(postgres.walBytes)} B (whole server)`
+  );
 }
 
 /** 2,000 then 10,000 watched addresses (10 positions, 5 NFT collections each) at UPSTREAM_RPS=200. */
@@ -135,6 +226,7 @@ export const addressesScenario: Scenario = {
           },
         );
       }
+      for (const cycle of cycles) figures.push(...resourceFigures(cycle));
       const [small, large] = cycles;
       figures.unshift({
         name: 'wall time 10,000 / 2,000',
@@ -161,6 +253,8 @@ export const addressesScenario: Scenario = {
               `${short.length} s under 0.95 of the limit${short.length ? ` (second: requests) ${short.join(', ')}` : ''}`
             );
           }),
+          "resources: CPU from /proc/<pid>/stat (every thread) of the worker processes, the simulator and redis-server, and of the Postgres server split by process (backends by the database in their title); this process by process.cpuUsage(); the machine from /proc/stat. Redis and Postgres serve other work on the machine too: the run's keys (MEMORY USAGE) and its database are its own, used_memory, Redis CPU and WAL are not",
+          ...cycles.map(resourceNote),
         ],
       };
     } finally {
