@@ -6,6 +6,7 @@ import { runCli, spawnCli } from '../support/cli.js';
 import { freePort, redisServerAvailable } from '../support/fault-redis-server.js';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
 import { startRedisCluster, type TestRedisCluster } from '../support/redis-cluster.js';
+import { redisCommand } from '../support/redis-process.js';
 
 /**
  * The whole pipeline on a real 3-master Redis Cluster: `chaintap run-once` as users run it, with
@@ -113,5 +114,20 @@ describe.skipIf(!redisServerAvailable())('on a 3-node Redis Cluster', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('cannot reach Redis at the Redis Cluster of 127.0.0.1:1');
     expect(result.stderr).toContain('(REDIS_CLUSTER_NODES)');
+  });
+
+  // Last: it turns on a password on every node, which the connections opened before keep.
+  it('reaches a cluster that requires a password through REDIS_PASSWORD, and says so without it', async () => {
+    const password = 'cluster-pw-93b1c0';
+    for (const node of cluster.nodes) await redisCommand(node.port, 'CONFIG', 'SET', 'requirepass', password);
+    const withPassword = await runCli(['status'], { ...harness.env, REDIS_PASSWORD: password }, 60_000);
+    expect(withPassword.code, withPassword.stderr).toBe(0);
+    const inUrls = cluster.nodes.map((node) => `redis://:${password}@${node.host}:${node.port}`).join(',');
+    const withUrls = await runCli(['status'], { ...harness.env, REDIS_CLUSTER_NODES: inUrls }, 60_000);
+    expect(withUrls.code, withUrls.stderr).toBe(0);
+    const without = await runCli(['status'], harness.env, 60_000);
+    expect(without.code).toBe(1);
+    expect(without.stderr).toContain('(REDIS_CLUSTER_NODES)');
+    expect(without.stderr + withUrls.stderr + withPassword.stderr).not.toContain(password);
   });
 });
