@@ -79,7 +79,8 @@ describe.skipIf(!redisServerAvailable())('on a 3-node Redis Cluster', () => {
     const status = await runCli(['status'], harness.env);
     lastOutput = status.stdout + status.stderr;
     expect(status.code, lastOutput).toBe(0);
-    expect(status.stdout).toMatch(/positions/);
+    expect(status.stdout).toContain(`queues (Redis: the Redis Cluster of ${cluster.nodesSetting})`);
+    expect(status.stdout).toMatch(/positions +waiting 0, active 0, delayed 0, failed 0, completed 12/);
     expect(status.stderr).not.toMatch(/CROSSSLOT|error/i);
   });
 

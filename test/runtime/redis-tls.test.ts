@@ -71,10 +71,11 @@ describe.skipIf(!redisServerAvailable())('Redis over TLS', () => {
   });
 
   it('connects with a rediss:// URL, or REDIS_TLS=true beside a redis:// one', async () => {
-    for (const settings of [
+    const ways: Record<string, string>[] = [
       { REDIS_URL: `rediss://127.0.0.1:${tlsPort}` },
       { REDIS_URL: `redis://127.0.0.1:${tlsPort}`, REDIS_TLS: 'true' },
-    ]) {
+    ];
+    for (const settings of ways) {
       const result = await runCli(['status'], env(settings), 60_000);
       expect(result.code, `${JSON.stringify(settings)}\n${result.stderr}`).toBe(0);
     }

@@ -5,6 +5,7 @@ import { formatAge } from '../../ops/status-page.js';
 import { loadQuotaStatus, type QuotaStatus } from '../../ops/status-page-data.js';
 import { describeCadence, describeVerdict, formatPerHour, howToFit } from '../../scheduler/capacity-plan.js';
 import { openResources } from '../resources.js';
+import { describeTopology, redisTopology } from '../../config/redis-topology.js';
 import { createCliContext } from '../runtime.js';
 import { withShutdown } from '../../runtime/shutdown.js';
 
@@ -34,7 +35,8 @@ export function statusCommand(): Command {
         }
         if (freshness.length === 0) console.log('  no successful run yet');
         for (const line of quotaLines(quota)) console.log(line);
-        console.log('queues');
+        // Which Redis, as an operator checks it (no credentials): one node, a cluster, or sentinels.
+        console.log(`queues (Redis: ${describeTopology(redisTopology(context.options))})`);
         for (const { queue, counts } of depths) {
           console.log(
             `  ${queue.padEnd(15)} waiting ${counts.waiting}, active ${counts.active}, delayed ${counts.delayed}, failed ${counts.failed}, completed ${counts.completed}`,
