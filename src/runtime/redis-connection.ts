@@ -53,6 +53,13 @@ export function createRedisConnection(
         enableOfflineQueue,
         clusterRetryStrategy: retryStrategy,
         enableReadyCheck: true,
+        // While a shard's master fails over, its slots' commands meet a closed connection, MOVED
+        // to the dead master and CLUSTERDOWN, each retried after 100 ms and counted as a
+        // redirection: ioredis' 16 last 1.6 s, a failover cluster-node-timeout and more. Workers
+        // wait it out, as maxRetriesPerRequest: null does for one node; producers fail fast.
+        // A MOVED is retried after 50 ms rather than at once, so that two nodes that disagree for a
+        // moment cannot make an unbounded retry spin.
+        ...(role === 'worker' ? { maxRedirections: Number.POSITIVE_INFINITY, retryDelayOnMoved: 50 } : {}),
       });
     }
   }
