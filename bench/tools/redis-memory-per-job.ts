@@ -21,7 +21,8 @@ import type { JobResult } from '../../src/queue/jobs.js';
 import { missingJobIds } from '../../src/scheduler/producer.js';
 import { nftJobs, positionJobs, priceJobs, type PlannedJob } from '../../src/scheduler/job-builders.js';
 import type { Dataset } from '../../src/datasets.js';
-import { hashTag, keysPattern, queueKeyPrefix } from '../../src/queue/redis-keys.js';
+import { keysPattern, queueKeyPrefix } from '../../src/queue/redis-keys.js';
+import { prefixMemory, usedMemory, type PrefixMemory } from '../support/redis-memory.js';
 
 const REDIS_URL = process.argv[2] ?? 'redis://127.0.0.1:6379';
 const JOBS = Number(process.argv[3] ?? 10_000);
@@ -48,35 +49,6 @@ function plannedJobs(dataset: Dataset, count: number): PlannedJob<unknown>[] {
     includePnl: false,
   }));
   return dataset === 'positions' ? positionJobs(addresses, TICK, false) : nftJobs(addresses, TICK);
-}
-
-interface PrefixBytes {
-  /** Every key under the prefix. */
-  bytes: number;
-  keys: number;
-  /** Of which the tick tracker's sets (kept 3 days) and the pending-targets hash. */
-  tracker: number;
-  pendingTargets: number;
-}
-
-/** MEMORY USAGE (all samples) summed over every key under the prefix. */
-async function prefixBytes(redis: Redis, prefix: string): Promise<PrefixBytes> {
-  const sum: PrefixBytes = { bytes: 0, keys: 0, tracker: 0, pendingTargets: 0 };
-  for await (const batch of redis.scanStream({ match: keysPattern(prefix), count: 1000 })) {
-    for (const key of batch as string[]) {
-      const bytes = (await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) as number;
-      sum.bytes += bytes;
-      sum.keys += 1;
-      if (key.startsWith(hashTag(prefix, 'tick:').slice(0, -1))) sum.tracker += bytes;
-      if (key.startsWith(hashTag(prefix, 'pending-targets:').slice(0, -1))) sum.pendingTargets += bytes;
-    }
-  }
-  return sum;
-}
-
-async function usedMemory(redis: Redis): Promise<number> {
-  const info = await redis.info('memory');
-  return Number(/used_memory:(\d+)/.exec(info)?.[1]);
 }
 
 async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
@@ -116,7 +88,7 @@ async function measure(redis: Redis, dataset: Dataset): Promise<void> {
       );
     }
     const enqueueMs = performance.now() - started;
-    const waiting = await prefixBytes(redis, prefix);
+    const waiting = await prefixMemory(redis, prefix);
     const afterWaiting = await usedMemory(redis);
 
     // Complete every job with a typical return value: the completed set kept for 24 h.
@@ -137,13 +109,17 @@ async function measure(redis: Redis, dataset: Dataset): Promise<void> {
       worker.on('failed', (_job, error) => void worker.close().then(() => reject(error)));
     });
     await finished;
-    const completed = await prefixBytes(redis, prefix);
+    const completed = await prefixMemory(redis, prefix);
     const afterCompleted = await usedMemory(redis);
 
     const per = (bytes: number) => (bytes / jobs.length).toFixed(0);
-    const show = (state: string, sum: PrefixBytes, info: number) =>
-      `  ${state}: ${per(sum.bytes)} B/job in ${sum.keys} keys (BullMQ ${per(sum.bytes - sum.tracker - sum.pendingTargets)}, ` +
-      `tick tracker ${per(sum.tracker)}, pending targets ${per(sum.pendingTargets)}); INFO used_memory +${per(info - before)} B/job`;
+    const show = (state: string, sum: PrefixMemory, info: number) => {
+      const { tracker, pendingTargets } = sum.byKind;
+      return (
+        `  ${state}: ${per(sum.bytes)} B/job in ${sum.keys} keys (BullMQ ${per(sum.bytes - tracker - pendingTargets)}, ` +
+        `tick tracker ${per(tracker)}, pending targets ${per(pendingTargets)}); INFO used_memory +${per(info - before)} B/job`
+      );
+    };
     console.log(
       `${dataset}: ${jobs.length} jobs of one tick, enqueued in ${(enqueueMs / 1000).toFixed(1)} s ` +
         `(${(enqueueMs / jobs.length).toFixed(3)} ms/job)`,

@@ -1,7 +1,7 @@
 import { QUEUE_NAMES } from '../datasets.js';
 import type { Logger } from '../runtime/logger.js';
 import type { RedisClient } from '../runtime/redis-connection.js';
-import { keysPattern, untaggedQueueMetaKey } from './redis-keys.js';
+import { keysPattern } from './redis-keys.js';
 
 /**
  * Before the keys were hash-tagged (src/queue/redis-keys.ts), a queue's keys were
@@ -11,8 +11,9 @@ import { keysPattern, untaggedQueueMetaKey } from './redis-keys.js';
 export async function checkKeyLayout(redis: RedisClient, prefix: string, logger: Logger): Promise<string[]> {
   const found: { queue: string; waiting: number }[] = [];
   for (const queue of QUEUE_NAMES) {
+    // BullMQ keeps a meta key per queue that was ever used: `chaintap:prices:meta` then.
     const old = `${prefix}:${queue}`;
-    if ((await redis.exists(untaggedQueueMetaKey(prefix, queue))) === 0) continue;
+    if ((await redis.exists(`${old}:meta`)) === 0) continue;
     const [wait, prioritized, delayed, active] = await Promise.all([
       redis.llen(`${old}:wait`),
       redis.zcard(`${old}:prioritized`),

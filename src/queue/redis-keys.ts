@@ -46,8 +46,3 @@ export function upstreamPaceKey(prefix: string): string {
 export function keysPattern(prefix: string): string {
   return `{${prefix}:*`;
 }
-
-/** The key BullMQ kept per queue before the keys were hash-tagged (`chaintap:prices:meta`). */
-export function untaggedQueueMetaKey(prefix: string, queue: QueueName): string {
-  return `${prefix}:${queue}:meta`;
-}
