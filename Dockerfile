@@ -2,7 +2,7 @@
 # chaintap: one image for every role (migrate, scheduler, worker, start, simulate, ...).
 #   docker build -t chaintap .
 #   docker run --rm chaintap --help
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # 1. Compile TypeScript with the full dependency tree.
 FROM ${NODE_IMAGE} AS build

@@ -6,15 +6,15 @@
 import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
-import { addressesScenario } from './scenarios/addresses.js';
-import { backfillScenario } from './scenarios/backfill.js';
-import { pricesScenario } from './scenarios/prices.js';
-import { quotaScenario } from './scenarios/quota.js';
-import { storageScenario } from './scenarios/storage.js';
-import { writePathScenario } from './scenarios/write-path.js';
-import { appendResult, commitOf, formatTable, machineOf, type ScenarioResult } from './support/report.js';
-import type { Scenario } from './support/scenario.js';
-import { benchServices } from './support/services.js';
+import { addressesScenario } from './scenarios/addresses.ts';
+import { backfillScenario } from './scenarios/backfill.ts';
+import { pricesScenario } from './scenarios/prices.ts';
+import { quotaScenario } from './scenarios/quota.ts';
+import { storageScenario } from './scenarios/storage.ts';
+import { writePathScenario } from './scenarios/write-path.ts';
+import { appendResult, commitOf, formatTable, machineOf, type ScenarioResult } from './support/report.ts';
+import type { Scenario } from './support/scenario.ts';
+import { benchServices } from './support/services.ts';
 
 const SCENARIOS: Scenario[] = [
   pricesScenario,

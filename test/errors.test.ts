@@ -1,5 +1,5 @@
 import { describe as group, expect, it } from 'vitest';
-import { describe, InvalidInputError } from '../src/errors.js';
+import { describe, InvalidInputError } from '../src/errors.ts';
 
 group('describe(error)', () => {
   it('gives the name and the message', () => {

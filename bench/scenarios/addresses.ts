@@ -1,20 +1,20 @@
-import { addWatchedAddresses } from '../../src/db/index.js';
-import { produceTick } from '../../src/scheduler/producer.js';
-import { waitForTicks } from '../../src/cli/run-cycle.js';
-import type { Figure } from '../support/report.js';
+import { addWatchedAddresses } from '../../src/db/index.ts';
+import { produceTick } from '../../src/scheduler/producer.ts';
+import { waitForTicks } from '../../src/cli/run-cycle.ts';
+import type { Figure } from '../support/report.ts';
 import {
   achievedRate,
   createBenchPipeline,
   UPSTREAM_RPS,
   WORLD_TIME,
   type BenchPipeline,
-} from '../support/pipeline.js';
-import type { KeyKind } from '../support/redis-memory.js';
-import { benchAddress, MB, round, type Scenario } from '../support/scenario.js';
-import { startTickResources, type TickResources, type TickResourcesSampler } from '../support/tick-resources.js';
-import { tickRuns } from '../support/tick-runs.js';
-import { warmUpWorkers } from '../support/warm-up.js';
-import { startWorkers } from '../support/worker-processes.js';
+} from '../support/pipeline.ts';
+import type { KeyKind } from '../support/redis-memory.ts';
+import { benchAddress, MB, round, type Scenario } from '../support/scenario.ts';
+import { startTickResources, type TickResources, type TickResourcesSampler } from '../support/tick-resources.ts';
+import { tickRuns } from '../support/tick-runs.ts';
+import { warmUpWorkers } from '../support/warm-up.ts';
+import { startWorkers } from '../support/worker-processes.ts';
 
 const SIZES = [2_000, 10_000] as const;
 const TICK_MS = 15 * 60_000;

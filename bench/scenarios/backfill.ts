@@ -1,7 +1,7 @@
-import { addWatchedTokens } from '../../src/db/index.js';
-import { achievedRate, createBenchPipeline, UPSTREAM_RPS } from '../support/pipeline.js';
-import { benchCoinType, round, type Scenario } from '../support/scenario.js';
-import { spawnChaintap, stopChild } from '../support/worker-processes.js';
+import { addWatchedTokens } from '../../src/db/index.ts';
+import { achievedRate, createBenchPipeline, UPSTREAM_RPS } from '../support/pipeline.ts';
+import { benchCoinType, round, type Scenario } from '../support/scenario.ts';
+import { spawnChaintap, stopChild } from '../support/worker-processes.ts';
 
 const TOKENS = 200;
 const DAYS = 30;

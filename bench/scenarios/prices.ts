@@ -1,10 +1,10 @@
-import { addWatchedTokens } from '../../src/db/index.js';
-import { produceTick } from '../../src/scheduler/producer.js';
-import { waitForTicks } from '../../src/cli/run-cycle.js';
-import { achievedRate, createBenchPipeline, UPSTREAM_RPS, WORLD_TIME } from '../support/pipeline.js';
-import { benchCoinType, round, type Scenario } from '../support/scenario.js';
-import { tickRuns } from '../support/tick-runs.js';
-import { startWorkers } from '../support/worker-processes.js';
+import { addWatchedTokens } from '../../src/db/index.ts';
+import { produceTick } from '../../src/scheduler/producer.ts';
+import { waitForTicks } from '../../src/cli/run-cycle.ts';
+import { achievedRate, createBenchPipeline, UPSTREAM_RPS, WORLD_TIME } from '../support/pipeline.ts';
+import { benchCoinType, round, type Scenario } from '../support/scenario.ts';
+import { tickRuns } from '../support/tick-runs.ts';
+import { startWorkers } from '../support/worker-processes.ts';
 
 const TOKENS = 5_000;
 

@@ -1,25 +1,25 @@
-import { parseUpstreamRate } from '../../src/config/upstream-rate.js';
-import { DATASETS, QUEUE_NAMES, type Dataset } from '../../src/datasets.js';
-import { addWatchedAddresses, addWatchedTokens, listWatchedAddresses, listWatchedTokens } from '../../src/db/index.js';
-import { createLogger } from '../../src/runtime/logger.js';
+import { parseUpstreamRate } from '../../src/config/upstream-rate.ts';
+import { DATASETS, QUEUE_NAMES, type Dataset } from '../../src/datasets.ts';
+import { addWatchedAddresses, addWatchedTokens, listWatchedAddresses, listWatchedTokens } from '../../src/db/index.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
 import {
   describeCapacityPlan,
   describeVerdict,
   loadCapacityPlan,
   type CapacityPlan,
-} from '../../src/scheduler/capacity-plan.js';
-import { priceJobs } from '../../src/scheduler/job-builders.js';
-import { createScheduler } from '../../src/scheduler/scheduler.js';
-import { simulatedToken, type SimulatorStats } from '../../src/simulator/index.js';
-import { createCompressedClock } from '../support/compressed-clock.js';
-import { BENCH_API_KEY, createBenchPipeline, WORLD_TIME, type BenchPipeline } from '../support/pipeline.js';
-import { BACKLOG_QUEUES, percentile, sampleBacklog, targetAges, type BacklogQueue } from '../support/quota-samples.js';
-import type { Figure } from '../support/report.js';
-import { benchAddress, benchCoinType, round, type Scenario } from '../support/scenario.js';
-import type { BenchServices } from '../support/services.js';
-import { followWorldClock, simulatorControl } from '../support/simulator-control.js';
-import { startWorkers } from '../support/worker-processes.js';
-import { priceGapsKey } from '../../src/queue/redis-keys.js';
+} from '../../src/scheduler/capacity-plan.ts';
+import { priceJobs } from '../../src/scheduler/job-builders.ts';
+import { createScheduler } from '../../src/scheduler/scheduler.ts';
+import { simulatedToken, type SimulatorStats } from '../../src/simulator/index.ts';
+import { createCompressedClock } from '../support/compressed-clock.ts';
+import { BENCH_API_KEY, createBenchPipeline, WORLD_TIME, type BenchPipeline } from '../support/pipeline.ts';
+import { BACKLOG_QUEUES, percentile, sampleBacklog, targetAges, type BacklogQueue } from '../support/quota-samples.ts';
+import type { Figure } from '../support/report.ts';
+import { benchAddress, benchCoinType, round, type Scenario } from '../support/scenario.ts';
+import type { BenchServices } from '../support/services.ts';
+import { followWorldClock, simulatorControl } from '../support/simulator-control.ts';
+import { startWorkers } from '../support/worker-processes.ts';
+import { priceGapsKey } from '../../src/queue/redis-keys.ts';
 
 // The real service's free quota, its default crons and one price batch, on compressed time: one
 // simulated minute every REAL_MS_PER_MINUTE, and every rate scaled with it (the quota of 40 a

@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
-import { compactThinnedPartitions } from '../../src/db/compact-partitions.js';
-import { downsampleSnapshots } from '../../src/db/downsample.js';
+import { compactThinnedPartitions } from '../../src/db/compact-partitions.ts';
+import { downsampleSnapshots } from '../../src/db/downsample.ts';
 import {
   commitJob,
   compactPriceIndexes,
@@ -9,15 +9,15 @@ import {
   writeNftHoldings,
   writePositions,
   writeTokenPrices,
-} from '../../src/db/index.js';
-import { normalizeNftHoldings, normalizePositions } from '../../src/normalize/index.js';
-import { simulatedNftHoldings, simulatedPositions } from '../../src/simulator/index.js';
-import { nftHoldingsResponse, positionsResponse } from '../../src/upstream/schemas.js';
-import { normalizedPrices, priceRows, PRICES_START } from '../support/price-rows.js';
-import type { Figure } from '../support/report.js';
-import { benchAddress, round, type Scenario } from '../support/scenario.js';
-import { createBenchDatabase, type BenchDatabase } from '../support/services.js';
-import { tablesBytes, type TableBytes } from '../support/storage-size.js';
+} from '../../src/db/index.ts';
+import { normalizeNftHoldings, normalizePositions } from '../../src/normalize/index.ts';
+import { simulatedNftHoldings, simulatedPositions } from '../../src/simulator/index.ts';
+import { nftHoldingsResponse, positionsResponse } from '../../src/upstream/schemas.ts';
+import { normalizedPrices, priceRows, PRICES_START } from '../support/price-rows.ts';
+import type { Figure } from '../support/report.ts';
+import { benchAddress, round, type Scenario } from '../support/scenario.ts';
+import { createBenchDatabase, type BenchDatabase } from '../support/services.ts';
+import { tablesBytes, type TableBytes } from '../support/storage-size.ts';
 
 const DAY = 86_400_000;
 const KB = 1024;

@@ -1,11 +1,11 @@
-import { copyInto, copyText, type CopyValue } from '../../src/db/copy.js';
-import { ensurePartitions, withTransaction, writeTokenPrices } from '../../src/db/index.js';
-import type { PriceRow } from '../../src/db/schema/rows.js';
-import type { BenchDatabase } from '../support/services.js';
-import { createBenchDatabase } from '../support/services.js';
-import { normalizedPrices, priceRows, PRICES_START } from '../support/price-rows.js';
-import type { Figure } from '../support/report.js';
-import { round, type Scenario } from '../support/scenario.js';
+import { copyInto, copyText, type CopyValue } from '../../src/db/copy.ts';
+import { ensurePartitions, withTransaction, writeTokenPrices } from '../../src/db/index.ts';
+import type { PriceRow } from '../../src/db/schema/rows.ts';
+import type { BenchDatabase } from '../support/services.ts';
+import { createBenchDatabase } from '../support/services.ts';
+import { normalizedPrices, priceRows, PRICES_START } from '../support/price-rows.ts';
+import type { Figure } from '../support/report.ts';
+import { round, type Scenario } from '../support/scenario.ts';
 
 const POINT_COLUMNS = ['price_time', 'token_id', 'fetch_delay_s', 'source_id', 'price', 'price_24h_ago'] as const;
 const ROUNDS = 3;

@@ -1,6 +1,6 @@
-import { cronMatcher, type CronMatcher } from '../../src/scheduler/cron-slots.js';
-import type { SchedulerClock } from '../../src/scheduler/scheduler-clock.js';
-import { sleep } from '../../src/runtime/sleep.js';
+import { cronMatcher, type CronMatcher } from '../../src/scheduler/cron-slots.ts';
+import type { SchedulerClock } from '../../src/scheduler/scheduler-clock.ts';
+import { sleep } from '../../src/runtime/sleep.ts';
 
 const MINUTE = 60_000;
 

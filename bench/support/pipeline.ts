@@ -1,19 +1,19 @@
-import { loadOptions, type Options } from '../../src/config/options.js';
-import type { Context } from '../../src/runtime/context.js';
-import { createLogger } from '../../src/runtime/logger.js';
-import { createMetrics } from '../../src/runtime/metrics.js';
-import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
-import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.js';
-import { createTickTracker, type TickTracker } from '../../src/queue/tick-tracker.js';
-import type { SimulatorStats } from '../../src/simulator/index.js';
+import { loadOptions, type Options } from '../../src/config/options.ts';
+import type { Context } from '../../src/runtime/context.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { createMetrics } from '../../src/runtime/metrics.ts';
+import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.ts';
+import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.ts';
+import { createTickTracker, type TickTracker } from '../../src/queue/tick-tracker.ts';
+import type { SimulatorStats } from '../../src/simulator/index.ts';
 import {
   benchRedisPrefix,
   createBenchDatabase,
   deleteRedisKeys,
   type BenchDatabase,
   type BenchServices,
-} from './services.js';
-import { startSimulatorProcess, type SimulatorProcess } from './simulator-process.js';
+} from './services.ts';
+import { startSimulatorProcess, type SimulatorProcess } from './simulator-process.ts';
 
 export const BENCH_API_KEY = 'bench-key-5c1e7a';
 /** A fixed world time: every run asks the simulated upstream about the same world. */

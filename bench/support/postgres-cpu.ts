@@ -1,5 +1,5 @@
-import type { Sql } from '../../src/db/client.js';
-import { childPids, commandLine, processCpu } from './process-cpu.js';
+import type { Sql } from '../../src/db/client.ts';
+import { childPids, commandLine, processCpu } from './process-cpu.ts';
 
 /** CPU seconds the Postgres server's processes used over a span, by whom they worked for. */
 export interface PostgresCpu {

@@ -1,5 +1,5 @@
-import type { NormalizedTokenPrices, PriceRow } from '../../src/db/schema/rows.js';
-import { benchCoinType } from './scenario.js';
+import type { NormalizedTokenPrices, PriceRow } from '../../src/db/schema/rows.ts';
+import { benchCoinType } from './scenario.ts';
 
 /** Minute 0 of the generated price history. */
 export const PRICES_START = Date.UTC(2026, 9, 1);

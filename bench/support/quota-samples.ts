@@ -1,6 +1,6 @@
-import type { Sql } from '../../src/db/client.js';
-import type { Queues } from '../../src/queue/queues.js';
-import type { Dataset } from '../../src/datasets.js';
+import type { Sql } from '../../src/db/client.ts';
+import type { Queues } from '../../src/queue/queues.ts';
+import type { Dataset } from '../../src/datasets.ts';
 
 /** The queues whose waiting jobs the quota scenario bounds. */
 export const BACKLOG_QUEUES = ['prices', 'positions', 'nfts', 'price-catch-up'] as const;

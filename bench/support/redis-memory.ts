@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { keysPattern } from '../../src/queue/redis-keys.js';
-import { processCpu } from './process-cpu.js';
+import { keysPattern } from '../../src/queue/redis-keys.ts';
+import { processCpu } from './process-cpu.ts';
 
 /** `used_memory` of INFO memory: what Redis' allocator holds for data and buffers, every client's. */
 export async function usedMemory(redis: Redis): Promise<number> {

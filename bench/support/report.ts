@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { extraSettings } from './worker-processes.js';
+import { extraSettings } from './worker-processes.ts';
 
 /** A measured figure, with the target when it has one. */
 export interface Figure {

@@ -1,5 +1,5 @@
-import type { ScenarioResult } from './report.js';
-import type { BenchServices } from './services.js';
+import type { ScenarioResult } from './report.ts';
+import type { BenchServices } from './services.ts';
 
 export interface ScenarioContext {
   services: BenchServices;

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
-import { createDatabase, type Database } from '../../src/db/client.js';
-import { runMigrations } from '../../src/db/migrate.js';
-import { keysPattern } from '../../src/queue/redis-keys.js';
+import { createDatabase, type Database } from '../../src/db/client.ts';
+import { runMigrations } from '../../src/db/migrate.ts';
+import { keysPattern } from '../../src/queue/redis-keys.ts';
 
 /**
  * The Postgres and Redis a benchmark run works on: databases of its own (created and dropped here,

@@ -1,5 +1,5 @@
-import type { SimulatorFaults } from '../../src/simulator/index.js';
-import { sleep } from '../../src/runtime/sleep.js';
+import type { SimulatorFaults } from '../../src/simulator/index.ts';
+import { sleep } from '../../src/runtime/sleep.ts';
 
 /**
  * The simulator process's control endpoints that SimulatorProcess leaves out (src/simulator/control.ts):

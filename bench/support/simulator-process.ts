@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import type { SimulatorStats } from '../../src/simulator/index.js';
-import { spawnChaintap, stopChild } from './worker-processes.js';
+import type { SimulatorStats } from '../../src/simulator/index.ts';
+import { spawnChaintap, stopChild } from './worker-processes.ts';
 
 /** `chaintap simulate` as a process of its own, read and reset through its /_simulator/ endpoints. */
 export interface SimulatorProcess {

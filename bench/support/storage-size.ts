@@ -1,4 +1,4 @@
-import type { Sql } from '../../src/db/client.js';
+import type { Sql } from '../../src/db/client.ts';
 
 /** Bytes on disk of a table with its partitions: heap, TOAST (with its index) and indexes. */
 export interface TableBytes {

@@ -1,10 +1,10 @@
 import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
-import { findPostmaster, postgresCpuSampler, type PostgresCpu } from './postgres-cpu.js';
-import { cpuSeconds, machineBusySeconds } from './process-cpu.js';
-import { prefixMemory, redisServerPid, usedMemory, type PrefixMemory } from './redis-memory.js';
-import type { BenchDatabase } from './services.js';
-import { tablesBytes } from './storage-size.js';
+import { findPostmaster, postgresCpuSampler, type PostgresCpu } from './postgres-cpu.ts';
+import { cpuSeconds, machineBusySeconds } from './process-cpu.ts';
+import { prefixMemory, redisServerPid, usedMemory, type PrefixMemory } from './redis-memory.ts';
+import type { BenchDatabase } from './services.ts';
+import { tablesBytes } from './storage-size.ts';
 
 /** How often Redis memory and the Postgres processes are read during the tick. */
 const SAMPLE_MS = 250;

@@ -1,4 +1,4 @@
-import type { Sql } from '../../src/db/client.js';
+import type { Sql } from '../../src/db/client.ts';
 
 /** What ingestion_runs says about one tick of some datasets. */
 export interface TickRuns {

@@ -1,8 +1,8 @@
-import { listWatchedAddresses } from '../../src/db/index.js';
-import { waitForTicks } from '../../src/cli/run-cycle.js';
-import { nftJobs, positionJobs, type PlannedJob } from '../../src/scheduler/job-builders.js';
-import { enqueueJobs } from '../../src/scheduler/producer.js';
-import type { BenchPipeline } from './pipeline.js';
+import { listWatchedAddresses } from '../../src/db/index.ts';
+import { waitForTicks } from '../../src/cli/run-cycle.ts';
+import { nftJobs, positionJobs, type PlannedJob } from '../../src/scheduler/job-builders.ts';
+import { enqueueJobs } from '../../src/scheduler/producer.ts';
+import type { BenchPipeline } from './pipeline.ts';
 
 /**
  * One positions and NFT tick of the first `addresses` watched addresses, at a tick of its own,

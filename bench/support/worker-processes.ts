@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { Queues } from '../../src/queue/queues.js';
+import type { Queues } from '../../src/queue/queues.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/chaintap.mjs', import.meta.url));
 

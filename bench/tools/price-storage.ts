@@ -10,11 +10,11 @@
 import { randomBytes } from 'node:crypto';
 import pLimit from 'p-limit';
 import postgres from 'postgres';
-import { createDatabase, type Database } from '../../src/db/client.js';
-import { copyInto, copyText, type CopyValue } from '../../src/db/copy.js';
-import { runMigrations } from '../../src/db/migrate.js';
-import { compactPriceIndexes, ensurePartitions, withTransaction, writeTokenPrices } from '../../src/db/index.js';
-import type { NormalizedTokenPrices, PriceRow } from '../../src/db/schema/rows.js';
+import { createDatabase, type Database } from '../../src/db/client.ts';
+import { copyInto, copyText, type CopyValue } from '../../src/db/copy.ts';
+import { runMigrations } from '../../src/db/migrate.ts';
+import { compactPriceIndexes, ensurePartitions, withTransaction, writeTokenPrices } from '../../src/db/index.ts';
+import type { NormalizedTokenPrices, PriceRow } from '../../src/db/schema/rows.ts';
 
 const ADMIN_URL = process.argv[2] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const START = Date.UTC(2026, 9, 1);

@@ -13,10 +13,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { keysPattern, upstreamPaceKey } from '../../src/queue/redis-keys.js';
-import { createTickTracker } from '../../src/queue/tick-tracker.js';
-import { jobId } from '../../src/queue/jobs.js';
-import { createSharedRateLimiter } from '../../src/upstream/rate-limiter.js';
+import { keysPattern, upstreamPaceKey } from '../../src/queue/redis-keys.ts';
+import { createTickTracker } from '../../src/queue/tick-tracker.ts';
+import { jobId } from '../../src/queue/jobs.ts';
+import { createSharedRateLimiter } from '../../src/upstream/rate-limiter.ts';
 
 const REDIS_URL = process.argv[2] ?? 'redis://127.0.0.1:6379';
 const RATE = Number(process.argv[3] ?? 1500);

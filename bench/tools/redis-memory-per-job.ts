@@ -13,16 +13,16 @@
 import { randomBytes } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { loadOptions } from '../../src/config/options.js';
-import { jobOptions } from '../../src/queue/job-options.js';
-import { createPendingTargets } from '../../src/queue/pending-targets.js';
-import { createTickTracker } from '../../src/queue/tick-tracker.js';
-import type { JobResult } from '../../src/queue/jobs.js';
-import { missingJobIds } from '../../src/scheduler/producer.js';
-import { nftJobs, positionJobs, priceJobs, type PlannedJob } from '../../src/scheduler/job-builders.js';
-import type { Dataset } from '../../src/datasets.js';
-import { keysPattern, queueKeyPrefix } from '../../src/queue/redis-keys.js';
-import { prefixMemory, usedMemory, type PrefixMemory } from '../support/redis-memory.js';
+import { loadOptions } from '../../src/config/options.ts';
+import { jobOptions } from '../../src/queue/job-options.ts';
+import { createPendingTargets } from '../../src/queue/pending-targets.ts';
+import { createTickTracker } from '../../src/queue/tick-tracker.ts';
+import type { JobResult } from '../../src/queue/jobs.ts';
+import { missingJobIds } from '../../src/scheduler/producer.ts';
+import { nftJobs, positionJobs, priceJobs, type PlannedJob } from '../../src/scheduler/job-builders.ts';
+import type { Dataset } from '../../src/datasets.ts';
+import { keysPattern, queueKeyPrefix } from '../../src/queue/redis-keys.ts';
+import { prefixMemory, usedMemory, type PrefixMemory } from '../support/redis-memory.ts';
 
 const REDIS_URL = process.argv[2] ?? 'redis://127.0.0.1:6379';
 const JOBS = Number(process.argv[3] ?? 10_000);

@@ -17,10 +17,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import { normalizedPrices, priceRows, PRICES_START } from '../support/price-rows.js';
-import { createDatabase } from '../../src/db/client.js';
-import { runMigrations } from '../../src/db/migrate.js';
-import { withTransaction, writeTokenPrices } from '../../src/db/index.js';
+import { normalizedPrices, priceRows, PRICES_START } from '../support/price-rows.ts';
+import { createDatabase } from '../../src/db/client.ts';
+import { runMigrations } from '../../src/db/migrate.ts';
+import { withTransaction, writeTokenPrices } from '../../src/db/index.ts';
 
 const TOKENS = 100;
 const FROM = '2026-01-01T00:00:00Z';

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { startSimulator } from '../../src/simulator/server.js';
+import { startSimulator } from '../../src/simulator/server.ts';
 
 const seconds = Number(process.argv[2] ?? 3);
 const connections = Number(process.argv[3] ?? 32);

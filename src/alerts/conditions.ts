@@ -1,5 +1,5 @@
 import Big from 'big.js';
-import { formatDuration } from './duration.js';
+import { formatDuration } from './duration.ts';
 import {
   formatAge,
   formatDecimal,
@@ -9,8 +9,8 @@ import {
   shortAddress,
   shortPositionId,
   tokenLabel,
-} from './format.js';
-import type { Direction, EpisodeRule } from './rules.js';
+} from './format.ts';
+import type { Direction, EpisodeRule } from './rules.ts';
 
 /**
  * What an episode rule sees in the data, subject by subject, and whether its condition holds. Pure:

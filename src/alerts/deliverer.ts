@@ -1,18 +1,18 @@
-import type { Database } from '../db/client.js';
-import { withTransaction } from '../db/transaction.js';
-import { describe } from '../errors.js';
-import type { Logger } from '../runtime/logger.js';
-import type { Metrics } from '../runtime/metrics.js';
-import { givesUp, retryDelayMs } from './delivery-policy.js';
-import type { Webhook } from './rules.js';
+import type { Database } from '../db/client.ts';
+import { withTransaction } from '../db/transaction.ts';
+import { describe } from '../errors.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { Metrics } from '../runtime/metrics.ts';
+import { givesUp, retryDelayMs } from './delivery-policy.ts';
+import type { Webhook } from './rules.ts';
 import {
   claimDueDelivery,
   countFailingDeliveries,
   markAttemptFailed,
   markDelivered,
   type ClaimedDelivery,
-} from './store.js';
-import { postEvent } from './webhook.js';
+} from './store.ts';
+import { postEvent } from './webhook.ts';
 
 /** Deliveries in flight per process (each holds a pooled connection while it sends). */
 const LANES = 2;

@@ -1,9 +1,9 @@
-import type { Database, Sql, TransactionSql } from '../db/client.js';
-import { runQuery } from '../db/query.js';
-import { primaryFlushPosition, waitForReplay } from '../db/read-replica.js';
-import { describe } from '../errors.js';
-import type { Logger } from '../runtime/logger.js';
-import { withTransaction } from '../db/transaction.js';
+import type { Database, Sql, TransactionSql } from '../db/client.ts';
+import { runQuery } from '../db/query.ts';
+import { primaryFlushPosition, waitForReplay } from '../db/read-replica.ts';
+import { describe } from '../errors.ts';
+import type { Logger } from '../runtime/logger.ts';
+import { withTransaction } from '../db/transaction.ts';
 import {
   floorCondition,
   healthConditions,
@@ -11,7 +11,7 @@ import {
   priceCondition,
   staleCondition,
   type Condition,
-} from './conditions.js';
+} from './conditions.ts';
 import {
   observeFloor,
   observeFreshness,
@@ -20,11 +20,11 @@ import {
   observePortfolio,
   observePositionChanges,
   observePrice,
-} from './observations.js';
-import { positionOccurrences, type Occurrence } from './position-events.js';
-import { isEpisodeRule, type AlertRule, type EpisodeRule } from './rules.js';
-import { loadStates, recordedKeys, recordEvents, saveStates, type Queryable } from './store.js';
-import { planEpisodes, planPositionEvents, type AlertState, type Plan, type PlannedEvent } from './transitions.js';
+} from './observations.ts';
+import { positionOccurrences, type Occurrence } from './position-events.ts';
+import { isEpisodeRule, type AlertRule, type EpisodeRule } from './rules.ts';
+import { loadStates, recordedKeys, recordEvents, saveStates, type Queryable } from './store.ts';
+import { planEpisodes, planPositionEvents, type AlertState, type Plan, type PlannedEvent } from './transitions.ts';
 
 /**
  * Evaluates rules against the data: observe, plan (pure), then record. Recording runs in one

@@ -1,4 +1,4 @@
-import { shortCoinType } from '../chain/coin-type.js';
+import { shortCoinType } from '../chain/coin-type.ts';
 
 /** How alert texts spell their figures: short enough for a chat line, exact where it matters. */
 

@@ -1,13 +1,13 @@
-import type { Dataset } from '../datasets.js';
+import type { Dataset } from '../datasets.ts';
 import type {
   FloorObservation,
   FreshnessObservation,
   HealthObservation,
   PortfolioObservation,
   PriceObservation,
-} from './conditions.js';
-import type { PositionRow } from './position-events.js';
-import type { Queryable } from './store.js';
+} from './conditions.ts';
+import type { PositionRow } from './position-events.ts';
+import type { Queryable } from './store.ts';
 
 /**
  * What the rules read, through the views of the data contract (docs/schema.md). Each query is about

@@ -1,7 +1,7 @@
-import type { AlertEventStatus } from '../db/schema/alerts.js';
-import type { AlertData } from './conditions.js';
-import type { PlannedEvent } from './transitions.js';
-import type { RuleKind } from './rules.js';
+import type { AlertEventStatus } from '../db/schema/alerts.ts';
+import type { AlertData } from './conditions.ts';
+import type { PlannedEvent } from './transitions.ts';
+import type { RuleKind } from './rules.ts';
 
 /** The JSON body POSTed to a webhook (docs/alerts.md); `text` alone is what Slack shows. */
 export interface AlertPayload {

@@ -1,7 +1,7 @@
-import type { AlertData } from './conditions.js';
-import { positionSubject } from './conditions.js';
-import { formatTime, shortAddress, shortPositionId } from './format.js';
-import type { PositionEventRule } from './rules.js';
+import type { AlertData } from './conditions.ts';
+import { positionSubject } from './conditions.ts';
+import { formatTime, shortAddress, shortPositionId } from './format.ts';
+import type { PositionEventRule } from './rules.ts';
 
 /**
  * Positions opened and closed: discrete events, one per position and tick. Pure: the positions come

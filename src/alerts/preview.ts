@@ -1,6 +1,6 @@
-import type { RuleEvaluation } from './evaluator.js';
-import { formatTime, shortAddress, tokenLabel } from './format.js';
-import { isEpisodeRule, type AlertRule } from './rules.js';
+import type { RuleEvaluation } from './evaluator.ts';
+import { formatTime, shortAddress, tokenLabel } from './format.ts';
+import { isEpisodeRule, type AlertRule } from './rules.ts';
 
 /** What `chaintap alerts test` prints of one rule's evaluation: a heading, then one line per subject. */
 export function describeEvaluation({ rule, conditions, states, plan }: RuleEvaluation): string[] {

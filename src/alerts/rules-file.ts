@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { InvalidInputError } from '../errors.js';
-import { parseRules, type AlertRules } from './rules.js';
+import { InvalidInputError } from '../errors.ts';
+import { parseRules, type AlertRules } from './rules.ts';
 
 /** Reads and validates a rules file (YAML or JSON); a missing or invalid file is an InvalidInputError. */
 export async function loadRulesFile(path: string): Promise<AlertRules> {

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
-import { normalizeAddress } from '../chain/address.js';
-import { normalizeCoinType } from '../chain/coin-type.js';
-import { DATASETS, type Dataset } from '../datasets.js';
-import { InvalidInputError } from '../errors.js';
-import { parseDuration } from './duration.js';
+import { normalizeAddress } from '../chain/address.ts';
+import { normalizeCoinType } from '../chain/coin-type.ts';
+import { DATASETS, type Dataset } from '../datasets.ts';
+import { InvalidInputError } from '../errors.ts';
+import { parseDuration } from './duration.ts';
 
 /**
  * The rules file (docs/alerts.md): YAML or JSON, validated here into typed rules. Every problem is

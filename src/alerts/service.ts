@@ -1,12 +1,12 @@
-import type { Database } from '../db/client.js';
-import { DATASETS, type Dataset } from '../datasets.js';
-import { describe } from '../errors.js';
-import { SNAPSHOT_CHANNEL } from '../queue/tick-notification.js';
-import type { Context } from '../runtime/context.js';
-import { startDeliverer } from './deliverer.js';
-import { evaluateAndRecord } from './evaluator.js';
-import { loadRulesFile } from './rules-file.js';
-import type { AlertRule, AlertRules } from './rules.js';
+import type { Database } from '../db/client.ts';
+import { DATASETS, type Dataset } from '../datasets.ts';
+import { describe } from '../errors.ts';
+import { SNAPSHOT_CHANNEL } from '../queue/tick-notification.ts';
+import type { Context } from '../runtime/context.ts';
+import { startDeliverer } from './deliverer.ts';
+import { evaluateAndRecord } from './evaluator.ts';
+import { loadRulesFile } from './rules-file.ts';
+import type { AlertRule, AlertRules } from './rules.ts';
 
 /** Every rule is evaluated this often too, so that a notification lost with a connection costs at most this. */
 const SWEEP_MS = 60_000;

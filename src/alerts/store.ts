@@ -1,9 +1,9 @@
 import type postgres from 'postgres';
-import type { Database } from '../db/client.js';
-import type { AlertDeliveryState, AlertEventStatus } from '../db/schema/alerts.js';
-import { alertPayload } from './payload.js';
-import type { Webhook } from './rules.js';
-import type { AlertState, PlannedEvent } from './transitions.js';
+import type { Database } from '../db/client.ts';
+import type { AlertDeliveryState, AlertEventStatus } from '../db/schema/alerts.ts';
+import { alertPayload } from './payload.ts';
+import type { Webhook } from './rules.ts';
+import type { AlertState, PlannedEvent } from './transitions.ts';
 
 /**
  * The alerts' tables (src/db/schema/alerts.ts): alert_states, what the evaluator remembers, and

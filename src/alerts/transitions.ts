@@ -1,8 +1,8 @@
-import type { AlertEventStatus } from '../db/schema/alerts.js';
-import { goneText, type AlertData, type Condition } from './conditions.js';
-import { eventKey, resolvedKey } from './event-key.js';
-import type { Occurrence } from './position-events.js';
-import type { EpisodeRule, PositionEventRule, RuleKind } from './rules.js';
+import type { AlertEventStatus } from '../db/schema/alerts.ts';
+import { goneText, type AlertData, type Condition } from './conditions.ts';
+import { eventKey, resolvedKey } from './event-key.ts';
+import type { Occurrence } from './position-events.ts';
+import type { EpisodeRule, PositionEventRule, RuleKind } from './rules.ts';
 
 /**
  * From what a rule observes and what it remembers (alert_states) to the events to record and the

@@ -1,6 +1,6 @@
-import { describe } from '../errors.js';
-import { isRetryableStatus } from './delivery-policy.js';
-import type { Webhook } from './rules.js';
+import { describe } from '../errors.ts';
+import { isRetryableStatus } from './delivery-policy.ts';
+import type { Webhook } from './rules.ts';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** How much of an error answer's body is kept in last_error. */

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../errors.ts';
 
 /**
  * Wallet addresses of the chains the upstream serves. Hex addresses (EVM: 40 hex digits; SUI: 64)

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../errors.ts';
 
 /**
  * SUI coin types ("0x2::sui::SUI", "0x…64 hex…::usdc::USDC", generics such as

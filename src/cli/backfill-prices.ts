@@ -1,7 +1,7 @@
-import { listWatchedTokens, storedPriceTimes } from '../db/index.js';
-import { InvalidInputError } from '../errors.js';
-import { normalizeCoinType } from '../chain/coin-type.js';
-import { createWorkerPool } from '../worker/workers.js';
+import { listWatchedTokens, storedPriceTimes } from '../db/index.ts';
+import { InvalidInputError } from '../errors.ts';
+import { normalizeCoinType } from '../chain/coin-type.ts';
+import { createWorkerPool } from '../worker/workers.ts';
 import { createInterface } from 'node:readline';
 import {
   backfillConsent,
@@ -11,11 +11,11 @@ import {
   estimateBackfill,
   planBackfill,
   type BackfillEstimate,
-} from '../scheduler/backfill-plan.js';
-import type { UpstreamRate } from '../config/upstream-rate.js';
-import { enqueueJobs } from '../scheduler/producer.js';
-import { withShutdown } from '../runtime/shutdown.js';
-import { waitForTicks, type CycleDeps } from './run-cycle.js';
+} from '../scheduler/backfill-plan.ts';
+import type { UpstreamRate } from '../config/upstream-rate.ts';
+import { enqueueJobs } from '../scheduler/producer.ts';
+import { withShutdown } from '../runtime/shutdown.ts';
+import { waitForTicks, type CycleDeps } from './run-cycle.ts';
 
 export interface BackfillRequest {
   from: Date;

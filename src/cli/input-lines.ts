@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../errors.ts';
 
 /** Values from the arguments plus a file of one value per line (blank lines and # comments ignored). */
 export async function collectValues(args: string[], file?: string): Promise<string[]> {

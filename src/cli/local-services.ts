@@ -5,8 +5,8 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ChaintapError } from '../errors.js';
-import type { Logger } from '../runtime/logger.js';
+import { ChaintapError } from '../errors.ts';
+import type { Logger } from '../runtime/logger.ts';
 
 const run = promisify(execFile);
 

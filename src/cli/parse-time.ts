@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../errors.ts';
 
 /** What a time flag takes, for help texts and errors. */
 export const TIME_FORMS =

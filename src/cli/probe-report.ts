@@ -1,5 +1,5 @@
-import type { UpstreamOperation } from '../datasets.js';
-import type { SchemaDrift } from '../db/schema/rows.js';
+import type { UpstreamOperation } from '../datasets.ts';
+import type { SchemaDrift } from '../db/schema/rows.ts';
 
 /**
  * What `chaintap probe` learned from one upstream call:

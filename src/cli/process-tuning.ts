@@ -2,8 +2,8 @@ import { readdirSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
-import { loadOptions, type Options } from '../config/options.js';
-import type { Logger } from '../runtime/logger.js';
+import { loadOptions, type Options } from '../config/options.ts';
+import type { Logger } from '../runtime/logger.ts';
 
 /**
  * Every process-wide setting chaintap changes, decided here once at start and only for the commands

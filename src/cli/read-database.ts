@@ -1,6 +1,6 @@
-import { createDatabase, type Database, type DatabaseInstrumentation } from '../db/client.js';
-import type { Context } from '../runtime/context.js';
-import type { Shutdown } from '../runtime/shutdown.js';
+import { createDatabase, type Database, type DatabaseInstrumentation } from '../db/client.ts';
+import type { Context } from '../runtime/context.ts';
+import type { Shutdown } from '../runtime/shutdown.ts';
 
 /** How the read pool's connections show in pg_stat_activity on the replica. */
 export const READ_APPLICATION_NAME = 'chaintap-read';

@@ -1,17 +1,17 @@
-import type { Context } from '../runtime/context.js';
-import type { Shutdown } from '../runtime/shutdown.js';
-import { ChaintapError } from '../errors.js';
-import { createDatabase, type Database } from '../db/client.js';
-import { closeQueues, createQueues, type Queues } from '../queue/queues.js';
-import { checkEvictionPolicy, createRedisConnection, type RedisClient } from '../runtime/redis-connection.js';
-import { describeTopology, redisTopology, topologySetting, type RedisTopology } from '../config/redis-topology.js';
-import { checkKeyLayout } from '../queue/key-layout.js';
-import { upstreamPaceKey } from '../queue/redis-keys.js';
-import { createTickTracker, type TickTracker } from '../queue/tick-tracker.js';
-import { createUpstreamClient, transportSettings, type UpstreamClient } from '../upstream/client.js';
-import { createSenderThread } from '../upstream/sender-thread.js';
-import type { UpstreamTransport } from '../upstream/transport.js';
-import { senderThreadStepDown } from './process-tuning.js';
+import type { Context } from '../runtime/context.ts';
+import type { Shutdown } from '../runtime/shutdown.ts';
+import { ChaintapError } from '../errors.ts';
+import { createDatabase, type Database } from '../db/client.ts';
+import { closeQueues, createQueues, type Queues } from '../queue/queues.ts';
+import { checkEvictionPolicy, createRedisConnection, type RedisClient } from '../runtime/redis-connection.ts';
+import { describeTopology, redisTopology, topologySetting, type RedisTopology } from '../config/redis-topology.ts';
+import { checkKeyLayout } from '../queue/key-layout.ts';
+import { upstreamPaceKey } from '../queue/redis-keys.ts';
+import { createTickTracker, type TickTracker } from '../queue/tick-tracker.ts';
+import { createUpstreamClient, transportSettings, type UpstreamClient } from '../upstream/client.ts';
+import { createSenderThread } from '../upstream/sender-thread.ts';
+import type { UpstreamTransport } from '../upstream/transport.ts';
+import { senderThreadStepDown } from './process-tuning.ts';
 
 /** The connections a command works with, each added to the command's shutdown as it is opened. */
 export interface Resources {

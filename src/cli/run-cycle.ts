@@ -1,14 +1,14 @@
-import type { RedisClient } from '../runtime/redis-connection.js';
-import type { Context } from '../runtime/context.js';
-import { withShutdown } from '../runtime/shutdown.js';
-import type { Database } from '../db/client.js';
-import type { Queues } from '../queue/queues.js';
-import type { TickTracker } from '../queue/tick-tracker.js';
-import type { UpstreamClient } from '../upstream/client.js';
-import { createWorkerPool } from '../worker/workers.js';
-import { produceTick, type ProducedTick } from '../scheduler/producer.js';
-import type { Dataset, QueueName, TickStream } from '../datasets.js';
-import { sleep } from '../runtime/sleep.js';
+import type { RedisClient } from '../runtime/redis-connection.ts';
+import type { Context } from '../runtime/context.ts';
+import { withShutdown } from '../runtime/shutdown.ts';
+import type { Database } from '../db/client.ts';
+import type { Queues } from '../queue/queues.ts';
+import type { TickTracker } from '../queue/tick-tracker.ts';
+import type { UpstreamClient } from '../upstream/client.ts';
+import { createWorkerPool } from '../worker/workers.ts';
+import { produceTick, type ProducedTick } from '../scheduler/producer.ts';
+import type { Dataset, QueueName, TickStream } from '../datasets.ts';
+import { sleep } from '../runtime/sleep.ts';
 
 export interface CycleDeps {
   context: Context;

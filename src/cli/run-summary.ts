@@ -1,5 +1,5 @@
-import type { Database } from '../db/client.js';
-import { loadRunCounts } from '../db/stores/status.js';
+import type { Database } from '../db/client.ts';
+import { loadRunCounts } from '../db/stores/status.ts';
 
 export interface RunSummaryRow {
   dataset: string;

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
-import { loadOptions, type Options } from '../config/options.js';
-import { secretValues } from '../config/secrets.js';
-import { ChaintapError } from '../errors.js';
-import type { Context } from '../runtime/context.js';
-import { isLostArrayTypeFetch } from '../db/driver-faults.js';
-import { createLogger } from '../runtime/logger.js';
-import { createMetrics } from '../runtime/metrics.js';
+import { loadOptions, type Options } from '../config/options.ts';
+import { secretValues } from '../config/secrets.ts';
+import { ChaintapError } from '../errors.ts';
+import type { Context } from '../runtime/context.ts';
+import { isLostArrayTypeFetch } from '../db/driver-faults.ts';
+import { createLogger } from '../runtime/logger.ts';
+import { createMetrics } from '../runtime/metrics.ts';
 
 export type OptionOverrides = Partial<Record<keyof Options, string | number | boolean | undefined>>;
 

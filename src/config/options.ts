@@ -1,9 +1,9 @@
 import cron from 'node-cron';
 import { z } from 'zod';
-import { ConfigError } from '../errors.js';
-import { DATASETS, type Dataset } from '../datasets.js';
-import { parseUpstreamRate, type UpstreamRate } from './upstream-rate.js';
-import { redisTopology } from './redis-topology.js';
+import { ConfigError } from '../errors.ts';
+import { DATASETS, type Dataset } from '../datasets.ts';
+import { parseUpstreamRate, type UpstreamRate } from './upstream-rate.ts';
+import { redisTopology } from './redis-topology.ts';
 
 /**
  * Every setting of chaintap, with its default, in one place. Built once from the environment

@@ -1,5 +1,5 @@
-import { ConfigError } from '../errors.js';
-import type { Options } from './options.js';
+import { ConfigError } from '../errors.ts';
+import type { Options } from './options.ts';
 
 /**
  * The Redis chaintap works with, in one of three forms, as the settings name it: one node

@@ -1,9 +1,9 @@
 import net from 'node:net';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
-import type { Logger } from '../runtime/logger.js';
-import type { Metrics } from '../runtime/metrics.js';
-import * as schema from './schema/index.js';
+import type { Logger } from '../runtime/logger.ts';
+import type { Metrics } from '../runtime/metrics.ts';
+import * as schema from './schema/index.ts';
 
 export type Schema = typeof schema;
 export type Db = PostgresJsDatabase<Schema>;

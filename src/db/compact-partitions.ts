@@ -1,9 +1,9 @@
-import { sleep } from '../runtime/sleep.js';
-import type { Database } from './client.js';
-import { dailyCutoffOf, hourlyCutoffOf } from './downsample.js';
-import { partitionsOf } from './partitions.js';
-import { runQuery } from './query.js';
-import { withTransaction } from './transaction.js';
+import { sleep } from '../runtime/sleep.ts';
+import type { Database } from './client.ts';
+import { dailyCutoffOf, hourlyCutoffOf } from './downsample.ts';
+import { partitionsOf } from './partitions.ts';
+import { runQuery } from './query.ts';
+import { withTransaction } from './transaction.ts';
 
 /**
  * Gives the space that downsampling freed back to the system. Postgres reuses the space of deleted

@@ -1,6 +1,6 @@
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { TransactionSql } from './client.js';
+import type { TransactionSql } from './client.ts';
 
 export type CopyValue = string | number | Date | null;
 

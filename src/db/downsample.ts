@@ -1,7 +1,7 @@
-import { partitionsOf, type Partition } from './partitions.js';
-import { runQuery } from './query.js';
-import { withTransaction } from './transaction.js';
-import type { Database } from './client.js';
+import { partitionsOf, type Partition } from './partitions.ts';
+import { runQuery } from './query.ts';
+import { withTransaction } from './transaction.ts';
+import type { Database } from './client.ts';
 
 /**
  * Downsampling of the snapshot history. Every tick is kept for `fullResolutionDays`; older than

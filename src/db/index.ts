@@ -1,15 +1,15 @@
 // The storage layer: the pool, the job transaction, the stores and the maintenance operations.
-export { createDatabase, type Database, type Db, type Sql } from './client.js';
-export { ensureDatabase, runMigrations } from './migrate.js';
-export { runQuery, type StoreOperation } from './query.js';
-export { withTransaction, type Tx } from './transaction.js';
+export { createDatabase, type Database, type Db, type Sql } from './client.ts';
+export { ensureDatabase, runMigrations } from './migrate.ts';
+export { runQuery, type StoreOperation } from './query.ts';
+export { withTransaction, type Tx } from './transaction.ts';
 export {
   ensurePartitions,
   detachOldPricePartitions,
   compactPriceIndexes,
   PARTITIONED_TABLES,
   ARCHIVE_SCHEMA,
-} from './partitions.js';
+} from './partitions.ts';
 export {
   commitJob,
   recordJobFailure,
@@ -17,19 +17,19 @@ export {
   recordSupersededRuns,
   type RunRecord,
   type SupersededRun,
-} from './stores/jobs.js';
-export { loadTargetWatermarks } from './stores/watermarks.js';
+} from './stores/jobs.ts';
+export { loadTargetWatermarks } from './stores/watermarks.ts';
 export {
   pruneRawResponses,
   readRawResponses,
   type RawRecord,
   type RawResponseFilter,
   type StoredRawResponse,
-} from './stores/raw-responses.js';
-export { writeTokenPrices, storedPriceTimes } from './stores/prices.js';
-export { writePositions, type PositionsWriteContext } from './stores/positions.js';
-export { writeNftHoldings, type NftWriteContext } from './stores/nfts.js';
-export { writeProtocols, listProtocolIds } from './stores/protocols.js';
+} from './stores/raw-responses.ts';
+export { writeTokenPrices, storedPriceTimes } from './stores/prices.ts';
+export { writePositions, type PositionsWriteContext } from './stores/positions.ts';
+export { writeNftHoldings, type NftWriteContext } from './stores/nfts.ts';
+export { writeProtocols, listProtocolIds } from './stores/protocols.ts';
 export {
   addWatchedTokens,
   removeWatchedTokens,
@@ -39,4 +39,4 @@ export {
   listWatchedAddresses,
   type WatchedAddress,
   type WatchedAddressOptions,
-} from './stores/watchlist.js';
+} from './stores/watchlist.ts';

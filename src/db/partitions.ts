@@ -1,7 +1,7 @@
-import type { Database } from './client.js';
-import { poolCache } from './pool-cache.js';
-import { runQuery } from './query.js';
-import { withTransaction, type Tx } from './transaction.js';
+import type { Database } from './client.ts';
+import { poolCache } from './pool-cache.ts';
+import { runQuery } from './query.ts';
+import { withTransaction, type Tx } from './transaction.ts';
 
 /** The tables range-partitioned by month (UTC) of their time column; referenced tables first. */
 export const PARTITIONED_TABLES = ['token_price_points', 'position_snapshot_points', 'nft_holding_snapshots'] as const;

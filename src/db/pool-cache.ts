@@ -1,4 +1,4 @@
-import type { Sql } from './client.js';
+import type { Sql } from './client.ts';
 
 /**
  * One value per connection pool, made by `create` on first use: what a process knows about

@@ -1,7 +1,7 @@
-import { describe } from '../errors.js';
-import { sleep } from '../runtime/sleep.js';
-import type { Database } from './client.js';
-import type { RunRecord } from './stores/jobs.js';
+import { describe } from '../errors.ts';
+import { sleep } from '../runtime/sleep.ts';
+import type { Database } from './client.ts';
+import type { RunRecord } from './stores/jobs.ts';
 
 /**
  * The database operations chaintap runs, as named in the `store` label of

@@ -1,6 +1,6 @@
-import { sleep } from '../runtime/sleep.js';
-import type { Database, Sql, TransactionSql } from './client.js';
-import { runQuery } from './query.js';
+import { sleep } from '../runtime/sleep.ts';
+import type { Database, Sql, TransactionSql } from './client.ts';
+import { runQuery } from './query.ts';
 
 /**
  * The read database (DATABASE_READ_URL, docs/read-replicas.md): how far it is behind the primary,

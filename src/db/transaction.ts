@@ -1,6 +1,6 @@
-import { bindDrizzle, type Database, type Db, type TransactionSql } from './client.js';
-import { isConnectionLost } from './driver-faults.js';
-import { runQuery, type StoreOperation } from './query.js';
+import { bindDrizzle, type Database, type Db, type TransactionSql } from './client.ts';
+import { isConnectionLost } from './driver-faults.ts';
+import { runQuery, type StoreOperation } from './query.ts';
 
 /** What a writer gets inside a job's transaction. */
 export interface Tx {

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import type { QuarantinedElement } from '../db/schema/rows.js';
-import { issuePath } from '../upstream/schemas.js';
-import { DriftLog } from './schema-drift.js';
-import { UnreadablePayloadError } from './unreadable-payload-error.js';
+import type { QuarantinedElement } from '../db/schema/rows.ts';
+import { issuePath } from '../upstream/schemas.ts';
+import { DriftLog } from './schema-drift.ts';
+import { UnreadablePayloadError } from './unreadable-payload-error.ts';
 
 /**
  * Reads each element of an answer on its own: `read` gets the element validated by `schema`, a

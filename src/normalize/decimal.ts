@@ -1,6 +1,6 @@
 import Big from 'big.js';
-import type { NumericValue } from '../upstream/schemas.js';
-import { UnreadablePayloadError } from './unreadable-payload-error.js';
+import type { NumericValue } from '../upstream/schemas.ts';
+import { UnreadablePayloadError } from './unreadable-payload-error.ts';
 
 /** Beyond this many digits a number is not a price or an amount (Postgres numeric holds more). */
 const MAX_EXPONENT = 1000;

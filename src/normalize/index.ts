@@ -1,8 +1,8 @@
 // Pure functions from validated upstream payloads to rows (no clock, no I/O).
-export { toDecimalString, sumDecimals } from './decimal.js';
-export { toTimestamp } from './timestamp.js';
-export { normalizeTokenPrices } from './token-prices.js';
-export { normalizePositions } from './positions.js';
-export { normalizeNftHoldings } from './nft-holdings.js';
-export { normalizeProtocols } from './protocols.js';
-export { UnreadablePayloadError } from './unreadable-payload-error.js';
+export { toDecimalString, sumDecimals } from './decimal.ts';
+export { toTimestamp } from './timestamp.ts';
+export { normalizeTokenPrices } from './token-prices.ts';
+export { normalizePositions } from './positions.ts';
+export { normalizeNftHoldings } from './nft-holdings.ts';
+export { normalizeProtocols } from './protocols.ts';
+export { UnreadablePayloadError } from './unreadable-payload-error.ts';

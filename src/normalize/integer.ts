@@ -1,4 +1,4 @@
-import { UnreadablePayloadError } from './unreadable-payload-error.js';
+import { UnreadablePayloadError } from './unreadable-payload-error.ts';
 
 /** A wire integer (number or digit string) as a number; null for null/undefined. */
 export function toInteger(value: number | string | null | undefined, field: string): number | null {

@@ -6,20 +6,20 @@ import {
   type NftHoldingGroup,
   type NftHoldingsResponse,
   type NftToken,
-} from '../upstream/schemas.js';
-import { readElements } from './answer-elements.js';
-import { extraFields, mergeExtra } from './extra-fields.js';
-import { toText } from './integer.js';
-import { readDecimal, readInteger } from './numeric-field.js';
-import { DriftLog } from './schema-drift.js';
-import { readShaped, readText, UnreadFields } from './wire-fields.js';
+} from '../upstream/schemas.ts';
+import { readElements } from './answer-elements.ts';
+import { extraFields, mergeExtra } from './extra-fields.ts';
+import { toText } from './integer.ts';
+import { readDecimal, readInteger } from './numeric-field.ts';
+import { DriftLog } from './schema-drift.ts';
+import { readShaped, readText, UnreadFields } from './wire-fields.ts';
 import type {
   ElementOutcome,
   NftCollectionRow,
   NftHoldingSnapshotRow,
   NftTokenRow,
   NormalizedNftHoldings,
-} from '../db/schema/rows.js';
+} from '../db/schema/rows.ts';
 
 const GROUP_FIELDS = [
   'owner',

@@ -1,7 +1,7 @@
-import { toDecimalString } from './decimal.js';
-import type { DriftLog } from './schema-drift.js';
-import { shapeOf } from './schema-drift.js';
-import { UnreadablePayloadError } from './unreadable-payload-error.js';
+import { toDecimalString } from './decimal.ts';
+import type { DriftLog } from './schema-drift.ts';
+import { shapeOf } from './schema-drift.ts';
+import { UnreadablePayloadError } from './unreadable-payload-error.ts';
 
 const DECIMAL = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
 const INTEGER = /^\s*[+-]?\d+\s*$/;

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { position as positionSchema } from '../upstream/schemas.js';
-import { readDecimal } from './numeric-field.js';
-import { DriftLog } from './schema-drift.js';
-import { readTokenRef } from './token-ref.js';
-import { isPlainObject } from './wire-fields.js';
+import { position as positionSchema } from '../upstream/schemas.ts';
+import { readDecimal } from './numeric-field.ts';
+import { DriftLog } from './schema-drift.ts';
+import { readTokenRef } from './token-ref.ts';
+import { isPlainObject } from './wire-fields.ts';
 
 /** Fields of a position that name where it sits in a pool: they stay the same for its whole life. */
 const PLACE_FIELDS = ['poolId', 'pool', 'tickLower', 'tickUpper', 'lowerTick', 'upperTick', 'priceLower', 'priceUpper'];

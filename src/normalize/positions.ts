@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { position as positionSchema, protocolRef, type Position, type PositionsResponse } from '../upstream/schemas.js';
-import { readElements } from './answer-elements.js';
-import { sumDecimals } from './decimal.js';
-import { extraFields, mergeExtra } from './extra-fields.js';
-import { toText } from './integer.js';
-import { readDecimal } from './numeric-field.js';
-import { nestedPositionKey, positionKeys } from './position-keys.js';
-import { mergeProtocol, protocolRow } from './protocols.js';
-import { DriftLog, shapeOf } from './schema-drift.js';
-import { isPlainObject, readShaped, readText, UnreadFields } from './wire-fields.js';
+import { position as positionSchema, protocolRef, type Position, type PositionsResponse } from '../upstream/schemas.ts';
+import { readElements } from './answer-elements.ts';
+import { sumDecimals } from './decimal.ts';
+import { extraFields, mergeExtra } from './extra-fields.ts';
+import { toText } from './integer.ts';
+import { readDecimal } from './numeric-field.ts';
+import { nestedPositionKey, positionKeys } from './position-keys.ts';
+import { mergeProtocol, protocolRow } from './protocols.ts';
+import { DriftLog, shapeOf } from './schema-drift.ts';
+import { isPlainObject, readShaped, readText, UnreadFields } from './wire-fields.ts';
 import type {
   ElementOutcome,
   NormalizedPositions,
@@ -18,8 +18,8 @@ import type {
   PositionRow,
   PositionSnapshotRow,
   ProtocolRow,
-} from '../db/schema/rows.js';
-import { readTokenRef } from './token-ref.js';
+} from '../db/schema/rows.ts';
+import { readTokenRef } from './token-ref.ts';
 
 const POSITION_FIELDS = [
   'positionId',

@@ -1,7 +1,7 @@
-import type { ProtocolsResponse } from '../upstream/schemas.js';
-import { toText } from './integer.js';
-import type { ProtocolRow } from '../db/schema/rows.js';
-import { UnreadablePayloadError } from './unreadable-payload-error.js';
+import type { ProtocolsResponse } from '../upstream/schemas.ts';
+import { toText } from './integer.ts';
+import type { ProtocolRow } from '../db/schema/rows.ts';
+import { UnreadablePayloadError } from './unreadable-payload-error.ts';
 
 /**
  * Rows from the protocol list (its shape is not documented: ids, or objects with an id under

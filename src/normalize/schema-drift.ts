@@ -1,4 +1,4 @@
-import type { SchemaDrift } from '../db/schema/rows.js';
+import type { SchemaDrift } from '../db/schema/rows.ts';
 
 /** The JSON type of a value as a drift shape: string, number, boolean, array, object or null. */
 export function shapeOf(value: unknown): string {

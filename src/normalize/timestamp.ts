@@ -1,7 +1,7 @@
 import Big from 'big.js';
-import type { NumericValue } from '../upstream/schemas.js';
-import { toBig } from './decimal.js';
-import { UnreadablePayloadError } from './unreadable-payload-error.js';
+import type { NumericValue } from '../upstream/schemas.ts';
+import { toBig } from './decimal.ts';
+import { UnreadablePayloadError } from './unreadable-payload-error.ts';
 
 /**
  * Upper bounds (exclusive) of a Unix time in each unit, read by magnitude: below 1e11 it is seconds

@@ -1,13 +1,13 @@
-import { InvalidInputError } from '../errors.js';
-import { tokenPriceEntry, type TokenPriceEntry, type TokenPriceResponse } from '../upstream/schemas.js';
-import { normalizeCoinType } from '../chain/coin-type.js';
-import { readElements } from './answer-elements.js';
-import { readDecimal, readInteger } from './numeric-field.js';
-import { DriftLog } from './schema-drift.js';
-import { readText } from './wire-fields.js';
-import type { ElementOutcome, NormalizedTokenPrices, PriceRow, TokenRow } from '../db/schema/rows.js';
-import { toTimestamp } from './timestamp.js';
-import { UnreadablePayloadError } from './unreadable-payload-error.js';
+import { InvalidInputError } from '../errors.ts';
+import { tokenPriceEntry, type TokenPriceEntry, type TokenPriceResponse } from '../upstream/schemas.ts';
+import { normalizeCoinType } from '../chain/coin-type.ts';
+import { readElements } from './answer-elements.ts';
+import { readDecimal, readInteger } from './numeric-field.ts';
+import { DriftLog } from './schema-drift.ts';
+import { readText } from './wire-fields.ts';
+import type { ElementOutcome, NormalizedTokenPrices, PriceRow, TokenRow } from '../db/schema/rows.ts';
+import { toTimestamp } from './timestamp.ts';
+import { UnreadablePayloadError } from './unreadable-payload-error.ts';
 
 /** A price time further than this past the fetch is not a clock difference but nonsense. */
 const MAX_FUTURE_MS = 24 * 3600 * 1000;

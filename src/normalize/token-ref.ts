@@ -1,6 +1,6 @@
-import { InvalidInputError } from '../errors.js';
-import { normalizeAddress } from '../chain/address.js';
-import { normalizeCoinType } from '../chain/coin-type.js';
+import { InvalidInputError } from '../errors.ts';
+import { normalizeAddress } from '../chain/address.ts';
+import { normalizeCoinType } from '../chain/coin-type.ts';
 
 /** Fields of a token object that may carry its coin type or address, in order of preference. */
 const ID_FIELDS = [

@@ -1,4 +1,4 @@
-import { ChaintapError } from '../errors.js';
+import { ChaintapError } from '../errors.ts';
 
 /**
  * A validated payload that still cannot be turned into rows (a nonsense timestamp, an unreadable

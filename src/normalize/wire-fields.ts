@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { NumericField } from './numeric-field.js';
-import { shapeOf, type DriftLog } from './schema-drift.js';
+import type { NumericField } from './numeric-field.ts';
+import { shapeOf, type DriftLog } from './schema-drift.ts';
 
 /** A documented string: any other shape is null, recorded as drift and returned as `unread`. */
 export function readText(raw: unknown, field: string, drifts: DriftLog): NumericField<string> {

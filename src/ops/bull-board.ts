@@ -2,7 +2,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { FastifyInstance } from 'fastify';
-import type { Queues } from '../queue/queues.js';
+import type { Queues } from '../queue/queues.ts';
 
 export const BULL_BOARD_PATH = '/queues';
 

@@ -1,5 +1,5 @@
-import type { Options } from '../config/options.js';
-import { ConfigError } from '../errors.js';
+import type { Options } from '../config/options.ts';
+import { ConfigError } from '../errors.ts';
 
 /** Addresses only this machine can reach. Any other host, names included, counts as exposed. */
 export function isLoopback(host: string): boolean {

@@ -4,7 +4,11 @@
  * queue can never inject markup into the status page.
  */
 export class Html {
-  constructor(readonly text: string) {}
+  readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+  }
 }
 
 type Interpolation = Html | string | number | bigint | boolean | null | undefined | readonly Interpolation[];

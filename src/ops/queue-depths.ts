@@ -1,5 +1,5 @@
-import type { Queues } from '../queue/queues.js';
-import type { QueueName } from '../datasets.js';
+import type { Queues } from '../queue/queues.ts';
+import type { QueueName } from '../datasets.ts';
 
 /** The job states shown and exported, in the order a reader scans them. */
 export const QUEUE_STATES = [

@@ -1,8 +1,8 @@
-import type { RedisClient } from '../runtime/redis-connection.js';
-import type { Database } from '../db/client.js';
-import { runQuery } from '../db/query.js';
-import { describe } from '../errors.js';
-import { withDeadline } from './deadline.js';
+import type { RedisClient } from '../runtime/redis-connection.ts';
+import type { Database } from '../db/client.ts';
+import { runQuery } from '../db/query.ts';
+import { describe } from '../errors.ts';
+import { withDeadline } from './deadline.ts';
 
 export interface DependencyCheck {
   ok: boolean;

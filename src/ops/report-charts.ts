@@ -1,4 +1,4 @@
-import { html, type Html } from './html.js';
+import { html, type Html } from './html.ts';
 
 /**
  * The inline SVG charts of the reports and the status page's sparklines: no script, no font or image

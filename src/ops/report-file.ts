@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import { ChaintapError, InvalidInputError } from '../errors.js';
+import { ChaintapError, InvalidInputError } from '../errors.ts';
 
 /** Where a report is written, a piece at a time. */
 export interface ReportSink {
@@ -17,7 +17,11 @@ export class BufferedSink implements ReportSink {
   private parts: string[] = [];
   private length = 0;
 
-  constructor(private readonly writeChunk: (chunk: string) => Promise<void>) {}
+  private readonly writeChunk: (chunk: string) => Promise<void>;
+
+  constructor(writeChunk: (chunk: string) => Promise<void>) {
+    this.writeChunk = writeChunk;
+  }
 
   async write(text: string): Promise<void> {
     this.parts.push(text);

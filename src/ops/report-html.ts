@@ -1,10 +1,10 @@
-import { shortCoinType } from '../chain/coin-type.js';
-import type { PortfolioNftRow, PortfolioPositionRow } from '../db/stores/reports.js';
-import { Html, html } from './html.js';
-import { renderBarChartSvg, renderOhlcChartSvg, renderTimeChartSvg } from './report-charts.js';
-import type { PortfolioReport } from './report-portfolio.js';
-import type { PriceReport, PriceReportRow, PriceReportToken } from './report-prices.js';
-import type { ReportRange } from './report-request.js';
+import { shortCoinType } from '../chain/coin-type.ts';
+import type { PortfolioNftRow, PortfolioPositionRow } from '../db/stores/reports.ts';
+import { Html, html } from './html.ts';
+import { renderBarChartSvg, renderOhlcChartSvg, renderTimeChartSvg } from './report-charts.ts';
+import type { PortfolioReport } from './report-portfolio.ts';
+import type { PriceReport, PriceReportRow, PriceReportToken } from './report-prices.ts';
+import type { ReportRange } from './report-request.ts';
 
 /**
  * The HTML form of the reports: one self-contained document (inline CSS and SVG, no script, nothing

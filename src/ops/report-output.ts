@@ -1,10 +1,10 @@
-import { ChaintapError } from '../errors.js';
-import type { ReportSink } from './report-file.js';
-import { priceHtmlEnd, priceHtmlStart, priceHtmlToken, renderPortfolioHtml } from './report-html.js';
-import { NFT_COLUMNS, POSITION_COLUMNS, SERIES_COLUMNS, type PortfolioReport } from './report-portfolio.js';
-import { PRICE_COLUMNS, type PriceReport, type PriceReportRow } from './report-prices.js';
-import type { ReportFormat, ReportRange } from './report-request.js';
-import { csvRecord, jsonRow, type Cell, type Column } from './report-table.js';
+import { ChaintapError } from '../errors.ts';
+import type { ReportSink } from './report-file.ts';
+import { priceHtmlEnd, priceHtmlStart, priceHtmlToken, renderPortfolioHtml } from './report-html.ts';
+import { NFT_COLUMNS, POSITION_COLUMNS, SERIES_COLUMNS, type PortfolioReport } from './report-portfolio.ts';
+import { PRICE_COLUMNS, type PriceReport, type PriceReportRow } from './report-prices.ts';
+import type { ReportFormat, ReportRange } from './report-request.ts';
+import { csvRecord, jsonRow, type Cell, type Column } from './report-table.ts';
 
 /**
  * The reports in their three formats, written to a sink. CSV and JSON carry the same rows under

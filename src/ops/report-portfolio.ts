@@ -1,5 +1,5 @@
-import { normalizeAddress } from '../chain/address.js';
-import type { Database } from '../db/client.js';
+import { normalizeAddress } from '../chain/address.ts';
+import type { Database } from '../db/client.ts';
 import {
   loadAddressPresence,
   loadPortfolioNfts,
@@ -8,10 +8,10 @@ import {
   type PortfolioNftRow,
   type PortfolioPoint,
   type PortfolioPositionRow,
-} from '../db/stores/reports.js';
-import { InvalidInputError } from '../errors.js';
-import { portfolioSteps, type ReportRange } from './report-request.js';
-import type { Column } from './report-table.js';
+} from '../db/stores/reports.ts';
+import { InvalidInputError } from '../errors.ts';
+import { portfolioSteps, type ReportRange } from './report-request.ts';
+import type { Column } from './report-table.ts';
 
 /** What `chaintap report portfolio` reports about one address. */
 export interface PortfolioReport {

@@ -1,9 +1,9 @@
-import { normalizeCoinType } from '../chain/coin-type.js';
-import type { Database } from '../db/client.js';
-import { loadPriceTokenSpans, streamPriceBuckets, type PriceBucket } from '../db/stores/reports.js';
-import { InvalidInputError } from '../errors.js';
-import { priceBucketStarts, type ReportRange } from './report-request.js';
-import type { Column } from './report-table.js';
+import { normalizeCoinType } from '../chain/coin-type.ts';
+import type { Database } from '../db/client.ts';
+import { loadPriceTokenSpans, streamPriceBuckets, type PriceBucket } from '../db/stores/reports.ts';
+import { InvalidInputError } from '../errors.ts';
+import { priceBucketStarts, type ReportRange } from './report-request.ts';
+import type { Column } from './report-table.ts';
 
 export interface PriceReportToken {
   coinType: string;

@@ -1,5 +1,5 @@
-import { InvalidInputError } from '../errors.js';
-import { parseInterval } from '../scheduler/backfill-plan.js';
+import { InvalidInputError } from '../errors.ts';
+import { parseInterval } from '../scheduler/backfill-plan.ts';
 
 /**
  * What every report is asked for, checked before anything is read or written: the format, and the

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { Database } from '../db/client.js';
-import { InvalidInputError } from '../errors.js';
-import { html } from './html.js';
-import { renderPortfolioHtml } from './report-html.js';
-import { loadPortfolioReport } from './report-portfolio.js';
-import { parseIsoTime, reportRange } from './report-request.js';
+import type { Database } from '../db/client.ts';
+import { InvalidInputError } from '../errors.ts';
+import { html } from './html.ts';
+import { renderPortfolioHtml } from './report-html.ts';
+import { loadPortfolioReport } from './report-portfolio.ts';
+import { parseIsoTime, reportRange } from './report-request.ts';
 
 /** The report is a document of its own: inline styles only, nothing else may load. */
 const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'";

@@ -1,12 +1,12 @@
-import type { Database } from '../db/client.js';
-import type { Logger } from '../runtime/logger.js';
-import type { Metrics } from '../runtime/metrics.js';
-import type { Queues } from '../queue/queues.js';
-import { withDeadline } from './deadline.js';
-import { readQueueDepths } from './queue-depths.js';
-import { loadDatasetFreshness } from '../db/stores/status.js';
-import { databaseServer, loadReplicaLag } from '../db/read-replica.js';
-import { loadCapacityPlan, type CapacityPlanOptions } from '../scheduler/capacity-plan.js';
+import type { Database } from '../db/client.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { Metrics } from '../runtime/metrics.ts';
+import type { Queues } from '../queue/queues.ts';
+import { withDeadline } from './deadline.ts';
+import { readQueueDepths } from './queue-depths.ts';
+import { loadDatasetFreshness } from '../db/stores/status.ts';
+import { databaseServer, loadReplicaLag } from '../db/read-replica.ts';
+import { loadCapacityPlan, type CapacityPlanOptions } from '../scheduler/capacity-plan.ts';
 
 /**
  * Sets the gauges that are read from Redis and Postgres rather than counted in-process: queue depth,

@@ -1,16 +1,16 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import type { RedisClient } from '../runtime/redis-connection.js';
-import type { Context } from '../runtime/context.js';
-import type { Database } from '../db/client.js';
-import type { Queues } from '../queue/queues.js';
-import { registerBullBoard } from './bull-board.js';
-import { assertSafeOpsExposure } from './exposure.js';
-import { createOpsAuth, pathOf } from './ops-token.js';
-import { checkReadiness } from './readiness.js';
-import { refreshScrapeGauges } from './scrape-gauges.js';
-import { loadStatusPageData } from './status-page-data.js';
-import { renderStatusPage } from './status-page.js';
-import { registerReportRoutes } from './report-routes.js';
+import type { RedisClient } from '../runtime/redis-connection.ts';
+import type { Context } from '../runtime/context.ts';
+import type { Database } from '../db/client.ts';
+import type { Queues } from '../queue/queues.ts';
+import { registerBullBoard } from './bull-board.ts';
+import { assertSafeOpsExposure } from './exposure.ts';
+import { createOpsAuth, pathOf } from './ops-token.ts';
+import { checkReadiness } from './readiness.ts';
+import { refreshScrapeGauges } from './scrape-gauges.ts';
+import { loadStatusPageData } from './status-page-data.ts';
+import { renderStatusPage } from './status-page.ts';
+import { registerReportRoutes } from './report-routes.ts';
 
 /** How long /readyz, /metrics and the status page wait for Postgres or Redis before answering without them. */
 const DEPENDENCY_TIMEOUT_MS = 3_000;

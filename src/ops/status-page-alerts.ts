@@ -1,14 +1,14 @@
-import { formatTime } from '../alerts/format.js';
+import { formatTime } from '../alerts/format.ts';
 import {
   loadAlertDeliveryCounts,
   loadRecentAlertEvents,
   type AlertDeliveryCounts,
   type AlertEventRow,
-} from '../alerts/store.js';
-import type { Database } from '../db/client.js';
-import { withDeadline } from './deadline.js';
-import { html, type Html } from './html.js';
-import type { Section } from './status-page-data.js';
+} from '../alerts/store.ts';
+import type { Database } from '../db/client.ts';
+import { withDeadline } from './deadline.ts';
+import { html, type Html } from './html.ts';
+import type { Section } from './status-page-data.ts';
 
 /** The status page's "Alerts" section: the outbox's recent events and where their deliveries stand. */
 export interface AlertsStatus {

@@ -1,7 +1,7 @@
-import type { Database } from '../db/client.js';
-import type { Queues } from '../queue/queues.js';
-import { withDeadline } from './deadline.js';
-import { readQueueDepths, type QueueDepth } from './queue-depths.js';
+import type { Database } from '../db/client.ts';
+import type { Queues } from '../queue/queues.ts';
+import { withDeadline } from './deadline.ts';
+import { readQueueDepths, type QueueDepth } from './queue-depths.ts';
 import {
   loadDatasetFreshness,
   loadRecentFailures,
@@ -17,16 +17,16 @@ import {
   type SchemaDriftRow,
   type SupersededCount,
   type WatchedTokenRow,
-} from '../db/stores/status.js';
+} from '../db/stores/status.ts';
 import {
   loadPortfolioSeries,
   loadWatchedAddressValues,
   type PortfolioPoint,
   type WatchedAddressValue,
-} from '../db/stores/reports.js';
-import { loadCapacityPlan, type CapacityPlan, type CapacityPlanOptions } from '../scheduler/capacity-plan.js';
-import { loadAlertsSection, type AlertsStatus } from './status-page-alerts.js';
-import { loadReplicaLag, type ReplicaLag } from '../db/read-replica.js';
+} from '../db/stores/reports.ts';
+import { loadCapacityPlan, type CapacityPlan, type CapacityPlanOptions } from '../scheduler/capacity-plan.ts';
+import { loadAlertsSection, type AlertsStatus } from './status-page-alerts.ts';
+import { loadReplicaLag, type ReplicaLag } from '../db/read-replica.ts';
 
 /** A section of the page either loaded or failed on its own, so one unreachable store never blanks the page. */
 export type Section<T> = { ok: true; value: T } | { ok: false; error: string };

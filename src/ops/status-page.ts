@@ -1,16 +1,16 @@
 import Big from 'big.js';
-import { shortCoinType } from '../chain/coin-type.js';
-import type { PortfolioPoint, WatchedAddressValue } from '../db/stores/reports.js';
-import { Html, html } from './html.js';
-import { renderPriceChartSvg, type PricePoint } from './price-chart-svg.js';
-import { QUEUE_STATES } from './queue-depths.js';
-import { renderSparklineSvg } from './report-charts.js';
-import type { AddressesStatus, Section, StatusPageData } from './status-page-data.js';
-import type { ReplicaLag } from '../db/read-replica.js';
-import type { WatchedTokenRow } from '../db/stores/status.js';
-import { DATASETS } from '../datasets.js';
-import { describeCadence, describeVerdict, formatPerHour, howToFit } from '../scheduler/capacity-plan.js';
-import { renderAlertsSection } from './status-page-alerts.js';
+import { shortCoinType } from '../chain/coin-type.ts';
+import type { PortfolioPoint, WatchedAddressValue } from '../db/stores/reports.ts';
+import { Html, html } from './html.ts';
+import { renderPriceChartSvg, type PricePoint } from './price-chart-svg.ts';
+import { QUEUE_STATES } from './queue-depths.ts';
+import { renderSparklineSvg } from './report-charts.ts';
+import type { AddressesStatus, Section, StatusPageData } from './status-page-data.ts';
+import type { ReplicaLag } from '../db/read-replica.ts';
+import type { WatchedTokenRow } from '../db/stores/status.ts';
+import { DATASETS } from '../datasets.ts';
+import { describeCadence, describeVerdict, formatPerHour, howToFit } from '../scheduler/capacity-plan.ts';
+import { renderAlertsSection } from './status-page-alerts.ts';
 
 /** Seconds between automatic reloads of the page. */
 export const STATUS_REFRESH_SECONDS = 30;

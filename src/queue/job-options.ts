@@ -1,5 +1,5 @@
 import type { JobsOptions } from 'bullmq';
-import type { Options } from '../config/options.js';
+import type { Options } from '../config/options.ts';
 
 /**
  * Retry and retention policy of every job. Completed jobs are kept a day so that their ids keep

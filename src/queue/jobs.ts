@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Dataset, QueueName } from '../datasets.js';
+import type { Dataset, QueueName } from '../datasets.ts';
 
 /** What each queue's jobs carry. Times travel as ISO strings (job data is JSON). */
 export interface PriceJobData {

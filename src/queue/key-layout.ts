@@ -1,7 +1,7 @@
-import { QUEUE_NAMES } from '../datasets.js';
-import type { Logger } from '../runtime/logger.js';
-import type { RedisClient } from '../runtime/redis-connection.js';
-import { keysPattern } from './redis-keys.js';
+import { QUEUE_NAMES } from '../datasets.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { RedisClient } from '../runtime/redis-connection.ts';
+import { keysPattern } from './redis-keys.ts';
 
 /**
  * Before the keys were hash-tagged (src/queue/redis-keys.ts), a queue's keys were

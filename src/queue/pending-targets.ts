@@ -1,6 +1,6 @@
-import type { RedisClient } from '../runtime/redis-connection.js';
-import { pendingTargetsKey } from './redis-keys.js';
-import type { Dataset } from '../datasets.js';
+import type { RedisClient } from '../runtime/redis-connection.ts';
+import { pendingTargetsKey } from './redis-keys.ts';
+import type { Dataset } from '../datasets.ts';
 
 /**
  * The newest job enqueued for each target of a dataset (an address, a price batch), kept in one

@@ -1,5 +1,5 @@
-import type { RedisClient } from '../runtime/redis-connection.js';
-import { priceGapsKey } from './redis-keys.js';
+import type { RedisClient } from '../runtime/redis-connection.ts';
+import { priceGapsKey } from './redis-keys.ts';
 
 /**
  * Price slots whose current prices were never fetched: superseded by a newer slot under overload, or

@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
-import type { RedisClient } from '../runtime/redis-connection.js';
-import { queueKeyPrefix } from './redis-keys.js';
+import type { RedisClient } from '../runtime/redis-connection.ts';
+import { queueKeyPrefix } from './redis-keys.ts';
 
-import { QUEUE_NAMES, type QueueName } from '../datasets.js';
+import { QUEUE_NAMES, type QueueName } from '../datasets.ts';
 
 /** One queue per dataset, and one for maintenance; every job of a queue calls the same upstream operation. */
 export type Queues = Record<QueueName, Queue>;

@@ -1,4 +1,4 @@
-import type { Dataset, QueueName, TickStream } from '../datasets.js';
+import type { Dataset, QueueName, TickStream } from '../datasets.ts';
 
 /**
  * Every Redis key chaintap uses, under QUEUE_PREFIX. The keys that one script or one BullMQ queue

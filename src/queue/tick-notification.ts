@@ -1,7 +1,7 @@
-import type { Database } from '../db/client.js';
-import { runQuery } from '../db/query.js';
-import type { Logger } from '../runtime/logger.js';
-import type { TickStream } from '../datasets.js';
+import type { Database } from '../db/client.ts';
+import { runQuery } from '../db/query.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { TickStream } from '../datasets.ts';
 
 export const SNAPSHOT_CHANNEL = 'chaintap_snapshots';
 

@@ -1,7 +1,7 @@
-import type { RedisClient } from '../runtime/redis-connection.js';
-import { tickKeys } from './redis-keys.js';
-import { tickLabel } from './jobs.js';
-import type { TickStream } from '../datasets.js';
+import type { RedisClient } from '../runtime/redis-connection.ts';
+import { tickKeys } from './redis-keys.ts';
+import { tickLabel } from './jobs.ts';
+import type { TickStream } from '../datasets.ts';
 
 /**
  * Knows when every job of a tick has reached a final outcome (succeeded, quarantined, failed for

@@ -1,6 +1,6 @@
-import type { Options } from '../config/options.js';
-import type { Logger } from './logger.js';
-import type { Metrics } from './metrics.js';
+import type { Options } from '../config/options.ts';
+import type { Logger } from './logger.ts';
+import type { Metrics } from './metrics.ts';
 
 /**
  * What every factory receives: the settings, a logger, the metrics and the process's shutdown

@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import { isScrubbable, secretScrubber } from './scrub.js';
+import { isScrubbable, secretScrubber } from './scrub.ts';
 
 export type { Logger };
 

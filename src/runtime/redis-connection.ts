@@ -1,6 +1,6 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { redisTopology, type RedisTopology } from '../config/redis-topology.js';
-import type { Logger } from './logger.js';
+import { redisTopology, type RedisTopology } from '../config/redis-topology.ts';
+import type { Logger } from './logger.ts';
 
 /** A connection to the Redis of any topology: ioredis' Cluster speaks the same commands as Redis. */
 export type RedisClient = Redis | Cluster;

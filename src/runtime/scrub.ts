@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { ChaintapError } from '../errors.js';
+import { ChaintapError } from '../errors.ts';
 
 /** What a secret is replaced with. */
 export const REDACTED = '[redacted]';

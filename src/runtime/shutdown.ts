@@ -1,4 +1,4 @@
-import type { Logger } from './logger.js';
+import type { Logger } from './logger.ts';
 
 /**
  * The closes of one command's resources, in one place: each resource adds its close when it is

@@ -1,8 +1,8 @@
-import { InvalidInputError } from '../errors.js';
-import type { UpstreamRate } from '../config/upstream-rate.js';
-import type { PriceJobData } from '../queue/jobs.js';
-import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/client.js';
-import { priceJobs, type PlannedJob } from './job-builders.js';
+import { InvalidInputError } from '../errors.ts';
+import type { UpstreamRate } from '../config/upstream-rate.ts';
+import type { PriceJobData } from '../queue/jobs.ts';
+import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/client.ts';
+import { priceJobs, type PlannedJob } from './job-builders.ts';
 
 /** The upstream's useful resolution: prices are minute samples, a finer step asks for the same one again. */
 export const MIN_BACKFILL_INTERVAL_MS = 60_000;

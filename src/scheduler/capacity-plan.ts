@@ -1,10 +1,10 @@
-import type { Options } from '../config/options.js';
-import { requestsPerHour, type UpstreamRate } from '../config/upstream-rate.js';
-import type { Database } from '../db/client.js';
-import { loadWatchlistCounts } from '../db/stores/watchlist-counts.js';
-import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/client.js';
-import type { Dataset } from '../datasets.js';
-import { cronMatcher } from './cron-slots.js';
+import type { Options } from '../config/options.ts';
+import { requestsPerHour, type UpstreamRate } from '../config/upstream-rate.ts';
+import type { Database } from '../db/client.ts';
+import { loadWatchlistCounts } from '../db/stores/watchlist-counts.ts';
+import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/client.ts';
+import type { Dataset } from '../datasets.ts';
+import { cronMatcher } from './cron-slots.ts';
 
 /**
  * The capacity plan: does the watchlist fit the upstream quota, and how often can each dataset

@@ -6,9 +6,9 @@ import {
   type NftJobData,
   type PositionsJobData,
   type PriceJobData,
-} from '../queue/jobs.js';
-import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/client.js';
-import type { QueueName } from '../datasets.js';
+} from '../queue/jobs.ts';
+import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/client.ts';
+import type { QueueName } from '../datasets.ts';
 
 /**
  * Pure: which jobs a tick produces. Ids come from dataset, target and tick only, so any number of

@@ -1,5 +1,5 @@
-import { createPriceGaps } from '../queue/price-gaps.js';
-import { produceTick, type ProducerDeps } from './producer.js';
+import { createPriceGaps } from '../queue/price-gaps.ts';
+import { produceTick, type ProducerDeps } from './producer.ts';
 
 /** States in which a catch-up job has not finished. */
 const UNFINISHED = ['waiting', 'prioritized', 'delayed', 'active', 'waiting-children'] as const;

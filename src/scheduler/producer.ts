@@ -1,19 +1,19 @@
-import type { Context } from '../runtime/context.js';
-import type { Database } from '../db/client.js';
-import { listWatchedAddresses, listWatchedTokens, loadTargetWatermarks } from '../db/index.js';
-import { jobOptions } from '../queue/job-options.js';
+import type { Context } from '../runtime/context.ts';
+import type { Database } from '../db/client.ts';
+import { listWatchedAddresses, listWatchedTokens, loadTargetWatermarks } from '../db/index.ts';
+import { jobOptions } from '../queue/job-options.ts';
 import type { Queue } from 'bullmq';
-import type { RedisClient } from '../runtime/redis-connection.js';
-import type { Queues } from '../queue/queues.js';
-import type { TickTracker } from '../queue/tick-tracker.js';
-import { announceTickComplete } from '../queue/tick-notification.js';
-import { createPendingTargets, type TargetClaim } from '../queue/pending-targets.js';
-import { createPriceGaps } from '../queue/price-gaps.js';
-import { cronMatcher, shouldForceRefresh, slotAfter } from './cron-slots.js';
-import { maintenanceJobs, nftJobs, positionJobs, priceJobs, type PlannedJob } from './job-builders.js';
-import { stalestFirst } from './stalest-first.js';
-import { supersedeJobs } from './supersede.js';
-import { queueStream, type Dataset, type QueueName } from '../datasets.js';
+import type { RedisClient } from '../runtime/redis-connection.ts';
+import type { Queues } from '../queue/queues.ts';
+import type { TickTracker } from '../queue/tick-tracker.ts';
+import { announceTickComplete } from '../queue/tick-notification.ts';
+import { createPendingTargets, type TargetClaim } from '../queue/pending-targets.ts';
+import { createPriceGaps } from '../queue/price-gaps.ts';
+import { cronMatcher, shouldForceRefresh, slotAfter } from './cron-slots.ts';
+import { maintenanceJobs, nftJobs, positionJobs, priceJobs, type PlannedJob } from './job-builders.ts';
+import { stalestFirst } from './stalest-first.ts';
+import { supersedeJobs } from './supersede.ts';
+import { queueStream, type Dataset, type QueueName } from '../datasets.ts';
 
 /** Jobs per addBulk call when a tick is enqueued. */
 const ENQUEUE_SLICE = 200;

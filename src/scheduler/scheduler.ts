@@ -1,12 +1,12 @@
-import { describe } from '../errors.js';
-import { createPriceGaps } from '../queue/price-gaps.js';
-import { lastPriceSlotKey } from '../queue/redis-keys.js';
-import { cronMatcher, floorToMinute, slotAtOrBefore, slotsBetween } from './cron-slots.js';
-import { capacityWarning, describeVerdict, loadCapacityPlan } from './capacity-plan.js';
-import { fillNewestPriceGap } from './price-catch-up.js';
-import { produceTick, type ProducerDeps } from './producer.js';
-import { systemClock, type SchedulerClock } from './scheduler-clock.js';
-import type { QueueName } from '../datasets.js';
+import { describe } from '../errors.ts';
+import { createPriceGaps } from '../queue/price-gaps.ts';
+import { lastPriceSlotKey } from '../queue/redis-keys.ts';
+import { cronMatcher, floorToMinute, slotAtOrBefore, slotsBetween } from './cron-slots.ts';
+import { capacityWarning, describeVerdict, loadCapacityPlan } from './capacity-plan.ts';
+import { fillNewestPriceGap } from './price-catch-up.ts';
+import { produceTick, type ProducerDeps } from './producer.ts';
+import { systemClock, type SchedulerClock } from './scheduler-clock.ts';
+import type { QueueName } from '../datasets.ts';
 
 export interface Scheduler {
   /** Records missed price slots to fill, then fires each queue's cron and fills price gaps. */

@@ -1,4 +1,4 @@
-import type { PlannedJob } from './job-builders.js';
+import type { PlannedJob } from './job-builders.ts';
 
 /**
  * Pure: the jobs ordered by when their target last succeeded, never first, then oldest first (ties

@@ -1,10 +1,10 @@
 import type { Queue } from 'bullmq';
-import { recordSupersededRuns, type SupersededRun } from '../db/index.js';
-import type { Dataset } from '../datasets.js';
-import type { Supersession } from '../queue/pending-targets.js';
-import type { PriceGaps } from '../queue/price-gaps.js';
-import { announceTickComplete } from '../queue/tick-notification.js';
-import type { ProducerDeps } from './producer.js';
+import { recordSupersededRuns, type SupersededRun } from '../db/index.ts';
+import type { Dataset } from '../datasets.ts';
+import type { Supersession } from '../queue/pending-targets.ts';
+import type { PriceGaps } from '../queue/price-gaps.ts';
+import { announceTickComplete } from '../queue/tick-notification.ts';
+import type { ProducerDeps } from './producer.ts';
 
 /** Job states in which a job has not started: it can be replaced. */
 const NOT_STARTED = new Set(['waiting', 'prioritized', 'delayed', 'waiting-children']);

@@ -6,7 +6,11 @@ export class BoundedCache {
   private readonly entries = new Map<string, string>();
   private size = 0;
 
-  constructor(private readonly maxChars: number) {}
+  private readonly maxChars: number;
+
+  constructor(maxChars: number) {
+    this.maxChars = maxChars;
+  }
 
   get(key: string): string | undefined {
     return this.entries.get(key);

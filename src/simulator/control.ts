@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ChaintapError } from '../errors.js';
-import { readBody } from './request-body.js';
-import type { SimulatorControl } from './server.js';
+import { ChaintapError } from '../errors.ts';
+import { readBody } from './request-body.ts';
+import type { SimulatorControl } from './server.ts';
 
 /**
  * The simulator's own endpoints, for a simulator run as a separate process (`chaintap simulate`):

@@ -1,5 +1,5 @@
-import { ConfigError } from '../errors.js';
-import { seededRandom } from './hash.js';
+import { ConfigError } from '../errors.ts';
+import { seededRandom } from './hash.ts';
 
 /** Faults the simulated upstream injects; rates are shares of authenticated requests, 0 to 1. */
 export interface SimulatorFaults {

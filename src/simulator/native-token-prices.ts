@@ -1,8 +1,8 @@
-import type { NftChain } from '../chain/address.js';
-import { significant } from './hash.js';
-import { positionTokenPrice, positionTokens } from './position-tokens.js';
-import { modelPriceAt, priceModel } from './price-model.js';
-import { simulatedTokenPrice } from './token-prices.js';
+import type { NftChain } from '../chain/address.ts';
+import { significant } from './hash.ts';
+import { positionTokenPrice, positionTokens } from './position-tokens.ts';
+import { modelPriceAt, priceModel } from './price-model.ts';
+import { simulatedTokenPrice } from './token-prices.ts';
 
 /**
  * USD price of a chain's native token, as real NFT answers carry it in `marketPrice`. SUI and ether

@@ -1,9 +1,9 @@
-import { normalizeAddress, parseNftChain, type NftChain } from '../chain/address.js';
-import { Draws, hashOf, significant } from './hash.js';
-import type { Json, JsonObject } from './json.js';
-import { nativeTokenUsdPrice } from './native-token-prices.js';
-import { modelPriceAt, priceModel, type PriceModel } from './price-model.js';
-import { DEFAULT_SEED, epochOf, resolveWorld, slotOccupant, valuationTime, type SimulatorWorld } from './world.js';
+import { normalizeAddress, parseNftChain, type NftChain } from '../chain/address.ts';
+import { Draws, hashOf, significant } from './hash.ts';
+import type { Json, JsonObject } from './json.ts';
+import { nativeTokenUsdPrice } from './native-token-prices.ts';
+import { modelPriceAt, priceModel, type PriceModel } from './price-model.ts';
+import { DEFAULT_SEED, epochOf, resolveWorld, slotOccupant, valuationTime, type SimulatorWorld } from './world.ts';
 
 /**
  * NFT holdings of the simulated upstream. A seed has a pool of collections shared by all addresses;

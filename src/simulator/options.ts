@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { ConfigError } from '../errors.js';
-import { resolveFaults, type SimulatorFaults } from './faults.js';
-import type { SimulatorOptions } from './server.js';
-import type { SimulatorWorld } from './world.js';
+import { ConfigError } from '../errors.ts';
+import { resolveFaults, type SimulatorFaults } from './faults.ts';
+import type { SimulatorOptions } from './server.ts';
+import type { SimulatorWorld } from './world.ts';
 
 /**
  * Settings of `chaintap simulate`: one table drives the command-line flags, the SIM_* environment

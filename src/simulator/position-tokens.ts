@@ -1,6 +1,6 @@
-import { modelPriceAt, priceModel } from './price-model.js';
-import type { PositionChain } from './protocols.js';
-import { simulatedTokenPrice } from './token-prices.js';
+import { modelPriceAt, priceModel } from './price-model.ts';
+import type { PositionChain } from './protocols.ts';
+import { simulatedTokenPrice } from './token-prices.ts';
 
 /**
  * The tokens positions are made of, per chain. SUI tokens are priced by the same series as the price

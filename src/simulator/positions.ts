@@ -1,15 +1,15 @@
-import { InvalidInputError } from '../errors.js';
-import { normalizeAddress, parseChainFilter } from '../chain/address.js';
-import { Draws, hashOf, significant } from './hash.js';
-import type { Json, JsonObject } from './json.js';
-import { positionTokenPrice, positionTokens, type PositionToken } from './position-tokens.js';
+import { InvalidInputError } from '../errors.ts';
+import { normalizeAddress, parseChainFilter } from '../chain/address.ts';
+import { Draws, hashOf, significant } from './hash.ts';
+import type { Json, JsonObject } from './json.ts';
+import { positionTokenPrice, positionTokens, type PositionToken } from './position-tokens.ts';
 import {
   findRealProtocol,
   REAL_POSITION_TYPES,
   REAL_TYPE_SHAPES,
   realShapePosition,
   type RealPositionType,
-} from './real-positions.js';
+} from './real-positions.ts';
 import {
   findProtocol,
   POSITION_TYPES,
@@ -17,8 +17,8 @@ import {
   type PositionChain,
   type PositionType,
   type SimulatedProtocol,
-} from './protocols.js';
-import { DEFAULT_SEED, epochOf, resolveWorld, slotOccupant, valuationTime, type SimulatorWorld } from './world.js';
+} from './protocols.ts';
+import { DEFAULT_SEED, epochOf, resolveWorld, slotOccupant, valuationTime, type SimulatorWorld } from './world.ts';
 
 /**
  * DeFi positions of the simulated upstream. An address has `positionsPerAddress` slots; slot i

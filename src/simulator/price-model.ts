@@ -1,4 +1,4 @@
-import { Draws, hashOf, unitOfPair } from './hash.js';
+import { Draws, hashOf, unitOfPair } from './hash.ts';
 
 /**
  * A smooth-ish price walk that exists at every instant, past or future, without state: the log price

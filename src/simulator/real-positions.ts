@@ -1,6 +1,6 @@
-import { positionTokens } from './position-tokens.js';
-import type { Json, JsonObject } from './json.js';
-import type { PositionType, SimulatedProtocol } from './protocols.js';
+import { positionTokens } from './position-tokens.ts';
+import type { Json, JsonObject } from './json.ts';
+import type { PositionType, SimulatedProtocol } from './protocols.ts';
 
 /**
  * Positions as real answers spell them (upstream-reality.md), for the real-shapes world. Each real

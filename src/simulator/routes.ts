@@ -1,12 +1,12 @@
-import { InvalidInputError } from '../errors.js';
-import { BoundedCache } from './bounded-cache.js';
-import { simulatedNftAnswer } from './nft-holdings.js';
-import { simulatedPositions } from './positions.js';
-import { priceGridTime } from './price-model.js';
-import { simulatedProtocolsResponse } from './protocols.js';
-import type { Operation } from './stats.js';
-import { simulatedPriceResponse } from './token-prices.js';
-import { valuationTime, type SimulatorWorld } from './world.js';
+import { InvalidInputError } from '../errors.ts';
+import { BoundedCache } from './bounded-cache.ts';
+import { simulatedNftAnswer } from './nft-holdings.ts';
+import { simulatedPositions } from './positions.ts';
+import { priceGridTime } from './price-model.ts';
+import { simulatedProtocolsResponse } from './protocols.ts';
+import type { Operation } from './stats.ts';
+import { simulatedPriceResponse } from './token-prices.ts';
+import { valuationTime, type SimulatorWorld } from './world.ts';
 
 /** Which operation a request is for, from its method and path alone. */
 export type Route =
@@ -44,10 +44,13 @@ export class WorldAnswers {
   // About 16 MB: keys and bodies are ASCII, one byte per character in V8.
   private readonly cache = new BoundedCache(16_000_000);
 
-  constructor(
-    private readonly seed: string,
-    private readonly world: SimulatorWorld,
-  ) {}
+  private readonly seed: string;
+  private readonly world: SimulatorWorld;
+
+  constructor(seed: string, world: SimulatorWorld) {
+    this.seed = seed;
+    this.world = world;
+  }
 
   answer(
     operation: Operation,

@@ -2,13 +2,13 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { FaultDraws, resolveFaults, type FaultDecision, type SimulatorFaults } from './faults.js';
-import { answerControl, CONTROL_PREFIX } from './control.js';
-import { MAX_BODY_BYTES, readBody } from './request-body.js';
-import { errorAnswer, matchRoute, WorldAnswers, type Answer, type Route } from './routes.js';
-import { SlidingWindow } from './sliding-window.js';
-import { StatsRecorder, type SimulatorStats } from './stats.js';
-import { DEFAULT_SEED, resolveWorld, type SimulatorWorld } from './world.js';
+import { FaultDraws, resolveFaults, type FaultDecision, type SimulatorFaults } from './faults.ts';
+import { answerControl, CONTROL_PREFIX } from './control.ts';
+import { MAX_BODY_BYTES, readBody } from './request-body.ts';
+import { errorAnswer, matchRoute, WorldAnswers, type Answer, type Route } from './routes.ts';
+import { SlidingWindow } from './sliding-window.ts';
+import { StatsRecorder, type SimulatorStats } from './stats.ts';
+import { DEFAULT_SEED, resolveWorld, type SimulatorWorld } from './world.ts';
 
 export interface SimulatorOptions {
   /** Default 127.0.0.1. */

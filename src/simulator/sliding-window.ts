@@ -3,7 +3,11 @@ export class SlidingWindow {
   private times: number[] = [];
   private head = 0;
 
-  constructor(private readonly windowMs = 1000) {}
+  private readonly windowMs: number;
+
+  constructor(windowMs = 1000) {
+    this.windowMs = windowMs;
+  }
 
   /** How many events fall in the window ending now. */
   count(now: number): number {

@@ -1,5 +1,5 @@
-import { hashOf } from './hash.js';
-import { SlidingWindow } from './sliding-window.js';
+import { hashOf } from './hash.ts';
+import { SlidingWindow } from './sliding-window.ts';
 
 export type Operation = 'prices' | 'positions' | 'nfts' | 'protocols';
 

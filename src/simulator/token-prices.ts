@@ -1,8 +1,8 @@
-import { InvalidInputError } from '../errors.js';
-import { normalizeCoinType, shortCoinType } from '../chain/coin-type.js';
-import { Draws, hashOf, significant } from './hash.js';
-import { modelPriceAt, priceGridTime, priceModel, type PriceModel } from './price-model.js';
-import { DEFAULT_SEED } from './world.js';
+import { InvalidInputError } from '../errors.ts';
+import { normalizeCoinType, shortCoinType } from '../chain/coin-type.ts';
+import { Draws, hashOf, significant } from './hash.ts';
+import { modelPriceAt, priceGridTime, priceModel, type PriceModel } from './price-model.ts';
+import { DEFAULT_SEED } from './world.ts';
 
 /** Most tokens one price request may ask for (upstream-api.md 4.1). */
 export const MAX_TOKENS_PER_PRICE_REQUEST = 50;

@@ -1,4 +1,4 @@
-import { hashOf } from './hash.js';
+import { hashOf } from './hash.ts';
 
 /** Size and pace of the simulated world. */
 export interface SimulatorWorld {

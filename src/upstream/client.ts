@@ -1,14 +1,14 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import pLimit from 'p-limit';
-import { requireApiKey, type Options } from '../config/options.js';
-import { InvalidInputError } from '../errors.js';
-import { normalizeAddress, parseChainFilter, parseNftChain, type NftChain } from '../chain/address.js';
-import { normalizeCoinType } from '../chain/coin-type.js';
-import type { Dataset, UpstreamOperation } from '../datasets.js';
-import type { Logger } from '../runtime/logger.js';
-import type { Metrics } from '../runtime/metrics.js';
-import { createUpstreamHttp, type UpstreamResponse } from './http-client.js';
-import type { TransportSettings, UpstreamTransport } from './transport.js';
+import { requireApiKey, type Options } from '../config/options.ts';
+import { InvalidInputError } from '../errors.ts';
+import { normalizeAddress, parseChainFilter, parseNftChain, type NftChain } from '../chain/address.ts';
+import { normalizeCoinType } from '../chain/coin-type.ts';
+import type { Dataset, UpstreamOperation } from '../datasets.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { Metrics } from '../runtime/metrics.ts';
+import { createUpstreamHttp, type UpstreamResponse } from './http-client.ts';
+import type { TransportSettings, UpstreamTransport } from './transport.ts';
 import {
   nftHoldingsResponse,
   positionsResponse,
@@ -18,7 +18,7 @@ import {
   type PositionsResponse,
   type ProtocolsResponse,
   type TokenPriceResponse,
-} from './schemas.js';
+} from './schemas.ts';
 
 export type { UpstreamResponse };
 

@@ -1,5 +1,5 @@
-import type { UpstreamOperation } from '../datasets.js';
-import { ChaintapError } from '../errors.js';
+import type { UpstreamOperation } from '../datasets.ts';
+import { ChaintapError } from '../errors.ts';
 
 /**
  * What can go wrong when calling the upstream, as a few classes that map onto queue behaviour

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { Logger } from '../runtime/logger.js';
-import type { Metrics } from '../runtime/metrics.js';
+import type { Logger } from '../runtime/logger.ts';
+import type { Metrics } from '../runtime/metrics.ts';
 import {
   AuthError,
   InvalidPayloadError,
@@ -9,17 +9,17 @@ import {
   RateLimitedError,
   TransientError,
   snippet,
-} from './errors.js';
+} from './errors.ts';
 import {
   MAX_IN_REQUEST_RATE_LIMIT_WAIT_MS,
   MAX_RATE_LIMIT_RETRIES,
   backoffDelayMs,
   parseRetryAfterMs,
-} from './retry-policy.js';
-import { sleep } from '../runtime/sleep.js';
-import type { TransportOutcome, UpstreamTransport } from './transport.js';
-import { issuePath } from './schemas.js';
-import type { UpstreamOperation } from '../datasets.js';
+} from './retry-policy.ts';
+import { sleep } from '../runtime/sleep.ts';
+import type { TransportOutcome, UpstreamTransport } from './transport.ts';
+import { issuePath } from './schemas.ts';
+import type { UpstreamOperation } from '../datasets.ts';
 
 /** A validated upstream answer together with what was received, for raw storage and run records. */
 export interface UpstreamResponse<T> {

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { Agent, errors as undiciErrors, request as undiciRequest } from 'undici';
-import { describe } from '../errors.js';
-import { MAX_ERROR_BODY_BYTES } from './errors.js';
-import type { RateLimiter } from './rate-limiter.js';
+import { describe } from '../errors.ts';
+import { MAX_ERROR_BODY_BYTES } from './errors.ts';
+import type { RateLimiter } from './rate-limiter.ts';
 import {
   bytesScrubber,
   decodeOutcome,
@@ -11,7 +11,7 @@ import {
   type TransportRequest,
   type TransportSettings,
   type UpstreamTransport,
-} from './transport.js';
+} from './transport.ts';
 
 /** The HTTP transport, which also gives an answer's body as bytes (what the sender thread posts). */
 export interface HttpTransport extends UpstreamTransport {

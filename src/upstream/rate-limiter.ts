@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { RedisClient } from '../runtime/redis-connection.js';
-import { sleep } from '../runtime/sleep.js';
+import type { RedisClient } from '../runtime/redis-connection.ts';
+import { sleep } from '../runtime/sleep.ts';
 
 /**
  * One upstream request budget. Requests are paced, not burst: the limiter hands out start times

@@ -1,3 +1,5 @@
+import { readRetryAfterMs } from '../runtime/retry-after.ts';
+
 /**
  * When the upstream client tries again. Transient faults (5xx, 408, timeouts, network errors, a 2xx
  * that is not JSON) back off exponentially with full jitter; 429s wait what the upstream asks.
@@ -22,12 +24,7 @@ export function backoffDelayMs(retry: number, random: () => number = Math.random
   return Math.round(random() * ceiling);
 }
 
-/** Retry-After as delay-seconds or an HTTP date (RFC 9110 10.2.3); the default when absent or unreadable. */
+/** Retry-After as delay-seconds or an HTTP date; the default when absent or unreadable. */
 export function parseRetryAfterMs(value: string | string[] | undefined, now: number = Date.now()): number {
-  const text = (Array.isArray(value) ? value[0] : value)?.trim();
-  if (!text) return DEFAULT_RETRY_AFTER_MS;
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text) * 1000);
-  // An HTTP date names a weekday and month; Date.parse alone would also take "-5" as a year.
-  const date = /[a-z]{3}/i.test(text) ? Date.parse(text) : Number.NaN;
-  return Number.isNaN(date) ? DEFAULT_RETRY_AFTER_MS : Math.max(0, date - now);
+  return readRetryAfterMs(value, now) ?? DEFAULT_RETRY_AFTER_MS;
 }

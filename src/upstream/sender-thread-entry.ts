@@ -1,10 +1,10 @@
 import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { createRedisConnection } from '../runtime/redis-connection.js';
-import { createLocalRateLimiter, createSharedRateLimiter } from './rate-limiter.js';
-import { createHttpTransport } from './http-transport.js';
-import type { FromThread, SenderThreadData, ToThread } from './sender-thread.js';
-import { scrubber } from './transport.js';
+import { createRedisConnection } from '../runtime/redis-connection.ts';
+import { createLocalRateLimiter, createSharedRateLimiter } from './rate-limiter.ts';
+import { createHttpTransport } from './http-transport.ts';
+import type { FromThread, SenderThreadData, ToThread } from './sender-thread.ts';
+import { scrubber } from './transport.ts';
 
 /**
  * The sender thread (sender-thread.ts): the rate limiter and the keep-alive connections, serving

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { ChaintapError } from '../errors.js';
-import type { RedisTopology } from '../config/redis-topology.js';
-import type { Logger } from '../runtime/logger.js';
+import { ChaintapError } from '../errors.ts';
+import type { RedisTopology } from '../config/redis-topology.ts';
+import type { Logger } from '../runtime/logger.ts';
 import {
   decodeOutcome,
   scrubber,
@@ -11,7 +11,7 @@ import {
   type TransportRequest,
   type TransportSettings,
   type UpstreamTransport,
-} from './transport.js';
+} from './transport.ts';
 
 /**
  * The transport the commands use: a thread of this process that owns the rate limiter (with a Redis

@@ -1,4 +1,4 @@
-import { isScrubbable, literalCore, secretScrubber } from '../runtime/scrub.js';
+import { isScrubbable, literalCore, secretScrubber } from '../runtime/scrub.ts';
 
 /**
  * How one request reaches the upstream: wait for a start of the shared budget, send it with the key,

@@ -1,6 +1,6 @@
 import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
-import type { Context } from '../runtime/context.js';
-import type { Database } from '../db/client.js';
+import type { Context } from '../runtime/context.ts';
+import type { Database } from '../db/client.ts';
 import {
   commitJob,
   quarantinePayload,
@@ -8,23 +8,23 @@ import {
   type RawRecord,
   type RunRecord,
   type Tx,
-} from '../db/index.js';
-import type { JobResult } from '../queue/jobs.js';
-import type { TickTracker } from '../queue/tick-tracker.js';
-import type { PriceGaps } from '../queue/price-gaps.js';
-import { describe } from '../errors.js';
+} from '../db/index.ts';
+import type { JobResult } from '../queue/jobs.ts';
+import type { TickTracker } from '../queue/tick-tracker.ts';
+import type { PriceGaps } from '../queue/price-gaps.ts';
+import { describe } from '../errors.ts';
 import {
   InvalidPayloadError,
   OversizedPayloadError,
   UpstreamError,
   type RateLimitedError,
-} from '../upstream/errors.js';
-import type { UpstreamResponse } from '../upstream/client.js';
-import { announceTickComplete } from '../queue/tick-notification.js';
-import type { TickStream } from '../datasets.js';
-import type { ElementOutcome, QuarantinedElement } from '../db/schema/rows.js';
-import { recordSchemaDrifts } from '../db/stores/schema-drifts.js';
-import { jobOutcome } from './job-outcome.js';
+} from '../upstream/errors.ts';
+import type { UpstreamResponse } from '../upstream/client.ts';
+import { announceTickComplete } from '../queue/tick-notification.ts';
+import type { TickStream } from '../datasets.ts';
+import type { ElementOutcome, QuarantinedElement } from '../db/schema/rows.ts';
+import { recordSchemaDrifts } from '../db/stores/schema-drifts.ts';
+import { jobOutcome } from './job-outcome.ts';
 
 /** What a processor needs besides its own upstream call. */
 export interface IngestionDeps {

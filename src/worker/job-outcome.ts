@@ -1,6 +1,6 @@
-import { ChaintapError } from '../errors.js';
-import { UnreadablePayloadError } from '../normalize/unreadable-payload-error.js';
-import { AuthError, InvalidPayloadError, OversizedPayloadError, RateLimitedError } from '../upstream/errors.js';
+import { ChaintapError } from '../errors.ts';
+import { UnreadablePayloadError } from '../normalize/unreadable-payload-error.ts';
+import { AuthError, InvalidPayloadError, OversizedPayloadError, RateLimitedError } from '../upstream/errors.ts';
 
 /**
  * What the queue does with a job whose attempt threw:

@@ -6,14 +6,14 @@ import {
   ensurePartitions,
   pruneRawResponses,
   writeProtocols,
-} from '../db/index.js';
-import { compactThinnedPartitions } from '../db/compact-partitions.js';
-import { pruneIngestionRuns, pruneQuarantinedPayloads } from '../db/stores/jobs.js';
-import { downsampleSnapshots } from '../db/downsample.js';
-import { normalizeProtocols } from '../normalize/index.js';
-import type { JobResult, MaintenanceJobData } from '../queue/jobs.js';
-import type { UpstreamClient } from '../upstream/client.js';
-import { runIngestionJob, type IngestionDeps } from './ingestion-job.js';
+} from '../db/index.ts';
+import { compactThinnedPartitions } from '../db/compact-partitions.ts';
+import { pruneIngestionRuns, pruneQuarantinedPayloads } from '../db/stores/jobs.ts';
+import { downsampleSnapshots } from '../db/downsample.ts';
+import { normalizeProtocols } from '../normalize/index.ts';
+import type { JobResult, MaintenanceJobData } from '../queue/jobs.ts';
+import type { UpstreamClient } from '../upstream/client.ts';
+import { runIngestionJob, type IngestionDeps } from './ingestion-job.ts';
 
 const DAY = 24 * 3600 * 1000;
 /** Partitions are created this far ahead so that no insert ever waits on DDL at a month boundary. */

@@ -1,10 +1,10 @@
 import type { Job } from 'bullmq';
-import { writeNftHoldings } from '../db/index.js';
-import { parseNftChain } from '../chain/address.js';
-import { normalizeNftHoldings } from '../normalize/index.js';
-import type { JobResult, NftJobData } from '../queue/jobs.js';
-import type { UpstreamClient } from '../upstream/client.js';
-import { runIngestionJob, type IngestionDeps } from './ingestion-job.js';
+import { writeNftHoldings } from '../db/index.ts';
+import { parseNftChain } from '../chain/address.ts';
+import { normalizeNftHoldings } from '../normalize/index.ts';
+import type { JobResult, NftJobData } from '../queue/jobs.ts';
+import type { UpstreamClient } from '../upstream/client.ts';
+import { runIngestionJob, type IngestionDeps } from './ingestion-job.ts';
 
 /** The NFT holdings of one address at one tick, with PnL when the address asks for it. */
 export function processNfts(deps: IngestionDeps, client: UpstreamClient) {

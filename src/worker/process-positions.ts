@@ -1,9 +1,9 @@
 import type { Job } from 'bullmq';
-import { writePositions } from '../db/index.js';
-import { normalizePositions } from '../normalize/index.js';
-import type { JobResult, PositionsJobData } from '../queue/jobs.js';
-import type { UpstreamClient } from '../upstream/client.js';
-import { runIngestionJob, type IngestionDeps } from './ingestion-job.js';
+import { writePositions } from '../db/index.ts';
+import { normalizePositions } from '../normalize/index.ts';
+import type { JobResult, PositionsJobData } from '../queue/jobs.ts';
+import type { UpstreamClient } from '../upstream/client.ts';
+import { runIngestionJob, type IngestionDeps } from './ingestion-job.ts';
 
 /** The DeFi positions of one address at one tick. */
 export function processPositions(deps: IngestionDeps, client: UpstreamClient) {

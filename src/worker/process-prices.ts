@@ -1,9 +1,9 @@
 import type { Job } from 'bullmq';
-import { writeTokenPrices } from '../db/index.js';
-import { normalizeTokenPrices } from '../normalize/index.js';
-import type { JobResult, PriceJobData } from '../queue/jobs.js';
-import type { UpstreamClient } from '../upstream/client.js';
-import { runIngestionJob, type IngestionDeps } from './ingestion-job.js';
+import { writeTokenPrices } from '../db/index.ts';
+import { normalizeTokenPrices } from '../normalize/index.ts';
+import type { JobResult, PriceJobData } from '../queue/jobs.ts';
+import type { UpstreamClient } from '../upstream/client.ts';
+import { runIngestionJob, type IngestionDeps } from './ingestion-job.ts';
 
 /**
  * One price request: at most 50 coin types, the current price or the price at `at`. A current price

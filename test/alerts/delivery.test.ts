@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { runCycle } from '../../src/cli/run-cycle.js';
-import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
-import type { Dataset } from '../../src/datasets.js';
-import { floorToMinute } from '../../src/scheduler/cron-slots.js';
-import { startChaintap, waitFor, type ChaintapProcess } from '../support/fault-processes.js';
-import { createPipelineHarness, WORLD_TIME, type PipelineHarness, cycleDeps } from '../support/pipeline.js';
-import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
+import { runCycle } from '../../src/cli/run-cycle.ts';
+import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.ts';
+import type { Dataset } from '../../src/datasets.ts';
+import { floorToMinute } from '../../src/scheduler/cron-slots.ts';
+import { startChaintap, waitFor, type ChaintapProcess } from '../support/fault-processes.ts';
+import { createPipelineHarness, WORLD_TIME, type PipelineHarness, cycleDeps } from '../support/pipeline.ts';
+import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 
 // `chaintap alerts` processes, as users run them, against ticks written by real cycles (producer,
 // queues, workers, simulated upstream) and a webhook receiver that deduplicates by Idempotency-Key:

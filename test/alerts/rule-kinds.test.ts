@@ -2,16 +2,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeliverer } from '../../src/alerts/deliverer.js';
-import { evaluateAndRecord } from '../../src/alerts/evaluator.js';
-import type { AlertPayload } from '../../src/alerts/payload.js';
-import { parseRules } from '../../src/alerts/rules.js';
-import { runCycle } from '../../src/cli/run-cycle.js';
-import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
-import { runCli } from '../support/cli.js';
-import { waitFor } from '../support/fault-processes.js';
-import { createPipelineHarness, WORLD_TIME, type PipelineHarness, cycleDeps } from '../support/pipeline.js';
-import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
+import { startDeliverer } from '../../src/alerts/deliverer.ts';
+import { evaluateAndRecord } from '../../src/alerts/evaluator.ts';
+import type { AlertPayload } from '../../src/alerts/payload.ts';
+import { parseRules } from '../../src/alerts/rules.ts';
+import { runCycle } from '../../src/cli/run-cycle.ts';
+import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.ts';
+import { runCli } from '../support/cli.ts';
+import { waitFor } from '../support/fault-processes.ts';
+import { createPipelineHarness, WORLD_TIME, type PipelineHarness, cycleDeps } from '../support/pipeline.ts';
+import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 
 // Every rule kind on data written by real cycles (producer, queues, workers) against the simulated
 // upstream, whose world clock moves an hour between the two ticks: prices and floors move,

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration } from '../../src/alerts/duration.js';
-import { parseRules } from '../../src/alerts/rules.js';
-import { InvalidInputError } from '../../src/errors.js';
-import { runCli } from '../support/cli.js';
+import { formatDuration, parseDuration } from '../../src/alerts/duration.ts';
+import { parseRules } from '../../src/alerts/rules.ts';
+import { InvalidInputError } from '../../src/errors.ts';
+import { runCli } from '../support/cli.ts';
 
 const ADDRESS = '0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e';
 const SUI = `0x${'0'.repeat(63)}2::sui::SUI`;

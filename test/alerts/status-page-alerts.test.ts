@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { toWebhook } from '../../src/alerts/rules.js';
-import { recordEvents } from '../../src/alerts/store.js';
-import type { PlannedEvent } from '../../src/alerts/transitions.js';
-import { loadAlertsSection, renderAlertsSection } from '../../src/ops/status-page-alerts.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { toWebhook } from '../../src/alerts/rules.ts';
+import { recordEvents } from '../../src/alerts/store.ts';
+import type { PlannedEvent } from '../../src/alerts/transitions.ts';
+import { loadAlertsSection, renderAlertsSection } from '../../src/ops/status-page-alerts.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 let database: TestDatabase;
 const slack = toWebhook({ url: 'https://hooks.slack.com/services/T0/B0/secret', name: 'slack' });

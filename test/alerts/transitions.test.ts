@@ -6,11 +6,11 @@ import {
   reaches,
   staleCondition,
   type Condition,
-} from '../../src/alerts/conditions.js';
-import { eventKey, resolvedKey } from '../../src/alerts/event-key.js';
-import { positionOccurrences, type PositionRow } from '../../src/alerts/position-events.js';
-import { parseRules, type EpisodeRule, type PositionEventRule } from '../../src/alerts/rules.js';
-import { planEpisodes, planPositionEvents, type AlertState } from '../../src/alerts/transitions.js';
+} from '../../src/alerts/conditions.ts';
+import { eventKey, resolvedKey } from '../../src/alerts/event-key.ts';
+import { positionOccurrences, type PositionRow } from '../../src/alerts/position-events.ts';
+import { parseRules, type EpisodeRule, type PositionEventRule } from '../../src/alerts/rules.ts';
+import { planEpisodes, planPositionEvents, type AlertState } from '../../src/alerts/transitions.ts';
 
 const ADDRESS = '0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e';
 const rulesOf = (yaml: string) =>

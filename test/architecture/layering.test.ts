@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sourceFiles, upwardImports } from '../support/source-imports.js';
+import { sourceFiles, upwardImports } from '../support/source-imports.ts';
 
 /**
  * The layers of src/, lowest first: a file may import its own layer and the layers before it,

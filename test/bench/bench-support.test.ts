@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { achievedRate } from '../../bench/support/pipeline.js';
-import { normalizedPrices, priceRows, PRICES_START } from '../../bench/support/price-rows.js';
-import { formatTable, meetsTarget } from '../../bench/support/report.js';
-import { bytesGrown, tableBytes, tablesBytes } from '../../bench/support/storage-size.js';
-import { ensurePartitions, withTransaction, writeTokenPrices } from '../../src/db/index.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { achievedRate } from '../../bench/support/pipeline.ts';
+import { normalizedPrices, priceRows, PRICES_START } from '../../bench/support/price-rows.ts';
+import { formatTable, meetsTarget } from '../../bench/support/report.ts';
+import { bytesGrown, tableBytes, tablesBytes } from '../../bench/support/storage-size.ts';
+import { ensurePartitions, withTransaction, writeTokenPrices } from '../../src/db/index.ts';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 // A fast check of the benchmark's own code paths (the benchmark itself runs with `npm run bench`).
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../src/errors.js';
+import { InvalidInputError } from '../../src/errors.ts';
 import {
   addressKind,
   nftChainAccepts,
@@ -8,7 +8,7 @@ import {
   parseWatchedNftChain,
   NFT_CHAINS,
   type AddressKind,
-} from '../../src/chain/address.js';
+} from '../../src/chain/address.ts';
 
 const SUI = '0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e';
 const EVM = '0xd8da6bf26964af9d7eed9e03e53415d37aa96045';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../src/errors.js';
+import { InvalidInputError } from '../../src/errors.ts';
 import {
   MAX_COIN_TYPE_LENGTH,
   MAX_GENERIC_DEPTH,
   normalizeCoinType,
   shortCoinType,
-} from '../../src/chain/coin-type.js';
+} from '../../src/chain/coin-type.ts';
 
 const SUI_LONG = `0x${'0'.repeat(63)}2::sui::SUI`;
 

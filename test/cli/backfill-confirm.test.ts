@@ -1,9 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { confirmBackfill } from '../../src/cli/backfill-prices.js';
-import { parseUpstreamRate } from '../../src/config/upstream-rate.js';
-import { InvalidInputError } from '../../src/errors.js';
-import { estimateBackfill } from '../../src/scheduler/backfill-plan.js';
+import { confirmBackfill } from '../../src/cli/backfill-prices.ts';
+import { parseUpstreamRate } from '../../src/config/upstream-rate.ts';
+import { InvalidInputError } from '../../src/errors.ts';
+import { estimateBackfill } from '../../src/scheduler/backfill-plan.ts';
 
 // The question a backfill above 10,000 requests asks at a terminal, answered through a stream that
 // says it is one.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { runCli } from '../support/cli.ts';
+import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
 
 // `chaintap backfill prices` as a user runs it (stdin is not a terminal here): the plan first, a
 // refusal above 10,000 requests without --yes, and times and intervals checked before anything.

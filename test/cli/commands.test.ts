@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { runCli } from '../support/cli.ts';
+import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
 
 const SUI_LONG = `0x${'0'.repeat(63)}2::sui::SUI`;
 const USDC = `0x${'d'.repeat(64)}::usdc::USDC`;

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
-import { startChaintap, type ChaintapProcess } from '../support/fault-processes.js';
-import { freePort } from '../support/fault-redis-server.js';
+import { runCli } from '../support/cli.ts';
+import { startChaintap, type ChaintapProcess } from '../support/fault-processes.ts';
+import { freePort } from '../support/fault-redis-server.ts';
 
 // `chaintap demo` on a machine where PostgreSQL and Redis are installed but not running: it starts
 // throwaway instances itself, runs, and removes them when it stops. Where they cannot be had, one

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../support/cli.js';
-import { freePort } from '../support/fault-redis-server.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { runCli, type CliResult } from '../support/cli.ts';
+import { freePort } from '../support/fault-redis-server.ts';
+import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
 
 // Every command, run as a user runs it with one setting missing or wrong, ends by itself within a
 // few seconds: a non-zero exit and one screen that names the setting, no stack trace, and nothing

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../src/errors.js';
-import { parseTime } from '../../src/cli/parse-time.js';
+import { InvalidInputError } from '../../src/errors.ts';
+import { parseTime } from '../../src/cli/parse-time.ts';
 
 const NOW = new Date('2026-11-21T12:34:56.789Z');
 const at = (value: string) => parseTime('--from', value, NOW).toISOString();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatProbeReport, probeFindsProblems, type OperationProbe } from '../../src/cli/probe-report.js';
+import { formatProbeReport, probeFindsProblems, type OperationProbe } from '../../src/cli/probe-report.ts';
 
 const read = (changes: Partial<OperationProbe>): OperationProbe => ({
   operation: 'positions',

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
-import { runCli } from '../support/cli.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
-import { countRows } from '../support/table-digest.js';
+import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.ts';
+import { runCli } from '../support/cli.ts';
+import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
+import { countRows } from '../support/table-digest.ts';
 
 const SUI = '0x2::sui::SUI';
 const USDC = `0x${'d'.repeat(64)}::usdc::USDC`;

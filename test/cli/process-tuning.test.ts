@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { getPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI } from '../support/cli.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { ALLOCATE, GC_TRACE_FLAGS, scavengesWhileAllocating } from '../support/gc-trace.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { CLI } from '../support/cli.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { ALLOCATE, GC_TRACE_FLAGS, scavengesWhileAllocating } from '../support/gc-trace.ts';
+import { createTestRedis, type TestRedis } from '../support/redis.ts';
 
 /**
  * The process-wide tuning the CLI applies (src/cli/process-tuning.ts), seen from outside a real

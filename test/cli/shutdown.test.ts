@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { sleep } from '../../src/runtime/sleep.js';
-import { produceTick } from '../../src/scheduler/producer.js';
-import { startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.js';
-import { redisServerAvailable, startOwnRedis, type OwnRedis } from '../support/fault-redis-server.js';
-import { FAULT_TICK, faultWatchlist, seedWatchlist } from '../support/fault-scenario.js';
-import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.js';
+import { sleep } from '../../src/runtime/sleep.ts';
+import { produceTick } from '../../src/scheduler/producer.ts';
+import { startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.ts';
+import { redisServerAvailable, startOwnRedis, type OwnRedis } from '../support/fault-redis-server.ts';
+import { FAULT_TICK, faultWatchlist, seedWatchlist } from '../support/fault-scenario.ts';
+import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.ts';
 
 // Redis is stopped here, so this file runs a redis-server of its own; the shared one is never touched.
 if (!redisServerAvailable())

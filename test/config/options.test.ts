@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadOptions, requireApiKey } from '../../src/config/options.js';
-import { ConfigError } from '../../src/errors.js';
+import { loadOptions, requireApiKey } from '../../src/config/options.ts';
+import { ConfigError } from '../../src/errors.ts';
 
 describe('loadOptions', () => {
   it('applies the documented defaults', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { loadOptions } from '../../src/config/options.js';
-import { describeTopology, redisTopology, topologySetting } from '../../src/config/redis-topology.js';
-import { ConfigError } from '../../src/errors.js';
+import { loadOptions } from '../../src/config/options.ts';
+import { describeTopology, redisTopology, topologySetting } from '../../src/config/redis-topology.ts';
+import { ConfigError } from '../../src/errors.ts';
 
 const topologyOf = (env: Record<string, string>) => redisTopology(loadOptions({}, env));
 

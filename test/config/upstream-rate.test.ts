@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_RPS, parseUpstreamRate, requestsPerHour } from '../../src/config/upstream-rate.js';
+import { MAX_RPS, parseUpstreamRate, requestsPerHour } from '../../src/config/upstream-rate.ts';
 
 describe('parseUpstreamRate', () => {
   it('reads a quota as the service states it, per second, minute, hour or day', () => {

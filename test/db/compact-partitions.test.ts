@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compactThinnedPartitions, thinnedTier } from '../../src/db/compact-partitions.js';
-import { downsampleSnapshots } from '../../src/db/downsample.js';
-import { writePositions } from '../../src/db/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { commit, positionRows, wirePosition } from './job-helpers.js';
+import { compactThinnedPartitions, thinnedTier } from '../../src/db/compact-partitions.ts';
+import { downsampleSnapshots } from '../../src/db/downsample.ts';
+import { writePositions } from '../../src/db/index.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { commit, positionRows, wirePosition } from './job-helpers.ts';
 
 const at = (iso: string) => new Date(iso);
 const settings = { fullResolutionDays: 7, hourlyDays: 90 };

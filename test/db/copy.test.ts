@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyInto, copyText } from '../../src/db/copy.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { copyInto, copyText } from '../../src/db/copy.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 describe('copyInto', () => {
   let database: TestDatabase;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { downsampleSnapshots, downsampleTarget, downsampleWindows } from '../../src/db/downsample.js';
-import { writeNftHoldings, writePositions } from '../../src/db/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { commit, nftRows, OWNER, positionRows, wirePosition } from './job-helpers.js';
+import { downsampleSnapshots, downsampleTarget, downsampleWindows } from '../../src/db/downsample.ts';
+import { writeNftHoldings, writePositions } from '../../src/db/index.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { commit, nftRows, OWNER, positionRows, wirePosition } from './job-helpers.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -1,7 +1,7 @@
-import type { Database } from '../../src/db/client.js';
-import { commitJob, type RunRecord, type Tx } from '../../src/db/index.js';
-import { normalizeNftHoldings, normalizePositions, normalizeTokenPrices } from '../../src/normalize/index.js';
-import { nftHoldingsResponse, positionsResponse, tokenPriceResponse } from '../../src/upstream/schemas.js';
+import type { Database } from '../../src/db/client.ts';
+import { commitJob, type RunRecord, type Tx } from '../../src/db/index.ts';
+import { normalizeNftHoldings, normalizePositions, normalizeTokenPrices } from '../../src/normalize/index.ts';
+import { nftHoldingsResponse, positionsResponse, tokenPriceResponse } from '../../src/upstream/schemas.ts';
 
 export const OWNER = `0x${'c3'.repeat(32)}`;
 export const SUI = `0x${'0'.repeat(63)}2::sui::SUI`;

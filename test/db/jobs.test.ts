@@ -7,12 +7,12 @@ import {
   recordJobFailure,
   writeTokenPrices,
   type RawRecord,
-} from '../../src/db/index.js';
-import { createDatabase } from '../../src/db/client.js';
-import { recordSchemaDrifts } from '../../src/db/stores/schema-drifts.js';
-import { loadRecentSchemaDrifts } from '../../src/db/stores/status.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { priceRows, run } from './job-helpers.js';
+} from '../../src/db/index.ts';
+import { createDatabase } from '../../src/db/client.ts';
+import { recordSchemaDrifts } from '../../src/db/stores/schema-drifts.ts';
+import { loadRecentSchemaDrifts } from '../../src/db/stores/status.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { priceRows, run } from './job-helpers.ts';
 
 const TICK = new Date('2026-11-21T12:00:00Z');
 const BODY = '{"data":[{"contract_address":"0x2::sui::SUI","symbol":"SUI","price":3.2,"timestamp":1795262400}]}';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonDelta } from '../../src/db/json-delta.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { jsonDelta } from '../../src/db/json-delta.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 /** chaintap_jsonb_delta / chaintap_jsonb_patch (migration 0006): how snapshots store what repeats once. */
 describe('jsonb delta and patch', () => {

@@ -9,9 +9,9 @@ import {
   quarantinePayload,
   readRawResponses,
   writeTokenPrices,
-} from '../../src/db/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { priceRows, run, SUI } from './job-helpers.js';
+} from '../../src/db/index.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { priceRows, run, SUI } from './job-helpers.ts';
 
 const NOW = new Date('2026-11-21T03:30:00Z');
 const DAY = 86_400_000;

@@ -2,8 +2,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS_FOLDER, runMigrations } from '../../src/db/migrate.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { MIGRATIONS_FOLDER, runMigrations } from '../../src/db/migrate.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 const TABLES = [
   'watched_tokens',

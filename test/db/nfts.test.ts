@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeNftHoldings } from '../../src/db/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { commit, nftRows, OWNER, snapshotOf } from './job-helpers.js';
+import { writeNftHoldings } from '../../src/db/index.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { commit, nftRows, OWNER, snapshotOf } from './job-helpers.ts';
 
 const tick = (n: number) => new Date(Date.UTC(2026, 10, 21, 12 + n));
 const group = (collectionId: string, chain: string, tokenIds: string[], extra: Record<string, unknown> = {}) => ({

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDatabase } from '../../src/db/client.js';
-import { poolCache } from '../../src/db/pool-cache.js';
+import { createDatabase } from '../../src/db/client.ts';
+import { poolCache } from '../../src/db/pool-cache.ts';
 
 // Pools connect on their first query: these never do.
 const first = createDatabase('postgres://postgres@127.0.0.1:5432/unused', { max: 1 });

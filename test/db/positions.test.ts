@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTransaction, writePositions } from '../../src/db/index.js';
-import { positionAmounts, positionFarming, positionSnapshots } from '../../src/db/schema/index.js';
-import { normalizePositions } from '../../src/normalize/index.js';
-import { simulatedPositions } from '../../src/simulator/index.js';
-import { positionsResponse } from '../../src/upstream/schemas.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { commit, OWNER, positionRows, snapshotOf, wirePosition } from './job-helpers.js';
+import { withTransaction, writePositions } from '../../src/db/index.ts';
+import { positionAmounts, positionFarming, positionSnapshots } from '../../src/db/schema/index.ts';
+import { normalizePositions } from '../../src/normalize/index.ts';
+import { simulatedPositions } from '../../src/simulator/index.ts';
+import { positionsResponse } from '../../src/upstream/schemas.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { commit, OWNER, positionRows, snapshotOf, wirePosition } from './job-helpers.ts';
 
 const tick = (n: number) => new Date(Date.UTC(2026, 10, 21, 12, 15 * n));
 

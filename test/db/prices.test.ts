@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storedPriceTimes, writeTokenPrices } from '../../src/db/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { commit, priceRows, snapshotOf, SUI, USDC } from './job-helpers.js';
+import { storedPriceTimes, writeTokenPrices } from '../../src/db/index.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { commit, priceRows, snapshotOf, SUI, USDC } from './job-helpers.ts';
 
 const T0 = new Date('2026-11-21T12:00:00Z');
 const seconds = (date: Date) => date.getTime() / 1000;

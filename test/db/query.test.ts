@@ -1,14 +1,14 @@
 import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
-import { addWatchedTokens, writePositions } from '../../src/db/index.js';
-import { runQuery } from '../../src/db/query.js';
-import { watchedTokens } from '../../src/db/schema/index.js';
-import { createLogger } from '../../src/runtime/logger.js';
-import { createMetrics, type Metrics } from '../../src/runtime/metrics.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { commit, positionRows, SUI, wirePosition } from './job-helpers.js';
+import { createDatabase, type Database } from '../../src/db/client.ts';
+import { addWatchedTokens, writePositions } from '../../src/db/index.ts';
+import { runQuery } from '../../src/db/query.ts';
+import { watchedTokens } from '../../src/db/schema/index.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { createMetrics, type Metrics } from '../../src/runtime/metrics.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { commit, positionRows, SUI, wirePosition } from './job-helpers.ts';
 
 const TICK = new Date('2026-11-21T12:00:00Z');
 /** A real Postgres error with the SQLSTATE of a serialization failure. */

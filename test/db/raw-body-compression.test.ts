@@ -5,7 +5,7 @@ import {
   DICTIONARY_MAX_AGE_MS,
   encodeRawBody,
   type RawBodyDictionary,
-} from '../../src/db/raw-body-compression.js';
+} from '../../src/db/raw-body-compression.ts';
 
 const T = new Date('2026-11-21T12:00:00Z');
 const answer = (n: number, ids = ['0xaa', '0xbb', '0xcc', '0xdd']) =>

@@ -2,21 +2,21 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evaluateAndRecord } from '../../src/alerts/evaluator.js';
-import { observeFreshness } from '../../src/alerts/observations.js';
-import { parseRules } from '../../src/alerts/rules.js';
-import { runBackfill } from '../../src/cli/backfill-prices.js';
-import { READ_APPLICATION_NAME } from '../../src/cli/read-database.js';
-import { runCycle } from '../../src/cli/run-cycle.js';
-import { createDatabase, type Database } from '../../src/db/client.js';
-import { addWatchedAddresses, addWatchedTokens, ensureDatabase, runMigrations } from '../../src/db/index.js';
-import { createOpsServer, type OpsServer } from '../../src/ops/server.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../alerts/webhook-receiver.js';
-import { ADDRESS, CYCLE_TICKS, HOUR, SUI, TOKENS, USDC } from '../reports/report-world.js';
-import { runCli } from '../support/cli.js';
-import { startChaintap, waitFor } from '../support/fault-processes.js';
-import { createPipelineHarness, cycleDeps, WORLD_TIME, type PipelineHarness } from '../support/pipeline.js';
-import { startPostgresReplicaPair, type PostgresReplicaPair } from '../support/postgres-replica.js';
+import { evaluateAndRecord } from '../../src/alerts/evaluator.ts';
+import { observeFreshness } from '../../src/alerts/observations.ts';
+import { parseRules } from '../../src/alerts/rules.ts';
+import { runBackfill } from '../../src/cli/backfill-prices.ts';
+import { READ_APPLICATION_NAME } from '../../src/cli/read-database.ts';
+import { runCycle } from '../../src/cli/run-cycle.ts';
+import { createDatabase, type Database } from '../../src/db/client.ts';
+import { addWatchedAddresses, addWatchedTokens, ensureDatabase, runMigrations } from '../../src/db/index.ts';
+import { createOpsServer, type OpsServer } from '../../src/ops/server.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../alerts/webhook-receiver.ts';
+import { ADDRESS, CYCLE_TICKS, HOUR, SUI, TOKENS, USDC } from '../reports/report-world.ts';
+import { runCli } from '../support/cli.ts';
+import { startChaintap, waitFor } from '../support/fault-processes.ts';
+import { createPipelineHarness, cycleDeps, WORLD_TIME, type PipelineHarness } from '../support/pipeline.ts';
+import { startPostgresReplicaPair, type PostgresReplicaPair } from '../support/postgres-replica.ts';
 
 /**
  * DATABASE_READ_URL against a real streaming replica: a throwaway primary filled the way chaintap

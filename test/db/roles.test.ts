@@ -2,10 +2,10 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS_FOLDER, runMigrations } from '../../src/db/migrate.js';
-import { seedStatusRows } from '../ops/status-seed.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { commit } from './job-helpers.js';
+import { MIGRATIONS_FOLDER, runMigrations } from '../../src/db/migrate.ts';
+import { seedStatusRows } from '../ops/status-seed.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { commit } from './job-helpers.ts';
 
 /** What BI must not read: raw bodies, quarantine, run records, schema drifts, the watchlist (0012). */
 const OPERATIONAL_0012 = [

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTransaction, writeNftHoldings, writePositions } from '../../src/db/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { commit, nftRows, positionRows, wirePosition } from './job-helpers.js';
+import { withTransaction, writeNftHoldings, writePositions } from '../../src/db/index.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { commit, nftRows, positionRows, wirePosition } from './job-helpers.ts';
 
 const TICK = new Date('2026-11-21T12:00:00Z');
 const owner = (n: number) => `0x${String(n).repeat(64)}`;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bindDrizzle, createDatabase, type Database } from '../../src/db/client.js';
-import { writeTokenPrices, type Tx } from '../../src/db/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { priceRows } from './job-helpers.js';
+import { bindDrizzle, createDatabase, type Database } from '../../src/db/client.ts';
+import { writeTokenPrices, type Tx } from '../../src/db/index.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { priceRows } from './job-helpers.ts';
 
 const T0 = new Date('2026-11-21T12:00:00Z');
 const hoursBefore = (n: number) => new Date(T0.getTime() - n * 3_600_000);

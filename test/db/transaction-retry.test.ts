@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
-import { withTransaction } from '../../src/db/transaction.js';
-import { createMetrics } from '../../src/runtime/metrics.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { createDatabase, type Database } from '../../src/db/client.ts';
+import { withTransaction } from '../../src/db/transaction.ts';
+import { createMetrics } from '../../src/runtime/metrics.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 let test: TestDatabase;
 let database: Database;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addWatchedAddresses, writeNftHoldings, writePositions, writeTokenPrices } from '../../src/db/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { addWatchedAddresses, writeNftHoldings, writePositions, writeTokenPrices } from '../../src/db/index.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import {
   commit,
   nftRows,
@@ -10,7 +10,7 @@ import {
   SUI,
   USDC,
   wirePosition,
-} from './job-helpers.js';
+} from './job-helpers.ts';
 
 const at = (iso: string) => new Date(iso);
 const EMPTY_OWNER = `0x${'e0'.repeat(32)}`;

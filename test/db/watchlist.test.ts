@@ -6,10 +6,10 @@ import {
   listWatchedTokens,
   removeWatchedAddresses,
   removeWatchedTokens,
-} from '../../src/db/index.js';
-import { InvalidInputError } from '../../src/errors.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { SUI, USDC } from './job-helpers.js';
+} from '../../src/db/index.ts';
+import { InvalidInputError } from '../../src/errors.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { SUI, USDC } from './job-helpers.ts';
 
 const EVM = '0x52908400098527886E0F7030069857D2E4169EE7';
 const SUI_ADDRESS = `0x${'ab'.repeat(32)}`;

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { freePort } from '../support/fault-redis-server.js';
-import { redisCommand, waitUntil } from '../support/redis-process.js';
+import { freePort } from '../support/fault-redis-server.ts';
+import { redisCommand, waitUntil } from '../support/redis-process.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const COMPOSE_FILE = join(ROOT, 'docker-compose.yml');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 const DASHBOARD = join(import.meta.dirname, '../../docs/grafana/chaintap.json');
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { runMigrations } from '../../src/db/migrate.js';
+import { runMigrations } from '../../src/db/migrate.ts';
 
 /** The compose deployment's Postgres init script, run here against the test cluster with names of its own. */
 const SCRIPT = join(import.meta.dirname, '../../docker/postgres-init/10-chaintap-roles.sh');

@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { normalizeCoinType } from '../../src/chain/coin-type.js';
-import { runCli } from '../support/cli.js';
-import { recordScenario } from '../support/fault-scenario.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { tableDigest } from '../support/table-digest.js';
+import { normalizeCoinType } from '../../src/chain/coin-type.ts';
+import { runCli } from '../support/cli.ts';
+import { recordScenario } from '../support/fault-scenario.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { tableDigest } from '../support/table-digest.ts';
 
 // Bad input through the CLI, as users type it: a clear message, a non-zero exit and nothing written;
 // a large file with duplicates and blank lines is taken whole and exactly once.

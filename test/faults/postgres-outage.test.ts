@@ -1,8 +1,8 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { produceTick } from '../../src/scheduler/producer.js';
-import { watchAtomicity } from '../support/fault-atomicity.js';
-import { startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.js';
+import { produceTick } from '../../src/scheduler/producer.ts';
+import { watchAtomicity } from '../support/fault-atomicity.ts';
+import { startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.ts';
 import {
   ALL_DATASETS,
   FAULT_TICK,
@@ -15,8 +15,8 @@ import {
   seedWatchlist,
   waitForTickComplete,
   type Reference,
-} from '../support/fault-scenario.js';
-import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.js';
+} from '../support/fault-scenario.ts';
+import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.ts';
 
 // Postgres connections terminated mid-cycle (a dozen times), then the database unreachable for 10
 // seconds. The worker process survives it all (the driver faults of src/db/driver-faults.ts). Jobs

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { produceTick } from '../../src/scheduler/producer.js';
-import { startChaintap, startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.js';
-import { redisServerAvailable, startOwnRedis, type OwnRedis } from '../support/fault-redis-server.js';
+import { produceTick } from '../../src/scheduler/producer.ts';
+import { startChaintap, startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.ts';
+import { redisServerAvailable, startOwnRedis, type OwnRedis } from '../support/fault-redis-server.ts';
 import {
   ALL_DATASETS,
   FAULT_TICK,
@@ -14,8 +14,8 @@ import {
   seedWatchlist,
   waitForTickComplete,
   type Reference,
-} from '../support/fault-scenario.js';
-import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.js';
+} from '../support/fault-scenario.ts';
+import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.ts';
 
 // These scenarios restart Redis, so they run their own redis-server (append-only file on, as in
 // production) on a free port; the shared Redis of the other tests is never touched.

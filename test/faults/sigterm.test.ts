@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { produceTick } from '../../src/scheduler/producer.js';
-import { startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.js';
+import { produceTick } from '../../src/scheduler/producer.ts';
+import { startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.ts';
 import {
   ALL_DATASETS,
   FAULT_TICK,
@@ -13,8 +13,8 @@ import {
   seedWatchlist,
   waitForTickComplete,
   type Reference,
-} from '../support/fault-scenario.js';
-import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.js';
+} from '../support/fault-scenario.ts';
+import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.ts';
 
 // SIGTERM to a worker in the middle of a cycle: it takes no new job, lets the active ones finish,
 // exits 0 within SHUTDOWN_GRACE_MS; another worker does the rest and nothing is lost or doubled.

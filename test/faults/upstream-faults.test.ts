@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readRawResponses } from '../../src/db/index.js';
-import { runCycle } from '../../src/cli/run-cycle.js';
-import { FaultDraws, resolveFaults, type SimulatorFaults } from '../../src/simulator/faults.js';
-import { partialJobs, readTick } from '../support/fault-atomicity.js';
+import { readRawResponses } from '../../src/db/index.ts';
+import { runCycle } from '../../src/cli/run-cycle.ts';
+import { FaultDraws, resolveFaults, type SimulatorFaults } from '../../src/simulator/faults.ts';
+import { partialJobs, readTick } from '../support/fault-atomicity.ts';
 import {
   ALL_DATASETS,
   FAULT_TICK,
@@ -13,8 +13,8 @@ import {
   referenceRun,
   seedWatchlist,
   type Reference,
-} from '../support/fault-scenario.js';
-import { createPipelineHarness, type PipelineHarness, cycleDeps } from '../support/pipeline.js';
+} from '../support/fault-scenario.ts';
+import { createPipelineHarness, type PipelineHarness, cycleDeps } from '../support/pipeline.ts';
 
 // Every upstream fault at once, from a fixed fault seed. In-request retries are off and a job has
 // three attempts, so that transient faults cost job attempts and some jobs may run out of them: the

@@ -1,8 +1,8 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { produceTick } from '../../src/scheduler/producer.js';
-import { watchAtomicity } from '../support/fault-atomicity.js';
-import { faultSeed, seededRandom, startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.js';
+import { produceTick } from '../../src/scheduler/producer.ts';
+import { watchAtomicity } from '../support/fault-atomicity.ts';
+import { faultSeed, seededRandom, startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.ts';
 import {
   ALL_DATASETS,
   FAULT_TICK,
@@ -15,8 +15,8 @@ import {
   seedWatchlist,
   waitForTickComplete,
   type Reference,
-} from '../support/fault-scenario.js';
-import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.js';
+} from '../support/fault-scenario.ts';
+import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.ts';
 
 // Workers killed with SIGKILL twice at random points of a cycle; the next worker takes over the
 // killed one's jobs once their locks expire (JOB_LOCK_MS), and the data end up exactly as without.

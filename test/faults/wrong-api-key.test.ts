@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readRawResponses } from '../../src/db/index.js';
-import { runCli } from '../support/cli.js';
-import { FAULT_TICK, faultWatchlist, jobCount, recordScenario, seedWatchlist } from '../support/fault-scenario.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
-import { countRows, dataTables } from '../support/table-digest.js';
+import { readRawResponses } from '../../src/db/index.ts';
+import { runCli } from '../support/cli.ts';
+import { FAULT_TICK, faultWatchlist, jobCount, recordScenario, seedWatchlist } from '../support/fault-scenario.ts';
+import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
+import { countRows, dataTables } from '../support/table-digest.ts';
 
 // The upstream rejects the key: every job fails at its first request, without retries, the
 // operator is told it is an authentication problem, and nothing but failure records is written.

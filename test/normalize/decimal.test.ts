@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sumDecimals, toDecimalString, UnreadablePayloadError } from '../../src/normalize/index.js';
+import { sumDecimals, toDecimalString, UnreadablePayloadError } from '../../src/normalize/index.ts';
 
 describe('toDecimalString', () => {
   it.each([

@@ -6,13 +6,13 @@ import {
   normalizePositions,
   normalizeProtocols,
   normalizeTokenPrices,
-} from '../../src/normalize/index.js';
+} from '../../src/normalize/index.ts';
 import {
   nftHoldingsResponse,
   positionsResponse,
   protocolsResponse,
   tokenPriceResponse,
-} from '../../src/upstream/schemas.js';
+} from '../../src/upstream/schemas.ts';
 
 /**
  * Golden fixtures: test/fixtures/normalize/<case>/response.json (an upstream body) and expected.json

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fixtureCases, normalizeFixture, readFixture } from './fixture-cases.js';
+import { fixtureCases, normalizeFixture, readFixture } from './fixture-cases.ts';
 
 describe('normalizers on golden fixtures', () => {
   const cases = fixtureCases();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readDecimal, readInteger } from '../../src/normalize/numeric-field.js';
-import { DriftLog } from '../../src/normalize/schema-drift.js';
+import { readDecimal, readInteger } from '../../src/normalize/numeric-field.ts';
+import { DriftLog } from '../../src/normalize/schema-drift.ts';
 
 function read(raw: unknown) {
   const drifts = new DriftLog();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nestedPositionKey, positionKeys } from '../../src/normalize/position-keys.js';
+import { nestedPositionKey, positionKeys } from '../../src/normalize/position-keys.ts';
 
 const lp = (amount: number | string, tickLower: number, extra: Record<string, unknown> = {}) => ({
   positionId: 'lp',

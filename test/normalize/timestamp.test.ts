@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toTimestamp, UnreadablePayloadError } from '../../src/normalize/index.js';
+import { toTimestamp, UnreadablePayloadError } from '../../src/normalize/index.ts';
 
 const NOON = '2026-11-21T12:00:00.000Z';
 

@@ -4,8 +4,8 @@ import {
   normalizeProtocols,
   normalizeTokenPrices,
   UnreadablePayloadError,
-} from '../../src/normalize/index.js';
-import { nftHoldingsResponse, protocolsResponse, tokenPriceResponse } from '../../src/upstream/schemas.js';
+} from '../../src/normalize/index.ts';
+import { nftHoldingsResponse, protocolsResponse, tokenPriceResponse } from '../../src/upstream/schemas.ts';
 
 const fetchedAt = new Date('2026-11-21T12:00:05Z');
 const entry = {

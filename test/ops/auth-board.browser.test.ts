@@ -1,11 +1,11 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
-import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.js';
-import { launchChromium } from '../support/chromium.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
-import { startOpsServer, type RunningOpsServer } from './ops-test-server.js';
+import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.ts';
+import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.ts';
+import { launchChromium } from '../support/chromium.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createTestRedis, type TestRedis } from '../support/redis.ts';
+import { startOpsServer, type RunningOpsServer } from './ops-test-server.ts';
 
 const READ = 'browser-read-token-51d2';
 const ADMIN = 'browser-admin-token-c7e0';

@@ -1,14 +1,14 @@
 import { Worker, type Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDatabase } from '../../src/db/client.js';
-import { ConfigError } from '../../src/errors.js';
-import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
-import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.js';
-import { runCli } from '../support/cli.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
-import { startOpsServer, type RunningOpsServer } from './ops-test-server.js';
-import { queueKeyPrefix } from '../../src/queue/redis-keys.js';
+import { createDatabase } from '../../src/db/client.ts';
+import { ConfigError } from '../../src/errors.ts';
+import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.ts';
+import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.ts';
+import { runCli } from '../support/cli.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createTestRedis, type TestRedis } from '../support/redis.ts';
+import { startOpsServer, type RunningOpsServer } from './ops-test-server.ts';
+import { queueKeyPrefix } from '../../src/queue/redis-keys.ts';
 
 const READ = 'read-token-7c1e52a0';
 const ADMIN = 'admin-token-9d4b0f13';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, html } from '../../src/ops/html.js';
+import { escapeHtml, html } from '../../src/ops/html.ts';
 
 describe('html', () => {
   it('escapes interpolated text', () => {

@@ -1,12 +1,12 @@
 import { Writable } from 'node:stream';
-import type { RedisClient } from '../../src/runtime/redis-connection.js';
-import { loadOptions, type Options } from '../../src/config/options.js';
-import type { Context } from '../../src/runtime/context.js';
-import type { Database } from '../../src/db/client.js';
-import { createLogger } from '../../src/runtime/logger.js';
-import { createMetrics } from '../../src/runtime/metrics.js';
-import { createOpsServer, type OpsServer } from '../../src/ops/server.js';
-import type { Queues } from '../../src/queue/queues.js';
+import type { RedisClient } from '../../src/runtime/redis-connection.ts';
+import { loadOptions, type Options } from '../../src/config/options.ts';
+import type { Context } from '../../src/runtime/context.ts';
+import type { Database } from '../../src/db/client.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { createMetrics } from '../../src/runtime/metrics.ts';
+import { createOpsServer, type OpsServer } from '../../src/ops/server.ts';
+import type { Queues } from '../../src/queue/queues.ts';
 
 export interface RunningOpsServer extends OpsServer {
   url: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderPriceChartSvg, thinPoints, type PricePoint } from '../../src/ops/price-chart-svg.js';
+import { renderPriceChartSvg, thinPoints, type PricePoint } from '../../src/ops/price-chart-svg.ts';
 
 const to = new Date('2024-05-02T12:00:00Z');
 const from = new Date(to.getTime() - 24 * 3600_000);

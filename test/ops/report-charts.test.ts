@@ -4,7 +4,7 @@ import {
   renderOhlcChartSvg,
   renderSparklineSvg,
   renderTimeChartSvg,
-} from '../../src/ops/report-charts.js';
+} from '../../src/ops/report-charts.ts';
 
 const from = new Date('2026-11-21T00:00:00Z');
 const hour = 3_600_000;

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../src/errors.js';
-import { checkOutputPath, streamSink, writeFileAtomically } from '../../src/ops/report-file.js';
+import { InvalidInputError } from '../../src/errors.ts';
+import { checkOutputPath, streamSink, writeFileAtomically } from '../../src/ops/report-file.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'chaintap-report-file-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../src/errors.js';
+import { InvalidInputError } from '../../src/errors.ts';
 import {
   parseIsoTime,
   parseReportFormat,
   portfolioSteps,
   priceBucketStarts,
   reportRange,
-} from '../../src/ops/report-request.js';
+} from '../../src/ops/report-request.ts';
 
 const now = new Date('2026-11-21T12:34:56Z');
 const DAY = 86_400_000;

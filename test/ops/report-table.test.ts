@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { PORTFOLIO_CSV_HEADER } from '../../src/ops/report-output.js';
-import { withGaps, type PriceReportRow } from '../../src/ops/report-prices.js';
-import { csvField, csvRecord, jsonCell, jsonRow } from '../../src/ops/report-table.js';
-import type { PriceBucket } from '../../src/db/stores/reports.js';
+import { PORTFOLIO_CSV_HEADER } from '../../src/ops/report-output.ts';
+import { withGaps, type PriceReportRow } from '../../src/ops/report-prices.ts';
+import { csvField, csvRecord, jsonCell, jsonRow } from '../../src/ops/report-table.ts';
+import type { PriceBucket } from '../../src/db/stores/reports.ts';
 
 describe('CSV fields (RFC 4180)', () => {
   it('quotes a field with a comma, a double quote, CR or LF, doubling its quotes; nothing else', () => {

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium.js';
-import { createOpsServer, type OpsServer } from '../../src/ops/server.js';
-import { writeFileAtomically } from '../../src/ops/report-file.js';
-import { writePriceReport } from '../../src/ops/report-output.js';
-import { openPriceReport } from '../../src/ops/report-prices.js';
-import { reportRange } from '../../src/ops/report-request.js';
-import { WORLD_TIME, type PipelineHarness } from '../support/pipeline.js';
-import { ADDRESS, createReportWorld, HOUR, IDLE_ADDRESS, SUI, USDC } from '../reports/report-world.js';
+import { launchChromium } from '../support/chromium.ts';
+import { createOpsServer, type OpsServer } from '../../src/ops/server.ts';
+import { writeFileAtomically } from '../../src/ops/report-file.ts';
+import { writePriceReport } from '../../src/ops/report-output.ts';
+import { openPriceReport } from '../../src/ops/report-prices.ts';
+import { reportRange } from '../../src/ops/report-request.ts';
+import { WORLD_TIME, type PipelineHarness } from '../support/pipeline.ts';
+import { ADDRESS, createReportWorld, HOUR, IDLE_ADDRESS, SUI, USDC } from '../reports/report-world.ts';
 
 /**
  * The HTML reports as a person sees them, in Debian's Chromium (headless): the portfolio report

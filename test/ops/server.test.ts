@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase } from '../../src/db/client.js';
-import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
-import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
-import { startOpsServer, type RunningOpsServer } from './ops-test-server.js';
+import { createDatabase } from '../../src/db/client.ts';
+import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.ts';
+import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createTestRedis, type TestRedis } from '../support/redis.ts';
+import { startOpsServer, type RunningOpsServer } from './ops-test-server.ts';
 
 let database: TestDatabase;
 let testRedis: TestRedis;

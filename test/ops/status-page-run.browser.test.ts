@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium.js';
-import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
-import { createOpsServer, type OpsServer } from '../../src/ops/server.js';
-import { runBackfill } from '../../src/cli/backfill-prices.js';
-import { runCycle } from '../../src/cli/run-cycle.js';
-import { createPipelineHarness, WORLD_TIME, type PipelineHarness, cycleDeps } from '../support/pipeline.js';
+import { launchChromium } from '../support/chromium.ts';
+import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.ts';
+import { createOpsServer, type OpsServer } from '../../src/ops/server.ts';
+import { runBackfill } from '../../src/cli/backfill-prices.ts';
+import { runCycle } from '../../src/cli/run-cycle.ts';
+import { createPipelineHarness, WORLD_TIME, type PipelineHarness, cycleDeps } from '../support/pipeline.ts';
 
 /**
  * The status page after a real run: a day of hourly prices backfilled and one full cycle through

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
-import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
-import { startOpsServer, type RunningOpsServer } from './ops-test-server.js';
-import { SEED_NOW, SEEDED_TOKENS, seedStatusRows } from './status-seed.js';
+import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.ts';
+import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createTestRedis, type TestRedis } from '../support/redis.ts';
+import { startOpsServer, type RunningOpsServer } from './ops-test-server.ts';
+import { SEED_NOW, SEEDED_TOKENS, seedStatusRows } from './status-seed.ts';
 
 let database: TestDatabase;
 let testRedis: TestRedis;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { StatusPageData } from '../../src/ops/status-page-data.js';
-import { formatAge, renderStatusPage } from '../../src/ops/status-page.js';
-import { parseUpstreamRate } from '../../src/config/upstream-rate.js';
-import { computeCapacityPlan } from '../../src/scheduler/capacity-plan.js';
+import type { StatusPageData } from '../../src/ops/status-page-data.ts';
+import { formatAge, renderStatusPage } from '../../src/ops/status-page.ts';
+import { parseUpstreamRate } from '../../src/config/upstream-rate.ts';
+import { computeCapacityPlan } from '../../src/scheduler/capacity-plan.ts';
 
 const now = new Date('2024-05-02T12:00:00Z');
 const since = new Date('2024-05-01T12:00:00Z');

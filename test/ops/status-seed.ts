@@ -1,4 +1,4 @@
-import type { Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.ts';
 
 /** The clock of the seeded world: prices cover the 24 hours before it. */
 export const SEED_NOW = new Date('2026-11-21T12:00:00Z');

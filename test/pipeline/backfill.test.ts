@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addWatchedTokens } from '../../src/db/index.js';
-import { normalizeCoinType } from '../../src/chain/coin-type.js';
-import { runBackfill } from '../../src/cli/backfill-prices.js';
-import { simulatedTokenPrice } from '../../src/simulator/index.js';
-import { createPipelineHarness, type PipelineHarness, cycleDeps } from '../support/pipeline.js';
+import { addWatchedTokens } from '../../src/db/index.ts';
+import { normalizeCoinType } from '../../src/chain/coin-type.ts';
+import { runBackfill } from '../../src/cli/backfill-prices.ts';
+import { simulatedTokenPrice } from '../../src/simulator/index.ts';
+import { createPipelineHarness, type PipelineHarness, cycleDeps } from '../support/pipeline.ts';
 
 const HOUR = 3_600_000;
 const FROM = new Date('2026-11-20T00:00:00Z');

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { addWatchedAddresses, addWatchedTokens, removeWatchedAddresses } from '../../src/db/index.js';
-import { createScheduler, type Scheduler } from '../../src/scheduler/scheduler.js';
-import { createWorkerPool, type WorkerPool } from '../../src/worker/workers.js';
-import { sleep } from '../../src/runtime/sleep.js';
-import { createFakeSchedulerClock, type FakeSchedulerClock } from '../support/fake-scheduler-clock.js';
-import { createPipelineHarness, WORLD_TIME, type PipelineHarness, producerDeps } from '../support/pipeline.js';
-import { priceGapsKey } from '../../src/queue/redis-keys.js';
+import { addWatchedAddresses, addWatchedTokens, removeWatchedAddresses } from '../../src/db/index.ts';
+import { createScheduler, type Scheduler } from '../../src/scheduler/scheduler.ts';
+import { createWorkerPool, type WorkerPool } from '../../src/worker/workers.ts';
+import { sleep } from '../../src/runtime/sleep.ts';
+import { createFakeSchedulerClock, type FakeSchedulerClock } from '../support/fake-scheduler-clock.ts';
+import { createPipelineHarness, WORLD_TIME, type PipelineHarness, producerDeps } from '../support/pipeline.ts';
+import { priceGapsKey } from '../../src/queue/redis-keys.ts';
 
 // A watchlist that needs several times the quota, run by the real scheduler and workers: the
 // scheduler's clock is a fake one that fires each cron minute every REAL_MS_PER_MINUTE of real time,

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
-import { queueKeyPrefix } from '../../src/queue/redis-keys.js';
-import { spawnCli } from '../support/cli.js';
+import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.ts';
+import { queueKeyPrefix } from '../../src/queue/redis-keys.ts';
+import { spawnCli } from '../support/cli.ts';
 import {
   expectEachJobSucceededOnce,
   expectQueuesDrained,
@@ -10,11 +10,11 @@ import {
   failoverWatchlist,
   finishedRuns,
   untilRunsFinished,
-} from '../support/failover-cycle.js';
-import { redisServerAvailable } from '../support/fault-redis-server.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
-import { startRedisCluster, type TestRedisCluster } from '../support/redis-cluster.js';
-import { redisCommand } from '../support/redis-process.js';
+} from '../support/failover-cycle.ts';
+import { redisServerAvailable } from '../support/fault-redis-server.ts';
+import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
+import { startRedisCluster, type TestRedisCluster } from '../support/redis-cluster.ts';
+import { redisCommand } from '../support/redis-process.ts';
 
 /**
  * The pipeline on a Redis Cluster of three shards, a master and a replica each, and the master of

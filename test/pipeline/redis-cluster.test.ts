@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
-import { QUEUE_NAMES } from '../../src/datasets.js';
-import { keysPattern, queueKeyPrefix } from '../../src/queue/redis-keys.js';
-import { runCli, spawnCli } from '../support/cli.js';
-import { freePort, redisServerAvailable } from '../support/fault-redis-server.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
-import { startRedisCluster, type TestRedisCluster } from '../support/redis-cluster.js';
-import { redisCommand } from '../support/redis-process.js';
+import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.ts';
+import { QUEUE_NAMES } from '../../src/datasets.ts';
+import { keysPattern, queueKeyPrefix } from '../../src/queue/redis-keys.ts';
+import { runCli, spawnCli } from '../support/cli.ts';
+import { freePort, redisServerAvailable } from '../support/fault-redis-server.ts';
+import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
+import { startRedisCluster, type TestRedisCluster } from '../support/redis-cluster.ts';
+import { redisCommand } from '../support/redis-process.ts';
 
 /**
  * The whole pipeline on a real 3-master Redis Cluster: `chaintap run-once` as users run it, with

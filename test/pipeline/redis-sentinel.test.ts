@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
-import { produceTick } from '../../src/scheduler/producer.js';
-import { waitForTicks } from '../../src/cli/run-cycle.js';
-import { spawnCli } from '../support/cli.js';
+import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.ts';
+import { produceTick } from '../../src/scheduler/producer.ts';
+import { waitForTicks } from '../../src/cli/run-cycle.ts';
+import { spawnCli } from '../support/cli.ts';
 import {
   expectEachJobSucceededOnce,
   expectQueuesDrained,
@@ -12,10 +12,10 @@ import {
   failoverWatchlist,
   finishedRuns,
   untilRunsFinished,
-} from '../support/failover-cycle.js';
-import { redisServerAvailable } from '../support/fault-redis-server.js';
-import { createPipelineHarness, producerDeps, type PipelineHarness } from '../support/pipeline.js';
-import { startRedisSentinel, type TestRedisSentinel } from '../support/redis-sentinel.js';
+} from '../support/failover-cycle.ts';
+import { redisServerAvailable } from '../support/fault-redis-server.ts';
+import { createPipelineHarness, producerDeps, type PipelineHarness } from '../support/pipeline.ts';
+import { startRedisSentinel, type TestRedisSentinel } from '../support/redis-sentinel.ts';
 
 /**
  * The pipeline on Redis behind real sentinels (a master, a replica, three sentinels), and the

@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
-import { produceTick } from '../../src/scheduler/producer.js';
-import { runCycle } from '../../src/cli/run-cycle.js';
-import { simulatedToken } from '../../src/simulator/index.js';
-import { SNAPSHOT_CHANNEL } from '../../src/queue/tick-notification.js';
-import { createPipelineHarness, type PipelineHarness, producerDeps, cycleDeps } from '../support/pipeline.js';
-import { tableDigest } from '../support/table-digest.js';
+import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.ts';
+import { produceTick } from '../../src/scheduler/producer.ts';
+import { runCycle } from '../../src/cli/run-cycle.ts';
+import { simulatedToken } from '../../src/simulator/index.ts';
+import { SNAPSHOT_CHANNEL } from '../../src/queue/tick-notification.ts';
+import { createPipelineHarness, type PipelineHarness, producerDeps, cycleDeps } from '../support/pipeline.ts';
+import { tableDigest } from '../support/table-digest.ts';
 
 const coin = (i: number) => `0x${(0x1000 + i).toString(16).padStart(64, '0')}::coin${i}::COIN${i}`;
 const TOKENS = ['0x2::sui::SUI', ...Array.from({ length: 59 }, (_, i) => coin(i))];

@@ -1,10 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addWatchedAddresses } from '../../src/db/index.js';
-import { produceTick } from '../../src/scheduler/producer.js';
-import { waitForTicks } from '../../src/cli/run-cycle.js';
-import { spawnCli } from '../support/cli.js';
-import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.js';
+import { addWatchedAddresses } from '../../src/db/index.ts';
+import { produceTick } from '../../src/scheduler/producer.ts';
+import { waitForTicks } from '../../src/cli/run-cycle.ts';
+import { spawnCli } from '../support/cli.ts';
+import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.ts';
 
 const RPS = 20;
 const addresses = Array.from({ length: 40 }, (_, i) => `0x${(i + 1).toString(16).padStart(64, 'a')}`);

@@ -2,10 +2,10 @@ import { Writable } from 'node:stream';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkKeyLayout } from '../../src/queue/key-layout.js';
-import { createQueues, closeQueues } from '../../src/queue/queues.js';
-import { createLogger } from '../../src/runtime/logger.js';
-import { createTestRedis } from '../support/redis.js';
+import { checkKeyLayout } from '../../src/queue/key-layout.ts';
+import { createQueues, closeQueues } from '../../src/queue/queues.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { createTestRedis } from '../support/redis.ts';
 
 const testRedis = createTestRedis();
 const redis = new Redis(testRedis.url);

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTickTracker } from '../../src/queue/tick-tracker.js';
-import { createTestRedis } from '../support/redis.js';
+import { createTickTracker } from '../../src/queue/tick-tracker.ts';
+import { createTestRedis } from '../support/redis.ts';
 
 const testRedis = createTestRedis();
 const redis = new Redis(testRedis.url);

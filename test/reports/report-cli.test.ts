@@ -3,13 +3,13 @@ import type { ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { normalizedPrices, priceRows, PRICES_START } from '../../bench/support/price-rows.js';
-import { withTransaction, writeTokenPrices } from '../../src/db/index.js';
-import { PORTFOLIO_CSV_HEADER } from '../../src/ops/report-output.js';
-import { runCli, spawnCli, type CliResult } from '../support/cli.js';
-import type { PipelineHarness } from '../support/pipeline.js';
-import { parseCsv } from './csv.js';
-import { ADDRESS, CETUS, createReportWorld, CYCLE_TICKS, IDLE_ADDRESS, SUI, USDC } from './report-world.js';
+import { normalizedPrices, priceRows, PRICES_START } from '../../bench/support/price-rows.ts';
+import { withTransaction, writeTokenPrices } from '../../src/db/index.ts';
+import { PORTFOLIO_CSV_HEADER } from '../../src/ops/report-output.ts';
+import { runCli, spawnCli, type CliResult } from '../support/cli.ts';
+import type { PipelineHarness } from '../support/pipeline.ts';
+import { parseCsv } from './csv.ts';
+import { ADDRESS, CETUS, createReportWorld, CYCLE_TICKS, IDLE_ADDRESS, SUI, USDC } from './report-world.ts';
 
 /**
  * `chaintap report` as a user runs it, after a backfill and four cycles against the simulated

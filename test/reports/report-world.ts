@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
-import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
-import { runBackfill } from '../../src/cli/backfill-prices.js';
-import { runCycle } from '../../src/cli/run-cycle.js';
-import { createPipelineHarness, WORLD_TIME, type PipelineHarness, cycleDeps } from '../support/pipeline.js';
+import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.ts';
+import { runBackfill } from '../../src/cli/backfill-prices.ts';
+import { runCycle } from '../../src/cli/run-cycle.ts';
+import { createPipelineHarness, WORLD_TIME, type PipelineHarness, cycleDeps } from '../support/pipeline.ts';
 
 export const HOUR = 3_600_000;
 export const ADDRESS = '0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e';

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/runtime/logger.js';
+import { createLogger } from '../../src/runtime/logger.ts';
 
 function capture() {
   const lines: string[] = [];

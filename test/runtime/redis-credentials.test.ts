@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { freePort, redisServerAvailable } from '../support/fault-redis-server.js';
-import { redisCommand, startRedisProcess, type RedisProcess } from '../support/redis-process.js';
+import { runCli } from '../support/cli.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { freePort, redisServerAvailable } from '../support/fault-redis-server.ts';
+import { redisCommand, startRedisProcess, type RedisProcess } from '../support/redis-process.ts';
 
 /**
  * A Redis that requires a password (and an ACL user), reached through REDIS_PASSWORD and

@@ -1,8 +1,8 @@
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redisServerAvailable } from '../support/fault-redis-server.js';
-import { startRedisCluster, type TestRedisCluster } from '../support/redis-cluster.js';
-import { startRedisSentinel, type TestRedisSentinel } from '../support/redis-sentinel.js';
+import { redisServerAvailable } from '../support/fault-redis-server.ts';
+import { startRedisCluster, type TestRedisCluster } from '../support/redis-cluster.ts';
+import { startRedisSentinel, type TestRedisSentinel } from '../support/redis-sentinel.ts';
 
 /** One command on a connection of its own to 127.0.0.1:`port`, to look at one node directly. */
 async function onNode(port: number, command: string, ...args: string[]): Promise<unknown> {

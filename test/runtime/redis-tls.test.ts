@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { freePort, redisServerAvailable } from '../support/fault-redis-server.js';
-import { startRedisProcess, type RedisProcess } from '../support/redis-process.js';
+import { runCli } from '../support/cli.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { freePort, redisServerAvailable } from '../support/fault-redis-server.ts';
+import { startRedisProcess, type RedisProcess } from '../support/redis-process.ts';
 
 /**
  * Redis over TLS: a redis-server with a certificate of a CA made here, reached with a rediss:// URL

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
-import { formatFatalError, literalCore, secretScrubber } from '../../src/runtime/scrub.js';
+import { ConfigError } from '../../src/errors.ts';
+import { formatFatalError, literalCore, secretScrubber } from '../../src/runtime/scrub.ts';
 
 // A key with characters that each encoding changes: / + " \ = and a non-ASCII one.
 const KEY = 'sk/live+9f"2c\\7e=ü';

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/runtime/logger.js';
-import { createShutdown, withShutdown } from '../../src/runtime/shutdown.js';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { createShutdown, withShutdown } from '../../src/runtime/shutdown.ts';
 
 function capturedLogger() {
   const lines: string[] = [];

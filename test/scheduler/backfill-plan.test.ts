@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../src/errors.js';
-import { parseUpstreamRate } from '../../src/config/upstream-rate.js';
+import { InvalidInputError } from '../../src/errors.ts';
+import { parseUpstreamRate } from '../../src/config/upstream-rate.ts';
 import {
   backfillConsent,
   backfillTimes,
@@ -9,7 +9,7 @@ import {
   parseBackfillInterval,
   parseInterval,
   planBackfill,
-} from '../../src/scheduler/backfill-plan.js';
+} from '../../src/scheduler/backfill-plan.ts';
 
 const HOUR = 3_600_000;
 const coin = (i: number) => `0x${i.toString(16).padStart(64, '0')}::coin::C${i}`;

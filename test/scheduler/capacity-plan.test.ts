@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseUpstreamRate } from '../../src/config/upstream-rate.js';
-import { loadOptions } from '../../src/config/options.js';
-import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
+import { parseUpstreamRate } from '../../src/config/upstream-rate.ts';
+import { loadOptions } from '../../src/config/options.ts';
+import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.ts';
 import {
   capacityWarning,
   computeCapacityPlan,
@@ -12,8 +12,8 @@ import {
   loadCapacityPlan,
   type CapacityPlanCrons,
   type CapacityPlanInput,
-} from '../../src/scheduler/capacity-plan.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+} from '../../src/scheduler/capacity-plan.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 const DEFAULT_CRONS: CapacityPlanCrons = {
   prices: '* * * * *',

@@ -6,7 +6,7 @@ import {
   slotAtOrBefore,
   slotIndexInDay,
   slotsBetween,
-} from '../../src/scheduler/cron-slots.js';
+} from '../../src/scheduler/cron-slots.ts';
 
 const t = (iso: string) => new Date(iso);
 

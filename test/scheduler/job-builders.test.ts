@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { jobId, tickLabel } from '../../src/queue/jobs.js';
-import { nftJobs, positionJobs, priceJobs } from '../../src/scheduler/job-builders.js';
+import { jobId, tickLabel } from '../../src/queue/jobs.ts';
+import { nftJobs, positionJobs, priceJobs } from '../../src/scheduler/job-builders.ts';
 
 const tick = new Date('2026-11-21T12:15:00Z');
 const coin = (i: number) => `0x${i.toString(16).padStart(64, '0')}::coin::C${i}`;

@@ -1,10 +1,10 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
-import { createScheduler } from '../../src/scheduler/scheduler.js';
-import { systemClock } from '../../src/scheduler/scheduler-clock.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
-import { lastPriceSlotKey, priceGapsKey } from '../../src/queue/redis-keys.js';
+import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.ts';
+import { createScheduler } from '../../src/scheduler/scheduler.ts';
+import { systemClock } from '../../src/scheduler/scheduler-clock.ts';
+import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
+import { lastPriceSlotKey, priceGapsKey } from '../../src/queue/redis-keys.ts';
 
 let harness: PipelineHarness;
 let redis: Redis;

@@ -1,11 +1,11 @@
 import { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addWatchedAddresses, addWatchedTokens, removeWatchedAddresses } from '../../src/db/index.js';
-import { produceTick, type ProducerDeps } from '../../src/scheduler/producer.js';
-import { SNAPSHOT_CHANNEL } from '../../src/queue/tick-notification.js';
-import { createRedisConnection } from '../../src/runtime/redis-connection.js';
-import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.js';
-import { priceGapsKey, queueKeyPrefix } from '../../src/queue/redis-keys.js';
+import { addWatchedAddresses, addWatchedTokens, removeWatchedAddresses } from '../../src/db/index.ts';
+import { produceTick, type ProducerDeps } from '../../src/scheduler/producer.ts';
+import { SNAPSHOT_CHANNEL } from '../../src/queue/tick-notification.ts';
+import { createRedisConnection } from '../../src/runtime/redis-connection.ts';
+import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.ts';
+import { priceGapsKey, queueKeyPrefix } from '../../src/queue/redis-keys.ts';
 
 // The producer side of "at most one pending job per dataset and target", against real Redis and
 // Postgres, with no worker taking jobs unless the test says so.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { call, json, TEST_KEY } from './simulator-requests.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.ts';
+import { call, json, TEST_KEY } from './simulator-requests.ts';
 
 const ADDRESS = `0x${'ab'.repeat(32)}`;
 let simulator: RunningSimulator;

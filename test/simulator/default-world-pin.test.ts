@@ -7,8 +7,8 @@ import {
   simulatedProtocolsResponse,
   startSimulator,
   type RunningSimulator,
-} from '../../src/simulator/index.js';
-import { call, TEST_KEY } from './simulator-requests.js';
+} from '../../src/simulator/index.ts';
+import { call, TEST_KEY } from './simulator-requests.ts';
 
 /**
  * The default world's answers, pinned by digest: end-to-end tests and golden fixtures depend on them

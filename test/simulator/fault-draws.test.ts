@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FaultDraws, resolveFaults } from '../../src/simulator/faults.js';
+import { FaultDraws, resolveFaults } from '../../src/simulator/faults.ts';
 
 describe('FaultDraws', () => {
   it('add latency, jitter within its range and spikes at about their rate', () => {

@@ -1,8 +1,8 @@
 import pLimit from 'p-limit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator, type SimulatorFaults } from '../../src/simulator/index.js';
-import { positionsResponse } from '../../src/upstream/schemas.js';
-import { call, TEST_KEY, type SimulatorAnswer } from './simulator-requests.js';
+import { startSimulator, type RunningSimulator, type SimulatorFaults } from '../../src/simulator/index.ts';
+import { positionsResponse } from '../../src/upstream/schemas.ts';
+import { call, TEST_KEY, type SimulatorAnswer } from './simulator-requests.ts';
 
 const ADDRESS = `0x${'ab'.repeat(32)}`;
 const POSITIONS = `/v2/address/${ADDRESS}/positions`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedCache } from '../../src/simulator/bounded-cache.js';
-import { Draws, significant } from '../../src/simulator/hash.js';
+import { BoundedCache } from '../../src/simulator/bounded-cache.ts';
+import { Draws, significant } from '../../src/simulator/hash.ts';
 
 describe('significant', () => {
   it('rounds to the given significant digits and prints as that decimal', () => {

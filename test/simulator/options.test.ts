@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
-import { loadSimulatorOptions } from '../../src/simulator/options.js';
+import { ConfigError } from '../../src/errors.ts';
+import { loadSimulatorOptions } from '../../src/simulator/options.ts';
 
 describe('loadSimulatorOptions', () => {
   it('reads SIM_* variables, flags winning', () => {

@@ -1,11 +1,11 @@
-import { errorAnswer } from '../../src/simulator/routes.js';
+import { errorAnswer } from '../../src/simulator/routes.ts';
 import {
   simulatedNftAnswer,
   simulatedPositions,
   simulatedPriceResponse,
   type Json,
   type JsonObject,
-} from '../../src/simulator/index.js';
+} from '../../src/simulator/index.ts';
 
 /**
  * The sample bodies of test/fixtures/real-answers/: each is what the real-shapes simulator answers

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { REAL_ANSWER_CASES } from './real-answer-cases.js';
+import { REAL_ANSWER_CASES } from './real-answer-cases.ts';
 
 /** The real-answer fixtures are the simulator's own answers: they change only with the simulator. */
 const DIR = new URL('../fixtures/real-answers/', import.meta.url);

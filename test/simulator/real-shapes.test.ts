@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSimulatorOptions } from '../../src/simulator/options.js';
+import { loadSimulatorOptions } from '../../src/simulator/options.ts';
 import {
   DEFAULT_WORLD,
   simulatedNftAnswer,
@@ -10,8 +10,8 @@ import {
   type Json,
   type JsonObject,
   type RunningSimulator,
-} from '../../src/simulator/index.js';
-import { call, json, TEST_KEY } from './simulator-requests.js';
+} from '../../src/simulator/index.ts';
+import { call, json, TEST_KEY } from './simulator-requests.ts';
 
 const T = Date.parse('2026-03-01T12:34:56Z');
 const REAL = { realShapes: true };

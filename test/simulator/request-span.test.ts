@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { call, TEST_KEY } from './simulator-requests.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.ts';
+import { call, TEST_KEY } from './simulator-requests.ts';
 
 let simulator: RunningSimulator;
 

@@ -8,7 +8,7 @@ import {
   startSimulator,
   POSITION_TYPES,
   type RunningSimulator,
-} from '../../src/simulator/index.js';
+} from '../../src/simulator/index.ts';
 import { z } from 'zod';
 import {
   nativeToken,
@@ -18,7 +18,7 @@ import {
   protocolRef,
   protocolsResponse,
   tokenPriceEntry,
-} from '../../src/upstream/schemas.js';
+} from '../../src/upstream/schemas.ts';
 
 // The answers' schemas check only the envelope (elements are read one by one by the normalizers):
 // here every element is parsed too, as the simulator must answer readable elements.
@@ -29,7 +29,7 @@ const positionsResponse = z.object({
 const nftHoldingsResponse = z.array(
   nftHoldingGroup.extend({ nativeToken: nativeToken.nullish(), collection: nftCollection.nullish() }),
 );
-import { call, json, TEST_KEY } from './simulator-requests.js';
+import { call, json, TEST_KEY } from './simulator-requests.ts';
 
 const NOW = Date.parse('2026-03-01T12:34:56Z');
 const EPOCH_MS = 15 * 60_000;

@@ -1,4 +1,4 @@
-import type { RunningSimulator } from '../../src/simulator/index.js';
+import type { RunningSimulator } from '../../src/simulator/index.ts';
 
 /** Plain HTTP calls to a running simulator, as a client would make them. */
 export interface SimulatorAnswer {

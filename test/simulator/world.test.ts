@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../src/errors.js';
+import { InvalidInputError } from '../../src/errors.ts';
 import {
   POSITION_TYPES,
   priceRequestTime,
@@ -8,8 +8,8 @@ import {
   simulatedPriceResponse,
   simulatedToken,
   simulatedTokenPrice,
-} from '../../src/simulator/index.js';
-import { nftHoldingsResponse, positionsResponse } from '../../src/upstream/schemas.js';
+} from '../../src/simulator/index.ts';
+import { nftHoldingsResponse, positionsResponse } from '../../src/upstream/schemas.ts';
 
 const T = Date.parse('2026-03-01T12:00:00Z');
 const EPOCH_MS = 15 * 60_000;

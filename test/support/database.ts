@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { inject } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.js';
-import { runMigrations } from '../../src/db/migrate.js';
+import { createDatabase, type Database } from '../../src/db/client.ts';
+import { runMigrations } from '../../src/db/migrate.ts';
 
 export interface TestDatabase extends Database {
   url: string;

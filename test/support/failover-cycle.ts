@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
-import type { Dataset } from '../../src/datasets.js';
-import { MAX_COINS_PER_PRICE_REQUEST } from '../../src/upstream/client.js';
-import type { PipelineHarness } from './pipeline.js';
+import type { Dataset } from '../../src/datasets.ts';
+import { MAX_COINS_PER_PRICE_REQUEST } from '../../src/upstream/client.ts';
+import type { PipelineHarness } from './pipeline.ts';
 
 /**
  * What the Redis failover tests (test/pipeline/redis-sentinel.test.ts, redis-cluster-failover.test.ts)

@@ -1,5 +1,5 @@
-import { cronMatcher, type CronMatcher } from '../../src/scheduler/cron-slots.js';
-import type { SchedulerClock } from '../../src/scheduler/scheduler-clock.js';
+import { cronMatcher, type CronMatcher } from '../../src/scheduler/cron-slots.ts';
+import type { SchedulerClock } from '../../src/scheduler/scheduler-clock.ts';
 
 const MINUTE = 60_000;
 

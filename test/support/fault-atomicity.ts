@@ -1,7 +1,7 @@
-import type { Sql } from '../../src/db/client.js';
-import { listWatchedTokens } from '../../src/db/index.js';
-import type { Database } from '../../src/db/client.js';
-import { priceJobs } from '../../src/scheduler/job-builders.js';
+import type { Sql } from '../../src/db/client.ts';
+import { listWatchedTokens } from '../../src/db/index.ts';
+import type { Database } from '../../src/db/client.ts';
+import { priceJobs } from '../../src/scheduler/job-builders.ts';
 
 /**
  * "No partial job is ever visible": a job's rows, its run record and its raw body commit together

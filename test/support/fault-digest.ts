@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Database } from '../../src/db/client.js';
-import { dataTables as allDataTables, OPERATIONAL_TABLES } from './table-digest.js';
+import type { Database } from '../../src/db/client.ts';
+import { dataTables as allDataTables, OPERATIONAL_TABLES } from './table-digest.ts';
 
 /**
  * Natural-key comparison of two databases, for the fault scenarios: every data table read as

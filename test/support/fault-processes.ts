@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { spawnCli } from './cli.js';
+import { spawnCli } from './cli.ts';
 
 /**
  * A `chaintap` child process for the fault scenarios: its output kept line by line, helpers to wait

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
-import type { Database } from '../../src/db/client.js';
-import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.js';
-import { runCycle } from '../../src/cli/run-cycle.js';
-import { compareData, readData, rowCounts, type DataComparison, type DataSnapshot } from './fault-digest.js';
-import { priceBatchesOf, readTick, type PriceBatch, type TickView } from './fault-atomicity.js';
-import type { ChaintapProcess } from './fault-processes.js';
-import { createPipelineHarness, type PipelineHarness, cycleDeps } from './pipeline.js';
-import type { Dataset } from '../../src/datasets.js';
+import type { Database } from '../../src/db/client.ts';
+import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.ts';
+import { runCycle } from '../../src/cli/run-cycle.ts';
+import { compareData, readData, rowCounts, type DataComparison, type DataSnapshot } from './fault-digest.ts';
+import { priceBatchesOf, readTick, type PriceBatch, type TickView } from './fault-atomicity.ts';
+import type { ChaintapProcess } from './fault-processes.ts';
+import { createPipelineHarness, type PipelineHarness, cycleDeps } from './pipeline.ts';
+import type { Dataset } from '../../src/datasets.ts';
 
 /** The tick every fault scenario runs (the simulator's world time is frozen at it). */
 export const FAULT_TICK = new Date('2026-11-21T12:00:00Z');

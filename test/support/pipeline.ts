@@ -1,17 +1,17 @@
 import { Writable } from 'node:stream';
-import { loadOptions, type Options } from '../../src/config/options.js';
-import { redisTopology } from '../../src/config/redis-topology.js';
-import type { Context } from '../../src/runtime/context.js';
-import { createLogger } from '../../src/runtime/logger.js';
-import { createMetrics } from '../../src/runtime/metrics.js';
-import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.js';
-import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.js';
-import { createTickTracker, type TickTracker } from '../../src/queue/tick-tracker.js';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
-import { openUpstreamClient } from '../../src/cli/resources.js';
-import type { UpstreamClient } from '../../src/upstream/client.js';
-import { createTestDatabase, type TestDatabase } from './database.js';
-import { createTestRedis, type TestRedis } from './redis.js';
+import { loadOptions, type Options } from '../../src/config/options.ts';
+import { redisTopology } from '../../src/config/redis-topology.ts';
+import type { Context } from '../../src/runtime/context.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { createMetrics } from '../../src/runtime/metrics.ts';
+import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.ts';
+import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.ts';
+import { createTickTracker, type TickTracker } from '../../src/queue/tick-tracker.ts';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.ts';
+import { openUpstreamClient } from '../../src/cli/resources.ts';
+import type { UpstreamClient } from '../../src/upstream/client.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+import { createTestRedis, type TestRedis } from './redis.ts';
 
 export const TEST_API_KEY = 'test-key-7f3a9c';
 

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
-import { freePort } from './fault-redis-server.js';
-import { waitFor } from './fault-processes.js';
+import { freePort } from './fault-redis-server.ts';
+import { waitFor } from './fault-processes.ts';
 
 const run = promisify(execFile);
 const BIN = '/usr/lib/postgresql/15/bin';

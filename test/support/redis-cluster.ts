@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './fault-redis-server.js';
-import { redisCommand, startRedisProcess, waitUntil, type RedisAddress, type RedisProcess } from './redis-process.js';
+import { freePort } from './fault-redis-server.ts';
+import { redisCommand, startRedisProcess, waitUntil, type RedisAddress, type RedisProcess } from './redis-process.ts';
 
 /**
  * A real Redis Cluster of the test's own: `masters` shards of a master and `replicasPerMaster`

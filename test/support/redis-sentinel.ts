@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './fault-redis-server.js';
-import { redisCommand, startRedisProcess, waitUntil, type RedisAddress, type RedisProcess } from './redis-process.js';
+import { freePort } from './fault-redis-server.ts';
+import { redisCommand, startRedisProcess, waitUntil, type RedisAddress, type RedisProcess } from './redis-process.ts';
 
 /**
  * A real Redis Sentinel setup of the test's own, on free local ports: a master, `replicas` replicas

@@ -1,4 +1,4 @@
-import type { Database } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.ts';
 
 /** Operational tables: every run adds to them by design (receipts, run records). */
 export const OPERATIONAL_TABLES = ['ingestion_runs', 'raw_responses', 'raw_body_dictionaries', 'quarantined_payloads'];

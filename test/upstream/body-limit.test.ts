@@ -1,16 +1,16 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadOptions, type Options } from '../../src/config/options.js';
-import { createLogger } from '../../src/runtime/logger.js';
-import { createMetrics } from '../../src/runtime/metrics.js';
-import { createUpstreamClient, transportSettings, type UpstreamClient } from '../../src/upstream/client.js';
+import { loadOptions, type Options } from '../../src/config/options.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { createMetrics } from '../../src/runtime/metrics.ts';
+import { createUpstreamClient, transportSettings, type UpstreamClient } from '../../src/upstream/client.ts';
 import {
   MAX_ERROR_BODY_BYTES,
   OversizedPayloadError,
   TransientError,
   type UpstreamError,
-} from '../../src/upstream/errors.js';
-import { createSenderThread } from '../../src/upstream/sender-thread.js';
-import { json, startFaultServer, streamBody, streamedText, text, type FaultServer } from './fault-server.js';
+} from '../../src/upstream/errors.ts';
+import { createSenderThread } from '../../src/upstream/sender-thread.ts';
+import { json, startFaultServer, streamBody, streamedText, text, type FaultServer } from './fault-server.ts';
 
 /**
  * UPSTREAM_MAX_BODY_BYTES through the sender thread (the way the commands read answers), against a

@@ -1,17 +1,17 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../src/errors.js';
-import { loadOptions, type OptionsInput } from '../../src/config/options.js';
-import { createLogger } from '../../src/runtime/logger.js';
-import { createMetrics } from '../../src/runtime/metrics.js';
+import { InvalidInputError } from '../../src/errors.ts';
+import { loadOptions, type OptionsInput } from '../../src/config/options.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { createMetrics } from '../../src/runtime/metrics.ts';
 import {
   MAX_COINS_PER_PRICE_REQUEST,
   createUpstreamClient,
   transportSettings,
   type UpstreamClient,
-} from '../../src/upstream/client.js';
-import { createHttpTransport } from '../../src/upstream/http-transport.js';
-import { createLocalRateLimiter, type RateLimiter } from '../../src/upstream/rate-limiter.js';
-import { json, startFaultServer, text, type Answer, type FaultServer } from './fault-server.js';
+} from '../../src/upstream/client.ts';
+import { createHttpTransport } from '../../src/upstream/http-transport.ts';
+import { createLocalRateLimiter, type RateLimiter } from '../../src/upstream/rate-limiter.ts';
+import { json, startFaultServer, text, type Answer, type FaultServer } from './fault-server.ts';
 
 /**
  * What the client sends (paths, query strings, bodies, batches) and which odd but valid answers it

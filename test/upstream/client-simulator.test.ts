@@ -1,14 +1,14 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadOptions, type OptionsInput } from '../../src/config/options.js';
-import { createLogger } from '../../src/runtime/logger.js';
-import { createMetrics } from '../../src/runtime/metrics.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { createUpstreamClient, transportSettings, type UpstreamClient } from '../../src/upstream/client.js';
-import { AuthError, InvalidPayloadError, TransientError, UpstreamError } from '../../src/upstream/errors.js';
-import { createHttpTransport } from '../../src/upstream/http-transport.js';
-import { createSharedRateLimiter } from '../../src/upstream/rate-limiter.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { loadOptions, type OptionsInput } from '../../src/config/options.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { createMetrics } from '../../src/runtime/metrics.ts';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.ts';
+import { createUpstreamClient, transportSettings, type UpstreamClient } from '../../src/upstream/client.ts';
+import { AuthError, InvalidPayloadError, TransientError, UpstreamError } from '../../src/upstream/errors.ts';
+import { createHttpTransport } from '../../src/upstream/http-transport.ts';
+import { createSharedRateLimiter } from '../../src/upstream/rate-limiter.ts';
+import { createTestRedis, type TestRedis } from '../support/redis.ts';
 
 /** The client against the simulated upstream over real HTTP, with the shared limiter on real Redis. */
 const API_KEY = 'simulator-key-7d1e0b';

@@ -1,10 +1,10 @@
 import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadOptions } from '../../src/config/options.js';
-import { createLogger } from '../../src/runtime/logger.js';
-import { createMetrics, type Metrics } from '../../src/runtime/metrics.js';
-import { createUpstreamClient, transportSettings, type UpstreamClient } from '../../src/upstream/client.js';
+import { loadOptions } from '../../src/config/options.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { createMetrics, type Metrics } from '../../src/runtime/metrics.ts';
+import { createUpstreamClient, transportSettings, type UpstreamClient } from '../../src/upstream/client.ts';
 import {
   AuthError,
   InvalidPayloadError,
@@ -13,12 +13,12 @@ import {
   RateLimitedError,
   TransientError,
   UpstreamError,
-} from '../../src/upstream/errors.js';
-import { createHttpTransport } from '../../src/upstream/http-transport.js';
-import { createSharedRateLimiter } from '../../src/upstream/rate-limiter.js';
-import { MAX_RATE_LIMIT_RETRIES } from '../../src/upstream/retry-policy.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
-import { hang, json, reset, stallBody, startFaultServer, text, type FaultServer } from './fault-server.js';
+} from '../../src/upstream/errors.ts';
+import { createHttpTransport } from '../../src/upstream/http-transport.ts';
+import { createSharedRateLimiter } from '../../src/upstream/rate-limiter.ts';
+import { MAX_RATE_LIMIT_RETRIES } from '../../src/upstream/retry-policy.ts';
+import { createTestRedis, type TestRedis } from '../support/redis.ts';
+import { hang, json, reset, stallBody, startFaultServer, text, type FaultServer } from './fault-server.ts';
 
 /**
  * Every fault the client must classify, injected by a real HTTP server over real sockets, with the

@@ -1,10 +1,10 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { loadOptions } from '../../src/config/options.js';
-import { createLogger } from '../../src/runtime/logger.js';
-import { createMetrics } from '../../src/runtime/metrics.js';
-import { createUpstreamClient } from '../../src/upstream/client.js';
-import type { UpstreamTransport } from '../../src/upstream/transport.js';
+import { loadOptions } from '../../src/config/options.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { createMetrics } from '../../src/runtime/metrics.ts';
+import { createUpstreamClient } from '../../src/upstream/client.ts';
+import type { UpstreamTransport } from '../../src/upstream/transport.ts';
 
 /** Opens a client on `baseUrl` and returns the warnings logged meanwhile. */
 async function warningsOpening(baseUrl: string): Promise<{ msg: string; host: string }[]> {

@@ -5,8 +5,8 @@ import {
   createLocalRateLimiter,
   createSharedRateLimiter,
   type RateLimiter,
-} from '../../src/upstream/rate-limiter.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+} from '../../src/upstream/rate-limiter.ts';
+import { createTestRedis, type TestRedis } from '../support/redis.ts';
 
 /**
  * Who gets a start: the waiter of the lowest priority number at the moment it comes due, first

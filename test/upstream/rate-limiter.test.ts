@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalRateLimiter, createSharedRateLimiter, type RateLimiter } from '../../src/upstream/rate-limiter.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { createLocalRateLimiter, createSharedRateLimiter, type RateLimiter } from '../../src/upstream/rate-limiter.ts';
+import { createTestRedis, type TestRedis } from '../support/redis.ts';
 
 /** The most starts that fall in any window of `windowMs` (starts sorted). */
 function maxInWindow(starts: number[], windowMs: number): number {

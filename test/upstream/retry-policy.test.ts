@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_AFTER_MS, backoffDelayMs, parseRetryAfterMs } from '../../src/upstream/retry-policy.js';
+import { DEFAULT_RETRY_AFTER_MS, backoffDelayMs, parseRetryAfterMs } from '../../src/upstream/retry-policy.ts';
 
 describe('backoffDelayMs', () => {
   it('doubles from 250 ms up to the 8 s cap, with full jitter below that ceiling', () => {

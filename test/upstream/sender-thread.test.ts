@@ -2,17 +2,17 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadOptions } from '../../src/config/options.js';
-import { createLogger } from '../../src/runtime/logger.js';
-import { createMetrics } from '../../src/runtime/metrics.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
-import { AuthError, TransientError, UpstreamError } from '../../src/upstream/errors.js';
-import { createSenderThread } from '../../src/upstream/sender-thread.js';
-import type { UpstreamTransport } from '../../src/upstream/transport.js';
-import { ALLOCATE, GC_TRACE_FLAGS, scavengesWhileAllocating } from '../support/gc-trace.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
-import { hang, json, reset, startFaultServer, text, type FaultServer } from './fault-server.js';
+import { loadOptions } from '../../src/config/options.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { createMetrics } from '../../src/runtime/metrics.ts';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.ts';
+import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.ts';
+import { AuthError, TransientError, UpstreamError } from '../../src/upstream/errors.ts';
+import { createSenderThread } from '../../src/upstream/sender-thread.ts';
+import type { UpstreamTransport } from '../../src/upstream/transport.ts';
+import { ALLOCATE, GC_TRACE_FLAGS, scavengesWhileAllocating } from '../support/gc-trace.ts';
+import { createTestRedis, type TestRedis } from '../support/redis.ts';
+import { hang, json, reset, startFaultServer, text, type FaultServer } from './fault-server.ts';
 
 /**
  * The sender thread (what `chaintap worker` and the other commands send through): the budget it

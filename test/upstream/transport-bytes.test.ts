@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bytesScrubber, decodeOutcome } from '../../src/upstream/transport.js';
+import { bytesScrubber, decodeOutcome } from '../../src/upstream/transport.ts';
 
 const KEY = 'sk-test-ключ-1234';
 const encode = (text: string) => new TextEncoder().encode(text);

@@ -1,11 +1,11 @@
 import type { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enqueueJobs } from '../../src/scheduler/producer.js';
-import { positionJobs } from '../../src/scheduler/job-builders.js';
-import type { UpstreamClient } from '../../src/upstream/client.js';
-import type { PositionsResponse } from '../../src/upstream/schemas.js';
-import { createWorkerPool } from '../../src/worker/workers.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { enqueueJobs } from '../../src/scheduler/producer.ts';
+import { positionJobs } from '../../src/scheduler/job-builders.ts';
+import type { UpstreamClient } from '../../src/upstream/client.ts';
+import type { PositionsResponse } from '../../src/upstream/schemas.ts';
+import { createWorkerPool } from '../../src/worker/workers.ts';
+import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
 
 // An answer mixing what real answers look like (issue 14), through a real queue, Postgres and the
 // simulated upstream; the only change is the answer's list, replaced before it is normalized.

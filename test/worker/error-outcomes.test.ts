@@ -1,11 +1,11 @@
 import type { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enqueueJobs } from '../../src/scheduler/producer.js';
-import { positionJobs, priceJobs, type PlannedJob } from '../../src/scheduler/job-builders.js';
-import type { UpstreamClient } from '../../src/upstream/client.js';
-import type { TokenPriceResponse } from '../../src/upstream/schemas.js';
-import { createWorkerPool } from '../../src/worker/workers.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { enqueueJobs } from '../../src/scheduler/producer.ts';
+import { positionJobs, priceJobs, type PlannedJob } from '../../src/scheduler/job-builders.ts';
+import type { UpstreamClient } from '../../src/upstream/client.ts';
+import type { TokenPriceResponse } from '../../src/upstream/schemas.ts';
+import { createWorkerPool } from '../../src/worker/workers.ts';
+import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
 
 // Errors decide a job's fate through a real queue, Postgres and the simulated upstream. The only
 // mock is the fault: a client whose price answers reach the normalizer changed.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ChaintapError, ConfigError, InvalidInputError } from '../../src/errors.js';
-import { UnreadablePayloadError } from '../../src/normalize/index.js';
+import { ChaintapError, ConfigError, InvalidInputError } from '../../src/errors.ts';
+import { UnreadablePayloadError } from '../../src/normalize/index.ts';
 import {
   AuthError,
   InvalidPayloadError,
@@ -8,8 +8,8 @@ import {
   PermanentError,
   RateLimitedError,
   TransientError,
-} from '../../src/upstream/errors.js';
-import { jobOutcome, type JobOutcome } from '../../src/worker/job-outcome.js';
+} from '../../src/upstream/errors.ts';
+import { jobOutcome, type JobOutcome } from '../../src/worker/job-outcome.ts';
 
 const details = { operation: 'prices' as const, url: '/tokens/sui/price' };
 

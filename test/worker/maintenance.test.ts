@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { maintenanceJobs } from '../../src/scheduler/job-builders.js';
-import { produceTick } from '../../src/scheduler/producer.js';
-import { simulatedProtocols } from '../../src/simulator/index.js';
-import type { Options } from '../../src/config/options.js';
-import { createWorkerPool } from '../../src/worker/workers.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { maintenanceJobs } from '../../src/scheduler/job-builders.ts';
+import { produceTick } from '../../src/scheduler/producer.ts';
+import { simulatedProtocols } from '../../src/simulator/index.ts';
+import type { Options } from '../../src/config/options.ts';
+import { createWorkerPool } from '../../src/worker/workers.ts';
+import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
 
 let harness: PipelineHarness;
 beforeAll(async () => {

@@ -1,13 +1,13 @@
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readRawResponses } from '../../src/db/index.js';
-import { positionJobs } from '../../src/scheduler/job-builders.js';
-import { enqueueJobs } from '../../src/scheduler/producer.js';
-import { MAX_ERROR_BODY_BYTES } from '../../src/upstream/errors.js';
-import { createWorkerPool } from '../../src/worker/workers.js';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.js';
-import { OPERATIONAL_TABLES, countRows } from '../support/table-digest.js';
-import { startFaultServer, streamBody, streamedText, type FaultServer } from '../upstream/fault-server.js';
+import { readRawResponses } from '../../src/db/index.ts';
+import { positionJobs } from '../../src/scheduler/job-builders.ts';
+import { enqueueJobs } from '../../src/scheduler/producer.ts';
+import { MAX_ERROR_BODY_BYTES } from '../../src/upstream/errors.ts';
+import { createWorkerPool } from '../../src/worker/workers.ts';
+import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
+import { OPERATIONAL_TABLES, countRows } from '../support/table-digest.ts';
+import { startFaultServer, streamBody, streamedText, type FaultServer } from '../upstream/fault-server.ts';
 
 // A positions answer of 100 MB (a 100+ MB answer once took 994 MB of resident memory in run-once):
 // the worker reads it to UPSTREAM_MAX_BODY_BYTES (8 MiB by default) and no further, quarantines its

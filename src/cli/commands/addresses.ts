@@ -1,9 +1,9 @@
 import { Command } from 'commander';
-import { normalizePositionsAddress, parseWatchedNftChain } from '../../chain/address.js';
-import { InvalidInputError } from '../../errors.js';
-import { addWatchedAddresses, listProtocolIds, listWatchedAddresses, removeWatchedAddresses } from '../../db/index.js';
-import { collectValues } from '../input-lines.js';
-import { withDatabase } from './database-command.js';
+import { normalizePositionsAddress, parseWatchedNftChain } from '../../chain/address.ts';
+import { InvalidInputError } from '../../errors.ts';
+import { addWatchedAddresses, listProtocolIds, listWatchedAddresses, removeWatchedAddresses } from '../../db/index.ts';
+import { collectValues } from '../input-lines.ts';
+import { withDatabase } from './database-command.ts';
 
 interface AddFlags {
   file?: string;

@@ -1,16 +1,16 @@
 import { Command } from 'commander';
-import { previewRules } from '../../alerts/evaluator.js';
-import { describeEvaluation } from '../../alerts/preview.js';
-import { loadRulesFile } from '../../alerts/rules-file.js';
-import { startAlerts } from '../../alerts/service.js';
-import { createDatabase, type Database } from '../../db/client.js';
-import { InvalidInputError } from '../../errors.js';
-import { createOpsServer } from '../../ops/server.js';
-import { withShutdown } from '../../runtime/shutdown.js';
-import { openResources, type Resources } from '../resources.js';
-import { createCliContext, untilShutdown } from '../runtime.js';
-import { openReadDatabase } from '../read-database.js';
-import { withDatabases } from './database-command.js';
+import { previewRules } from '../../alerts/evaluator.ts';
+import { describeEvaluation } from '../../alerts/preview.ts';
+import { loadRulesFile } from '../../alerts/rules-file.ts';
+import { startAlerts } from '../../alerts/service.ts';
+import { createDatabase, type Database } from '../../db/client.ts';
+import { InvalidInputError } from '../../errors.ts';
+import { createOpsServer } from '../../ops/server.ts';
+import { withShutdown } from '../../runtime/shutdown.ts';
+import { openResources, type Resources } from '../resources.ts';
+import { createCliContext, untilShutdown } from '../runtime.ts';
+import { openReadDatabase } from '../read-database.ts';
+import { withDatabases } from './database-command.ts';
 
 export function alertsCommand(): Command {
   const command = new Command('alerts')

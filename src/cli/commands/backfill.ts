@@ -1,12 +1,12 @@
 import { Command } from 'commander';
-import { backfillTimes, CONFIRM_ABOVE_REQUESTS, parseBackfillInterval } from '../../scheduler/backfill-plan.js';
-import { confirmBackfill, runBackfill } from '../backfill-prices.js';
-import { parseTime, TIME_FORMS } from '../parse-time.js';
-import { createProgressBar } from '../progress-bar.js';
-import { openResources, openUpstreamClient } from '../resources.js';
-import { summarizeRuns } from '../run-summary.js';
-import { createCliContext } from '../runtime.js';
-import { withShutdown } from '../../runtime/shutdown.js';
+import { backfillTimes, CONFIRM_ABOVE_REQUESTS, parseBackfillInterval } from '../../scheduler/backfill-plan.ts';
+import { confirmBackfill, runBackfill } from '../backfill-prices.ts';
+import { parseTime, TIME_FORMS } from '../parse-time.ts';
+import { createProgressBar } from '../progress-bar.ts';
+import { openResources, openUpstreamClient } from '../resources.ts';
+import { summarizeRuns } from '../run-summary.ts';
+import { createCliContext } from '../runtime.ts';
+import { withShutdown } from '../../runtime/shutdown.ts';
 
 export function backfillCommand(): Command {
   const backfill = new Command('backfill').description('fill past data through the upstream');

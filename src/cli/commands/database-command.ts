@@ -1,8 +1,8 @@
-import type { Context } from '../../runtime/context.js';
-import { withShutdown } from '../../runtime/shutdown.js';
-import { createDatabase, type Database } from '../../db/client.js';
-import { createCliContext, type OptionOverrides } from '../runtime.js';
-import { openReadDatabase } from '../read-database.js';
+import type { Context } from '../../runtime/context.ts';
+import { withShutdown } from '../../runtime/shutdown.ts';
+import { createDatabase, type Database } from '../../db/client.ts';
+import { createCliContext, type OptionOverrides } from '../runtime.ts';
+import { openReadDatabase } from '../read-database.ts';
 
 /** Runs `work` with a context and a small database pool, closing the pool afterwards. */
 export async function withDatabase<T>(

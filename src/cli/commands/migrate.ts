@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { ensureDatabase, runMigrations } from '../../db/migrate.js';
-import { createCliContext } from '../runtime.js';
+import { ensureDatabase, runMigrations } from '../../db/migrate.ts';
+import { createCliContext } from '../runtime.ts';
 
 /** Creates the database when missing and applies pending migrations (safe to run again). */
 export async function migrateDatabase(databaseUrl: string): Promise<{ created: boolean }> {

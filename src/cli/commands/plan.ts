@@ -5,8 +5,8 @@ import {
   formatPerHour,
   loadCapacityPlan,
   type CapacityPlan,
-} from '../../scheduler/capacity-plan.js';
-import { withDatabase } from './database-command.js';
+} from '../../scheduler/capacity-plan.ts';
+import { withDatabase } from './database-command.ts';
 
 /** Exit code of a watchlist that does not fit the quota (1 is an error, 2 a rejected API key). */
 export const EXIT_OVER_BUDGET = 3;

@@ -1,24 +1,24 @@
 import { Command } from 'commander';
-import { normalizeAddress, parseNftChain, type NftChain } from '../../chain/address.js';
-import { normalizeCoinType } from '../../chain/coin-type.js';
-import type { Context } from '../../runtime/context.js';
-import { createDatabase, listWatchedAddresses, listWatchedTokens } from '../../db/index.js';
-import type { ElementOutcome } from '../../db/schema/rows.js';
-import { InvalidInputError } from '../../errors.js';
+import { normalizeAddress, parseNftChain, type NftChain } from '../../chain/address.ts';
+import { normalizeCoinType } from '../../chain/coin-type.ts';
+import type { Context } from '../../runtime/context.ts';
+import { createDatabase, listWatchedAddresses, listWatchedTokens } from '../../db/index.ts';
+import type { ElementOutcome } from '../../db/schema/rows.ts';
+import { InvalidInputError } from '../../errors.ts';
 import {
   normalizeNftHoldings,
   normalizePositions,
   normalizeProtocols,
   normalizeTokenPrices,
-} from '../../normalize/index.js';
-import { withShutdown, type Shutdown } from '../../runtime/shutdown.js';
-import { MAX_COINS_PER_PRICE_REQUEST, type UpstreamClient, type UpstreamResponse } from '../../upstream/client.js';
-import { AuthError, InvalidPayloadError, UpstreamError } from '../../upstream/errors.js';
-import { jobOutcome } from '../../worker/job-outcome.js';
-import type { UpstreamOperation } from '../../datasets.js';
-import { formatProbeReport, probeFindsProblems, type OperationProbe } from '../probe-report.js';
-import { openUpstreamClient } from '../resources.js';
-import { createCliContext } from '../runtime.js';
+} from '../../normalize/index.ts';
+import { withShutdown, type Shutdown } from '../../runtime/shutdown.ts';
+import { MAX_COINS_PER_PRICE_REQUEST, type UpstreamClient, type UpstreamResponse } from '../../upstream/client.ts';
+import { AuthError, InvalidPayloadError, UpstreamError } from '../../upstream/errors.ts';
+import { jobOutcome } from '../../worker/job-outcome.ts';
+import type { UpstreamOperation } from '../../datasets.ts';
+import { formatProbeReport, probeFindsProblems, type OperationProbe } from '../probe-report.ts';
+import { openUpstreamClient } from '../resources.ts';
+import { createCliContext } from '../runtime.ts';
 
 interface ProbeFlags {
   address?: string[];

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
-import { readRawResponses, type RawResponseFilter } from '../../db/index.js';
-import { InvalidInputError } from '../../errors.js';
-import { parseTime } from '../parse-time.js';
-import { withDatabase } from './database-command.js';
+import { readRawResponses, type RawResponseFilter } from '../../db/index.ts';
+import { InvalidInputError } from '../../errors.ts';
+import { parseTime } from '../parse-time.ts';
+import { withDatabase } from './database-command.ts';
 
 function parseIds(values: string[]): number[] {
   return values.map((value) => {

@@ -1,9 +1,9 @@
 import { Command } from 'commander';
-import { normalizeAddress } from '../../chain/address.js';
-import { checkOutputPath, streamSink, writeFileAtomically, type ReportSink } from '../../ops/report-file.js';
-import { writePortfolioReport, writePriceReport } from '../../ops/report-output.js';
-import { loadPortfolioReport } from '../../ops/report-portfolio.js';
-import { openPriceReport } from '../../ops/report-prices.js';
+import { normalizeAddress } from '../../chain/address.ts';
+import { checkOutputPath, streamSink, writeFileAtomically, type ReportSink } from '../../ops/report-file.ts';
+import { writePortfolioReport, writePriceReport } from '../../ops/report-output.ts';
+import { loadPortfolioReport } from '../../ops/report-portfolio.ts';
+import { openPriceReport } from '../../ops/report-prices.ts';
 import {
   DEFAULT_REPORT_INTERVAL,
   parseReportFormat,
@@ -12,9 +12,9 @@ import {
   reportRange,
   type ReportFormat,
   type ReportRange,
-} from '../../ops/report-request.js';
-import { parseTime, TIME_FORMS } from '../parse-time.js';
-import { withDatabases } from './database-command.js';
+} from '../../ops/report-request.ts';
+import { parseTime, TIME_FORMS } from '../parse-time.ts';
+import { withDatabases } from './database-command.ts';
 
 interface ReportFlags {
   from?: string;

@@ -1,13 +1,13 @@
 import { Command } from 'commander';
-import { InvalidInputError } from '../../errors.js';
-import { floorToMinute } from '../../scheduler/cron-slots.js';
-import { runCycle } from '../run-cycle.js';
-import { parseTime, TIME_FORMS } from '../parse-time.js';
-import { openResources, openUpstreamClient } from '../resources.js';
-import { formatSummary, summarizeRuns } from '../run-summary.js';
-import { createCliContext } from '../runtime.js';
-import { withShutdown } from '../../runtime/shutdown.js';
-import { DATASETS, type Dataset } from '../../datasets.js';
+import { InvalidInputError } from '../../errors.ts';
+import { floorToMinute } from '../../scheduler/cron-slots.ts';
+import { runCycle } from '../run-cycle.ts';
+import { parseTime, TIME_FORMS } from '../parse-time.ts';
+import { openResources, openUpstreamClient } from '../resources.ts';
+import { formatSummary, summarizeRuns } from '../run-summary.ts';
+import { createCliContext } from '../runtime.ts';
+import { withShutdown } from '../../runtime/shutdown.ts';
+import { DATASETS, type Dataset } from '../../datasets.ts';
 
 export function parseTick(value: string | undefined, now = new Date()): Date {
   return floorToMinute(value === undefined ? now : parseTime('--tick', value, now));

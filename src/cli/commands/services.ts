@@ -1,17 +1,17 @@
 import { Command } from 'commander';
-import { startAlerts } from '../../alerts/service.js';
-import { assertSafeOpsExposure } from '../../ops/exposure.js';
-import { createOpsServer } from '../../ops/server.js';
-import { floorToMinute } from '../../scheduler/cron-slots.js';
-import { produceTick } from '../../scheduler/producer.js';
-import { createScheduler } from '../../scheduler/scheduler.js';
-import { createWorkerPool } from '../../worker/workers.js';
-import { openResources, openUpstreamClient } from '../resources.js';
-import { openReadDatabase } from '../read-database.js';
-import type { Context } from '../../runtime/context.js';
-import { withShutdown } from '../../runtime/shutdown.js';
-import { createCliContext, untilShutdown } from '../runtime.js';
-import { DATASETS } from '../../datasets.js';
+import { startAlerts } from '../../alerts/service.ts';
+import { assertSafeOpsExposure } from '../../ops/exposure.ts';
+import { createOpsServer } from '../../ops/server.ts';
+import { floorToMinute } from '../../scheduler/cron-slots.ts';
+import { produceTick } from '../../scheduler/producer.ts';
+import { createScheduler } from '../../scheduler/scheduler.ts';
+import { createWorkerPool } from '../../worker/workers.ts';
+import { openResources, openUpstreamClient } from '../resources.ts';
+import { openReadDatabase } from '../read-database.ts';
+import type { Context } from '../../runtime/context.ts';
+import { withShutdown } from '../../runtime/shutdown.ts';
+import { createCliContext, untilShutdown } from '../runtime.ts';
+import { DATASETS } from '../../datasets.ts';
 
 export interface ServiceSelection {
   scheduler: boolean;

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { startSimulator } from '../../simulator/index.js';
-import { loadSimulatorOptions, SIMULATOR_SETTINGS, type SimulatorFlags } from '../../simulator/options.js';
+import { startSimulator } from '../../simulator/index.ts';
+import { loadSimulatorOptions, SIMULATOR_SETTINGS, type SimulatorFlags } from '../../simulator/options.ts';
 
 /**
  * `chaintap simulate`: the simulated upstream as a process of its own, for local runs, benchmarks and

@@ -1,13 +1,13 @@
 import { Command } from 'commander';
-import { readQueueDepths } from '../../ops/queue-depths.js';
-import { loadDatasetFreshness, loadFailureCounts, loadRecentSchemaDrifts } from '../../db/stores/status.js';
-import { formatAge } from '../../ops/status-page.js';
-import { loadQuotaStatus, type QuotaStatus } from '../../ops/status-page-data.js';
-import { describeCadence, describeVerdict, formatPerHour, howToFit } from '../../scheduler/capacity-plan.js';
-import { openResources } from '../resources.js';
-import { describeTopology, redisTopology } from '../../config/redis-topology.js';
-import { createCliContext } from '../runtime.js';
-import { withShutdown } from '../../runtime/shutdown.js';
+import { readQueueDepths } from '../../ops/queue-depths.ts';
+import { loadDatasetFreshness, loadFailureCounts, loadRecentSchemaDrifts } from '../../db/stores/status.ts';
+import { formatAge } from '../../ops/status-page.ts';
+import { loadQuotaStatus, type QuotaStatus } from '../../ops/status-page-data.ts';
+import { describeCadence, describeVerdict, formatPerHour, howToFit } from '../../scheduler/capacity-plan.ts';
+import { openResources } from '../resources.ts';
+import { describeTopology, redisTopology } from '../../config/redis-topology.ts';
+import { createCliContext } from '../runtime.ts';
+import { withShutdown } from '../../runtime/shutdown.ts';
 
 export function statusCommand(): Command {
   return new Command('status')

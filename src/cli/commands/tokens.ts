@@ -1,7 +1,7 @@
 import { Command } from 'commander';
-import { addWatchedTokens, listWatchedTokens, removeWatchedTokens } from '../../db/index.js';
-import { collectValues } from '../input-lines.js';
-import { withDatabase } from './database-command.js';
+import { addWatchedTokens, listWatchedTokens, removeWatchedTokens } from '../../db/index.ts';
+import { collectValues } from '../input-lines.ts';
+import { withDatabase } from './database-command.ts';
 
 export function tokensCommand(): Command {
   const tokens = new Command('tokens').description('manage the token watchlist (SUI coin types)');

@@ -1,8 +1,8 @@
 // Every table and view of the data contract (docs/schema.md), one file per table group.
-export * from './watchlist.js';
-export * from './prices.js';
-export * from './positions.js';
-export * from './nfts.js';
-export * from './operations.js';
-export * from './views.js';
-export * from './alerts.js';
+export * from './watchlist.ts';
+export * from './prices.ts';
+export * from './positions.ts';
+export * from './nfts.ts';
+export * from './operations.ts';
+export * from './views.ts';
+export * from './alerts.ts';

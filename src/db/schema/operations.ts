@@ -12,7 +12,7 @@ import {
   unique,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { bytea } from './bytea.js';
+import { bytea } from './bytea.ts';
 
 /** `superseded`: replaced by the same target's job of a newer tick before it ran (docs/quota.md). */
 export const RUN_STATUSES = ['running', 'succeeded', 'retrying', 'failed', 'quarantined', 'superseded'] as const;

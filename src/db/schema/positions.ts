@@ -14,7 +14,7 @@ import {
   timestamp,
   unique,
 } from 'drizzle-orm/pg-core';
-import { bytea } from './bytea.js';
+import { bytea } from './bytea.ts';
 
 /** DeFi protocols, from the protocol list and from the `meta.protocol` of positions. */
 export const protocols = pgTable('protocols', {

@@ -7,7 +7,7 @@ import type {
   positions,
   positionSnapshots,
   protocols,
-} from './index.js';
+} from './index.ts';
 
 /** An insert row with every column present (null rather than missing), as normalizers produce them. */
 type Complete<T> = { [K in keyof T]-?: Exclude<T[K], undefined> };

@@ -1,5 +1,5 @@
 import { date, integer, jsonb, numeric, pgView, text, timestamp } from 'drizzle-orm/pg-core';
-import { positionAmountKind, snapshotValueColumns } from './positions.js';
+import { positionAmountKind, snapshotValueColumns } from './positions.ts';
 
 /**
  * The reporting views, typed for queries. They are created by hand-written SQL migrations

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
-import type { Database } from '../client.js';
-import { quarantinedPayloads, type RunStatus } from '../schema/index.js';
-import type { QuarantinedElement } from '../schema/rows.js';
-import { runQuery } from '../query.js';
-import { withTransaction, type Tx } from '../transaction.js';
-import { findRawBodyDictionaries, insertRawResponses, type RawRecord } from './raw-responses.js';
+import type { Database } from '../client.ts';
+import { quarantinedPayloads, type RunStatus } from '../schema/index.ts';
+import type { QuarantinedElement } from '../schema/rows.ts';
+import { runQuery } from '../query.ts';
+import { withTransaction, type Tx } from '../transaction.ts';
+import { findRawBodyDictionaries, insertRawResponses, type RawRecord } from './raw-responses.ts';
 
 /** One job: what ingestion_runs records about it. */
 export interface RunRecord {

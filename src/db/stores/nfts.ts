@@ -1,8 +1,8 @@
-import type { NftCollectionRow, NftHoldingSnapshotRow, NftTokenRow, NormalizedNftHoldings } from '../schema/rows.js';
-import { lastByKey } from '../last-by-key.js';
-import { jsonText } from '../json-text.js';
-import { ensureMonthPartitions } from '../partitions.js';
-import type { Tx } from '../transaction.js';
+import type { NftCollectionRow, NftHoldingSnapshotRow, NftTokenRow, NormalizedNftHoldings } from '../schema/rows.ts';
+import { lastByKey } from '../last-by-key.ts';
+import { jsonText } from '../json-text.ts';
+import { ensureMonthPartitions } from '../partitions.ts';
+import type { Tx } from '../transaction.ts';
 
 export interface NftWriteContext {
   owner: string;

@@ -1,6 +1,6 @@
-import type { NormalizedPositions, PositionAmountKind, PositionAmountRow, PositionFarmingRow } from '../schema/rows.js';
-import { jsonDelta } from '../json-delta.js';
-import type { KnownPositionToken } from './position-tokens.js';
+import type { NormalizedPositions, PositionAmountKind, PositionAmountRow, PositionFarmingRow } from '../schema/rows.ts';
+import { jsonDelta } from '../json-delta.ts';
+import type { KnownPositionToken } from './position-tokens.ts';
 
 /**
  * A position snapshot in its stored form (a row of position_snapshot_points), as the JSON object

@@ -1,9 +1,9 @@
-import type { PositionAmountRow } from '../schema/rows.js';
-import { lastByKey } from '../last-by-key.js';
-import type { TransactionSql } from '../client.js';
-import { jsonText } from '../json-text.js';
-import { poolCache } from '../pool-cache.js';
-import type { Tx } from '../transaction.js';
+import type { PositionAmountRow } from '../schema/rows.ts';
+import { lastByKey } from '../last-by-key.ts';
+import type { TransactionSql } from '../client.ts';
+import { jsonText } from '../json-text.ts';
+import { poolCache } from '../pool-cache.ts';
+import type { Tx } from '../transaction.ts';
 
 /** A position_tokens row as this process knows it: rows are never changed once inserted. */
 export interface KnownPositionToken {

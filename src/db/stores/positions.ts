@@ -1,10 +1,10 @@
-import type { NormalizedPositions, PositionRow, PositionSnapshotRow } from '../schema/rows.js';
-import { jsonText } from '../json-text.js';
-import { ensureMonthPartitions } from '../partitions.js';
-import type { Tx } from '../transaction.js';
-import { snapshotPoints, type SnapshotPoint } from './position-snapshot-points.js';
-import { resolvePositionTokens } from './position-tokens.js';
-import { upsertProtocols } from './protocols.js';
+import type { NormalizedPositions, PositionRow, PositionSnapshotRow } from '../schema/rows.ts';
+import { jsonText } from '../json-text.ts';
+import { ensureMonthPartitions } from '../partitions.ts';
+import type { Tx } from '../transaction.ts';
+import { snapshotPoints, type SnapshotPoint } from './position-snapshot-points.ts';
+import { resolvePositionTokens } from './position-tokens.ts';
+import { upsertProtocols } from './protocols.ts';
 
 export interface PositionsWriteContext {
   owner: string;

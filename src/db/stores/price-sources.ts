@@ -1,5 +1,5 @@
-import { poolCache } from '../pool-cache.js';
-import type { Tx } from '../transaction.js';
+import { poolCache } from '../pool-cache.ts';
+import type { Tx } from '../transaction.ts';
 
 /** Source name -> id, per pool; ids enter the cache only once their row is committed. */
 const sourceIds = poolCache(() => new Map<string, number>());

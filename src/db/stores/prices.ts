@@ -1,12 +1,12 @@
-import { normalizeCoinType } from '../../chain/coin-type.js';
-import type { NormalizedTokenPrices, PriceRow } from '../schema/rows.js';
-import type { Database, TransactionSql } from '../client.js';
-import { copyInto, copyText, type CopyValue } from '../copy.js';
-import { ensureMonthPartitions, forgetPartitions } from '../partitions.js';
-import { runQuery } from '../query.js';
-import type { Tx } from '../transaction.js';
-import { priceSourceIds } from './price-sources.js';
-import { recordTokens } from './token-catalog.js';
+import { normalizeCoinType } from '../../chain/coin-type.ts';
+import type { NormalizedTokenPrices, PriceRow } from '../schema/rows.ts';
+import type { Database, TransactionSql } from '../client.ts';
+import { copyInto, copyText, type CopyValue } from '../copy.ts';
+import { ensureMonthPartitions, forgetPartitions } from '../partitions.ts';
+import { runQuery } from '../query.ts';
+import type { Tx } from '../transaction.ts';
+import { priceSourceIds } from './price-sources.ts';
+import { recordTokens } from './token-catalog.ts';
 
 const POINT_COLUMNS = ['price_time', 'token_id', 'fetch_delay_s', 'source_id', 'price', 'price_24h_ago'] as const;
 const UNIQUE_VIOLATION = '23505';

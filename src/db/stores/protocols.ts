@@ -1,8 +1,8 @@
-import type { ProtocolRow } from '../schema/rows.js';
-import { lastByKey } from '../last-by-key.js';
-import type { Database } from '../client.js';
-import { runQuery } from '../query.js';
-import type { Tx } from '../transaction.js';
+import type { ProtocolRow } from '../schema/rows.ts';
+import { lastByKey } from '../last-by-key.ts';
+import type { Database } from '../client.ts';
+import { runQuery } from '../query.ts';
+import type { Tx } from '../transaction.ts';
 
 /**
  * Upserts protocols (from the protocol list or from positions' meta). A field the answer leaves out

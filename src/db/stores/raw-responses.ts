@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Database } from '../client.js';
-import { runQuery } from '../query.js';
-import { decodeRawBody, encodeRawBody, type RawBodyDictionary } from '../raw-body-compression.js';
-import type { Tx } from '../transaction.js';
+import type { Database } from '../client.ts';
+import { runQuery } from '../query.ts';
+import { decodeRawBody, encodeRawBody, type RawBodyDictionary } from '../raw-body-compression.ts';
+import type { Tx } from '../transaction.ts';
 
 /** An upstream response body as received (never the request, so never the API key). */
 export interface RawRecord {

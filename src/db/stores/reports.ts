@@ -1,5 +1,5 @@
-import type { Database } from '../client.js';
-import { runQuery } from '../query.js';
+import type { Database } from '../client.ts';
+import { runQuery } from '../query.ts';
 
 /**
  * The readers behind `chaintap report` and the ops server's report page: SQL over the documented

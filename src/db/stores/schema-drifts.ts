@@ -1,7 +1,7 @@
-import type { Database } from '../client.js';
-import { poolCache } from '../pool-cache.js';
-import { runQuery } from '../query.js';
-import type { SchemaDrift } from '../schema/rows.js';
+import type { Database } from '../client.ts';
+import { poolCache } from '../pool-cache.ts';
+import { runQuery } from '../query.ts';
+import type { SchemaDrift } from '../schema/rows.ts';
 
 /**
  * Per pool: the span of ticks recorded for each dataset, field and shape; a tick inside it would

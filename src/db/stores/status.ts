@@ -1,5 +1,5 @@
-import type { Database } from '../client.js';
-import { runQuery } from '../query.js';
+import type { Database } from '../client.ts';
+import { runQuery } from '../query.ts';
 
 /**
  * The read-only queries behind the status page and the scrape-time gauges. Each one is bounded

@@ -1,7 +1,7 @@
-import type { TokenRow } from '../schema/rows.js';
-import type { TransactionSql } from '../client.js';
-import { poolCache } from '../pool-cache.js';
-import type { Tx } from '../transaction.js';
+import type { TokenRow } from '../schema/rows.ts';
+import type { TransactionSql } from '../client.ts';
+import { poolCache } from '../pool-cache.ts';
+import type { Tx } from '../transaction.ts';
 
 /** What this process knows is committed about a token (per pool): enough to skip writing it again. */
 interface KnownToken {

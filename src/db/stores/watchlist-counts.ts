@@ -1,5 +1,5 @@
-import type { Database } from '../client.js';
-import { runQuery } from '../query.js';
+import type { Database } from '../client.ts';
+import { runQuery } from '../query.ts';
 
 /** How many tokens and addresses are watched: what the capacity plan multiplies by the crons. */
 export interface WatchlistCounts {

@@ -1,12 +1,12 @@
 import { asc, inArray, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import { InvalidInputError } from '../../errors.js';
-import { normalizeAddress, parseChainFilter, parseNftChain } from '../../chain/address.js';
-import { normalizeCoinType } from '../../chain/coin-type.js';
-import type { Database } from '../client.js';
-import { runQuery } from '../query.js';
-import { watchedAddresses, watchedTokens } from '../schema/index.js';
-import { changes, excluded, setOf } from '../upsert-sql.js';
+import { InvalidInputError } from '../../errors.ts';
+import { normalizeAddress, parseChainFilter, parseNftChain } from '../../chain/address.ts';
+import { normalizeCoinType } from '../../chain/coin-type.ts';
+import type { Database } from '../client.ts';
+import { runQuery } from '../query.ts';
+import { watchedAddresses, watchedTokens } from '../schema/index.ts';
+import { changes, excluded, setOf } from '../upsert-sql.ts';
 
 export interface WatchedAddress {
   address: string;

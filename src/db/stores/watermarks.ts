@@ -1,5 +1,5 @@
-import type { Database } from '../client.js';
-import { runQuery } from '../query.js';
+import type { Database } from '../client.ts';
+import { runQuery } from '../query.ts';
 
 /**
  * When each target of a dataset last succeeded (dataset_watermarks): the producer serves the
