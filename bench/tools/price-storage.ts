@@ -1,6 +1,6 @@
 /**
  * Measures the price storage (not a test: speed and size belong in benchmarks):
- *   npx tsx bench/tools/price-storage.ts [admin-url]
+ *   node bench/tools/price-storage.ts [admin-url]
  * 1. bytes on disk per stored price (heap + indexes of token_price_points) for 1,000,000 prices
  *    written through writeTokenPrices, for several write patterns;
  * 2. the price write path against a plain COPY of the same rows into token_price_points, for new

@@ -1,7 +1,7 @@
 /**
  * Redis CPU of the key groups that are not a queue's, for docs/scaling.md's Redis Cluster sizing (on
  * a Cluster each group's keys sit on one shard):
- *   npx tsx bench/tools/redis-cpu-per-group.ts [redis-url] [rate] [seconds]
+ *   node bench/tools/redis-cpu-per-group.ts [redis-url] [rate] [seconds]
  * (defaults redis://127.0.0.1:6379, 1500 requests a second, 10 s). It runs, into a scratch prefix of
  * its own, the shared upstream pacer at that rate for that long (what every request costs on the
  * `{<prefix>:upstream}` shard: a start booked and confirmed, with the real round trips and window

@@ -1,7 +1,7 @@
 /**
  * Redis memory per job, for the capacity model in docs/scaling.md (not a test: sizes belong in the
  * docs, not in assertions):
- *   npx tsx bench/tools/redis-memory-per-job.ts [redis-url] [jobs-per-dataset] [datasets]
+ *   node bench/tools/redis-memory-per-job.ts [redis-url] [jobs-per-dataset] [datasets]
  * (defaults redis://127.0.0.1:6379, 10,000 and prices,positions,nfts). For each dataset it enqueues that many jobs of one
  * tick the way the producer does (the pending-targets claim, the tick tracker's expect, addBulk in
  * slices with the configured job options; the time it takes is printed), into a scratch prefix of its own, then runs them through

@@ -1,13 +1,13 @@
 /**
  * Measures `chaintap report prices` over a year of hourly prices for 100 tokens (876,000 buckets),
  * not a test (time and memory belong in benchmarks):
- *   npx tsx bench/tools/report-streaming.ts [admin-url]
+ *   node bench/tools/report-streaming.ts [admin-url]
  * In a throwaway database, seeds the prices through the price store's bulk write (writeTokenPrices,
  * 10,000 rows a write), then runs the report as users do (`chaintap report prices ... --out FILE`,
  * a process of its own) in each format, and prints its wall time, its peak RSS (the process's own
  * maxRSS, read at exit) and the size of what it wrote; then the CSV once more with V8's old
  * generation capped at 64 MB, in which a report holding its rows could not run. For comparison: the
- * same command for 1 token over 1 day (the process's floor: Node, tsx and the modules), and a
+ * same command for 1 token over 1 day (the process's floor: Node and the modules), and a
  * process that reads the same buckets into one array, as a report that does not stream would.
  */
 import { spawn } from 'node:child_process';
@@ -144,7 +144,7 @@ async function main(): Promise<void> {
           `peak RSS ${run.maxRssMb.toFixed(0)} MB, ${size.toFixed(0)} MB written`,
       );
     }
-    const held = await runNode(['--import', 'tsx', SELF, '--hold', databaseUrl, ...coinTypes], {});
+    const held = await runNode([SELF, '--hold', databaseUrl, ...coinTypes], {});
     console.log(
       `held   ${TOKENS} tokens x ${HOURS} h in one array (no streaming): ${held.seconds.toFixed(1)} s, peak RSS ${held.maxRssMb.toFixed(0)} MB`,
     );

@@ -1,7 +1,7 @@
 /**
  * Measures how many requests per second the simulator answers on one core: the simulator runs in
  * this process, the load comes from a child process (an undici Pool with keep-alive), so client and
- * server do not share a core. Usage: npx tsx bench/tools/simulator-throughput.ts [seconds] [connections]
+ * server do not share a core. Usage: node bench/tools/simulator-throughput.ts [seconds] [connections]
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';

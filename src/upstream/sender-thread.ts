@@ -184,13 +184,10 @@ export function createSenderThread(settings: SenderThreadSettings): UpstreamTran
   };
 }
 
-/**
- * The thread's entry module: compiled (dist/), the .js file next to this one; from the TypeScript
- * sources, a plain CommonJS module that registers tsx first (see sender-thread-tsx.cjs).
- */
+/** The thread's entry module, next to this one: .ts from the sources (Node strips its types), .js compiled. */
 function threadEntry(): URL {
   return new URL(
-    import.meta.url.endsWith('.ts') ? './sender-thread-tsx.cjs' : './sender-thread-entry.js',
+    import.meta.url.endsWith('.ts') ? './sender-thread-entry.ts' : './sender-thread-entry.js',
     import.meta.url,
   );
 }

@@ -128,7 +128,7 @@ describe('process tuning, by command', () => {
       tuneProcess(action, {});
       ${ALLOCATE}
     `;
-    const child = spawn(process.execPath, [...GC_TRACE_FLAGS, '--import', 'tsx', '--input-type=module', '-e', script], {
+    const child = spawn(process.execPath, [...GC_TRACE_FLAGS, '--input-type=module', '-e', script], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -282,7 +282,7 @@ describe('sender thread and the process', () => {
       console.log('threads after', threads());
       ${ending === 'close' ? 'await transport.close(); console.log("closed");' : ''}
     `;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
       cwd: fileURLToPath(new URL('../..', import.meta.url)),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -335,7 +335,7 @@ describe('sender thread and the process', () => {
       ${ALLOCATE}
       await transport.close();
     `;
-    const child = spawn(process.execPath, [...GC_TRACE_FLAGS, '--import', 'tsx', '--input-type=module', '-e', script], {
+    const child = spawn(process.execPath, [...GC_TRACE_FLAGS, '--input-type=module', '-e', script], {
       cwd: fileURLToPath(new URL('../..', import.meta.url)),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
