@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { inject } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.ts';
-import { runMigrations } from '../../src/db/migrate.ts';
 
 export interface TestDatabase extends Database {
   url: string;
@@ -11,16 +10,16 @@ export interface TestDatabase extends Database {
   drop(): Promise<void>;
 }
 
-/** A fresh database of this test file's own (migrated unless told otherwise), from the admin URL. */
+/** A fresh database of this test file's own (a copy of the run's migrated template unless told otherwise). */
 export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = inject('pgAdminUrl');
   const name = `chaintap_test_${randomBytes(6).toString('hex')}`;
+  const migrated = options.migrate ?? true;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
+  await admin.unsafe(`create database "${name}"${migrated ? ` template "${inject('pgTemplateDatabase')}"` : ''}`);
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  if (options.migrate ?? true) await runMigrations(url.toString());
   const database = createDatabase(url.toString(), { max: 5 });
   return {
     ...database,

@@ -1,5 +1,8 @@
 import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
+import { runMigrations } from '../../src/db/migrate.ts';
 
 /**
  * Finds the PostgreSQL and Redis the tests run against: DATABASE_URL / REDIS_URL when set, else the
@@ -10,6 +13,8 @@ import type { TestProject } from 'vitest/node';
 declare module 'vitest' {
   export interface ProvidedContext {
     pgAdminUrl: string;
+    /** A database migrated once per run: each test file's database is a copy of it. */
+    pgTemplateDatabase: string;
     redisUrl: string;
   }
 }
@@ -44,9 +49,37 @@ export default async function setup(project: TestProject) {
     stops.push(() => container.stop());
     redisUrl = container.getConnectionUrl();
   }
+  const template = await createTemplateDatabase(pgAdminUrl);
+  stops.unshift(template.drop);
   project.provide('pgAdminUrl', pgAdminUrl);
+  project.provide('pgTemplateDatabase', template.name);
   project.provide('redisUrl', redisUrl);
   return async () => {
     for (const stop of stops) await stop();
+  };
+}
+
+/**
+ * Migrates one database for the whole run; test files copy it (`create database ... template`),
+ * which takes a tenth of the time of migrating each file's database anew.
+ */
+async function createTemplateDatabase(adminUrl: string): Promise<{ name: string; drop: () => Promise<void> }> {
+  const name = `chaintap_template_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`create database "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  await runMigrations(url.toString());
+  return {
+    name,
+    async drop() {
+      const cleanup = postgres(adminUrl, { max: 1, onnotice: () => {} });
+      await cleanup.unsafe(`drop database if exists "${name}" with (force)`);
+      await cleanup.end();
+    },
   };
 }
