@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatUsdPrice } from '../../src/ops/figures.ts';
 import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.ts';
 import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -80,10 +81,13 @@ describe('status page over seeded rows', () => {
       expect(start).toBeGreaterThan(0);
       const card = page.slice(start, page.indexOf('</svg>', start));
       expect(card).toContain(`<span class="name">${token.symbol}</span>`);
-      expect(card).toContain(`<span class="latest mono">${token.prices.at(-1)!.price}</span>`);
-      const points = /<polyline class="price-line" points="([^"]*)"/.exec(card)![1]!.split(' ');
+      // The latest price for the eye (six significant digits), exact in the title.
+      const latest = token.prices.at(-1)!.price;
+      expect(card).toContain(`<span class="latest"><span title="${latest}">${formatUsdPrice(latest)}</span></span>`);
+      const path = /<path class="series price-line" d="([^"]*)" data-points="(\d+)"/.exec(card)!;
       // The price 30 hours old is outside the window.
-      expect(points).toHaveLength(token.prices.length);
+      expect(path[1]!.split(' ')).toHaveLength(token.prices.length);
+      expect(Number(path[2])).toBe(token.prices.length);
     }
   });
 

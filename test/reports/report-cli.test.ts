@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizedPrices, priceRows, PRICES_START } from '../../bench/support/price-rows.ts';
 import { withTransaction, writeTokenPrices } from '../../src/db/index.ts';
 import { PORTFOLIO_CSV_HEADER } from '../../src/ops/report-output.ts';
+import { formatQuantity, formatUsd, formatUsdPrice } from '../../src/ops/figures.ts';
 import { runCli, spawnCli, type CliResult } from '../support/cli.ts';
 import type { PipelineHarness } from '../support/pipeline.ts';
 import { parseCsv } from './csv.ts';
@@ -242,9 +243,18 @@ describe('report portfolio', () => {
     expect(page).not.toMatch(/<script|<link|<img|<iframe|\ssrc=|url\(/i);
     expect(page).toContain('class="series series-total"');
     expect(page).toContain('class="report-chart bar-chart"');
+    // Each figure written for people, the exact one in its title.
+    const shown: Record<string, (value: string) => string> = {
+      total_value: formatUsd,
+      pnl: formatUsd,
+      current_value: formatUsd,
+      value_usd: formatUsd,
+      unrealized_pnl: (value) => formatQuantity(value),
+    };
     for (const record of csv.records) {
-      for (const column of ['total_value', 'pnl', 'current_value', 'value_usd', 'unrealized_pnl']) {
-        if (record[column]) expect(page).toContain(`>${record[column]}<`);
+      for (const [column, format] of Object.entries(shown)) {
+        const value = record[column];
+        if (value) expect(page).toContain(`title="${value}">${format(value)}<`);
       }
     }
   });
@@ -409,7 +419,8 @@ describe('report prices', () => {
     expect(page).not.toMatch(/<script|<link|<img|\ssrc=|url\(/i);
     expect(page.match(/<svg class="report-chart ohlc-chart"/g)).toHaveLength(2);
     expect(page.match(/<table class="ohlc">/g)).toHaveLength(2);
-    for (const record of csv.records.filter((r) => r.gap === 'false')) expect(page).toContain(`>${record.close}<`);
+    for (const record of csv.records.filter((r) => r.gap === 'false'))
+      expect(page).toContain(`title="${record.close}">${formatUsdPrice(record.close!)}<`);
     expect(page.match(/<tr class="gap">/g)).toHaveLength(csv.records.filter((r) => r.gap === 'true').length);
   });
 });
