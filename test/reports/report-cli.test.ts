@@ -259,6 +259,25 @@ describe('report portfolio', () => {
     }
   });
 
+  it('carries a refresh from before --from into the rows until the next one', async () => {
+    const run = await report(
+      'portfolio',
+      '--address',
+      ADDRESS,
+      ...['--from', '2026-11-21T09:00:00Z', '--to', '2026-11-21T11:00:00Z', '--interval', '30m', '--format', 'json'],
+    );
+    expect(run.code).toBe(0);
+    const { series } = JSON.parse(run.stdout) as { series: Record<string, string | null>[] };
+    const [, eight, ten] = CYCLE_TICKS.map((tick) => tick.toISOString());
+    expect(series.map((row) => row.positions_snapshot_at)).toEqual([eight, eight, ten, ten, ten]);
+    expect(series.map((row) => row.nft_snapshot_at)).toEqual([eight, eight, ten, ten, ten]);
+    const positions = await positionSums(ADDRESS);
+    expect(series.map((row) => row.positions_value)).toEqual(
+      series.map((row) => positions.get(Date.parse(row.positions_snapshot_at!))),
+    );
+    expect(series[0]!.pnl).toMatch(/^0(\.0+)?$/);
+  });
+
   it('reads relative times against one clock: -2d to now at 1d is three rows', async () => {
     const run = await report(
       'portfolio',
