@@ -136,7 +136,7 @@ describe('status page over seeded rows', () => {
         '<span class="pill over">over budget: needs 2.0x the quota: prices every 2 min at best</span> <span class="muted">To fit: a quota of at least 61/h, fewer addresses or tokens, or slower crons.</span>',
       );
       const metrics = await (await fetch(`${small.url}/metrics`)).text();
-      expect(metrics).toContain(`chaintap_upstream_available_rps ${30 / 3600}\n`);
+      expect(metrics).toContain(`chaintap_upstream_available_requests_per_second ${30 / 3600}\n`);
     } finally {
       await small.close();
     }
@@ -144,18 +144,25 @@ describe('status page over seeded rows', () => {
 
   it('exports what the watchlist needs of the quota on /metrics', async () => {
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
-    expect(metrics).toContain('# TYPE chaintap_upstream_required_rps gauge\n');
-    expect(metrics).toContain(`chaintap_upstream_required_rps{dataset="prices"} ${60 / 3600}\n`);
-    expect(metrics).toContain('chaintap_upstream_required_rps{dataset="positions"} 0\n');
-    expect(metrics).toContain('chaintap_upstream_required_rps{dataset="nfts"} 0\n');
-    expect(metrics).toContain('# TYPE chaintap_upstream_available_rps gauge\n');
-    expect(metrics).toContain(`chaintap_upstream_available_rps ${40 / 60}\n`);
+    expect(metrics).toContain('# TYPE chaintap_upstream_required_requests_per_second gauge\n');
+    expect(metrics).toContain(`chaintap_upstream_required_requests_per_second{dataset="prices"} ${60 / 3600}\n`);
+    expect(metrics).toContain('chaintap_upstream_required_requests_per_second{dataset="positions"} 0\n');
+    expect(metrics).toContain('chaintap_upstream_required_requests_per_second{dataset="nfts"} 0\n');
+    expect(metrics).toContain('# TYPE chaintap_upstream_available_requests_per_second gauge\n');
+    expect(metrics).toContain(`chaintap_upstream_available_requests_per_second ${40 / 60}\n`);
   });
 
   it('exports dataset freshness from the watermarks on /metrics', async () => {
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     expect(metrics).toContain('chaintap_dataset_freshness_seconds{dataset="prices"} 60\n');
     expect(metrics).toContain('chaintap_dataset_freshness_seconds{dataset="positions"} 900\n');
+    // The same as a time: the newest successful tick, in Unix seconds (freshness = now - it).
+    expect(metrics).toContain(
+      `chaintap_dataset_last_success_timestamp_seconds{dataset="prices"} ${(SEED_NOW.getTime() - 60_000) / 1000}\n`,
+    );
+    expect(metrics).toContain(
+      `chaintap_dataset_last_success_timestamp_seconds{dataset="positions"} ${(SEED_NOW.getTime() - 900_000) / 1000}\n`,
+    );
     expect(metrics).toContain('chaintap_queue_jobs{queue="prices",state="waiting"} 1\n');
   });
 });
