@@ -9,15 +9,12 @@
  * prints each one's wall time, peak RSS and the size of the file; then, in this process, how long
  * reading the series and rendering the page take apart.
  */
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import postgres from 'postgres';
-import { createDatabase } from '../../src/db/client.ts';
-import { runMigrations } from '../../src/db/migrate.ts';
+import { runMeasuredNode } from '../support/measured-process.ts';
+import { benchServices, createBenchDatabase } from '../support/services.ts';
 import { addWatchedAddresses, withTransaction, writeNftHoldings, writePositions } from '../../src/db/index.ts';
 import { normalizeNftHoldings, normalizePositions } from '../../src/normalize/index.ts';
 import { loadPortfolioReport } from '../../src/ops/report-portfolio.ts';
@@ -34,41 +31,16 @@ const TO = '2027-01-01T00:00:00Z';
 const CAP_TO = new Date(Date.parse(FROM) + 99_999 * 300_000).toISOString();
 const REFRESH_EVERY_MS = 6 * 3_600_000;
 const CLI = fileURLToPath(new URL('../../bin/chaintap.mjs', import.meta.url));
-/** Prints the process's peak RSS (kB) on standard error as it exits. */
-const MAX_RSS_HOOK = `data:text/javascript,${encodeURIComponent(
-  "process.on('exit', () => process.stderr.write(`maxrss_kb=${process.resourceUsage().maxRSS}\\n`))",
-)}`;
-
-function runCli(args: string[], env: Record<string, string>): Promise<{ seconds: number; maxRssMb: number }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [`--import=${MAX_RSS_HOOK}`, CLI, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const rss = /maxrss_kb=(\d+)/.exec(stderr);
-      if (code !== 0 || !rss) return reject(new Error(`${args.join(' ')} exited ${code}\n${stderr}`));
-      resolve({ seconds: (performance.now() - started) / 1000, maxRssMb: Number(rss[1]) / 1024 });
-    });
-  });
-}
 
 async function main(): Promise<void> {
-  const adminUrl = process.argv[2] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const name = `chaintap_measure_${randomBytes(4).toString('hex')}`;
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const databaseUrl = url.toString();
+  const adminUrl = process.argv[2];
+  const database = await createBenchDatabase(
+    adminUrl ? { ...benchServices(), adminUrl } : benchServices(),
+    'portfolio_html',
+    2,
+  );
   const folder = mkdtempSync(join(tmpdir(), 'chaintap-report-portfolio-html-'));
   try {
-    await runMigrations(databaseUrl);
-    const database = createDatabase(databaseUrl, { max: 2 });
     await addWatchedAddresses(database, [ADDRESS], { includePnl: true });
     const seeding = performance.now();
     let refreshes = 0;
@@ -93,7 +65,7 @@ async function main(): Promise<void> {
       `seeded ${refreshes} positions and NFT refreshes of one address (every 6 h over a year) in ${((performance.now() - seeding) / 1000).toFixed(1)} s`,
     );
 
-    const env = { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' };
+    const env = { DATABASE_URL: database.url, LOG_LEVEL: 'warn' };
     const runs = [
       { label: 'a year at 10m', interval: '10m', to: TO },
       { label: '100,000 rows at 5m (the cap)', interval: '5m', to: CAP_TO },
@@ -101,7 +73,10 @@ async function main(): Promise<void> {
     for (const run of runs) {
       const out = join(folder, `portfolio-${run.interval}.html`);
       const args = ['report', 'portfolio', '--address', ADDRESS, '--from', FROM, '--to', run.to];
-      const measured = await runCli([...args, '--interval', run.interval, '--format', 'html', '--out', out], env);
+      const measured = await runMeasuredNode(
+        [CLI, ...args, '--interval', run.interval, '--format', 'html', '--out', out],
+        env,
+      );
       const range = reportRange({ from: new Date(FROM), to: new Date(run.to), interval: run.interval }, new Date(TO));
       const reading = performance.now();
       const report = await loadPortfolioReport(database, { address: ADDRESS, range, now: new Date(TO) });
@@ -115,11 +90,9 @@ async function main(): Promise<void> {
           `render ${(rendered / 1000).toFixed(2)} s (${(Buffer.byteLength(page) / 1024).toFixed(0)} KB)`,
       );
     }
-    await database.close();
   } finally {
     rmSync(folder, { recursive: true, force: true });
-    await admin.unsafe(`drop database if exists "${name}" with (force)`);
-    await admin.end();
+    await database.drop();
   }
 }
 
