@@ -10,13 +10,13 @@
  * same command for 1 token over 1 day (the process's floor: Node and the modules), and a
  * process that reads the same buckets into one array, as a report that does not stream would.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
+import { runMeasuredNode as runNode } from '../support/measured-process.ts';
 import { normalizedPrices, priceRows, PRICES_START } from '../support/price-rows.ts';
 import { createDatabase } from '../../src/db/client.ts';
 import { runMigrations } from '../../src/db/migrate.ts';
@@ -28,35 +28,6 @@ const TO = '2027-01-01T00:00:00Z';
 const HOURS = (Date.parse(TO) - Date.parse(FROM)) / 3_600_000;
 const CLI = fileURLToPath(new URL('../../bin/chaintap.mjs', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
-/** Prints the process's peak RSS (kB) on standard error as it exits. */
-const MAX_RSS_HOOK = `data:text/javascript,${encodeURIComponent(
-  "process.on('exit', () => process.stderr.write(`maxrss_kb=${process.resourceUsage().maxRSS}\\n`))",
-)}`;
-
-interface Run {
-  seconds: number;
-  maxRssMb: number;
-  stderr: string;
-}
-
-function runNode(args: string[], env: Record<string, string>, nodeArgs: string[] = []): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [...nodeArgs, `--import=${MAX_RSS_HOOK}`, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const rss = /maxrss_kb=(\d+)/.exec(stderr);
-      if (code !== 0 || !rss) return reject(new Error(`${args.join(' ')} exited ${code}\n${stderr}`));
-      resolve({ seconds: (performance.now() - started) / 1000, maxRssMb: Number(rss[1]) / 1024, stderr });
-    });
-  });
-}
-
 /** The other mode: every bucket of every token read into one array, as a report that does not stream holds them. */
 async function holdEverything(url: string, coinTypes: string[]): Promise<void> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Database } from '../db/client.ts';
-import { withTransaction } from '../db/transaction.ts';
+import { runQuery } from '../db/query.ts';
 import { describe } from '../errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { Metrics } from '../runtime/metrics.ts';
@@ -12,10 +14,15 @@ import {
   markDelivered,
   type ClaimedDelivery,
 } from './store.ts';
-import { postEvent } from './webhook.ts';
+import { postEvent, WEBHOOK_TIMEOUT_MS } from './webhook.ts';
 
-/** Deliveries in flight per process (each holds a pooled connection while it sends). */
+/** Deliveries in flight per process. */
 const LANES = 2;
+/**
+ * How long a claimed delivery is its lane's: the webhook's timeout and time to record the outcome.
+ * A lane that dies holding one delays that delivery by at most this long.
+ */
+export const DELIVERY_LEASE_MS = 3 * WEBHOOK_TIMEOUT_MS;
 /** How often an idle lane looks for due deliveries (retries that came due, other processes' events). */
 const POLL_MS = 1_000;
 /** After a database error, before a lane tries again. */
@@ -36,16 +43,20 @@ export interface DelivererDeps {
   metrics: Pick<Metrics, 'alertDeliveries' | 'alertsFailing'>;
   /** The webhooks of the rules file: only their deliveries are claimed (the URL is not stored). */
   webhooks: Webhook[];
+  /** How long a claim is a lane's (default DELIVERY_LEASE_MS; tests shorten it). */
+  leaseMs?: number;
 }
 
 /**
- * Sends the outbox. Each delivery is claimed, sent and its outcome recorded in one transaction that
- * holds the row's lock (FOR UPDATE SKIP LOCKED): while it is sent no other process or lane can take
- * it, and once its outcome is recorded none will send it again. A process killed between sending and
- * recording leaves the row pending; it is sent again with the same Idempotency-Key, which the
- * receiver uses to process it once (at-least-once sending + idempotency key = delivered once).
+ * Sends the outbox. Each delivery is claimed with a lease (one short statement), POSTed outside any
+ * transaction, then its outcome recorded by the lane that still holds the lease: no database lock
+ * is held while a webhook takes its time, no other process or lane sends the row during the lease,
+ * and once its outcome is recorded none sends it again. A process killed between sending and
+ * recording leaves the row pending; when the lease runs out it is sent again with the same
+ * Idempotency-Key, which the receiver uses to process it once (at-least-once sending + idempotency
+ * key = delivered once).
  */
-export function startDeliverer({ database, logger, metrics, webhooks }: DelivererDeps): Deliverer {
+export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }: DelivererDeps): Deliverer {
   const byId = new Map(webhooks.map((webhook) => [webhook.id, webhook]));
   const webhookIds = [...byId.keys()];
   let closed = false;
@@ -67,31 +78,43 @@ export function startDeliverer({ database, logger, metrics, webhooks }: Delivere
     for (const wake of [...sleepers]) wake();
   };
 
-  async function deliverOne(): Promise<boolean> {
-    return withTransaction(database, 'alerts.deliver', async (tx) => {
-      const delivery = await claimDueDelivery(tx.sql, webhookIds);
-      if (!delivery) return false;
-      const webhook = byId.get(delivery.webhook)!;
-      const outcome = await postEvent(webhook, delivery.body, delivery.eventKey);
-      const attempt = delivery.attempts + 1;
-      const fields = { event: delivery.eventKey, webhook: webhook.name, attempt };
-      if (outcome.ok) {
-        await markDelivered(tx.sql, delivery);
-        tx.afterCommit(() => {
-          metrics.alertDeliveries.inc({ outcome: 'delivered' });
-          logger.info({ ...fields, status: outcome.status }, 'alert delivered');
-        });
-        return true;
-      }
-      const now = new Date();
-      const retryAt =
-        outcome.retryable && !givesUp(delivery.createdAt, now)
-          ? new Date(now.getTime() + retryDelayMs(attempt, outcome.retryAfterMs))
-          : null;
-      await markAttemptFailed(tx.sql, delivery, outcome.error, retryAt);
-      tx.afterCommit(() => recordFailure(fields, delivery, outcome.error, retryAt));
+  /** Each lane's lease owner: the process and the lane, so that a lane records only its own claims. */
+  const processId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+
+  async function deliverOne(leaseOwner: string): Promise<boolean> {
+    const delivery = await runQuery(database, 'alerts.deliver', () =>
+      claimDueDelivery(database.sql, webhookIds, leaseOwner, leaseMs ?? DELIVERY_LEASE_MS),
+    );
+    if (!delivery) return false;
+    const webhook = byId.get(delivery.webhook)!;
+    // Outside any transaction: the row is this lane's by its lease, not by a lock.
+    const outcome = await postEvent(webhook, delivery.body, delivery.eventKey);
+    const attempt = delivery.attempts + 1;
+    const fields = { event: delivery.eventKey, webhook: webhook.name, attempt };
+    if (outcome.ok) {
+      const recorded = await runQuery(database, 'alerts.deliver', () => markDelivered(database.sql, delivery));
+      if (!recorded) return leaseLost(fields);
+      metrics.alertDeliveries.inc({ outcome: 'delivered' });
+      logger.info({ ...fields, status: outcome.status }, 'alert delivered');
       return true;
-    });
+    }
+    const now = new Date();
+    const retryAt =
+      outcome.retryable && !givesUp(delivery.createdAt, now)
+        ? new Date(now.getTime() + retryDelayMs(attempt, outcome.retryAfterMs))
+        : null;
+    const recorded = await runQuery(database, 'alerts.deliver', () =>
+      markAttemptFailed(database.sql, delivery, outcome.error, retryAt),
+    );
+    if (!recorded) return leaseLost(fields);
+    recordFailure(fields, delivery, outcome.error, retryAt);
+    return true;
+  }
+
+  /** The lease ran out before the outcome was recorded, and another lane took the row: it decides. */
+  function leaseLost(fields: { event: string; webhook: string; attempt: number }): boolean {
+    logger.warn(fields, 'alert delivery outlived its lease; its outcome is left to the lane that took it over');
+    return true;
   }
 
   function recordFailure(
@@ -118,10 +141,10 @@ export function startDeliverer({ database, logger, metrics, webhooks }: Delivere
     metrics.alertsFailing.set(await countFailingDeliveries(database));
   }
 
-  async function lane(): Promise<void> {
+  async function lane(leaseOwner: string): Promise<void> {
     while (!closed) {
       try {
-        if (await deliverOne()) continue;
+        if (await deliverOne(leaseOwner)) continue;
         await countFailing();
         await idle(POLL_MS);
       } catch (error) {
@@ -131,7 +154,8 @@ export function startDeliverer({ database, logger, metrics, webhooks }: Delivere
     }
   }
 
-  const lanes = webhookIds.length > 0 ? Array.from({ length: LANES }, () => lane()) : [];
+  const lanes =
+    webhookIds.length > 0 ? Array.from({ length: LANES }, (_, index) => lane(`${processId}/${index + 1}`)) : [];
   return {
     wake: wakeAll,
     async close() {

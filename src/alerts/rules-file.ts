@@ -1,9 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { InvalidInputError } from '../errors.ts';
-import { parseRules, type AlertRules } from './rules.ts';
+import { parseRules, type AlertRules, type Environment } from './rules.ts';
 
-/** Reads and validates a rules file (YAML or JSON); a missing or invalid file is an InvalidInputError. */
-export async function loadRulesFile(path: string): Promise<AlertRules> {
+/**
+ * Reads and validates a rules file (YAML or JSON); a missing or invalid file is an InvalidInputError.
+ * `env` holds the webhooks' `secret_env` variables (the CLI passes the process's environment).
+ */
+export async function loadRulesFile(path: string, env: Environment = {}): Promise<AlertRules> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -13,5 +16,5 @@ export async function loadRulesFile(path: string): Promise<AlertRules> {
       `cannot read the rules file ${path}: ${code === 'ENOENT' ? 'no such file' : String(error)}`,
     );
   }
-  return parseRules(text, path);
+  return parseRules(text, path, env);
 }

@@ -6,6 +6,7 @@ import { normalizeCoinType } from '../chain/coin-type.ts';
 import { DATASETS, type Dataset } from '../datasets.ts';
 import { InvalidInputError } from '../errors.ts';
 import { parseDuration } from './duration.ts';
+import { readWebhookSecret } from './webhook-signature.ts';
 
 /**
  * The rules file (docs/alerts.md): YAML or JSON, validated here into typed rules. Every problem is
@@ -39,7 +40,12 @@ export interface Webhook {
   name: string;
   /** First 16 hex digits of the URL's SHA-256: how the outbox refers to it. */
   id: string;
+  /** The key its deliveries are signed with (Standard Webhooks, webhook-signature.ts); none: unsigned. */
+  signingKey?: Buffer;
 }
+
+/** Where settings such as a webhook's `secret_env` are read: the process's environment, given by the CLI. */
+export type Environment = Record<string, string | undefined>;
 
 export type Direction = 'up' | 'down' | 'any';
 
@@ -113,19 +119,37 @@ const normalized = (normalize: (input: string) => string) =>
 
 const positive = z.number({ error: expected('a number') }).positive({ error: 'expected a number above 0' });
 
-const webhookSchema = z.strictObject({
-  url: z.string({ error: expected('a URL') }).refine(
-    (value) => {
-      try {
-        return ['http:', 'https:'].includes(new URL(value).protocol);
-      } catch {
-        return false;
-      }
-    },
-    { error: 'expected an http:// or https:// URL' },
-  ),
-  name: z.string().min(1).max(100).optional(),
-});
+const webhookSchema = z
+  .strictObject({
+    url: z.string({ error: expected('a URL') }).refine(
+      (value) => {
+        try {
+          return ['http:', 'https:'].includes(new URL(value).protocol);
+        } catch {
+          return false;
+        }
+      },
+      { error: 'expected an http:// or https:// URL' },
+    ),
+    name: z.string().min(1).max(100).optional(),
+    /** The signing secret itself (`whsec_...`), or the name of the environment variable that holds it. */
+    secret: z
+      .string({ error: expected('a string') })
+      .refine((value) => 'key' in readWebhookSecret(value), {
+        error: (issue) => {
+          const read = readWebhookSecret(String(issue.input));
+          return 'problem' in read ? read.problem : 'invalid secret';
+        },
+      })
+      .optional(),
+    secret_env: z
+      .string({ error: expected('a string') })
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'expected the name of an environment variable' })
+      .optional(),
+  })
+  .refine((webhook) => webhook.secret === undefined || webhook.secret_env === undefined, {
+    error: 'give "secret" or "secret_env", not both',
+  });
 
 const common = {
   id: z
@@ -166,16 +190,36 @@ const fileSchema = z.strictObject({
   rules: z.array(z.unknown(), { error: expected('a list of rules') }).min(1, { error: 'expected at least one rule' }),
 });
 
-export function toWebhook(input: z.output<typeof webhookSchema>): Webhook {
+/**
+ * A webhook of the file. A `secret_env` is read from `env`: a variable that is unset or not a
+ * secret is a problem (`where` names the field), and the webhook is then unsigned.
+ */
+export function toWebhook(
+  input: z.output<typeof webhookSchema>,
+  env: Environment = {},
+  problems: string[] = [],
+  where = 'webhooks',
+): Webhook {
   const id = createHash('sha256').update(input.url).digest('hex').slice(0, 16);
-  return { url: input.url, name: input.name ?? new URL(input.url).host, id };
+  const webhook: Webhook = { url: input.url, name: input.name ?? new URL(input.url).host, id };
+  let secret = input.secret;
+  if (input.secret_env !== undefined) {
+    secret = env[input.secret_env] || undefined;
+    if (secret === undefined) problems.push(`${where}: field "secret_env": ${input.secret_env} is not set`);
+  }
+  if (secret !== undefined) {
+    const read = readWebhookSecret(secret);
+    if ('key' in read) webhook.signingKey = read.key;
+    else problems.push(`${where}: field "secret_env": ${input.secret_env}: ${read.problem}`);
+  }
+  return webhook;
 }
 
 /**
  * Parses and validates the text of a rules file. Throws InvalidInputError listing every problem,
  * one per line, such as `rules[3] (id "health"): field "threshold": expected a number`.
  */
-export function parseRules(text: string, source: string): AlertRules {
+export function parseRules(text: string, source: string, env: Environment = {}): AlertRules {
   let document: unknown;
   try {
     document = parseYaml(text);
@@ -191,7 +235,9 @@ export function parseRules(text: string, source: string): AlertRules {
     problems.push(...top.error.issues.map((issue) => describeIssue('', issue)));
     throw rulesError(source, problems);
   }
-  const fileWebhooks = (top.data.webhooks ?? []).map(toWebhook);
+  const fileWebhooks = (top.data.webhooks ?? []).map((webhook, index) =>
+    toWebhook(webhook, env, problems, `webhooks[${index}]`),
+  );
   const rules: AlertRule[] = [];
   const seenIds = new Map<string, number>();
   top.data.rules.forEach((item, index) => {
@@ -210,7 +256,10 @@ export function parseRules(text: string, source: string): AlertRules {
       problems.push(...parsed.error.issues.map((issue) => describeIssue(name, issue)));
       return;
     }
-    const rule = toRule(kind as RuleKind, parsed.data, fileWebhooks);
+    const ownWebhooks = parsed.data.webhooks?.map((webhook, at) =>
+      toWebhook(webhook, env, problems, `${name}: webhooks[${at}]`),
+    );
+    const rule = toRule(kind as RuleKind, parsed.data, ownWebhooks ?? fileWebhooks);
     const earlier = seenIds.get(rule.id);
     if (earlier !== undefined) problems.push(`${name}: field "id": the same id as rules[${earlier}]`);
     seenIds.set(rule.id, index);
@@ -231,9 +280,9 @@ export function parseRules(text: string, source: string): AlertRules {
 
 type ParsedRule = { [K in RuleKind]: z.output<(typeof RULE_SCHEMAS)[K]> }[RuleKind];
 
-function toRule(kind: RuleKind, input: ParsedRule, fileWebhooks: Webhook[]): AlertRule {
+function toRule(kind: RuleKind, input: ParsedRule, webhooks: Webhook[]): AlertRule {
   const data = input as unknown as Record<string, never>;
-  const base = { id: input.id, webhooks: input.webhooks ? input.webhooks.map(toWebhook) : fileWebhooks };
+  const base = { id: input.id, webhooks };
   const episode = { ...base, cooldownMs: data.cooldown ?? 0, sendResolved: data.send_resolved ?? true };
   const changeOf = () => ({ ...episode, windowMs: data.window, percent: data.percent, direction: data.direction });
   switch (kind) {

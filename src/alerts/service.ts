@@ -6,7 +6,7 @@ import type { Context } from '../runtime/context.ts';
 import { startDeliverer } from './deliverer.ts';
 import { evaluateAndRecord } from './evaluator.ts';
 import { loadRulesFile } from './rules-file.ts';
-import type { AlertRule, AlertRules } from './rules.ts';
+import type { AlertRule, AlertRules, Environment } from './rules.ts';
 
 /** Every rule is evaluated this often too, so that a notification lost with a connection costs at most this. */
 const SWEEP_MS = 60_000;
@@ -46,6 +46,8 @@ export interface AlertsDeps {
   readDatabase?: Database;
   /** The rules file (YAML or JSON), as ALERT_RULES or `chaintap alerts --rules` name it. */
   rulesFile: string;
+  /** The environment the webhooks' `secret_env` variables are read from. */
+  env?: Environment;
 }
 
 /**
@@ -54,8 +56,14 @@ export interface AlertsDeps {
  * connection (re)connects and once a minute; records the events in the outbox and delivers them.
  * `chaintap alerts` runs it, and `chaintap start` when ALERT_RULES is set.
  */
-export async function startAlerts({ context, database, readDatabase, rulesFile }: AlertsDeps): Promise<AlertsService> {
-  const rules = await loadRulesFile(rulesFile);
+export async function startAlerts({
+  context,
+  database,
+  readDatabase,
+  rulesFile,
+  env,
+}: AlertsDeps): Promise<AlertsService> {
+  const rules = await loadRulesFile(rulesFile, env);
   const logger = context.logger.child({ component: 'alerts' });
   const { metrics } = context;
   const deliverer = startDeliverer({ database, logger, metrics, webhooks: rules.webhooks });

@@ -68,7 +68,7 @@ export async function recordedKeys(sql: Queryable, keys: string[]): Promise<Set<
   return new Set(rows.map((row) => row.key));
 }
 
-/** A delivery claimed for sending: its row stays locked until the claiming transaction ends. */
+/** A delivery claimed for sending: nobody else claims it until its lease runs out. */
 export interface ClaimedDelivery {
   eventKey: string;
   webhook: string;
@@ -76,43 +76,67 @@ export interface ClaimedDelivery {
   body: string;
   attempts: number;
   createdAt: Date;
+  /** Who holds the lease (the claiming deliverer lane). */
+  leaseOwner: string;
 }
 
 /**
- * The next due delivery to one of these webhooks that no other transaction holds, locked FOR
- * UPDATE: another process (or lane) skips it until this transaction has recorded the outcome, and a
- * process that dies mid-send releases it with its connection.
+ * Claims the next due delivery to one of these webhooks that nobody holds: sets its lease for
+ * `leaseMs` in one statement (FOR UPDATE SKIP LOCKED keeps two claims from meeting), so that no lock
+ * is held while it is sent. A row whose lease ran out (its sender died) is due again.
  */
-export async function claimDueDelivery(sql: Queryable, webhookIds: string[]): Promise<ClaimedDelivery | undefined> {
+export async function claimDueDelivery(
+  sql: Queryable,
+  webhookIds: string[],
+  leaseOwner: string,
+  leaseMs: number,
+): Promise<ClaimedDelivery | undefined> {
   const [row] = await sql<ClaimedDelivery[]>`
-    select event_key as "eventKey", webhook, payload::text as body, attempts, created_at as "createdAt"
-    from alert_events
-    where state = 'pending' and next_attempt_at <= now() and webhook = any(${webhookIds}::text[])
-    order by next_attempt_at, created_at
-    limit 1
-    for update skip locked`;
+    update alert_events e
+    set lease_owner = ${leaseOwner}, lease_until = now() + ${leaseMs} * interval '1 millisecond'
+    from (
+      select event_key, webhook from alert_events
+      where state = 'pending' and next_attempt_at <= now() and webhook = any(${webhookIds}::text[])
+        and (lease_until is null or lease_until <= now())
+      order by next_attempt_at, created_at
+      limit 1
+      for update skip locked
+    ) due
+    where e.event_key = due.event_key and e.webhook = due.webhook
+    returning e.event_key as "eventKey", e.webhook, e.payload::text as body, e.attempts, e.created_at as "createdAt",
+              e.lease_owner as "leaseOwner"`;
   return row;
 }
 
-export async function markDelivered(sql: Queryable, delivery: ClaimedDelivery): Promise<void> {
-  await sql`
+/** Records a delivery, when this claim still holds its lease; false: the lease ran out and was taken. */
+export async function markDelivered(sql: Queryable, delivery: ClaimedDelivery): Promise<boolean> {
+  const rows = await sql`
     update alert_events
-    set state = 'delivered', attempts = attempts + 1, last_error = null, delivered_at = now()
-    where event_key = ${delivery.eventKey} and webhook = ${delivery.webhook}`;
+    set state = 'delivered', attempts = attempts + 1, last_error = null, delivered_at = now(),
+        lease_owner = null, lease_until = null
+    where event_key = ${delivery.eventKey} and webhook = ${delivery.webhook} and lease_owner = ${delivery.leaseOwner}
+    returning 1`;
+  return rows.length > 0;
 }
 
-/** A failed attempt: retried at `retryAt`, or given up (state failed) when that is null. */
+/**
+ * A failed attempt, when this claim still holds its lease: retried at `retryAt`, or given up (state
+ * failed) when that is null. False: the lease ran out and was taken.
+ */
 export async function markAttemptFailed(
   sql: Queryable,
   delivery: ClaimedDelivery,
   error: string,
   retryAt: Date | null,
-): Promise<void> {
-  await sql`
+): Promise<boolean> {
+  const rows = await sql`
     update alert_events
     set attempts = attempts + 1, last_error = ${error},
-        state = ${retryAt ? 'pending' : 'failed'}, next_attempt_at = coalesce(${retryAt}, next_attempt_at)
-    where event_key = ${delivery.eventKey} and webhook = ${delivery.webhook}`;
+        state = ${retryAt ? 'pending' : 'failed'}, next_attempt_at = coalesce(${retryAt}, next_attempt_at),
+        lease_owner = null, lease_until = null
+    where event_key = ${delivery.eventKey} and webhook = ${delivery.webhook} and lease_owner = ${delivery.leaseOwner}
+    returning 1`;
+  return rows.length > 0;
 }
 
 /** Deliveries still pending whose last attempt failed: what chaintap_alert_events_failing shows. */

@@ -1,16 +1,26 @@
 import { shortCoinType } from '../chain/coin-type.ts';
-import type { PortfolioNftRow, PortfolioPositionRow } from '../db/stores/reports.ts';
+import { formatAge } from '../alerts/format.ts';
+import type { PortfolioNftRow, PortfolioPoint, PortfolioPositionRow } from '../db/stores/reports.ts';
+import { renderBarChartSvg, renderOhlcChartSvg, renderTimeChartSvg } from './charts.ts';
+import { figureCell, figureText, formatQuantity } from './figures.ts';
 import { Html, html } from './html.ts';
-import { renderBarChartSvg, renderOhlcChartSvg, renderTimeChartSvg } from './report-charts.ts';
 import type { PortfolioReport } from './report-portfolio.ts';
 import type { PriceReport, PriceReportRow, PriceReportToken } from './report-prices.ts';
 import type { ReportRange } from './report-request.ts';
 
 /**
  * The HTML form of the reports: one self-contained document (inline CSS and SVG, no script, nothing
- * fetched), laid out to print on A4. Tables hold the exact figures as stored; charts are drawn from
- * them. The price report is written token by token, so that it streams like the CSV.
+ * fetched), laid out to print on A4. Figures are written for people (figures.ts: `$472,051.09`),
+ * each with the exact stored text in its title; CSV and JSON carry the exact figures. The price
+ * report is written token by token, so that it streams like the CSV.
  */
+
+/**
+ * The portfolio's series table lists at most this many rows: past it, every k-th row (the figures
+ * of those times, never averaged), so that the longest report (100,000 rows) stays a readable page
+ * of a few hundred kilobytes; CSV and JSON list every row.
+ */
+export const MAX_SERIES_TABLE_ROWS = 1_000;
 
 const STYLE = new Html(`
   :root { color-scheme: light; }
@@ -62,13 +72,6 @@ function utc(time: Date | null): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
 }
 
-/** An exact figure as stored, signed figures coloured; null: an em dash. */
-function figure(value: string | null, signed = false): Html {
-  if (value === null) return html`<td class="num muted">—</td>`;
-  const sign = signed ? (value.startsWith('-') ? ' negative' : /[1-9]/.test(value) ? ' positive' : '') : '';
-  return html`<td class="num${sign}">${value}</td>`;
-}
-
 function rangeText(range: ReportRange): string {
   return `${utc(range.from)} to ${utc(range.to)} UTC, every ${range.interval}`;
 }
@@ -100,7 +103,7 @@ function positionsSection(report: PortfolioReport): Html {
   );
   const rows = positions.map(
     (p) =>
-      html`<tr class="${p.parentPositionId ? 'nested' : 'top'}" data-position-id="${p.positionId}"><td class="mono id">${p.positionId}</td><td>${p.protocolName ?? p.protocolId ?? '—'}</td><td>${p.type}</td><td>${p.chain}</td>${figure(p.inputValue)}${figure(p.currentValue)}${figure(p.currentYieldValue)}${figure(p.yieldCollectedValue)}${figure(p.pnl, true)}</tr>`,
+      html`<tr class="${p.parentPositionId ? 'nested' : 'top'}" data-position-id="${p.positionId}"><td class="mono id">${p.positionId}</td><td>${p.protocolName ?? p.protocolId ?? '—'}</td><td>${p.type}</td><td>${p.chain}</td>${figureCell(p.inputValue, 'usd')}${figureCell(p.currentValue, 'usd')}${figureCell(p.currentYieldValue, 'usd')}${figureCell(p.yieldCollectedValue, 'usd')}${figureCell(p.pnl, 'usd', { signed: true })}</tr>`,
   );
   return html`<p class="note">Refresh of ${utc(positions[0]!.snapshotAt)} UTC. Nested positions (↳, a borrow's collateral) are counted apart from their parent: every value is counted once.</p>
 <div class="chart">${chart}</div>
@@ -121,59 +124,95 @@ function nftSection(report: PortfolioReport): Html {
   );
   const rows = nfts.map(
     (n) =>
-      html`<tr data-collection-id="${n.collectionId}"><td class="id">${n.collectionName ?? '—'}<div class="mono muted">${n.collectionId}</div></td><td>${n.chain ?? '—'}</td><td class="num">${n.tokenCount}</td><td class="num">${n.floorPriceNative ?? '—'} ${n.nativeTokenSymbol ?? ''}</td>${figure(n.nativePriceUsd)}${figure(n.valueUsd)}${figure(n.realizedPnl, true)}${figure(n.unrealizedPnl, true)}</tr>`,
+      html`<tr data-collection-id="${n.collectionId}"><td class="id">${n.collectionName ?? '—'}<div class="mono muted">${n.collectionId}</div></td><td>${n.chain ?? '—'}</td><td class="num">${formatQuantity(String(n.tokenCount))}</td>${figureCell(n.floorPriceNative, 'quantity', { unit: n.nativeTokenSymbol ?? undefined })}${figureCell(n.nativePriceUsd, 'usd-price')}${figureCell(n.valueUsd, 'usd')}${figureCell(n.realizedPnl, 'quantity', { signed: true })}${figureCell(n.unrealizedPnl, 'quantity', { signed: true })}</tr>`,
   );
   return html`<p class="note">Refresh of ${utc(nfts[0]!.snapshotAt)} UTC. Value = count × floor × USD price of the chain's native token; unknown (—) when the floor or that price is missing. PnL is empty unless the address is refreshed with --pnl.</p>
 <div class="chart">${chart}</div>
 <table class="nfts"><thead><tr><th>collection</th><th>chain</th><th class="num">count</th><th class="num">floor</th><th class="num">native price, USD</th><th class="num">value, USD</th><th class="num">realized PnL</th><th class="num">unrealized PnL</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
+function seriesRow(p: PortfolioPoint): Html {
+  return html`<tr><td class="time">${utc(p.time)}</td>${figureCell(p.positionsValue, 'usd')}${figureCell(p.nftValueUsd, 'usd')}${figureCell(p.totalValue, 'usd')}${figureCell(p.pnl, 'usd', { signed: true })}<td class="time">${utc(p.positionsSnapshotAt)}</td><td class="time">${utc(p.nftSnapshotAt)}</td></tr>`;
+}
+
+/** One row for a run of consecutive times without a refresh. */
+function gapRow(first: PortfolioPoint, last: PortfolioPoint, count: number): Html {
+  const text =
+    count === 1
+      ? 'gap: no refresh at or before this time'
+      : `gap: no refresh at or before any of these ${count} times, to ${utc(last.time)}`;
+  return html`<tr class="gap" data-rows="${count}"><td class="time">${utc(first.time)}</td><td colspan="6">${text}</td></tr>`;
+}
+
+/**
+ * The series as a table: each run of gaps as one row, and at most MAX_SERIES_TABLE_ROWS rows with
+ * values (every k-th one past that, the last one always).
+ */
 function seriesTable(report: PortfolioReport): Html {
-  const rows = report.series.map((p) =>
-    p.totalValue === null
-      ? html`<tr class="gap"><td class="time">${utc(p.time)}</td><td colspan="6">gap: no refresh at or before this time</td></tr>`
-      : html`<tr><td class="time">${utc(p.time)}</td>${figure(p.positionsValue)}${figure(p.nftValueUsd)}${figure(p.totalValue)}${figure(p.pnl, true)}<td class="time">${utc(p.positionsSnapshotAt)}</td><td class="time">${utc(p.nftSnapshotAt)}</td></tr>`,
+  const { series, range } = report;
+  const valued = series.reduce((count, p) => count + (p.totalValue === null ? 0 : 1), 0);
+  const every = Math.max(1, Math.ceil(valued / MAX_SERIES_TABLE_ROWS));
+  const rows: Html[] = [];
+  let gapStart = -1;
+  let seen = 0;
+  series.forEach((p, index) => {
+    if (p.totalValue === null) {
+      if (gapStart < 0) gapStart = index;
+      if (series[index + 1]?.totalValue !== null) {
+        rows.push(gapRow(series[gapStart]!, p, index - gapStart + 1));
+        gapStart = -1;
+      }
+      return;
+    }
+    if (seen % every === 0 || index === series.length - 1) rows.push(seriesRow(p));
+    seen += 1;
+  });
+  const note =
+    every > 1
+      ? html`<p class="note thinned" data-every="${every}">${valued.toLocaleString('en-US')} times with a value: one row every ${every} (every ${formatAge(every * range.intervalMs)}) and the last. Every row is in the CSV and JSON forms (--format csv, --format json).</p>`
+      : '';
+  return html`${note}<table class="series"><thead><tr><th>time, UTC</th><th class="num">positions value, USD</th><th class="num">NFT value, USD</th><th class="num">total value, USD</th><th class="num">PnL since first, USD</th><th>positions refresh</th><th>NFT refresh</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+/** The value over time, from the first time with a value: a range that starts before the first refresh says so. */
+function valueSection(report: PortfolioReport): Html {
+  const { series, range } = report;
+  const firstIndex = series.findIndex((p) => p.totalValue !== null);
+  const first = series[firstIndex];
+  const from = first ? first.time : range.from;
+  const lead = !first
+    ? html`<p class="note no-refresh">No refresh of this address at or before ${utc(range.to)} UTC: nothing to chart.</p>`
+    : firstIndex > 0
+      ? html`<p class="note starts-later" data-gaps="${firstIndex}">The address's first refresh in force is at ${utc(first.time)} UTC: the ${firstIndex} earlier time(s) of the range, from ${utc(range.from)} UTC, have no value, and the chart starts there.</p>`
+      : '';
+  const points = (value: (p: PortfolioPoint) => string | null) =>
+    series.map((p) => ({ time: p.time, value: value(p) }));
+  const chart = renderTimeChartSvg(
+    [
+      { name: 'total', className: 'series-total', color: '#2563eb', points: points((p) => p.totalValue) },
+      { name: 'positions', className: 'series-positions', color: '#8250df', points: points((p) => p.positionsValue) },
+      { name: 'NFTs', className: 'series-nfts', color: '#bf8700', points: points((p) => p.nftValueUsd) },
+    ],
+    { from, to: range.to, title: `Value over time of ${report.address}` },
   );
-  return html`<table class="series"><thead><tr><th>time, UTC</th><th class="num">positions value</th><th class="num">NFT value, USD</th><th class="num">total value</th><th class="num">PnL since first</th><th>positions refresh</th><th>NFT refresh</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return html`${lead}<p class="note">At each time, the latest refresh at or before it (no interpolation); PnL is the change of the total since the first row with a value.</p><div class="chart">${chart}</div>`;
 }
 
 /** The whole portfolio report as one HTML document. */
 export function renderPortfolioHtml(report: PortfolioReport, links: { back?: string } = {}): string {
   const { series, range } = report;
-  const last = [...series].reverse().find((p) => p.totalValue !== null);
-  const chart = renderTimeChartSvg(
-    [
-      {
-        name: 'total',
-        className: 'series-total',
-        color: '#2563eb',
-        points: series.map((p) => ({ time: p.time, value: p.totalValue })),
-      },
-      {
-        name: 'positions',
-        className: 'series-positions',
-        color: '#8250df',
-        points: series.map((p) => ({ time: p.time, value: p.positionsValue })),
-      },
-      {
-        name: 'NFTs',
-        className: 'series-nfts',
-        color: '#bf8700',
-        points: series.map((p) => ({ time: p.time, value: p.nftValueUsd })),
-      },
-    ],
-    { from: range.from, to: range.to, title: `Value over time of ${report.address}` },
-  );
+  const last = series.findLast((p) => p.totalValue !== null);
+  const gaps = series.reduce((count, p) => count + (p.totalValue === null ? 1 : 0), 0);
   const summary = html`<dl class="summary">
-<div><dt>total value at the end</dt><dd class="total">${last?.totalValue ?? '—'}</dd></div>
-<div><dt>PnL over the range</dt><dd class="pnl">${last?.pnl ?? '—'}</dd></div>
-<div><dt>positions value</dt><dd>${last?.positionsValue ?? '—'}</dd></div>
-<div><dt>NFT value, USD</dt><dd>${last?.nftValueUsd ?? '—'}</dd></div>
-<div><dt>rows (gaps)</dt><dd>${series.length} (${series.filter((p) => p.totalValue === null).length})</dd></div>
+<div><dt>total value at the end</dt><dd class="total">${figureText(last?.totalValue ?? null, 'usd')}</dd></div>
+<div><dt>PnL over the range</dt><dd class="pnl">${figureText(last?.pnl ?? null, 'usd', { signed: true })}</dd></div>
+<div><dt>positions value</dt><dd>${figureText(last?.positionsValue ?? null, 'usd')}</dd></div>
+<div><dt>NFT value, USD</dt><dd>${figureText(last?.nftValueUsd ?? null, 'usd')}</dd></div>
+<div><dt>rows (gaps)</dt><dd>${series.length.toLocaleString('en-US')} (${gaps.toLocaleString('en-US')})</dd></div>
 </dl>`;
   const heading = html`<header><h1>Portfolio report</h1><div class="meta"><span class="mono">${report.address}</span><br>${rangeText(range)} · generated ${utc(report.generatedAt)} UTC${links.back ? html` · <a href="${links.back}">status page</a>` : ''}</div></header>`;
   const body = html`<section id="summary"><h2>Summary</h2>${summary}</section>
-<section id="value"><h2>Value over time (USD)</h2><p class="note">At each time, the latest refresh at or before it (no interpolation); PnL is the change of the total since the first row with a value.</p><div class="chart">${chart}</div></section>
+<section id="value"><h2>Value over time (USD)</h2>${valueSection(report)}</section>
 <section id="positions"><h2>PnL by position</h2>${positionsSection(report)}</section>
 <section id="nfts"><h2>NFT value</h2>${nftSection(report)}</section>
 <section id="series"><h2>Portfolio over time</h2>${seriesTable(report)}</section>
@@ -211,15 +250,15 @@ export function priceHtmlToken(report: PriceReport, token: PriceReportToken, row
     title: `${name} OHLC every ${report.range.interval}`,
   });
   const first = rows.find((row) => !row.gap);
-  const last = [...rows].reverse().find((row) => !row.gap);
+  const last = rows.findLast((row) => !row.gap);
   const table = rows.map((row) =>
     row.gap
       ? html`<tr class="gap"><td class="time">${utc(row.time)}</td><td colspan="4">gap: no price</td><td class="num">0</td></tr>`
-      : html`<tr><td class="time">${utc(row.time)}</td>${figure(row.open)}${figure(row.high)}${figure(row.low)}${figure(row.close)}<td class="num">${row.samples}</td></tr>`,
+      : html`<tr><td class="time">${utc(row.time)}</td>${figureCell(row.open, 'usd-price')}${figureCell(row.high, 'usd-price')}${figureCell(row.low, 'usd-price')}${figureCell(row.close, 'usd-price')}<td class="num">${row.samples}</td></tr>`,
   );
   return `${
     html`<section class="token" data-coin-type="${token.coinType}"><h2>${name} <span class="coin mono muted">${token.coinType}</span></h2>
-<dl class="summary"><div><dt>first open</dt><dd>${first?.open ?? '—'}</dd></div><div><dt>last close</dt><dd>${last?.close ?? '—'}</dd></div><div><dt>buckets (gaps)</dt><dd>${rows.length} (${gaps})</dd></div><div><dt>prices</dt><dd>${samples}</dd></div></dl>
+<dl class="summary"><div><dt>first open</dt><dd>${figureText(first?.open ?? null, 'usd-price')}</dd></div><div><dt>last close</dt><dd>${figureText(last?.close ?? null, 'usd-price')}</dd></div><div><dt>buckets (gaps)</dt><dd>${rows.length} (${gaps})</dd></div><div><dt>prices</dt><dd>${samples}</dd></div></dl>
 <div class="chart">${chart}</div>
 <table class="ohlc"><thead><tr><th>bucket start, UTC</th><th class="num">open</th><th class="num">high</th><th class="num">low</th><th class="num">close</th><th class="num">prices</th></tr></thead><tbody>${table}</tbody></table></section>`
       .text

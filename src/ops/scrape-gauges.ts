@@ -10,7 +10,7 @@ import { loadCapacityPlan, type CapacityPlanOptions } from '../scheduler/capacit
 
 /**
  * Sets the gauges that are read from Redis and Postgres rather than counted in-process: queue depth,
- * dataset freshness and the requests per second the watchlist needs (the capacity plan), with the
+ * dataset freshness (as an age and as the time of the last success) and the requests per second the watchlist needs (the capacity plan), with the
  * quota's, and the read replica's lag when there is one. Freshness and the plan are read on the
  * primary: on a lagging replica, Prometheus alerts on freshness would fire. Called on every /metrics
  * scrape. A source that does not answer leaves its gauge empty (reset), so that a dashboard or an
@@ -31,7 +31,7 @@ export async function refreshScrapeGauges(input: {
 }): Promise<void> {
   const { metrics, logger } = input;
   // A setting, not read from anywhere: always exported.
-  metrics.upstreamAvailableRps.set(input.options.UPSTREAM_RATE.rps);
+  metrics.upstreamAvailablePerSecond.set(input.options.UPSTREAM_RATE.rps);
   const queueDepths = withDeadline(readQueueDepths(input.queues), input.timeoutMs, 'Redis').then((depths) => {
     metrics.queueDepth.reset();
     for (const { queue, counts } of depths) {
@@ -40,17 +40,19 @@ export async function refreshScrapeGauges(input: {
   });
   const freshness = withDeadline(loadDatasetFreshness(input.database), input.timeoutMs, 'Postgres').then((rows) => {
     metrics.datasetFreshness.reset();
+    metrics.datasetLastSuccess.reset();
     const now = input.now().getTime();
     for (const row of rows) {
-      if (row.newestTick)
-        metrics.datasetFreshness.set({ dataset: row.dataset }, (now - row.newestTick.getTime()) / 1000);
+      if (!row.newestTick) continue;
+      metrics.datasetFreshness.set({ dataset: row.dataset }, (now - row.newestTick.getTime()) / 1000);
+      metrics.datasetLastSuccess.set({ dataset: row.dataset }, row.newestTick.getTime() / 1000);
     }
   });
   const plan = withDeadline(loadCapacityPlan(input.database, input.options), input.timeoutMs, 'Postgres').then(
     (loaded) => {
-      metrics.upstreamRequiredRps.reset();
+      metrics.upstreamRequiredPerSecond.reset();
       for (const dataset of loaded.datasets) {
-        metrics.upstreamRequiredRps.set({ dataset: dataset.dataset }, dataset.neededPerHour / 3600);
+        metrics.upstreamRequiredPerSecond.set({ dataset: dataset.dataset }, dataset.neededPerHour / 3600);
       }
     },
   );
@@ -74,6 +76,7 @@ export async function refreshScrapeGauges(input: {
   }
   if (freshnessResult.status === 'rejected') {
     metrics.datasetFreshness.reset();
+    metrics.datasetLastSuccess.reset();
     logger.warn({ err: freshnessResult.reason }, 'metrics: could not read dataset freshness from Postgres');
   }
   if (lagResult.status === 'rejected') {
@@ -81,7 +84,7 @@ export async function refreshScrapeGauges(input: {
     logger.warn({ err: lagResult.reason }, 'metrics: could not read the lag of the read replica (DATABASE_READ_URL)');
   }
   if (planResult.status === 'rejected') {
-    metrics.upstreamRequiredRps.reset();
+    metrics.upstreamRequiredPerSecond.reset();
     logger.warn(
       { err: planResult.reason },
       'metrics: could not read the watchlist for the capacity plan from Postgres',

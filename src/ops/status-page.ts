@@ -2,9 +2,9 @@ import Big from 'big.js';
 import { shortCoinType } from '../chain/coin-type.ts';
 import type { PortfolioPoint, WatchedAddressValue } from '../db/stores/reports.ts';
 import { Html, html } from './html.ts';
-import { renderPriceChartSvg, type PricePoint } from './price-chart-svg.ts';
+import { renderSparklineSvg, renderTimeChartSvg, type TimeValue } from './charts.ts';
+import { figureCell, figureText, formatPercent } from './figures.ts';
 import { QUEUE_STATES } from './queue-depths.ts';
-import { renderSparklineSvg } from './report-charts.ts';
 import type { AddressesStatus, Section, StatusPageData } from './status-page-data.ts';
 import type { ReplicaLag } from '../db/read-replica.ts';
 import type { WatchedTokenRow } from '../db/stores/status.ts';
@@ -53,7 +53,7 @@ const STYLE = new Html(`
   .token .latest { font-variant-numeric: tabular-nums; }
   .token .when { font-size: 12px; }
   .price-chart { display: block; width: 100%; height: auto; margin-top: 4px; }
-  .up { color: #1a7f37; } .down { color: #cf222e; }
+  .up, .positive { color: #1a7f37; } .down, .negative { color: #cf222e; }
   .truncate { max-width: 420px; overflow: hidden; text-overflow: ellipsis; }
   .sparkline { display: block; }
 `);
@@ -110,23 +110,27 @@ function queuesSection(data: StatusPageData): Html {
 }
 
 function change(token: WatchedTokenRow): Html {
-  if (!token.price || !token.price24hAgo || Number(token.price24hAgo) === 0) return html``;
-  const percent = ((Number(token.price) - Number(token.price24hAgo)) / Number(token.price24hAgo)) * 100;
-  // Display only: two decimals, and a change that rounds to zero shows as 0.00 rather than -0.00.
-  const shown = Math.abs(percent) < 0.005 ? 0 : percent;
-  const sign = shown > 0 ? '+' : '';
-  return html` <span class="${shown >= 0 ? 'up' : 'down'}">${sign}${shown.toFixed(2)} % / 24 h</span>`;
+  if (!token.price || !token.price24hAgo || new Big(token.price24hAgo).eq(0)) return html``;
+  const percent = new Big(token.price).minus(token.price24hAgo).div(token.price24hAgo).times(100);
+  const shown = formatPercent(percent.toFixed(), { signed: true });
+  return html` <span class="${shown.startsWith('-') ? 'down' : 'up'}">${shown} / 24 h</span>`;
 }
 
-function tokenCard(token: WatchedTokenRow, series: PricePoint[], data: StatusPageData): Html {
+function tokenCard(token: WatchedTokenRow, series: TimeValue[], data: StatusPageData): Html {
   const name = token.symbol ?? shortCoin(token.coinType);
-  const chart = renderPriceChartSvg(series, {
+  const chart = renderTimeChartSvg([{ name: 'price', className: 'price-line', color: '#2563eb', points: series }], {
     from: data.since,
     to: data.now,
-    title: `${name} price, last 24 h (${series.length} prices)`,
+    title: `${name} price in USD, last 24 h (${series.length} prices)`,
+    width: 360,
+    height: 140,
+    className: 'price-chart',
+    compact: true,
+    area: true,
+    emptyText: 'no prices in this window',
   });
   const latest = token.price
-    ? html`<div><span class="latest mono">${token.price}</span>${change(token)}</div><div class="when muted">price time ${formatTime(token.priceTime)} · ${series.length} prices in 24 h</div>`
+    ? html`<div><span class="latest">${figureText(token.price, 'usd-price')}</span>${change(token)}</div><div class="when muted">price time ${formatTime(token.priceTime)} · ${series.length} prices in 24 h</div>`
     : html`<div class="muted">no price yet</div>`;
   return html`<div class="token" data-coin-type="${token.coinType}"><span class="name">${name}</span><span class="coin mono muted" title="${token.coinType}">${shortCoin(token.coinType)}</span>${latest}${chart}</div>`;
 }
@@ -136,10 +140,10 @@ function pricesSection(data: StatusPageData): Html {
   if (!tokens.ok) return failed(tokens);
   if (tokens.value.watched.length === 0)
     return html`<p class="muted">No watched tokens (chaintap tokens add &lt;coin type&gt;).</p>`;
-  const series = new Map<string, PricePoint[]>();
+  const series = new Map<string, TimeValue[]>();
   for (const row of tokens.value.prices) {
     const points = series.get(row.coinType) ?? [];
-    points.push({ time: row.priceTime, price: row.price });
+    points.push({ time: row.priceTime, value: row.price });
     series.set(row.coinType, points);
   }
   return html`<div class="charts">${tokens.value.watched.map((token) => tokenCard(token, series.get(token.coinType) ?? [], data))}</div>`;
@@ -195,12 +199,6 @@ function quotaSection(data: StatusPageData): Html {
 <table><thead><tr><th>dataset, in priority order</th><th>cron</th><th class="num">requests per slot</th><th class="num">needs req/h</th><th class="num">gets req/h</th><th>refreshes each target</th><th class="num">superseded, last hour</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-/** A value to two decimals for the eye (exact decimal rounding, never a float); the exact figure is in its title and the report. */
-function usd(value: string | null): Html {
-  if (value === null) return html`<td class="num muted">—</td>`;
-  return html`<td class="num" title="${value}">${new Big(value).toFixed(2)}</td>`;
-}
-
 function addressRow(
   address: WatchedAddressValue,
   points: PortfolioPoint[],
@@ -214,7 +212,7 @@ function addressRow(
     points.map((point) => ({ time: point.time, value: point.totalValue })),
     { from: status.from, to: status.to, title: `total value of ${address.address}, last 7 days` },
   );
-  return html`<tr data-address="${address.address}"><td class="mono"><a href="${reportHref(address.address)}">${address.address}</a></td>${usd(address.totalValue)}${usd(address.positionsValue)}${usd(address.nftValue)}<td>${formatTime(refreshed)}</td><td>${sparkline}</td></tr>`;
+  return html`<tr data-address="${address.address}"><td class="mono"><a href="${reportHref(address.address)}">${address.address}</a></td>${figureCell(address.totalValue, 'usd')}${figureCell(address.positionsValue, 'usd')}${figureCell(address.nftValue, 'usd')}<td>${formatTime(refreshed)}</td><td>${sparkline}</td></tr>`;
 }
 
 function addressesSection(data: StatusPageData, reportHref: (address: string) => string): Html {

@@ -1,12 +1,25 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+const LINT_FAILING_DEFAULTS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
 /**
  * Every Prometheus metric chaintap exports. One registry per process context (no global registry),
- * so tests and in-process workers never share counters by accident.
+ * so tests and in-process workers never share counters by accident. Node's process metrics keep
+ * their standard names (process_cpu_seconds_total, nodejs_heap_size_used_bytes, ...), so that stock
+ * Node.js dashboards work; chaintap's own start with chaintap_, rates end in _per_second.
  */
 export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
   const registry = new Registry();
-  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'chaintap_' });
+  if (options.defaultMetrics ?? true) {
+    collectDefaultMetrics({ register: registry });
+    // Gauges named like counters, which `promtool check metrics` refuses; each is the sum of the
+    // gauge of the same name without `_total` (by type), which stays.
+    for (const name of LINT_FAILING_DEFAULTS) registry.removeSingleMetric(name);
+  }
   const registers = [registry];
   return {
     registry,
@@ -90,6 +103,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['dataset'] as const,
       registers,
     }),
+    datasetLastSuccess: new Gauge({
+      name: 'chaintap_dataset_last_success_timestamp_seconds',
+      help: 'Unix time of the last successful tick of each dataset (time() minus it is the freshness), read at scrape time',
+      labelNames: ['dataset'] as const,
+      registers,
+    }),
     readReplicaLag: new Gauge({
       name: 'chaintap_database_read_replica_lag_seconds',
       help: 'How far the read database (DATABASE_READ_URL, its host:port as server) is behind the primary: now minus its last replayed commit, 0 when it has replayed all it received or is not a standby; read at scrape time, exported only when DATABASE_READ_URL is set and it answers',
@@ -97,14 +116,14 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['server'] as const,
       registers,
     }),
-    upstreamRequiredRps: new Gauge({
-      name: 'chaintap_upstream_required_rps',
+    upstreamRequiredPerSecond: new Gauge({
+      name: 'chaintap_upstream_required_requests_per_second',
       help: 'Upstream requests per second each dataset needs for the watchlist and its cron (the capacity plan), read at scrape time',
       labelNames: ['dataset'] as const,
       registers,
     }),
-    upstreamAvailableRps: new Gauge({
-      name: 'chaintap_upstream_available_rps',
+    upstreamAvailablePerSecond: new Gauge({
+      name: 'chaintap_upstream_available_requests_per_second',
       help: 'Upstream requests per second the quota allows (UPSTREAM_RATE), shared by every process',
       registers,
     }),

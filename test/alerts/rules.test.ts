@@ -26,9 +26,9 @@ rules:
 `;
 
 /** The message of the InvalidInputError `text` is refused with. */
-function refusal(text: string): string {
+function refusal(text: string, env: Record<string, string> = {}): string {
   try {
-    parseRules(text, 'rules.yaml');
+    parseRules(text, 'rules.yaml', env);
   } catch (error) {
     expect(error).toBeInstanceOf(InvalidInputError);
     return (error as Error).message;
@@ -114,6 +114,45 @@ rules:
     expect(
       refusal('rules: [{ id: a, kind: stale, dataset: prices, max_age: 0m, webhooks: [{url: "https://x.example"}] }]'),
     ).toContain('field "max_age": expected a duration');
+  });
+
+  it("reads a webhook's signing secret from the file or the environment, refusing one that is not a secret", () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    const rule = '\nrules: [{ id: a, kind: stale, dataset: prices, max_age: 1m }]';
+    const inline = parseRules(`webhooks: [{ url: "https://x.example", secret: "${secret}" }]${rule}`, 'rules.yaml');
+    expect(inline.webhooks[0]!.signingKey).toEqual(Buffer.alloc(32, 7));
+    const fromEnv = parseRules(`webhooks: [{ url: "https://x.example", secret_env: HOOK }]${rule}`, 'r.yaml', {
+      HOOK: secret,
+    });
+    expect(fromEnv.webhooks[0]!.signingKey).toEqual(Buffer.alloc(32, 7));
+    expect(parseRules(`webhooks: [{ url: "https://x.example" }]${rule}`, 'r.yaml').webhooks[0]!.signingKey).toBe(
+      undefined,
+    );
+
+    expect(refusal(`webhooks: [{ url: "https://x.example", secret: "hunter2" }]${rule}`)).toContain(
+      'field "webhooks[0].secret": expected a secret starting with "whsec_"',
+    );
+    expect(refusal(`webhooks: [{ url: "https://x.example", secret: "whsec_c2hvcnQ=" }]${rule}`)).toContain(
+      'expected 24 to 64 bytes of key, got 5',
+    );
+    expect(
+      refusal(`webhooks: [{ url: "https://x.example", secret: "${secret}", secret_env: HOOK }]${rule}`, {
+        HOOK: secret,
+      }),
+    ).toContain('give "secret" or "secret_env", not both');
+    expect(refusal(`webhooks: [{ url: "https://x.example", secret_env: HOOK }]${rule}`)).toContain(
+      'webhooks[0]: field "secret_env": HOOK is not set',
+    );
+    const wrong = refusal(`webhooks: [{ url: "https://x.example", secret_env: HOOK }]${rule}`, {
+      HOOK: 'not-a-secret',
+    });
+    expect(wrong).toContain('webhooks[0]: field "secret_env": HOOK: expected a secret starting with "whsec_"');
+    expect(wrong).not.toContain('not-a-secret');
+    expect(
+      refusal(
+        `rules: [{ id: a, kind: stale, dataset: prices, max_age: 1m, webhooks: [{ url: "https://x.example", secret_env: NOPE }] }]`,
+      ),
+    ).toContain('rules[0] (id "a"): webhooks[0]: field "secret_env": NOPE is not set');
   });
 
   it('parses durations of one unit', () => {

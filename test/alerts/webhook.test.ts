@@ -19,6 +19,7 @@ beforeAll(async () => {
       const [status, extra] = ({
         '/ok/secret-token': [200, {}],
         '/busy/secret-token': [503, { 'retry-after': '7' }],
+        '/busy-until/secret-token': [429, { 'retry-after': new Date(Date.now() + 60_000).toUTCString() }],
         '/gone/secret-token': [404, {}],
         '/moved/secret-token': [302, { location: '/ok/secret-token' }],
       }[req.url ?? ''] ?? [500, {}]) as [number, Record<string, string>];
@@ -50,6 +51,11 @@ describe('postEvent', () => {
       error: 'HTTP 503: busy',
       retryAfterMs: 7_000,
     });
+    // Retry-After as an HTTP date (RFC 9110), read by the one parser the upstream client uses too.
+    const until = await postEvent(hook('/busy-until/secret-token'), '{}', 'k2b');
+    expect(until).toMatchObject({ ok: false, retryable: true });
+    expect(until.ok === false && until.retryAfterMs).toBeGreaterThan(55_000);
+    expect(until.ok === false && until.retryAfterMs).toBeLessThanOrEqual(60_000);
     const gone = await postEvent(hook('/gone/secret-token'), '{}', 'k3');
     expect(gone).toEqual({ ok: false, retryable: false, error: 'HTTP 404: no hook at /…' });
     expect(await postEvent(hook('/moved/secret-token'), '{}', 'k4')).toMatchObject({

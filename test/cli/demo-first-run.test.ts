@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { startChaintap, type ChaintapProcess } from '../support/fault-processes.ts';
@@ -40,6 +41,17 @@ describe('chaintap demo, first run', () => {
     const status = await fetch(`http://127.0.0.1:${opsPort}/healthz`);
     expect(status.status).toBe(200);
     expect(demo.lines.join('\n')).not.toMatch(/ECONNREFUSED/);
+    // A read-only login for BI tools, its password made for this run.
+    const login = demo.lines.find((line) => line.startsWith('read-only SQL for BI tools'));
+    const url = /(postgres:\/\/chaintap_demo_reader:[^@\s]+@\S+)$/.exec(login ?? '')?.[1];
+    expect(url, login).toBeDefined();
+    const reader = postgres(url!, { max: 1, onnotice: () => {} });
+    try {
+      await expect(reader`select count(*) from latest_portfolio`).resolves.toHaveLength(1);
+      await expect(reader`select count(*) from watched_addresses`).rejects.toThrow(/permission denied/);
+    } finally {
+      await reader.end();
+    }
 
     demo.child.kill('SIGINT');
     const exit = await demo.exited;

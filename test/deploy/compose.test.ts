@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { runCli } from '../support/cli.ts';
+import { createTestDatabase } from '../support/database.ts';
 import { freePort } from '../support/fault-redis-server.ts';
 import { redisCommand, waitUntil } from '../support/redis-process.ts';
 
@@ -13,6 +15,7 @@ const text = readFileSync(COMPOSE_FILE, 'utf8');
 
 interface Service {
   image?: string;
+  entrypoint?: string[];
   profiles?: string[];
   user?: string;
   command?: string[];
@@ -128,6 +131,45 @@ describe('docker-compose.yml', () => {
   it('.env.example lists every secret, empty', () => {
     const example = readFileSync(join(ROOT, '.env.example'), 'utf8');
     for (const name of SECRETS) expect(example, name).toMatch(new RegExp(`^${name}=$`, 'm'));
+  });
+});
+
+describe("docker-compose.yml's watchlist service (profile monitoring)", () => {
+  it('adds the tokens and addresses of docker/watchlist, running its own command here', async () => {
+    const service = compose.services.watchlist!;
+    expect(service.profiles).toEqual(['monitoring']);
+    expect(service.depends_on?.migrate).toEqual({ condition: 'service_completed_successfully' });
+    const mount = service.volumes!.find((volume) => volume.startsWith('./docker/watchlist:'))!.split(':')[1]!;
+    expect(service.entrypoint).toEqual(['sh', '-c']);
+    const commands = service.command![0]!.split('&&').map((command) => command.trim().split(/\s+/));
+    expect(commands).toHaveLength(2);
+    const database = await createTestDatabase();
+    try {
+      // Twice, as every `up` runs it: adding is idempotent.
+      for (const round of [1, 2]) {
+        for (const command of commands) {
+          expect(command.slice(0, 2)).toEqual(['node', 'dist/cli/main.js']);
+          const args = command.slice(2).map((arg) => arg.replace(mount, join(ROOT, 'docker/watchlist')));
+          const run = await runCli(args, { DATABASE_URL: database.url, LOG_LEVEL: 'warn' });
+          expect(run.code, `round ${round}: ${args.join(' ')}\n${run.stderr}`).toBe(0);
+        }
+      }
+      const [counts] = await database.sql<{ tokens: number; addresses: number; pnl: number }[]>`
+        select (select count(*)::int from watched_tokens) as tokens,
+               (select count(*)::int from watched_addresses) as addresses,
+               (select count(*)::int from watched_addresses where include_pnl) as pnl`;
+      const lines = (file: string) =>
+        readFileSync(join(ROOT, 'docker/watchlist', file), 'utf8')
+          .split('\n')
+          .filter((line) => line.trim() && !line.startsWith('#')).length;
+      expect(counts).toEqual({
+        tokens: lines('tokens.txt'),
+        addresses: lines('addresses.txt'),
+        pnl: lines('addresses.txt'),
+      });
+    } finally {
+      await database.drop();
+    }
   });
 });
 

@@ -1,9 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.ts';
+import { takeScreenshot } from '../support/screenshots.ts';
+import { formatUsd } from '../../src/ops/figures.ts';
 import { createOpsServer, type OpsServer } from '../../src/ops/server.ts';
 import { writeFileAtomically } from '../../src/ops/report-file.ts';
 import { writePriceReport } from '../../src/ops/report-output.ts';
@@ -16,7 +18,7 @@ import { ADDRESS, createReportWorld, HOUR, IDLE_ADDRESS, SUI, USDC } from '../re
  * The HTML reports as a person sees them, in Debian's Chromium (headless): the portfolio report
  * served by the ops server behind OPS_TOKEN and reached from the status page's link, and a price
  * report file. Charts must be drawn, nothing may be fetched, no console error. Screenshots are left
- * in test-results/ (report-portfolio-top.png is the one in docs/reports.md).
+ * in test-results/ (report-portfolio-top.png is docs/report-portfolio.png: UPDATE_SCREENSHOTS=1).
  */
 const TOKEN = 'report-browser-test-token';
 /** Twelve cycles four hours apart over the two days before the world's time. */
@@ -43,7 +45,6 @@ beforeAll(async () => {
   });
   url = await server.listen();
   browser = await launchChromium();
-  mkdirSync('test-results', { recursive: true });
 }, 300_000);
 
 afterAll(async () => {
@@ -91,8 +92,19 @@ describe('the portfolio report on the ops server', () => {
       await row.locator('a').click();
       await page.waitForURL(/\/report\/portfolio\?address=/);
       expect(await page.title()).toBe(`Portfolio report: ${ADDRESS}`);
-      // The default range: 30 days to now, daily; the cycles fall in the last two days.
-      await expect(page.locator('table.series tbody tr').count()).resolves.toBe(31);
+      // The default range: 30 days to now, daily; the cycles fall in the last two days. The 29 days
+      // before the first refresh are one gap row, and the chart starts at the first refresh.
+      await expect(page.locator('table.series tbody tr').count()).resolves.toBe(3);
+      await expect(page.locator('table.series tr.gap').getAttribute('data-rows')).resolves.toBe('29');
+      await expect(page.locator('#value p.starts-later').getAttribute('data-gaps')).resolves.toBe('29');
+      expect(await pathPoints(page, 'svg.time-chart path.series-total')).toBe(2);
+      // Figures for people, the exact ones on hover.
+      const [last] = await harness.database.sql<{ total: string }[]>`
+        select total_value::text as total from latest_portfolio where owner = ${ADDRESS}`;
+      const total = page.locator('#summary dd.total span');
+      await expect(total.getAttribute('title')).resolves.toBe(last!.total);
+      await expect(total.textContent()).resolves.toBe(formatUsd(last!.total));
+      await expect(total.textContent()).resolves.toMatch(/^\$[\d,]+\.\d\d$/);
       expect(errors).toEqual([]);
     } finally {
       await page.close();
@@ -106,8 +118,14 @@ describe('the portfolio report on the ops server', () => {
       const response = await page.goto(`${url}/report/portfolio?${query}&token=${TOKEN}`);
       expect(response?.status()).toBe(200);
       expect(response?.headers()['content-security-policy']).toBe("default-src 'none'; style-src 'unsafe-inline'");
-      // 49 hourly rows; the first cycle at 16:00 leaves 4 gaps before it.
+      // 49 hourly rows; the first cycle at 16:00 leaves 4 gaps before it, and the chart starts there.
       expect(await pathPoints(page, 'svg.time-chart path.series-total')).toBe(45);
+      await expect(page.locator('#value p.starts-later').getAttribute('data-gaps')).resolves.toBe('4');
+      await expect(page.locator('svg.time-chart text.x-tick').first().textContent()).resolves.toBe('11-20 00:00');
+      // Every value figure of the tables is money: `$1,234.56`, `($1,234.56)` for a loss.
+      const cells = await page.locator('table.series td.num, table.positions td.num').allTextContents();
+      expect(cells.length).toBeGreaterThan(40);
+      for (const cell of cells) expect(cell).toMatch(/^(\(\$[\d,]+\.\d\d\)|\$[\d,]+\.\d\d|—)$/);
       const line = await page.locator('svg.time-chart path.series-total').boundingBox();
       expect(line!.width).toBeGreaterThan(500);
       expect(line!.height).toBeGreaterThan(20);
@@ -126,8 +144,8 @@ describe('the portfolio report on the ops server', () => {
       expect(errors).toEqual([]);
       // The document itself and nothing else: no font, image or style from anywhere.
       expect(requests).toEqual([`${url}/report/portfolio?${query}&token=${TOKEN}`]);
-      await page.screenshot({ path: 'test-results/report-portfolio.png', fullPage: true });
-      await page.screenshot({ path: 'test-results/report-portfolio-top.png' });
+      await takeScreenshot(page, 'report-portfolio.png', { fullPage: true });
+      await takeScreenshot(page, 'report-portfolio-top.png', { docsName: 'report-portfolio.png' });
 
       // Printed: the dark header gives way to plain text, and it lays out as a PDF.
       await page.emulateMedia({ media: 'print' });
@@ -189,7 +207,7 @@ describe('the price report file', () => {
       expect(close!.width).toBeGreaterThan(300);
       expect(errors).toEqual([]);
       expect(requests).toEqual([`file://${file}`]);
-      await page.screenshot({ path: 'test-results/report-prices.png', fullPage: true });
+      await takeScreenshot(page, 'report-prices.png', { fullPage: true });
     } finally {
       await page.close();
     }

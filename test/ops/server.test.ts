@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/client.ts';
 import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.ts';
@@ -40,6 +41,13 @@ async function start(
 }
 
 /** Value of one sample line of a Prometheus text exposition, e.g. `name{a="b"}`. */
+/** `promtool check metrics` (Debian's prometheus package, .ci/run installs it) over an exposition. */
+function promtoolCheck(exposition: string): { status: number | null; output: string } {
+  const run = spawnSync('promtool', ['check', 'metrics'], { input: exposition, encoding: 'utf8' });
+  if (run.error) throw new Error(`promtool is not installed: apt-get install prometheus (${run.error.message})`);
+  return { status: run.status, output: `${run.stdout}${run.stderr}`.trim() };
+}
+
 function sample(exposition: string, series: string): number | undefined {
   const line = exposition.split('\n').find((candidate) => candidate.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
@@ -120,14 +128,22 @@ describe('ops server', () => {
       'chaintap_quarantined_payloads_total',
       'chaintap_queue_jobs',
       'chaintap_dataset_freshness_seconds',
-      'chaintap_upstream_required_rps',
-      'chaintap_upstream_available_rps',
+      'chaintap_upstream_required_requests_per_second',
+      'chaintap_upstream_available_requests_per_second',
     ]) {
       expect(before, name).toContain(`# TYPE ${name} `);
     }
-    // Process metrics (prom-client defaults under the chaintap_ prefix).
-    expect(before).toMatch(/^# TYPE chaintap_process_\w*cpu_seconds_total counter$/m);
-    expect(before).toMatch(/^# TYPE chaintap_process_\w*resident_memory_bytes gauge$/m);
+    // Node's process metrics under their standard names, as stock dashboards query them.
+    for (const line of [
+      '# TYPE process_cpu_seconds_total counter',
+      '# TYPE process_resident_memory_bytes gauge',
+      '# TYPE nodejs_heap_size_used_bytes gauge',
+      '# TYPE nodejs_eventloop_lag_p99_seconds gauge',
+      '# TYPE nodejs_active_handles gauge',
+    ]) {
+      expect(before.split('\n'), line).toContain(line);
+    }
+    expect(before).not.toMatch(/^# TYPE chaintap_(process|nodejs)_/m);
     expect(sample(before, 'chaintap_upstream_requests_total{operation="token_price",status="200"}')).toBeUndefined();
 
     metrics.upstreamRequests.inc({ operation: 'token_price', status: '200' }, 3);
@@ -151,6 +167,8 @@ describe('ops server', () => {
     expect(sample(after, 'chaintap_jobs_total{queue="prices",outcome="completed"}')).toBe(1);
     expect(sample(after, 'chaintap_rows_written_total{table="token_prices"}')).toBe(50);
     expect(sample(after, 'chaintap_quarantined_payloads_total{dataset="positions"}')).toBe(1);
+    // As Prometheus's own linter reads it: names, types, help, suffixes.
+    expect(promtoolCheck(after)).toEqual({ status: 0, output: '' });
   });
 
   it('reads queue depths from Redis at scrape time', async () => {
@@ -175,8 +193,8 @@ describe('ops server', () => {
     try {
       const server = await start({ UPSTREAM_RATE: '2/s' }, { database: unreachable });
       const metrics = await (await fetch(`${server.url}/metrics`)).text();
-      expect(sample(metrics, 'chaintap_upstream_available_rps')).toBe(2);
-      expect(metrics).not.toContain('chaintap_upstream_required_rps{');
+      expect(sample(metrics, 'chaintap_upstream_available_requests_per_second')).toBe(2);
+      expect(metrics).not.toContain('chaintap_upstream_required_requests_per_second{');
       expect(server.logLines.join('')).toContain('could not read the watchlist for the capacity plan');
     } finally {
       await unreachable.close();

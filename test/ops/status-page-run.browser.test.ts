@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.ts';
+import { pathVertices, takeScreenshot } from '../support/screenshots.ts';
 import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.ts';
+import { formatUsd, formatUsdPrice } from '../../src/ops/figures.ts';
 import { createOpsServer, type OpsServer } from '../../src/ops/server.ts';
 import { runBackfill } from '../../src/cli/backfill-prices.ts';
 import { runCycle } from '../../src/cli/run-cycle.ts';
@@ -11,8 +12,8 @@ import { createPipelineHarness, WORLD_TIME, type PipelineHarness, cycleDeps } fr
 /**
  * The status page after a real run: a day of hourly prices backfilled and one full cycle through
  * the queues, workers and simulated upstream; then Chromium loads the page and /metrics is scraped.
+ * Its screenshot is docs/status-page.png (UPDATE_SCREENSHOTS=1 rewrites it).
  */
-const SCREENSHOT = 'test-results/status-page-run.png';
 const HOUR = 3_600_000;
 const TOKENS = ['0x2::sui::SUI', `0x${'d'.repeat(64)}::usdc::USDC`, `0x${'e'.repeat(64)}::cetus::CETUS`];
 
@@ -62,18 +63,28 @@ describe('status page and metrics after a real run', () => {
         select count(*)::int as n from token_prices where coin_type = ${`0x${'0'.repeat(63)}2::sui::SUI`}`;
       expect(stored!.n).toBe(24); // 23 backfilled hours and the cycle's current price
       const line = page.locator(
-        `.token[data-coin-type="0x${'0'.repeat(63)}2::sui::SUI"] svg.price-chart polyline.price-line`,
+        `.token[data-coin-type="0x${'0'.repeat(63)}2::sui::SUI"] svg.price-chart path.price-line`,
       );
-      const vertices = await line.evaluate(
-        (element) => (element as unknown as { points: { numberOfItems: number } }).points.numberOfItems,
-      );
-      expect(vertices).toBe(24);
-      await expect(page.locator('.token svg.price-chart polyline.price-line').count()).resolves.toBe(TOKENS.length);
+      expect(pathVertices(await line.getAttribute('d'))).toBe(24);
+      await expect(page.locator('.token svg.price-chart path.price-line').count()).resolves.toBe(TOKENS.length);
+      // Figures for people: the latest price to six significant digits, the exact one on hover.
+      const latest = page.locator(`.token[data-coin-type="0x${'0'.repeat(63)}2::sui::SUI"] .latest span`);
+      const [stored24] = await harness.database.sql<{ price: string }[]>`
+        select price::text from latest_token_prices where coin_type = ${`0x${'0'.repeat(63)}2::sui::SUI`}`;
+      await expect(latest.getAttribute('title')).resolves.toBe(stored24!.price);
+      await expect(latest.textContent()).resolves.toBe(formatUsdPrice(stored24!.price));
+      // Round value ticks: every label on the axis is a multiple of the step between two of them.
+      const ticks = await page
+        .locator(`.token[data-coin-type="0x${'0'.repeat(63)}2::sui::SUI"] svg.price-chart text.y-tick`)
+        .allTextContents();
+      expect(ticks.length).toBeGreaterThanOrEqual(2);
+      const values = ticks.map((tick) => Number(tick.replace(/[$,]/g, '')));
+      const step = values[1]! - values[0]!;
+      expect(values.every((value) => Math.abs(value / step - Math.round(value / step)) < 1e-6)).toBe(true);
       for (const dataset of ['prices', 'positions', 'nfts']) {
         await expect(page.locator(`tr[data-dataset="${dataset}"] .freshness`).textContent()).resolves.toBe('1 min 0 s');
       }
-      mkdirSync('test-results', { recursive: true });
-      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+      await takeScreenshot(page, 'status-page-run.png', { fullPage: true, docsName: 'status-page.png' });
     } finally {
       await page.close();
     }
@@ -88,6 +99,7 @@ describe('status page and metrics after a real run', () => {
       const [latest] = await harness.database.sql<{ total: string }[]>`
         select total_value::text as total from latest_portfolio where owner = ${address}`;
       await expect(row.locator('td.num').first().getAttribute('title')).resolves.toBe(latest!.total);
+      await expect(row.locator('td.num').first().textContent()).resolves.toBe(formatUsd(latest!.total));
       await expect(row.locator('a').getAttribute('href')).resolves.toBe(`/report/portfolio?address=${address}`);
       // One cycle a minute before the page's clock: only the sparkline's last point (now) has a value.
       const points = await row

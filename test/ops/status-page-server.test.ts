@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatUsdPrice } from '../../src/ops/figures.ts';
 import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.ts';
 import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -80,10 +81,13 @@ describe('status page over seeded rows', () => {
       expect(start).toBeGreaterThan(0);
       const card = page.slice(start, page.indexOf('</svg>', start));
       expect(card).toContain(`<span class="name">${token.symbol}</span>`);
-      expect(card).toContain(`<span class="latest mono">${token.prices.at(-1)!.price}</span>`);
-      const points = /<polyline class="price-line" points="([^"]*)"/.exec(card)![1]!.split(' ');
+      // The latest price for the eye (six significant digits), exact in the title.
+      const latest = token.prices.at(-1)!.price;
+      expect(card).toContain(`<span class="latest"><span title="${latest}">${formatUsdPrice(latest)}</span></span>`);
+      const path = /<path class="series price-line" d="([^"]*)" data-points="(\d+)"/.exec(card)!;
       // The price 30 hours old is outside the window.
-      expect(points).toHaveLength(token.prices.length);
+      expect(path[1]!.split(' ')).toHaveLength(token.prices.length);
+      expect(Number(path[2])).toBe(token.prices.length);
     }
   });
 
@@ -132,7 +136,7 @@ describe('status page over seeded rows', () => {
         '<span class="pill over">over budget: needs 2.0x the quota: prices every 2 min at best</span> <span class="muted">To fit: a quota of at least 61/h, fewer addresses or tokens, or slower crons.</span>',
       );
       const metrics = await (await fetch(`${small.url}/metrics`)).text();
-      expect(metrics).toContain(`chaintap_upstream_available_rps ${30 / 3600}\n`);
+      expect(metrics).toContain(`chaintap_upstream_available_requests_per_second ${30 / 3600}\n`);
     } finally {
       await small.close();
     }
@@ -140,18 +144,25 @@ describe('status page over seeded rows', () => {
 
   it('exports what the watchlist needs of the quota on /metrics', async () => {
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
-    expect(metrics).toContain('# TYPE chaintap_upstream_required_rps gauge\n');
-    expect(metrics).toContain(`chaintap_upstream_required_rps{dataset="prices"} ${60 / 3600}\n`);
-    expect(metrics).toContain('chaintap_upstream_required_rps{dataset="positions"} 0\n');
-    expect(metrics).toContain('chaintap_upstream_required_rps{dataset="nfts"} 0\n');
-    expect(metrics).toContain('# TYPE chaintap_upstream_available_rps gauge\n');
-    expect(metrics).toContain(`chaintap_upstream_available_rps ${40 / 60}\n`);
+    expect(metrics).toContain('# TYPE chaintap_upstream_required_requests_per_second gauge\n');
+    expect(metrics).toContain(`chaintap_upstream_required_requests_per_second{dataset="prices"} ${60 / 3600}\n`);
+    expect(metrics).toContain('chaintap_upstream_required_requests_per_second{dataset="positions"} 0\n');
+    expect(metrics).toContain('chaintap_upstream_required_requests_per_second{dataset="nfts"} 0\n');
+    expect(metrics).toContain('# TYPE chaintap_upstream_available_requests_per_second gauge\n');
+    expect(metrics).toContain(`chaintap_upstream_available_requests_per_second ${40 / 60}\n`);
   });
 
   it('exports dataset freshness from the watermarks on /metrics', async () => {
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     expect(metrics).toContain('chaintap_dataset_freshness_seconds{dataset="prices"} 60\n');
     expect(metrics).toContain('chaintap_dataset_freshness_seconds{dataset="positions"} 900\n');
+    // The same as a time: the newest successful tick, in Unix seconds (freshness = now - it).
+    expect(metrics).toContain(
+      `chaintap_dataset_last_success_timestamp_seconds{dataset="prices"} ${(SEED_NOW.getTime() - 60_000) / 1000}\n`,
+    );
+    expect(metrics).toContain(
+      `chaintap_dataset_last_success_timestamp_seconds{dataset="positions"} ${(SEED_NOW.getTime() - 900_000) / 1000}\n`,
+    );
     expect(metrics).toContain('chaintap_queue_jobs{queue="prices",state="waiting"} 1\n');
   });
 });

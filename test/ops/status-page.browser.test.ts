@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.ts';
+import { pathVertices, takeScreenshot } from '../support/screenshots.ts';
 import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.ts';
 import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -14,7 +14,6 @@ import { SEED_NOW, SEEDED_TOKENS, seedStatusRows } from './status-seed.ts';
  * seeded rows, and the SVG charts must be drawn with every price. The screenshot is left in
  * test-results/status-page.png. CI installs Chromium (`apt-get install -y chromium`, see .ci/run).
  */
-const SCREENSHOT = 'test-results/status-page.png';
 const TOKEN = 'browser-test-ops-token';
 
 let database: TestDatabase;
@@ -60,12 +59,8 @@ describe('status page in headless Chromium', () => {
       expect(await page.title()).toBe('chaintap status');
 
       for (const token of SEEDED_TOKENS) {
-        const line = page.locator(`.token[data-coin-type="${token.coinType}"] svg.price-chart polyline.price-line`);
-        // As the browser parsed it: the polyline's own point list.
-        const vertices = await line.evaluate(
-          (element) => (element as unknown as { points: { numberOfItems: number } }).points.numberOfItems,
-        );
-        expect(vertices).toBe(token.prices.length);
+        const line = page.locator(`.token[data-coin-type="${token.coinType}"] svg.price-chart path.price-line`);
+        expect(pathVertices(await line.getAttribute('d'))).toBe(token.prices.length);
         const box = await line.boundingBox();
         expect(box!.width).toBeGreaterThan(200);
         expect(box!.height).toBeGreaterThan(40);
@@ -98,8 +93,7 @@ describe('status page in headless Chromium', () => {
       );
       await expect(quota.locator('tr[data-quota-dataset="positions"] .superseded').textContent()).resolves.toBe('2');
 
-      mkdirSync('test-results', { recursive: true });
-      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+      await takeScreenshot(page, 'status-page.png', { fullPage: true });
     } finally {
       await page.close();
     }
@@ -115,7 +109,7 @@ describe('status page in headless Chromium', () => {
       await page.getByText('positions', { exact: true }).first().waitFor({ timeout: 15_000 });
       await expect(page.getByText('maintenance', { exact: true }).first().isVisible()).resolves.toBe(true);
       await page.waitForLoadState('networkidle');
-      await page.screenshot({ path: 'test-results/bull-board.png' });
+      await takeScreenshot(page, 'bull-board.png');
     } finally {
       await page.close();
     }

@@ -143,8 +143,8 @@ describe('renderStatusPage', () => {
     );
     expect(page).toContain('Unavailable: Redis did not answer within 3000 ms');
     expect(page).toContain('1 section(s) unavailable');
-    expect(page).toContain('+25.00 % / 24 h');
-    expect(page).toContain('class="price-line"');
+    expect(page).toContain('+25.0 % / 24 h');
+    expect(page).toContain('class="series price-line"');
   });
 
   it('shows a change that rounds to zero as 0.00 %', () => {
@@ -261,9 +261,9 @@ describe('renderStatusPage: watched addresses', () => {
       page.indexOf(`<tr data-address="${address}">`),
       page.indexOf('</tr>', page.indexOf(`<tr data-address="${address}">`)),
     );
-    expect(row).toContain(`<td class="num" title="1234.129999">1234.13</td>`);
-    expect(row).toContain(`<td class="num" title="1234.004999">1234.00</td>`);
-    expect(row).toContain(`<td class="num" title="0.125">0.13</td>`);
+    expect(row).toContain(`<td class="num" title="1234.129999">$1,234.13</td>`);
+    expect(row).toContain(`<td class="num" title="1234.004999">$1,234.00</td>`);
+    expect(row).toContain(`<td class="num" title="0.125">$0.13</td>`);
     expect(row).toContain('2024-05-02 11:45:00 UTC');
     expect(row).toMatch(/<svg class="sparkline"[^>]*>.*<path class="spark-line" d="M[^"]*" data-points="3"/);
     expect(page).toMatch(

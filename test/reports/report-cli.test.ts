@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizedPrices, priceRows, PRICES_START } from '../../bench/support/price-rows.ts';
 import { withTransaction, writeTokenPrices } from '../../src/db/index.ts';
 import { PORTFOLIO_CSV_HEADER } from '../../src/ops/report-output.ts';
+import { formatQuantity, formatUsd, formatUsdPrice } from '../../src/ops/figures.ts';
 import { runCli, spawnCli, type CliResult } from '../support/cli.ts';
 import type { PipelineHarness } from '../support/pipeline.ts';
 import { parseCsv } from './csv.ts';
@@ -242,11 +243,39 @@ describe('report portfolio', () => {
     expect(page).not.toMatch(/<script|<link|<img|<iframe|\ssrc=|url\(/i);
     expect(page).toContain('class="series series-total"');
     expect(page).toContain('class="report-chart bar-chart"');
+    // Each figure written for people, the exact one in its title.
+    const shown: Record<string, (value: string) => string> = {
+      total_value: formatUsd,
+      pnl: formatUsd,
+      current_value: formatUsd,
+      value_usd: formatUsd,
+      unrealized_pnl: (value) => formatQuantity(value),
+    };
     for (const record of csv.records) {
-      for (const column of ['total_value', 'pnl', 'current_value', 'value_usd', 'unrealized_pnl']) {
-        if (record[column]) expect(page).toContain(`>${record[column]}<`);
+      for (const [column, format] of Object.entries(shown)) {
+        const value = record[column];
+        if (value) expect(page).toContain(`title="${value}">${format(value)}<`);
       }
     }
+  });
+
+  it('carries a refresh from before --from into the rows until the next one', async () => {
+    const run = await report(
+      'portfolio',
+      '--address',
+      ADDRESS,
+      ...['--from', '2026-11-21T09:00:00Z', '--to', '2026-11-21T11:00:00Z', '--interval', '30m', '--format', 'json'],
+    );
+    expect(run.code).toBe(0);
+    const { series } = JSON.parse(run.stdout) as { series: Record<string, string | null>[] };
+    const [, eight, ten] = CYCLE_TICKS.map((tick) => tick.toISOString());
+    expect(series.map((row) => row.positions_snapshot_at)).toEqual([eight, eight, ten, ten, ten]);
+    expect(series.map((row) => row.nft_snapshot_at)).toEqual([eight, eight, ten, ten, ten]);
+    const positions = await positionSums(ADDRESS);
+    expect(series.map((row) => row.positions_value)).toEqual(
+      series.map((row) => positions.get(Date.parse(row.positions_snapshot_at!))),
+    );
+    expect(series[0]!.pnl).toMatch(/^0(\.0+)?$/);
   });
 
   it('reads relative times against one clock: -2d to now at 1d is three rows', async () => {
@@ -409,7 +438,8 @@ describe('report prices', () => {
     expect(page).not.toMatch(/<script|<link|<img|\ssrc=|url\(/i);
     expect(page.match(/<svg class="report-chart ohlc-chart"/g)).toHaveLength(2);
     expect(page.match(/<table class="ohlc">/g)).toHaveLength(2);
-    for (const record of csv.records.filter((r) => r.gap === 'false')) expect(page).toContain(`>${record.close}<`);
+    for (const record of csv.records.filter((r) => r.gap === 'false'))
+      expect(page).toContain(`title="${record.close}">${formatUsdPrice(record.close!)}<`);
     expect(page.match(/<tr class="gap">/g)).toHaveLength(csv.records.filter((r) => r.gap === 'true').length);
   });
 });

@@ -25,7 +25,7 @@ export function alertsCommand(): Command {
       if (!flags.rules) throw new InvalidInputError('alerts needs --rules <file> (or `alerts test --rules <file>`)');
       const rulesFile = flags.rules;
       // A bad file is refused before anything connects.
-      await loadRulesFile(rulesFile);
+      await loadRulesFile(rulesFile, process.env);
       const context = createCliContext();
       await withShutdown(context.logger, async (shutdown) => {
         let database: Database;
@@ -43,7 +43,7 @@ export function alertsCommand(): Command {
         const readDatabase = openReadDatabase(context, shutdown, database);
         const ops = resources ? createOpsServer({ context, ...resources, readDatabase }) : undefined;
         if (ops) shutdown.add('ops server', () => ops.close());
-        const alerts = await startAlerts({ context, database, readDatabase, rulesFile });
+        const alerts = await startAlerts({ context, database, readDatabase, rulesFile, env: process.env });
         shutdown.add('alerts', () => alerts.close());
         if (ops) context.logger.info({ url: await ops.listen() }, 'ops server listening');
         await untilShutdown(context);
@@ -58,9 +58,9 @@ export function alertsCommand(): Command {
       .action(async (flags: { rules?: string }) => {
         const rulesFile = flags.rules ?? (command.opts() as { rules?: string }).rules;
         if (!rulesFile) throw new InvalidInputError('alerts test needs --rules <file>');
-        const rules = await loadRulesFile(rulesFile);
+        const rules = await loadRulesFile(rulesFile, process.env);
         console.log(
-          `${rulesFile}: valid, ${rules.rules.length} rule(s), ${rules.webhooks.length} webhook(s) (${rules.webhooks.map((webhook) => webhook.name).join(', ')})`,
+          `${rulesFile}: valid, ${rules.rules.length} rule(s), ${rules.webhooks.length} webhook(s) (${rules.webhooks.map((webhook) => `${webhook.name}${webhook.signingKey ? ', signed' : ''}`).join('; ')})`,
         );
         const evaluations = await withDatabases(({ database, readDatabase }) =>
           previewRules(database, rules.rules, new Date(), { readDatabase }),

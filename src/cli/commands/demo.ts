@@ -11,6 +11,9 @@ import { withShutdown } from '../../runtime/shutdown.ts';
 import { ensureDemoServices } from '../local-services.ts';
 import { assertSafeOpsExposure } from '../../ops/exposure.ts';
 import { createLogger } from '../../runtime/logger.ts';
+import { createDatabase } from '../../db/client.ts';
+import { createReaderLogin } from '../../db/reader-login.ts';
+import { describe } from '../../errors.ts';
 import { migrateDatabase } from './migrate.ts';
 import { runServices } from './services.ts';
 
@@ -52,6 +55,23 @@ async function seedDemo(context: Context): Promise<void> {
   });
 }
 
+/**
+ * A read-only login for BI tools (chaintap_reader's rights) with a password made for this run, and
+ * the line that tells its URL; a Postgres that does not let the demo create roles gets a line that
+ * says how to make one instead.
+ */
+async function readerLoginLine(databaseUrl: string): Promise<string> {
+  const database = createDatabase(databaseUrl, { max: 1 });
+  try {
+    const url = await createReaderLogin(database, databaseUrl);
+    return `read-only SQL for BI tools (the data tables and reporting views, docs/schema.md): ${url}`;
+  } catch (error) {
+    return `no read-only login for BI tools (${describe(error)}): create one as docs/schema.md says`;
+  } finally {
+    await database.close();
+  }
+}
+
 /** The quota of the demo's own simulated upstream, unless one is set: the free tier's 40/min would make it slow. */
 const DEMO_RATE = '20/s';
 
@@ -91,6 +111,7 @@ export function demoCommand(): Command {
         });
         for (const line of services.started) console.log(`started a throwaway ${line}; removed when the demo stops`);
         await migrateDatabase(services.databaseUrl);
+        console.log(await readerLoginLine(services.databaseUrl));
         await seedDemo(context);
         console.log(
           `simulated upstream at ${simulator.url}; status page at http://${settings.OPS_HOST}:${settings.OPS_PORT}/ ; Ctrl-C to stop`,

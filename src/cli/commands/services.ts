@@ -63,6 +63,7 @@ export async function runServices(selection: ServiceSelection, context: Context)
         database: resources.database,
         readDatabase,
         rulesFile: context.options.ALERT_RULES,
+        env: process.env,
       });
       shutdown.add('alerts', () => alerts.close());
     }

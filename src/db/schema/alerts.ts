@@ -37,6 +37,13 @@ export const alertEvents = pgTable(
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+    /**
+     * Who is sending the row now (a deliverer lane: host, pid, lane) and until when: no other claims
+     * it before then. A sender that dies after its POST leaves the lease to run out, and the row is
+     * sent again with the same idempotency key.
+     */
+    leaseOwner: text('lease_owner'),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
   },
   (t) => [
     primaryKey({ columns: [t.eventKey, t.webhook] }),

@@ -1,0 +1,244 @@
+import { groupThousands } from './figures.ts';
+
+/**
+ * The numbers behind the charts (src/ops/charts.ts), pure and free of markup: value extents computed
+ * in one pass (never `Math.min(...values)`, which overflows the stack past ~50,000 values), points
+ * thinned per pixel bucket, round value ticks (d3-scale's rule for `ticks` and `nice`) and UTC time
+ * ticks whose labels fit the span.
+ */
+
+export interface Extent {
+  low: number;
+  high: number;
+}
+
+/** The lowest and highest finite value; undefined when there is none. */
+export function extentOf(values: Iterable<number | null>): Extent | undefined {
+  let low = Infinity;
+  let high = -Infinity;
+  for (const value of values) {
+    if (value === null || !Number.isFinite(value)) continue;
+    if (value < low) low = value;
+    if (value > high) high = value;
+  }
+  return low <= high ? { low, high } : undefined;
+}
+
+export interface TimedValue {
+  time: number;
+  /** null: a gap, where the line breaks. */
+  value: number | null;
+}
+
+/**
+ * At most four points per bucket of [from, to] cut into `buckets` equal spans: each bucket's first,
+ * lowest, highest and last value in time order (a spike survives thinning), and its first and last
+ * gap, so that a line still breaks where data is missing. Points must be in time order; a series
+ * with no more points than 4 × buckets is returned as it is.
+ */
+export function thinPerBucket<T extends TimedValue>(
+  points: readonly T[],
+  from: number,
+  to: number,
+  buckets: number,
+): T[] {
+  if (points.length <= 4 * buckets) return [...points];
+  const span = Math.max(1, to - from);
+  const kept: T[] = [];
+  let start = 0;
+  while (start < points.length) {
+    const bucket = bucketOf(points[start]!.time, from, span, buckets);
+    let end = start;
+    while (end < points.length && bucketOf(points[end]!.time, from, span, buckets) === bucket) end += 1;
+    keepExtremes(points, start, end, kept);
+    start = end;
+  }
+  return kept;
+}
+
+function bucketOf(time: number, from: number, span: number, buckets: number): number {
+  return Math.min(buckets - 1, Math.max(0, Math.floor(((time - from) / span) * buckets)));
+}
+
+/** Pushes the kept points of points[start, end) onto `kept`, in time order. */
+function keepExtremes<T extends TimedValue>(points: readonly T[], start: number, end: number, kept: T[]): void {
+  let first = -1;
+  let last = -1;
+  let lowest = -1;
+  let highest = -1;
+  let firstGap = -1;
+  let lastGap = -1;
+  for (let i = start; i < end; i += 1) {
+    const value = points[i]!.value;
+    if (value === null) {
+      if (firstGap < 0) firstGap = i;
+      lastGap = i;
+      continue;
+    }
+    if (first < 0) first = i;
+    last = i;
+    if (lowest < 0 || value < points[lowest]!.value!) lowest = i;
+    if (highest < 0 || value > points[highest]!.value!) highest = i;
+  }
+  const indexes = [...new Set([first, lowest, highest, last, firstGap, lastGap].filter((i) => i >= 0))];
+  indexes.sort((a, b) => a - b);
+  for (const i of indexes) kept.push(points[i]!);
+}
+
+const E10 = Math.sqrt(50);
+const E5 = Math.sqrt(10);
+const E2 = Math.sqrt(2);
+
+/**
+ * d3-array's tickIncrement: a round step (1, 2 or 5 times a power of ten) giving about `count`
+ * ticks over [low, high]. Negative for a step below 1: its inverse, so that ticks are computed by a
+ * division that leaves no float dust (0.30000000000000004).
+ */
+function tickIncrement(low: number, high: number, count: number): number {
+  const step = (high - low) / Math.max(1, count);
+  const power = Math.floor(Math.log10(step));
+  const error = step / 10 ** power;
+  const factor = error >= E10 ? 10 : error >= E5 ? 5 : error >= E2 ? 2 : 1;
+  return power >= 0 ? factor * 10 ** power : -(10 ** -power) / factor;
+}
+
+export interface ValueTicks {
+  /** The domain widened to whole steps (d3's `nice`). */
+  low: number;
+  high: number;
+  /** Round values from low to high, both included. */
+  ticks: number[];
+  /** The distance between two ticks. */
+  step: number;
+}
+
+/**
+ * About `count` round ticks covering [low, high], the domain widened to whole steps. A flat range
+ * (low = high) is widened around its value first, so that it is drawn across the middle.
+ */
+export function niceTicks(low: number, high: number, count = 5): ValueTicks {
+  if (high === low) {
+    const pad = Math.abs(high) * 0.01 || 1;
+    low -= pad;
+    high += pad;
+  }
+  // As d3's nice(): widen to the step, and again while the widened domain asks for another step.
+  let increment = tickIncrement(low, high, count);
+  for (let i = 0; i < 10; i += 1) {
+    const niceLow = increment > 0 ? Math.floor(low / increment) * increment : Math.floor(low * -increment) / -increment;
+    const niceHigh =
+      increment > 0 ? Math.ceil(high / increment) * increment : Math.ceil(high * -increment) / -increment;
+    low = niceLow;
+    high = niceHigh;
+    const next = tickIncrement(low, high, count);
+    if (next === increment) break;
+    increment = next;
+  }
+  const ticks: number[] = [];
+  if (increment > 0) {
+    for (let i = Math.round(low / increment); i <= Math.round(high / increment); i += 1) ticks.push(i * increment);
+  } else {
+    for (let i = Math.round(low * -increment); i <= Math.round(high * -increment); i += 1) ticks.push(i / -increment);
+  }
+  return { low, high, ticks, step: increment > 0 ? increment : 1 / -increment };
+}
+
+const SUFFIXES: [number, string][] = [
+  [1e12, 'T'],
+  [1e9, 'B'],
+  [1e6, 'M'],
+  [1e3, 'K'],
+];
+
+/**
+ * The labels of an axis's ticks: thousands as K, M, B, T when the largest tick is that large
+ * (`$250K`, `$1.5M`), as many decimals as the step needs (`0.0025`), a prefix such as `$` before
+ * the digits and after the sign.
+ */
+export function tickFormat(ticks: readonly number[], step: number, prefix = ''): (value: number) => string {
+  const largest = ticks.reduce((most, tick) => Math.max(most, Math.abs(tick)), 0);
+  const [scale, suffix] = SUFFIXES.find(([size]) => largest >= size) ?? [1, ''];
+  const decimals = decimalsOf(step / scale);
+  return (value) => {
+    const scaled = value / scale;
+    const text = groupThousands(Math.abs(scaled).toFixed(decimals));
+    if (!/[1-9]/.test(text)) return `${prefix}0`;
+    return `${scaled < 0 ? '-' : ''}${prefix}${text}${suffix}`;
+  };
+}
+
+/** The fewest decimals that write `step` whole (0.5: 1, 2.5: 1, 0.0002: 4). */
+function decimalsOf(step: number): number {
+  for (let decimals = 0; decimals < 20; decimals += 1) {
+    const scaled = step * 10 ** decimals;
+    if (Math.abs(scaled - Math.round(scaled)) < 1e-6 * scaled) return decimals;
+  }
+  return 20;
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+/** Steps of time ticks, in ms, up to two weeks; longer spans step by calendar months. */
+const TIME_STEPS = [
+  MINUTE,
+  2 * MINUTE,
+  5 * MINUTE,
+  10 * MINUTE,
+  15 * MINUTE,
+  30 * MINUTE,
+  HOUR,
+  2 * HOUR,
+  3 * HOUR,
+  6 * HOUR,
+  12 * HOUR,
+  DAY,
+  2 * DAY,
+  7 * DAY,
+  14 * DAY,
+];
+const MONTH_STEPS = [1, 2, 3, 6, 12, 24, 60, 120];
+/** 1970-01-05, a Monday: weekly ticks fall on Mondays. */
+const MONDAY = 4 * DAY;
+
+export interface TimeTicks {
+  /** Tick times in ms, inside [from, to]. */
+  ticks: number[];
+  label(time: number): string;
+}
+
+/**
+ * At most `maxTicks` UTC times inside [from, to] on round steps (a minute to ten years; midnight,
+ * Mondays, the first of a month), labelled as the step and span need: `14:00`, `11-21 14:00`,
+ * `11-21`, `2026-11-21`, `2026-11`, `2026`.
+ */
+export function timeTicks(from: number, to: number, maxTicks = 6): TimeTicks {
+  const span = Math.max(1, to - from);
+  const step = TIME_STEPS.find((candidate) => span / candidate <= maxTicks);
+  const sameYear = new Date(from).getUTCFullYear() === new Date(to).getUTCFullYear();
+  if (step !== undefined) {
+    const origin = step === 7 * DAY || step === 14 * DAY ? MONDAY : 0;
+    const ticks: number[] = [];
+    for (let time = Math.ceil((from - origin) / step) * step + origin; time <= to; time += step) ticks.push(time);
+    const label = (time: number) => {
+      const iso = new Date(time).toISOString();
+      if (step >= DAY) return sameYear ? iso.slice(5, 10) : iso.slice(0, 10);
+      return span <= DAY ? iso.slice(11, 16) : `${iso.slice(5, 10)} ${iso.slice(11, 16)}`;
+    };
+    return { ticks, label };
+  }
+  const start = new Date(from);
+  const months = span / (30.4375 * DAY);
+  const monthStep = MONTH_STEPS.find((candidate) => months / candidate <= maxTicks) ?? MONTH_STEPS.at(-1)!;
+  const ticks: number[] = [];
+  // From the first month boundary at or after `from` whose month index is a multiple of the step.
+  let index = Math.ceil((start.getUTCFullYear() * 12 + start.getUTCMonth()) / monthStep) * monthStep;
+  for (; ; index += monthStep) {
+    const time = Date.UTC(Math.floor(index / 12), index % 12, 1);
+    if (time < from) continue;
+    if (time > to) break;
+    ticks.push(time);
+  }
+  const label = (time: number) => new Date(time).toISOString().slice(0, monthStep >= 12 ? 4 : 7);
+  return { ticks, label };
+}

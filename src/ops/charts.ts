@@ -1,0 +1,410 @@
+import { extentOf, niceTicks, thinPerBucket, tickFormat, timeTicks, type TimedValue } from './chart-scale.ts';
+import { formatUsd } from './figures.ts';
+import { html, type Html } from './html.ts';
+
+/**
+ * Every chart of the status page and the reports, as inline SVG: no script, no font or image from
+ * anywhere, so that a report file opens and prints as it is. Values arrive as exact decimal text and
+ * become floats here only to be placed on the page; the tables beside the charts, and each figure's
+ * title, carry the exact text. Long series are thinned to about two points per pixel, each bucket
+ * keeping its first, last, lowest and highest value (chart-scale.ts), so a chart of 100,000 points
+ * is as small as one of 1,000 and a spike is never lost. Pure: the same input gives the same markup.
+ */
+
+export interface TimeValue {
+  time: Date;
+  /** Exact decimal text; null is a gap (no value known at that time): the line breaks there. */
+  value: string | null;
+}
+
+export interface ChartSeries {
+  name: string;
+  /** Class of the series' path, e.g. `series-total`. */
+  className: string;
+  color: string;
+  points: TimeValue[];
+}
+
+interface Padding {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+/** Room for the value labels on the left, the legend on top and the time labels below. */
+const PAD: Padding = { left: 72, right: 16, top: 26, bottom: 24 };
+/** The same without a legend, for the status page's small charts. */
+const PAD_SMALL: Padding = { left: 60, right: 10, top: 10, bottom: 22 };
+/** Series drawn with at most this many values get a dot on each (a lone value is otherwise invisible). */
+const DOTS_UP_TO = 60;
+const round = (n: number) => Math.round(n * 10) / 10;
+
+function finite(value: string | null): number | null {
+  if (value === null) return null;
+  const number = Number(value);
+  return Number.isFinite(number) ? number : null;
+}
+
+/** The plot area of a chart and its scales. */
+interface Plot {
+  width: number;
+  height: number;
+  pad: Padding;
+  /** Bottom edge of the plot area. */
+  bottom: number;
+  plotWidth: number;
+  xOf(time: number): number;
+  yOf(value: number): number;
+}
+
+function plotOf(width: number, height: number, pad: Padding, from: number, to: number, low = 0, high = 1): Plot {
+  const plotWidth = width - pad.left - pad.right;
+  const bottom = height - pad.bottom;
+  return {
+    width,
+    height,
+    pad,
+    bottom,
+    plotWidth,
+    xOf: (time) => pad.left + ((time - from) / (to - from)) * plotWidth,
+    yOf: (value) => pad.top + (1 - (value - low) / (high - low)) * (bottom - pad.top),
+  };
+}
+
+function svgOpen(className: string, width: number, height: number, title: string, extra: Html = html``): Html {
+  return html`<svg class="${className}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" font-family="system-ui, sans-serif" font-size="11" fill="#57606a" role="img" aria-label="${title}"${extra}><title>${title}</title>`;
+}
+
+/** The plot's white area, a vertical grid line and a label at each round time of [from, to]. */
+function timeAxis(plot: Plot, from: number, to: number): Html {
+  const maxTicks = Math.max(2, Math.floor(plot.plotWidth / 110));
+  const { ticks, label } = timeTicks(from, to, maxTicks);
+  const marks = ticks.map((time) => {
+    const x = round(plot.xOf(time));
+    const anchor = x - plot.pad.left < 30 ? 'start' : plot.pad.left + plot.plotWidth - x < 30 ? 'end' : 'middle';
+    return html`<line x1="${x}" y1="${plot.pad.top}" x2="${x}" y2="${plot.bottom}" stroke="#eaeef2"/><text class="x-tick" x="${x}" y="${plot.height - 7}" text-anchor="${anchor}">${label(time)}</text>`;
+  });
+  return html`<rect class="plot" x="${plot.pad.left}" y="${plot.pad.top}" width="${plot.plotWidth}" height="${plot.bottom - plot.pad.top}" fill="#ffffff" stroke="#d0d7de"/>${marks}`;
+}
+
+/** A horizontal grid line and a label at each round value. */
+function valueAxis(plot: Plot, ticks: number[], step: number): Html {
+  const label = tickFormat(ticks, step, '$');
+  return html`${ticks.map((value) => {
+    const y = round(plot.yOf(value));
+    return html`<line x1="${plot.pad.left}" y1="${y}" x2="${plot.pad.left + plot.plotWidth}" y2="${y}" stroke="#eaeef2"/><text class="y-tick" x="${plot.pad.left - 6}" y="${y + 4}" text-anchor="end">${label(value)}</text>`;
+  })}`;
+}
+
+function zeroLine(plot: Plot, low: number, high: number): Html {
+  if (low > 0 || high < 0) return html``;
+  const y = round(plot.yOf(0));
+  return html`<line class="zero" x1="${plot.pad.left}" y1="${y}" x2="${plot.width - plot.pad.right}" y2="${y}" stroke="#8c959f" stroke-dasharray="3 3"/>`;
+}
+
+/** "M x,y L x,y ..." with a new M after every gap, and the number of points drawn. */
+function linePath(points: { x: number; y: number | null }[]): { d: string; drawn: number } {
+  const parts: string[] = [];
+  let drawn = 0;
+  let pen = false;
+  for (const { x, y } of points) {
+    if (y === null) {
+      pen = false;
+      continue;
+    }
+    parts.push(`${pen ? 'L' : 'M'}${round(x)},${round(y)}`);
+    pen = true;
+    drawn += 1;
+  }
+  return { d: parts.join(' '), drawn };
+}
+
+function legend(series: ChartSeries[], left: number): Html {
+  let x = left;
+  return html`${series.map((s) => {
+    const item = html`<rect x="${x}" y="8" width="10" height="10" fill="${s.color}"/><text x="${x + 14}" y="17">${s.name}</text>`;
+    x += 24 + s.name.length * 6.5;
+    return item;
+  })}`;
+}
+
+/** A series' values inside [from, to] in time order, as numbers, thinned to `buckets` pixel buckets. */
+function placeable(points: TimeValue[], from: number, to: number, buckets: number): TimedValue[] {
+  const timed: TimedValue[] = [];
+  let sorted = true;
+  for (const point of points) {
+    const time = point.time.getTime();
+    if (time < from || time > to) continue;
+    if (timed.length > 0 && time < timed[timed.length - 1]!.time) sorted = false;
+    timed.push({ time, value: finite(point.value) });
+  }
+  if (!sorted) timed.sort((a, b) => a.time - b.time);
+  return thinPerBucket(timed, from, to, buckets);
+}
+
+export interface TimeChartOptions {
+  from: Date;
+  to: Date;
+  title: string;
+  width?: number;
+  height?: number;
+  /** Widen the value axis to 0 (PnL charts show the zero line). */
+  includeZero?: boolean;
+  /** The svg's classes (default `report-chart time-chart`). */
+  className?: string;
+  /** A small chart: no legend, narrower margins (the status page's price charts). */
+  compact?: boolean;
+  /** Shade the area under the first series and dot its last value. */
+  area?: boolean;
+  /** What the chart says when no series has a value in [from, to]. */
+  emptyText?: string;
+}
+
+/**
+ * A line chart of one or more series over [from, to]: one path per series (class = its className,
+ * `data-points` = the values drawn after thinning), broken at every gap, on round value and time
+ * ticks; dots on each value when there are few.
+ */
+export function renderTimeChartSvg(series: ChartSeries[], options: TimeChartOptions): Html {
+  const width = options.width ?? 760;
+  const height = options.height ?? 240;
+  const pad = options.compact ? PAD_SMALL : PAD;
+  const from = options.from.getTime();
+  const to = Math.max(options.to.getTime(), from + 1);
+  const open = svgOpen(options.className ?? 'report-chart time-chart', width, height, options.title);
+  const buckets = Math.max(1, Math.floor((width - pad.left - pad.right) / 2));
+  const placed = series.map((s) => placeable(s.points, from, to, buckets));
+  const extent = extentOf(
+    (function* () {
+      for (const points of placed) for (const point of points) yield point.value;
+      if (options.includeZero) yield 0;
+    })(),
+  );
+  if (!extent || placed.every((points) => points.every((point) => point.value === null))) {
+    const plot = plotOf(width, height, pad, from, to);
+    return html`${open}${timeAxis(plot, from, to)}<text class="empty" x="${pad.left + plot.plotWidth / 2}" y="${(pad.top + plot.bottom) / 2}" text-anchor="middle">${options.emptyText ?? 'no value in this range'}</text></svg>`;
+  }
+  const { low, high, ticks, step } = niceTicks(extent.low, extent.high, Math.max(2, Math.round((height - 50) / 40)));
+  const plot = plotOf(width, height, pad, from, to, low, high);
+  const lines = series.map((s, index) => {
+    const xy = placed[index]!.map((p) => ({ x: plot.xOf(p.time), y: p.value === null ? null : plot.yOf(p.value) }));
+    const { d, drawn } = linePath(xy);
+    const dots =
+      drawn <= DOTS_UP_TO && !options.area
+        ? xy.map((p) =>
+            p.y === null ? '' : html`<circle cx="${round(p.x)}" cy="${round(p.y)}" r="2.5" fill="${s.color}"/>`,
+          )
+        : '';
+    const shaded = options.area && index === 0 ? areaUnder(xy, plot.bottom, s.color) : '';
+    return html`${shaded}<path class="series ${s.className}" d="${d}" data-points="${drawn}" fill="none" stroke="${s.color}" stroke-width="1.8" stroke-linejoin="round"/>${dots}`;
+  });
+  const last = options.area ? lastValueDot(placed[0]!, plot, series[0]!.color) : '';
+  return html`${open}${timeAxis(plot, from, to)}${valueAxis(plot, ticks, step)}${zeroLine(plot, low, high)}${lines}${last}${options.compact ? '' : legend(series, pad.left)}</svg>`;
+}
+
+/** The area between a line (each run between gaps) and the bottom of the plot. */
+function areaUnder(xy: { x: number; y: number | null }[], bottom: number, color: string): Html {
+  const runs: string[] = [];
+  let run: { x: number; y: number }[] = [];
+  const close = () => {
+    if (run.length > 1) {
+      const top = run.map((p) => `${round(p.x)},${round(p.y)}`).join(' ');
+      runs.push(`M${round(run[0]!.x)},${bottom} L${top.replaceAll(' ', ' L')} L${round(run.at(-1)!.x)},${bottom} Z`);
+    }
+    run = [];
+  };
+  for (const p of xy) {
+    if (p.y === null) close();
+    else run.push({ x: p.x, y: p.y });
+  }
+  close();
+  return runs.length
+    ? html`<path class="series-area" d="${runs.join(' ')}" fill="${color}" fill-opacity="0.08" stroke="none"/>`
+    : html``;
+}
+
+function lastValueDot(points: TimedValue[], plot: Plot, color: string): Html {
+  const last = points.findLast((point) => point.value !== null);
+  if (!last) return html``;
+  return html`<circle class="last-value" cx="${round(plot.xOf(last.time))}" cy="${round(plot.yOf(last.value!))}" r="2.5" fill="${color}"/>`;
+}
+
+/**
+ * A small line of values over [from, to] for a table cell (class `sparkline`), broken at gaps, with
+ * a dot on the last value; `data-points` = the values drawn.
+ */
+export function renderSparklineSvg(
+  points: TimeValue[],
+  options: { from: Date; to: Date; title: string; width?: number; height?: number },
+): Html {
+  const width = options.width ?? 140;
+  const height = options.height ?? 30;
+  const from = options.from.getTime();
+  const to = Math.max(options.to.getTime(), from + 1);
+  const open = svgOpen('sparkline', width, height, options.title);
+  const placed = placeable(points, from, to, Math.max(1, Math.floor(width / 2)));
+  const extent = extentOf(placed.map((point) => point.value));
+  if (!extent)
+    return html`${open}<line x1="2" y1="${height / 2}" x2="${width - 2}" y2="${height / 2}" stroke="#d0d7de" stroke-dasharray="2 3"/></svg>`;
+  const { low, high } = niceTicks(extent.low, extent.high, 2);
+  const plot = plotOf(width, height, { left: 2, right: 2, top: 3, bottom: 3 }, from, to, low, high);
+  const xy = placed.map((p) => ({ x: plot.xOf(p.time), y: p.value === null ? null : plot.yOf(p.value) }));
+  const { d, drawn } = linePath(xy);
+  return html`${open}<path class="spark-line" d="${d}" data-points="${drawn}" fill="none" stroke="#2563eb" stroke-width="1.4" stroke-linejoin="round"/>${lastValueDot(placed, plot, '#2563eb')}</svg>`;
+}
+
+export interface Bar {
+  label: string;
+  /** Exact decimal text in USD; null: unknown (no bar, marked). */
+  value: string | null;
+}
+
+const BAR_ROW = 20;
+const BAR_LABEL = 220;
+const BAR_VALUE = 110;
+const BAR_TOP = 26;
+
+/**
+ * Horizontal bars from a zero line, one row per entry in the given order: positive green, negative
+ * red (class `bar positive|negative`), each value written as money in a column on the right.
+ */
+export function renderBarChartSvg(bars: Bar[], options: { title: string; width?: number }): Html {
+  const width = options.width ?? 760;
+  const height = BAR_TOP + Math.max(1, bars.length) * BAR_ROW + 8;
+  const open = svgOpen('report-chart bar-chart', width, height, options.title, html` data-bars="${bars.length}"`);
+  if (bars.length === 0)
+    return html`${open}<text class="empty" x="${width / 2}" y="${BAR_TOP + 12}" text-anchor="middle">nothing to chart</text></svg>`;
+  const extent = extentOf([0, ...bars.map((bar) => finite(bar.value))])!;
+  const left = BAR_LABEL;
+  const plotWidth = width - left - BAR_VALUE - 12;
+  const xOf = (value: number) =>
+    left + (extent.high === extent.low ? 0 : ((value - extent.low) / (extent.high - extent.low)) * plotWidth);
+  const zero = round(xOf(0));
+  const rows = bars.map((bar, index) => {
+    const y = BAR_TOP + index * BAR_ROW;
+    const label = bar.label.length > 34 ? `${bar.label.slice(0, 33)}…` : bar.label;
+    const value = finite(bar.value);
+    const name = html`<text x="${left - 8}" y="${y + 14}" text-anchor="end"><title>${bar.label}</title>${label}</text>`;
+    if (value === null || bar.value === null)
+      return html`${name}<g class="unknown"><text x="${width - 4}" y="${y + 14}" text-anchor="end">unknown</text></g>`;
+    const x = round(Math.min(xOf(value), xOf(0)));
+    const barWidth = Math.max(1, round(Math.abs(xOf(value) - xOf(0))));
+    const sign = value < 0 ? 'negative' : 'positive';
+    return html`${name}<rect class="bar ${sign}" x="${x}" y="${y + 3}" width="${barWidth}" height="${BAR_ROW - 6}" fill="${value < 0 ? '#cf222e' : '#1a7f37'}"/><text x="${width - 4}" y="${y + 14}" text-anchor="end"><title>${bar.value}</title>${formatUsd(bar.value)}</text>`;
+  });
+  return html`${open}<line class="zero" x1="${zero}" y1="${BAR_TOP - 4}" x2="${zero}" y2="${height - 4}" stroke="#8c959f"/>${rows}</svg>`;
+}
+
+export interface OhlcPoint {
+  time: Date;
+  open: string | null;
+  high: string | null;
+  low: string | null;
+  close: string | null;
+}
+
+interface DisplayBucket {
+  start: number;
+  end: number;
+  open: number | null;
+  high: number | null;
+  low: number | null;
+  close: number | null;
+}
+
+/** Consecutive buckets merged `size` at a time: first open, highest high, lowest low, last close. */
+function mergeBuckets(points: OhlcPoint[], intervalMs: number, size: number): DisplayBucket[] {
+  const merged: DisplayBucket[] = [];
+  for (let i = 0; i < points.length; i += size) {
+    const end = Math.min(points.length, i + size);
+    const bucket: DisplayBucket = {
+      start: points[i]!.time.getTime(),
+      end: points[end - 1]!.time.getTime() + intervalMs,
+      open: null,
+      high: null,
+      low: null,
+      close: null,
+    };
+    for (let j = i; j < end; j += 1) {
+      const point = points[j]!;
+      const close = finite(point.close);
+      if (close === null) continue;
+      const high = finite(point.high)!;
+      const low = finite(point.low)!;
+      bucket.open ??= finite(point.open);
+      bucket.high = bucket.high === null ? high : Math.max(bucket.high, high);
+      bucket.low = bucket.low === null ? low : Math.min(bucket.low, low);
+      bucket.close = close;
+    }
+    merged.push(bucket);
+  }
+  return merged;
+}
+
+/**
+ * One token's OHLC buckets over [from, to): per bucket a high–low line (class `ohlc-range`) and,
+ * when wide enough, an open–close body; the closes joined by a line (class `ohlc-close`) that breaks
+ * at gaps, and each gap shaded (class `gap`). More than `maxBuckets` buckets (default: one per 3
+ * pixels) are merged for drawing.
+ */
+export function renderOhlcChartSvg(
+  points: OhlcPoint[],
+  options: {
+    from: Date;
+    to: Date;
+    intervalMs: number;
+    title: string;
+    width?: number;
+    height?: number;
+    maxBuckets?: number;
+  },
+): Html {
+  const width = options.width ?? 760;
+  const height = options.height ?? 220;
+  const from = options.from.getTime();
+  const to = Math.max(options.to.getTime(), from + 1);
+  const maxBuckets = options.maxBuckets ?? Math.floor((width - PAD.left - PAD.right) / 3);
+  const size = Math.ceil(points.length / maxBuckets) || 1;
+  const buckets = mergeBuckets(points, options.intervalMs, size);
+  const open = svgOpen(
+    'report-chart ohlc-chart',
+    width,
+    height,
+    options.title,
+    html` data-buckets="${buckets.length}"`,
+  );
+  const extent = extentOf(
+    (function* () {
+      for (const bucket of buckets) {
+        yield bucket.high;
+        yield bucket.low;
+      }
+    })(),
+  );
+  if (!extent) {
+    const plot = plotOf(width, height, PAD, from, to);
+    return html`${open}${timeAxis(plot, from, to)}<text class="empty" x="${PAD.left + plot.plotWidth / 2}" y="${(PAD.top + plot.bottom) / 2}" text-anchor="middle">no price in this range</text></svg>`;
+  }
+  const { low, high, ticks, step } = niceTicks(extent.low, extent.high, 5);
+  const plot = plotOf(width, height, PAD, from, to, low, high);
+  const xOf = (time: number) => plot.xOf(Math.min(time, to));
+  const marks = buckets.map((b) => {
+    const x0 = xOf(b.start);
+    const x1 = xOf(b.end);
+    const middle = round((x0 + x1) / 2);
+    if (b.close === null)
+      return html`<rect class="gap" x="${round(x0)}" y="${PAD.top}" width="${Math.max(0.5, round(x1 - x0))}" height="${plot.bottom - PAD.top}" fill="#cf222e" fill-opacity="0.08"/>`;
+    const color = b.close >= b.open! ? '#1a7f37' : '#cf222e';
+    const bodyWidth = (x1 - x0) * 0.6;
+    const body =
+      bodyWidth >= 3
+        ? html`<rect class="ohlc-body" x="${round(middle - bodyWidth / 2)}" y="${round(plot.yOf(Math.max(b.open!, b.close)))}" width="${round(bodyWidth)}" height="${Math.max(1, round(Math.abs(plot.yOf(b.open!) - plot.yOf(b.close))))}" fill="${color}"/>`
+        : '';
+    return html`<line class="ohlc-range" x1="${middle}" y1="${round(plot.yOf(b.high!))}" x2="${middle}" y2="${round(plot.yOf(b.low!))}" stroke="${color}"/>${body}`;
+  });
+  const { d, drawn } = linePath(
+    buckets.map((b) => ({ x: (xOf(b.start) + xOf(b.end)) / 2, y: b.close === null ? null : plot.yOf(b.close) })),
+  );
+  return html`${open}${timeAxis(plot, from, to)}${valueAxis(plot, ticks, step)}${marks}<path class="ohlc-close" d="${d}" data-points="${drawn}" fill="none" stroke="#2563eb" stroke-width="1.2" stroke-opacity="0.7"/></svg>`;
+}

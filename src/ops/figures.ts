@@ -1,0 +1,130 @@
+import Big from 'big.js';
+import { html, type Html } from './html.ts';
+
+/**
+ * Figures as a person reads them on the status page and in the HTML reports: USD as money, prices
+ * and token amounts to six significant digits, percentages to one or two decimals. Each works on the
+ * exact decimal text the stores return (Postgres `numeric`), through big.js, so a huge or tiny value
+ * rounds as written, never through a float. CSV and JSON keep the exact text; a page shows the exact
+ * figure on hover (figureCell, figureText). Text that is not a decimal number is returned unchanged.
+ */
+
+/** Significant digits of a price or an amount (never fewer than its integer digits). */
+export const SIGNIFICANT_DIGITS = 6;
+/** Below this, a price or an amount is written with an exponent: `1.5e-12` rather than twelve zeros. */
+const EXPONENT_BELOW = new Big('1e-9');
+
+function parse(value: string): Big | undefined {
+  try {
+    return new Big(value.trim());
+  } catch {
+    return undefined;
+  }
+}
+
+/** "1234567.891" -> "1,234,567.891" (the integer part grouped by thousands); no sign handled. */
+export function groupThousands(unsigned: string): string {
+  const [integer, fraction] = unsigned.split('.');
+  const grouped = integer!.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+}
+
+/** "1.500" -> "1.5", "2.000" -> "2". */
+function trimZeros(fixed: string): string {
+  return fixed.includes('.') ? fixed.replace(/0+$/, '').replace(/\.$/, '') : fixed;
+}
+
+/**
+ * USD as money, to the cent: `$472,051.09`; a negative in the accounting style, `($1,234.56)`; a
+ * value that rounds to zero is `$0.00` whatever its sign.
+ */
+export function formatUsd(value: string): string {
+  const big = parse(value);
+  if (!big) return value;
+  const cents = big.abs().toFixed(2, Big.roundHalfUp);
+  const text = `$${groupThousands(cents)}`;
+  return big.lt(0) && /[1-9]/.test(cents) ? `(${text})` : text;
+}
+
+/**
+ * A price or a token amount: six significant digits, or every integer digit when there are more,
+ * grouped by thousands, trailing zeros dropped (`0.0000123456`, `3.41`, `1,234,567`); below 1e-9 an
+ * exponent (`1.23457e-12`). With a unit, after a space: `0.0000123456 SUI`.
+ */
+export function formatQuantity(value: string, unit?: string): string {
+  const big = parse(value);
+  if (!big) return unit ? `${value} ${unit}` : value;
+  const magnitude = big.abs();
+  let text: string;
+  if (magnitude.eq(0)) text = '0';
+  else if (magnitude.lt(EXPONENT_BELOW)) {
+    const [mantissa, exponent] = magnitude.toExponential(SIGNIFICANT_DIGITS - 1, Big.roundHalfUp).split('e');
+    text = `${trimZeros(mantissa!)}e${exponent}`;
+  } else {
+    const integerDigits = magnitude.e + 1;
+    const rounded =
+      integerDigits >= SIGNIFICANT_DIGITS
+        ? magnitude.toFixed(0, Big.roundHalfUp)
+        : magnitude.prec(SIGNIFICANT_DIGITS, Big.roundHalfUp).toFixed();
+    text = groupThousands(trimZeros(rounded));
+  }
+  const signed = big.lt(0) && text !== '0' ? `-${text}` : text;
+  return unit ? `${signed} ${unit}` : signed;
+}
+
+/** A price in USD of one unit of a token: `$3.41`, `$0.0000123456` (formatQuantity's digits). */
+export function formatUsdPrice(value: string): string {
+  const text = formatQuantity(value);
+  return text.startsWith('-') ? `-$${text.slice(1)}` : parse(value) ? `$${text}` : value;
+}
+
+/**
+ * A percentage: two decimals below 10 %, one from there (`1.23 %`, `12.3 %`, `1,234.5 %`); signed
+ * shows `+` on a rise. One that rounds to zero is `0.00 %`, never `-0.00 %`.
+ */
+export function formatPercent(percent: number | string, options: { signed?: boolean } = {}): string {
+  const big = typeof percent === 'number' ? (Number.isFinite(percent) ? new Big(percent) : undefined) : parse(percent);
+  if (!big) return `${String(percent)} %`;
+  const decimals = big.abs().lt(10) ? 2 : 1;
+  const fixed = big.abs().toFixed(decimals, Big.roundHalfUp);
+  const zero = !/[1-9]/.test(fixed);
+  const sign = zero ? '' : big.lt(0) ? '-' : options.signed ? '+' : '';
+  return `${sign}${groupThousands(fixed)} %`;
+}
+
+/** How a figure is written: money, a price in USD, or a quantity (with its unit). */
+export type FigureFormat = 'usd' | 'usd-price' | 'quantity';
+
+export function formatFigure(value: string, format: FigureFormat, unit?: string): string {
+  if (format === 'usd') return formatUsd(value);
+  if (format === 'usd-price') return formatUsdPrice(value);
+  return formatQuantity(value, unit);
+}
+
+/** The sign class a page colours a signed figure by: `negative`, `positive`, or none for zero. */
+function signClass(value: string): '' | 'negative' | 'positive' {
+  const big = parse(value);
+  if (!big || big.eq(0)) return '';
+  return big.lt(0) ? 'negative' : 'positive';
+}
+
+export interface FigureOptions {
+  /** Colour the figure by its sign (PnL, changes). */
+  signed?: boolean;
+  /** The unit after a quantity (`SUI`). */
+  unit?: string;
+}
+
+/** A figure in a `<span>`: formatted, with the exact text in its title; null is an em dash. */
+export function figureText(value: string | null, format: FigureFormat, options: FigureOptions = {}): Html {
+  if (value === null) return html`<span class="muted">—</span>`;
+  const sign = options.signed ? signClass(value) : '';
+  return html`<span${sign ? html` class="${sign}"` : ''} title="${value}">${formatFigure(value, format, options.unit)}</span>`;
+}
+
+/** A figure in a right-aligned table cell (class `num`), formatted, with the exact text in its title. */
+export function figureCell(value: string | null, format: FigureFormat, options: FigureOptions = {}): Html {
+  if (value === null) return html`<td class="num muted">—</td>`;
+  const sign = options.signed ? signClass(value) : '';
+  return html`<td class="num${sign ? ` ${sign}` : ''}" title="${value}">${formatFigure(value, format, options.unit)}</td>`;
+}

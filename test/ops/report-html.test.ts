@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import type { PortfolioPoint } from '../../src/db/stores/reports.ts';
+import { MAX_SERIES_TABLE_ROWS, renderPortfolioHtml } from '../../src/ops/report-html.ts';
+import type { PortfolioReport } from '../../src/ops/report-portfolio.ts';
+import { MAX_PORTFOLIO_STEPS, reportRange } from '../../src/ops/report-request.ts';
+
+const ADDRESS = `0x${'ab'.repeat(32)}`;
+const FROM = new Date('2026-01-01T00:00:00Z');
+
+/** A portfolio series of `steps` rows at `intervalMs`, gaps before `firstValue`, values with 30 decimals. */
+function portfolio(steps: number, intervalMs: number, firstValue = 0): PortfolioReport {
+  const to = new Date(FROM.getTime() + (steps - 1) * intervalMs);
+  const series: PortfolioPoint[] = Array.from({ length: steps }, (_, i) => {
+    const time = new Date(FROM.getTime() + i * intervalMs);
+    if (i < firstValue)
+      return {
+        owner: ADDRESS,
+        time,
+        positionsValue: null,
+        nftValueUsd: null,
+        totalValue: null,
+        pnl: null,
+        positionsSnapshotAt: null,
+        nftSnapshotAt: null,
+      };
+    const refresh = new Date(time.getTime() - (i % 3) * intervalMs);
+    const positions = `${350_000 + ((i * 7919) % 200_000)}.${'123456789'.repeat(3)}123`;
+    return {
+      owner: ADDRESS,
+      time,
+      positionsValue: positions,
+      nftValueUsd: '27636.110000000000000000000000001',
+      totalValue: positions,
+      pnl: i === firstValue ? '0.000000000000000000000000000000' : `-${i % 1000}.${'9'.repeat(30)}`,
+      positionsSnapshotAt: refresh,
+      nftSnapshotAt: refresh,
+    };
+  });
+  const range = reportRange({ from: FROM, to, interval: `${intervalMs / 60_000}m` }, to);
+  return { address: ADDRESS, range, generatedAt: to, series, positions: [], nfts: [] };
+}
+
+describe('renderPortfolioHtml', () => {
+  it('renders the longest series the CLI allows (100,000 rows) in under 3 MB, its table thinned', () => {
+    const report = portfolio(MAX_PORTFOLIO_STEPS, 5 * 60_000);
+    const page = renderPortfolioHtml(report);
+    expect(page.length).toBeLessThan(3 * 1024 * 1024);
+    const every = Math.ceil(MAX_PORTFOLIO_STEPS / MAX_SERIES_TABLE_ROWS);
+    expect(page).toContain(`data-every="${every}"`);
+    const rows = page.match(/<tr><td class="time">/g)!.length;
+    expect(rows).toBeLessThanOrEqual(MAX_SERIES_TABLE_ROWS + 1);
+    // The last row is listed whatever the thinning.
+    expect(page).toContain(`<td class="time">${report.series.at(-1)!.time.toISOString().slice(0, 10)}`);
+    expect(page).toContain('one row every 100 (every 8 h 20 min) and the last');
+  });
+
+  it('folds the gaps before the first refresh into one row and starts the chart there', () => {
+    const page = renderPortfolioHtml(portfolio(31, 86_400_000, 30));
+    expect(page.match(/<tr class="gap" data-rows="30">/g)).toHaveLength(1);
+    expect(page).toContain('class="note starts-later" data-gaps="30"');
+    // One value: one dot, at the right end of a chart that starts at that value.
+    expect(page).toContain('data-points="1"');
+    expect(page).toContain(
+      'PnL over the range</dt><dd class="pnl"><span title="0.000000000000000000000000000000">$0.00</span>',
+    );
+  });
+
+  it('says so when the address has no refresh at all', () => {
+    const page = renderPortfolioHtml(portfolio(3, 86_400_000, 3));
+    expect(page).toContain('class="note no-refresh"');
+    expect(page).toContain('no value in this range');
+  });
+});
