@@ -123,7 +123,7 @@ async function measure(
 ): Promise<PhaseResult> {
   const { database, simulator, queues } = pipeline;
   const control = simulatorControl(simulator.url, BENCH_API_KEY);
-  await control.setFaults({ rateLimitRps: QUOTA_RPS, latencyMs: LATENCY_MS });
+  await control.setFaults({ rateLimit: QUOTA_RPS, latencyMs: LATENCY_MS });
   const addressTargets = (await listWatchedAddresses(database)).map((watched) => watched.address);
   const targets: Record<Dataset, string[]> = {
     prices: priceJobs(await listWatchedTokens(database), new Date(T0)).map((job) => job.target),
