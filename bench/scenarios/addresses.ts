@@ -200,7 +200,8 @@ export const addressesScenario: Scenario = {
             name: `${n}: achieved rate / limit`,
             value: round(cycle.perSecond / UPSTREAM_RPS),
             unit: '',
-            target: { op: '>=', value: 0.95 },
+            // The pacer's ceiling is 0.962 (rate-limiter.ts); the issue's target at 100/s is 0.90.
+            target: { op: '>=', value: 0.9 },
           },
           { name: `${n}: 429s received`, value: cycle.rateLimited, unit: '', target: { op: '<=', value: 0 } },
           {
