@@ -1,7 +1,6 @@
 import { addWatchedAddresses } from '../../src/db/index.ts';
-import { produceTick } from '../../src/scheduler/producer.ts';
-import { waitForTicks } from '../../src/cli/run-cycle.ts';
 import type { Figure } from '../support/report.ts';
+import { runAddressTick } from '../support/address-tick.ts';
 import {
   achievedRate,
   createBenchPipeline,
@@ -63,16 +62,7 @@ async function runCycle(
     });
     started = new Date();
     log(`addresses: ${addresses} addresses, positions and NFTs at ${tick.toISOString()}`);
-    await produceTick(pipeline, 'positions', tick);
-    await produceTick(pipeline, 'nfts', tick);
-    const complete = await waitForTicks(pipeline, {
-      streams: [
-        { stream: 'positions', tick },
-        { stream: 'nfts', tick },
-      ],
-      queues: ['positions', 'nfts'],
-    });
-    if (!complete) throw new Error(`the tick did not complete: ${workers.output()}`);
+    await runAddressTick(pipeline, workers, tick);
     resources = await sampler.stop();
     peakRss = await workers.peakRss();
   } finally {

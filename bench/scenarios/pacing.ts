@@ -1,10 +1,9 @@
 import { parseUpstreamRate } from '../../src/config/upstream-rate.ts';
 import { addWatchedAddresses } from '../../src/db/index.ts';
-import { produceTick } from '../../src/scheduler/producer.ts';
-import { waitForTicks } from '../../src/cli/run-cycle.ts';
 import type { WindowKind } from '../../src/simulator/request-window.ts';
 import { achievedRate, BENCH_API_KEY, createBenchPipeline, WORLD_TIME } from '../support/pipeline.ts';
 import type { Figure } from '../support/report.ts';
+import { runAddressTick } from '../support/address-tick.ts';
 import { benchAddress, MB, round, type Scenario } from '../support/scenario.ts';
 import { simulatorControl } from '../support/simulator-control.ts';
 import { tickRuns } from '../support/tick-runs.ts';
@@ -69,16 +68,7 @@ function pacingScenario(pacing: Pacing): Scenario {
           log(
             `${pacing.name}: ${requests} requests at ${rate.label}, about ${Math.round((requests / rate.rps) * 1.04)} s`,
           );
-          await produceTick(pipeline, 'positions', tick);
-          await produceTick(pipeline, 'nfts', tick);
-          const complete = await waitForTicks(pipeline, {
-            streams: [
-              { stream: 'positions', tick },
-              { stream: 'nfts', tick },
-            ],
-            queues: ['positions', 'nfts'],
-          });
-          if (!complete) throw new Error(`the tick did not complete: ${workers.output()}`);
+          await runAddressTick(pipeline, workers, tick);
           peakRss = await workers.peakRss();
         } finally {
           await workers.stop();
