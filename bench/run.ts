@@ -8,6 +8,12 @@ import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { addressesScenario } from './scenarios/addresses.ts';
 import { backfillScenario } from './scenarios/backfill.ts';
+import {
+  pacing100Scenario,
+  pacing2Scenario,
+  pacing40MinFixedScenario,
+  pacing40MinScenario,
+} from './scenarios/pacing.ts';
 import { pricesScenario } from './scenarios/prices.ts';
 import { quotaScenario } from './scenarios/quota.ts';
 import { storageScenario } from './scenarios/storage.ts';
@@ -23,6 +29,10 @@ const SCENARIOS: Scenario[] = [
   backfillScenario,
   storageScenario,
   quotaScenario,
+  pacing100Scenario,
+  pacing2Scenario,
+  pacing40MinScenario,
+  pacing40MinFixedScenario,
 ];
 
 async function versions(adminUrl: string, redisUrl: string): Promise<{ postgres: string; redis: string }> {

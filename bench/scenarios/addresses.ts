@@ -1,7 +1,6 @@
 import { addWatchedAddresses } from '../../src/db/index.ts';
-import { produceTick } from '../../src/scheduler/producer.ts';
-import { waitForTicks } from '../../src/cli/run-cycle.ts';
 import type { Figure } from '../support/report.ts';
+import { runAddressTick } from '../support/address-tick.ts';
 import {
   achievedRate,
   createBenchPipeline,
@@ -63,16 +62,7 @@ async function runCycle(
     });
     started = new Date();
     log(`addresses: ${addresses} addresses, positions and NFTs at ${tick.toISOString()}`);
-    await produceTick(pipeline, 'positions', tick);
-    await produceTick(pipeline, 'nfts', tick);
-    const complete = await waitForTicks(pipeline, {
-      streams: [
-        { stream: 'positions', tick },
-        { stream: 'nfts', tick },
-      ],
-      queues: ['positions', 'nfts'],
-    });
-    if (!complete) throw new Error(`the tick did not complete: ${workers.output()}`);
+    await runAddressTick(pipeline, workers, tick);
     resources = await sampler.stop();
     peakRss = await workers.peakRss();
   } finally {
@@ -200,7 +190,8 @@ export const addressesScenario: Scenario = {
             name: `${n}: achieved rate / limit`,
             value: round(cycle.perSecond / UPSTREAM_RPS),
             unit: '',
-            target: { op: '>=', value: 0.95 },
+            // The pacer's ceiling is 0.962 (rate-limiter.ts); the issue's target at 100/s is 0.90.
+            target: { op: '>=', value: 0.9 },
           },
           { name: `${n}: 429s received`, value: cycle.rateLimited, unit: '', target: { op: '<=', value: 0 } },
           {

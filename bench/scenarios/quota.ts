@@ -37,12 +37,8 @@ const QUOTA_RPS = (QUOTA_PER_MINUTE * 1000) / REAL_MS_PER_MINUTE;
  */
 const LATENCY_MS = Math.round((600 * REAL_MS_PER_MINUTE) / 60_000);
 const CRONS = { PRICE_CRON: '* * * * *', POSITIONS_CRON: '*/15 * * * *', NFT_CRON: '0 * * * *' };
-/**
- * Jobs a worker process takes at a time per queue at 40/min (concurrencyOf in src/worker/workers.ts:
- * the starts of 10 s, ceil(40/60 x 10)); at the compressed 80/s it would take the default 16, more
- * jobs out of a newer tick's reach than a real deployment holds.
- */
-const IN_FLIGHT = 7;
+/** Jobs a worker process takes at a time per queue: the default UPSTREAM_CONCURRENCY. */
+const IN_FLIGHT = 16;
 const TOKENS = 50;
 /** Watched addresses of the phase that fits, then of the one 2.1x over the quota. */
 const PHASES = [100, 1_000] as const;
@@ -123,7 +119,7 @@ async function measure(
 ): Promise<PhaseResult> {
   const { database, simulator, queues } = pipeline;
   const control = simulatorControl(simulator.url, BENCH_API_KEY);
-  await control.setFaults({ rateLimitRps: QUOTA_RPS, latencyMs: LATENCY_MS });
+  await control.setFaults({ rateLimit: QUOTA_RPS, latencyMs: LATENCY_MS });
   const addressTargets = (await listWatchedAddresses(database)).map((watched) => watched.address);
   const targets: Record<Dataset, string[]> = {
     prices: priceJobs(await listWatchedTokens(database), new Date(T0)).map((job) => job.target),
@@ -310,7 +306,7 @@ export const quotaScenario: Scenario = {
       scenario: 'quota',
       figures: phases.flatMap(figuresOf),
       notes: [
-        `one simulated minute every ${REAL_MS_PER_MINUTE} ms of real time: the quota of ${QUOTA} is UPSTREAM_RATE=${QUOTA_RPS}/s for the two \`chaintap worker\` processes and the simulator's strict limit (${QUOTA_RPS} in any trailing second; latency ${LATENCY_MS} ms: ${round((LATENCY_MS * 60) / REAL_MS_PER_MINUTE, 1)} simulated s); UPSTREAM_CONCURRENCY=${IN_FLIGHT} (what a worker takes at 40/min); crons prices \`${CRONS.PRICE_CRON}\`, positions \`${CRONS.POSITIONS_CRON}\`, NFTs \`${CRONS.NFT_CRON}\`; ${TOKENS} watched tokens (one price batch); the scheduler is the real one, in the benchmark process, on a compressed clock; the simulator's world clock follows the simulated time`,
+        `one simulated minute every ${REAL_MS_PER_MINUTE} ms of real time: the quota of ${QUOTA} is UPSTREAM_RATE=${QUOTA_RPS}/s for the two \`chaintap worker\` processes and the simulator's strict limit (${QUOTA_RPS} in any trailing second; latency ${LATENCY_MS} ms: ${round((LATENCY_MS * 60) / REAL_MS_PER_MINUTE, 1)} simulated s); UPSTREAM_CONCURRENCY=${IN_FLIGHT} (the default); crons prices \`${CRONS.PRICE_CRON}\`, positions \`${CRONS.POSITIONS_CRON}\`, NFTs \`${CRONS.NFT_CRON}\`; ${TOKENS} watched tokens (one price batch); the scheduler is the real one, in the benchmark process, on a compressed clock; the simulator's world clock follows the simulated time`,
         `each phase: ${WARM_UP_MINUTES} simulated minutes of warm-up, then ${MEASURED_MINUTES} measured; a fresh database, Redis prefix, simulator and workers`,
         'freshness: age of each target’s newest successful tick (dataset_watermarks), simulated minutes, over targets and samples after the warm-up; target: the plan’s cadence plus one cron period',
         ...new Set(phases.map((phase) => phase.simulatorPriority)),

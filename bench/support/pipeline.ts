@@ -51,7 +51,7 @@ export async function createBenchPipeline(
     apiKey: BENCH_API_KEY,
     fixedTimeMs: WORLD_TIME,
     latencyMs: UPSTREAM_LATENCY_MS,
-    rateLimitRps: UPSTREAM_RPS,
+    rateLimit: UPSTREAM_RPS,
   });
   const env: Record<string, string> = {
     DATABASE_URL: database.url,

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import type { SimulatorStats } from '../../src/simulator/index.ts';
+import type { WindowKind } from '../../src/simulator/request-window.ts';
 import { spawnChaintap, stopChild } from './worker-processes.ts';
 
 /** `chaintap simulate` as a process of its own, read and reset through its /_simulator/ endpoints. */
@@ -17,8 +18,10 @@ export interface SimulatorProcess {
 export interface SimulatorProcessSettings {
   apiKey: string;
   latencyMs: number;
-  /** Answer 429 past this many requests in any trailing 1000 ms. */
-  rateLimitRps: number;
+  /** Answer 429 past this many requests in a window (default: any trailing second, open at its far end). */
+  rateLimit: number;
+  rateLimitWindowMs?: number;
+  rateLimitWindow?: WindowKind;
   fixedTimeMs: number;
 }
 
@@ -47,8 +50,12 @@ export async function startSimulatorProcess(settings: SimulatorProcessSettings):
       '0',
       '--latency-ms',
       String(settings.latencyMs),
-      '--rate-limit-rps',
-      String(settings.rateLimitRps),
+      '--rate-limit',
+      String(settings.rateLimit),
+      '--rate-limit-window-ms',
+      String(settings.rateLimitWindowMs ?? 1000),
+      '--rate-limit-window',
+      settings.rateLimitWindow ?? 'sliding',
       '--fixed-time',
       new Date(settings.fixedTimeMs).toISOString(),
       '--fault-seed',

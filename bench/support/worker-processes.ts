@@ -17,13 +17,14 @@ export interface WorkerProcesses {
 }
 
 /**
- * Node flags of the chaintap processes: a heap limit, as docs/benchmarks.md recommends for worker
- * processes (NODE_OPTIONS=--max-old-space-size=192). Without it V8 grows a worker's heap far past its
- * live set (about 50 MB at 96 jobs in flight) on a machine with memory to spare. BENCH_NODE_ARGS
- * replaces them, e.g. with `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the workers, or with
- * nothing (`BENCH_NODE_ARGS=" "`) to measure without the limit.
+ * Node flags of the chaintap processes: heap limits, as docs/benchmarks.md recommends for worker
+ * processes (NODE_OPTIONS="--max-old-space-size=192 --max-semi-space-size=16"). Without them V8 grows
+ * a worker's heap far past its live set (about 50 MB at 96 jobs in flight) on a machine with memory
+ * to spare: Node 24's young generation alone reaches 120 MB more. BENCH_NODE_ARGS replaces them,
+ * e.g. with `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the workers, or with nothing
+ * (`BENCH_NODE_ARGS=" "`) to measure without the limits.
  */
-export const DEFAULT_NODE_ARGS = ['--max-old-space-size=192'];
+export const DEFAULT_NODE_ARGS = ['--max-old-space-size=192', '--max-semi-space-size=16'];
 
 export function nodeArgs(): string[] {
   const given = process.env.BENCH_NODE_ARGS;
@@ -32,7 +33,7 @@ export function nodeArgs(): string[] {
 
 /**
  * Settings added to every chaintap process from BENCH_CHAINTAP_ENV (`NAME=value` pairs separated by
- * spaces), to compare a setting's effect, e.g. `BENCH_CHAINTAP_ENV="PROCESS_TUNING=false"`.
+ * spaces), to compare a setting's effect, e.g. `BENCH_CHAINTAP_ENV="UPSTREAM_CONCURRENCY=8"`.
  */
 export function extraSettings(): Record<string, string> {
   const pairs = (process.env.BENCH_CHAINTAP_ENV ?? '').split(/\s+/).filter(Boolean);

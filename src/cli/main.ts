@@ -13,7 +13,6 @@ import { schedulerCommand, startCommand, workerCommand } from './commands/servic
 import { simulateCommand } from './commands/simulate.ts';
 import { statusCommand } from './commands/status.ts';
 import { tokensCommand } from './commands/tokens.ts';
-import { tuneProcess } from './process-tuning.ts';
 import { describeFailure, loadDotEnv } from './runtime.ts';
 import { formatFatalError } from '../runtime/scrub.ts';
 import { secretValues } from '../config/secrets.ts';
@@ -26,9 +25,7 @@ const EXIT_AFTER_COMMAND_MS = 2_000;
 const program = new Command('chaintap')
   .description('Ingests SUI token prices, DeFi positions and NFT holdings from a blockchain data service into Postgres')
   .showHelpAfterError()
-  .exitOverride()
-  // The process-wide tuning (process-tuning.ts), decided once before the command runs.
-  .hook('preAction', (_program, command) => tuneProcess(command, process.env));
+  .exitOverride();
 
 for (const command of [
   migrateCommand(),

@@ -9,9 +9,9 @@ import { checkKeyLayout } from '../queue/key-layout.ts';
 import { upstreamPaceKey } from '../queue/redis-keys.ts';
 import { createTickTracker, type TickTracker } from '../queue/tick-tracker.ts';
 import { createUpstreamClient, transportSettings, type UpstreamClient } from '../upstream/client.ts';
-import { createSenderThread } from '../upstream/sender-thread.ts';
+import { createHttpTransport } from '../upstream/http-transport.ts';
+import { createSharedRateLimiter } from '../upstream/rate-limiter.ts';
 import type { UpstreamTransport } from '../upstream/transport.ts';
-import { senderThreadStepDown } from './process-tuning.ts';
 
 /** The connections a command works with, each added to the command's shutdown as it is opened. */
 export interface Resources {
@@ -87,60 +87,50 @@ function waitUntilReady(redis: RedisClient, topology: RedisTopology): Promise<vo
 }
 
 /**
- * The upstream client, its request budget shared through Redis with every other process. Requests
- * go out from the sender thread (src/upstream/sender-thread.ts), so that they leave at their start
- * times however busy this thread is.
+ * The upstream client, its request budget shared through Redis with every other process (a Redis
+ * connection of its own, closed with the client). Requests leave from this process's event loop.
  */
 export function openUpstreamClient(context: Context): UpstreamClient {
   const { options, logger, metrics } = context;
   const topology = redisTopology(options);
-  const transport = createSenderThread({
-    ...transportSettings(options),
-    limiter: {
-      kind: 'shared',
-      redis: topology,
-      key: upstreamPaceKey(options.QUEUE_PREFIX),
-      rps: options.UPSTREAM_RPS,
-    },
-    onStarted: senderThreadStepDown(options, logger),
-    logger,
+  const redis = createRedisConnection(topology, 'worker', { connectionName: 'chaintap-upstream-pace' });
+  // ioredis reconnects by itself; without a listener each failed attempt is an unhandled 'error' event.
+  redis.on('error', (error) =>
+    logger.warn(
+      { component: 'upstream', err: error.message },
+      'Redis connection of the upstream rate limit lost; reconnecting',
+    ),
+  );
+  const rateLimiter = createSharedRateLimiter({
+    redis,
+    key: upstreamPaceKey(options.QUEUE_PREFIX),
+    rps: options.UPSTREAM_RPS,
   });
-  return createUpstreamClient({ options, logger, metrics, transport: afterRedisAnswers(transport, topology) });
-}
-
-/**
- * The shared budget lives in Redis, and the sender thread waits for it as long as it takes (a worker
- * rides out a Redis restart so). A command that has not reached Redis itself (probe) would wait
- * forever on an unreachable Redis: before its first request, Redis is reached once, so that it is
- * one clear error instead. Only a success is kept: after one, requests go straight through.
- */
-function afterRedisAnswers(transport: UpstreamTransport, topology: RedisTopology): UpstreamTransport {
+  const http = createHttpTransport(transportSettings(options), rateLimiter);
+  // The budget waits for Redis as long as it takes (a worker rides out a Redis restart so); a command
+  // that has not reached Redis itself (probe) would wait forever on an unreachable one: before the
+  // first request, Redis is reached once, so that it is one clear error instead.
   let reached: Promise<void> | undefined;
   const reach = () => {
-    reached ??= reachRedis(topology).catch((error: unknown) => {
+    reached ??= waitUntilReady(redis, topology).catch((error: unknown) => {
       reached = undefined;
       throw error;
     });
     return reached;
   };
-  return {
+  const transport: UpstreamTransport = {
     send: async (request, signal) => {
       await reach();
-      return transport.send(request, signal);
+      return http.send(request, signal);
     },
-    pause: async (ms) => {
+    pause: async (ms, reason) => {
       await reach();
-      return transport.pause(ms);
+      return http.pause(ms, reason);
     },
-    close: () => transport.close(),
+    close: async () => {
+      await http.close();
+      redis.disconnect();
+    },
   };
-}
-
-async function reachRedis(topology: RedisTopology): Promise<void> {
-  const redis = createRedisConnection(topology, 'producer', { connectionName: 'chaintap-reach' });
-  try {
-    await waitUntilReady(redis, topology);
-  } finally {
-    redis.disconnect();
-  }
+  return createUpstreamClient({ options, logger, metrics, transport });
 }

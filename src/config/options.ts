@@ -101,19 +101,13 @@ export const optionsSchema = z.object({
   UPSTREAM_TIMEOUT_MS: int(100, 600_000).default(15_000),
   /** An answer body larger than this is not read past it: the job quarantines its first bytes. */
   UPSTREAM_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(8 * 1024 * 1024),
-  /** In-request retries of transient faults before the job's own attempt fails. */
-  UPSTREAM_MAX_RETRIES: int(0, 20).default(3),
+  /** Retries of a timeout or a 5xx within one request (each through the pacer) before the job's attempt fails. */
+  UPSTREAM_MAX_RETRIES: int(0, 2).default(2),
   /**
-   * Nice levels the other threads of a command that calls the upstream (the main thread, V8's and
-   * libuv's helpers) step down below its sender thread (Linux), so that the sender thread gets a CPU
-   * first when a start comes due. 0: none. Part of the process tuning (PROCESS_TUNING).
+   * The longest a 429 pauses every process, whatever its Retry-After asks (a longer one is logged as
+   * a warning); at most what a timer holds (about 24.8 days).
    */
-  UPSTREAM_SENDER_PRIORITY: int(0, 19).default(5),
-  /**
-   * The process-wide tuning of the commands that call the upstream, applied at start by the CLI
-   * (src/cli/process-tuning.ts, docs/operations.md "Process tuning"); false: none of it.
-   */
-  PROCESS_TUNING: bool.default(true),
+  UPSTREAM_MAX_PAUSE_MS: int(1_000, 2 ** 31 - 1).default(15 * 60_000),
   /** Unit the upstream expects for the `timestamp` request field (not documented upstream). */
   UPSTREAM_TIMESTAMP_UNIT: z.enum(['seconds', 'milliseconds']).default('seconds'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

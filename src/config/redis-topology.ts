@@ -4,7 +4,7 @@ import type { Options } from './options.ts';
 /**
  * The Redis chaintap works with, in one of three forms, as the settings name it: one node
  * (REDIS_URL), a Redis Cluster (REDIS_CLUSTER_NODES) or a master found through Sentinel
- * (REDIS_SENTINELS and REDIS_SENTINEL_NAME). Plain data: the sender thread gets it by message.
+ * (REDIS_SENTINELS and REDIS_SENTINEL_NAME).
  */
 export type RedisTopology = SingleRedis | ClusterRedis | SentinelRedis;
 

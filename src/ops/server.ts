@@ -90,6 +90,7 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
       await refreshScrapeGauges({
         metrics,
         queues,
+        redis,
         database,
         readDatabase,
         logger,
@@ -106,6 +107,7 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
       database: readDatabase,
       readReplica: readDatabase !== database,
       queues,
+      redis,
       options,
       now: now(),
       timeoutMs: DEPENDENCY_TIMEOUT_MS,

@@ -1,5 +1,8 @@
 import type { Database } from '../db/client.ts';
 import type { Queues } from '../queue/queues.ts';
+import type { RedisClient } from '../runtime/redis-connection.ts';
+import { upstreamPaceKey } from '../queue/redis-keys.ts';
+import { readPause, type UpstreamPause } from '../upstream/rate-limiter.ts';
 import { withDeadline } from './deadline.ts';
 import { readQueueDepths, type QueueDepth } from './queue-depths.ts';
 import {
@@ -43,6 +46,8 @@ export interface StatusPageData {
   /** Schema drifts seen in the last 24 hours. */
   drifts: Section<SchemaDriftRow[]>;
   quota: Section<QuotaStatus>;
+  /** The pause of the whole upstream budget in force (a 429's Retry-After), null when none. */
+  pause: Section<UpstreamPause | null>;
   addresses: Section<AddressesStatus>;
   /** Recent alert events and their delivery (src/alerts, docs/alerts.md). */
   alerts: Section<AlertsStatus>;
@@ -100,6 +105,11 @@ export async function loadQuotaStatus(
   return { plan, superseded };
 }
 
+/** The pause of every process's upstream requests in force (read from the pacer in Redis), if any. */
+export async function loadUpstreamPause(redis: RedisClient, queuePrefix: string): Promise<UpstreamPause | null> {
+  return (await readPause(redis, upstreamPaceKey(queuePrefix))) ?? null;
+}
+
 export const PRICE_WINDOW_HOURS = 24;
 const RECENT_ROWS = 20;
 
@@ -117,8 +127,10 @@ export async function loadStatusPageData(input: {
   /** Whether `database` is a read replica: the page then says how far it is behind the primary. */
   readReplica?: boolean;
   queues: Queues;
-  /** The crons, quota and dataset order of the capacity plan. */
-  options: CapacityPlanOptions;
+  /** The queues' Redis, where the upstream pacer is (its pause). */
+  redis: RedisClient;
+  /** The crons, quota and dataset order of the capacity plan, and the prefix of the Redis keys. */
+  options: CapacityPlanOptions & { QUEUE_PREFIX: string };
   now: Date;
   timeoutMs: number;
 }): Promise<StatusPageData> {
@@ -127,27 +139,30 @@ export async function loadStatusPageData(input: {
   const replica = input.readReplica
     ? section(() => loadReplicaLag(database), timeoutMs, 'the read replica')
     : undefined;
-  const [freshness, queues, tokens, failures, quarantined, drifts, quota, addresses, alerts] = await Promise.all([
-    section(() => loadDatasetFreshness(database), timeoutMs, 'Postgres'),
-    section(() => readQueueDepths(input.queues), timeoutMs, 'Redis'),
-    section(
-      async () => {
-        const [watched, prices] = await Promise.all([
-          loadWatchedTokens(database),
-          loadWatchedTokenPrices(database, since),
-        ]);
-        return { watched, prices };
-      },
-      timeoutMs,
-      'Postgres',
-    ),
-    section(() => loadRecentFailures(database, RECENT_ROWS), timeoutMs, 'Postgres'),
-    section(() => loadRecentQuarantined(database, RECENT_ROWS), timeoutMs, 'Postgres'),
-    section(() => loadRecentSchemaDrifts(database), timeoutMs, 'Postgres'),
-    section(() => loadQuotaStatus(database, input.options, now), timeoutMs, 'Postgres'),
-    section(() => loadAddressesStatus(database, now), timeoutMs, 'Postgres'),
-    loadAlertsSection(database, timeoutMs),
-  ]);
+  const [freshness, queues, tokens, failures, quarantined, drifts, quota, pause, addresses, alerts] = await Promise.all(
+    [
+      section(() => loadDatasetFreshness(database), timeoutMs, 'Postgres'),
+      section(() => readQueueDepths(input.queues), timeoutMs, 'Redis'),
+      section(
+        async () => {
+          const [watched, prices] = await Promise.all([
+            loadWatchedTokens(database),
+            loadWatchedTokenPrices(database, since),
+          ]);
+          return { watched, prices };
+        },
+        timeoutMs,
+        'Postgres',
+      ),
+      section(() => loadRecentFailures(database, RECENT_ROWS), timeoutMs, 'Postgres'),
+      section(() => loadRecentQuarantined(database, RECENT_ROWS), timeoutMs, 'Postgres'),
+      section(() => loadRecentSchemaDrifts(database), timeoutMs, 'Postgres'),
+      section(() => loadQuotaStatus(database, input.options, now), timeoutMs, 'Postgres'),
+      section(() => loadUpstreamPause(input.redis, input.options.QUEUE_PREFIX), timeoutMs, 'Redis'),
+      section(() => loadAddressesStatus(database, now), timeoutMs, 'Postgres'),
+      loadAlertsSection(database, timeoutMs),
+    ],
+  );
   // Started with the others, awaited last: the replica's lag, when the page reads one.
   const replicaLag = await replica;
   return {
@@ -160,6 +175,7 @@ export async function loadStatusPageData(input: {
     quarantined,
     drifts,
     quota,
+    pause,
     addresses,
     alerts,
     replica: replicaLag,

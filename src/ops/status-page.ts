@@ -183,8 +183,17 @@ function driftsSection(data: StatusPageData): Html {
   return html`<table><thead><tr><th>dataset</th><th>field</th><th>shape</th><th class="num">ticks</th><th>first tick</th><th>last tick</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
+/** The pause of every process's upstream requests in force (a 429), above the quota's figures. */
+function pauseLine(data: StatusPageData): Html | string {
+  if (!data.pause.ok) return failed(data.pause);
+  const pause = data.pause.value;
+  if (!pause) return '';
+  const left = formatAge((pause.until.getTime() - data.now.getTime()) / 1000);
+  return html`<p class="error paused" data-paused-until="${pause.until.toISOString()}">Upstream requests paused until ${formatTime(pause.until)} (${left} from now): ${pause.reason}</p>`;
+}
+
 function quotaSection(data: StatusPageData): Html {
-  if (!data.quota.ok) return failed(data.quota);
+  if (!data.quota.ok) return html`${pauseLine(data)}${failed(data.quota)}`;
   const { plan, superseded } = data.quota.value;
   const supersededBy = new Map(superseded.map((row) => [row.dataset, row.superseded]));
   const verdict = plan.fits
@@ -195,7 +204,7 @@ function quotaSection(data: StatusPageData): Html {
     const cadenceClass = dataset.cadenceMinutes === null ? 'cadence never' : dataset.fits ? 'cadence' : 'cadence short';
     return html`<tr data-quota-dataset="${dataset.dataset}"><td>${dataset.dataset}</td><td class="mono">${dataset.cron}</td><td class="num">${dataset.requestsPerSlot}</td><td class="num needed">${formatPerHour(dataset.neededPerHour)}</td><td class="num granted">${formatPerHour(dataset.grantedPerHour)}</td><td class="${cadenceClass}">${cadence}</td><td class="num superseded">${supersededBy.get(dataset.dataset) ?? 0}</td></tr>`;
   });
-  return html`<p class="verdict" data-fits="${String(plan.fits)}">Quota <span class="mono">${plan.rate.label}</span> (UPSTREAM_RATE): ${formatPerHour(plan.availablePerHour)} req/h; the watchlist (${plan.tokens} token(s), ${plan.addresses} address(es)) needs ${formatPerHour(plan.neededPerHour)} req/h. ${verdict}</p>
+  return html`${pauseLine(data)}<p class="verdict" data-fits="${String(plan.fits)}">Quota <span class="mono">${plan.rate.label}</span> (UPSTREAM_RATE): ${formatPerHour(plan.availablePerHour)} req/h; the watchlist (${plan.tokens} token(s), ${plan.addresses} address(es)) needs ${formatPerHour(plan.neededPerHour)} req/h. ${verdict}</p>
 <table><thead><tr><th>dataset, in priority order</th><th>cron</th><th class="num">requests per slot</th><th class="num">needs req/h</th><th class="num">gets req/h</th><th>refreshes each target</th><th class="num">superseded, last hour</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
@@ -259,10 +268,13 @@ export function renderStatusPage(data: StatusPageData, links: StatusPageLinks = 
     failing(data.quarantined) +
     failing(data.drifts) +
     failing(data.quota) +
+    failing(data.pause) +
     failing(data.addresses) +
     failing(data.alerts) +
     (data.replica ? failing(data.replica) : 0);
   const overBudget = data.quota.ok && !data.quota.value.plan.fits;
+  const paused = data.pause.ok && data.pause.value !== null;
+  const quotaTitle = paused ? 'Quota: requests paused' : overBudget ? 'Quota: over budget' : 'Quota';
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="refresh" content="${STATUS_REFRESH_SECONDS}">
@@ -271,7 +283,7 @@ export function renderStatusPage(data: StatusPageData, links: StatusPageLinks = 
 <main>
 ${data.replica ? section('replica', 'Read replica', replicaLine(data.replica)) : ''}
 ${section('datasets', 'Datasets', freshnessSection(data))}
-${section('quota', overBudget ? 'Quota: over budget' : 'Quota', quotaSection(data), overBudget ? 'over-budget' : undefined)}
+${section('quota', quotaTitle, quotaSection(data), overBudget || paused ? 'over-budget' : undefined)}
 ${section('queues', 'Queues', queuesSection(data))}
 ${section('prices', 'Watched token prices, last 24 hours', pricesSection(data))}
 ${section('addresses', 'Watched addresses', addressesSection(data, reportHref))}

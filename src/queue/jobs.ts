@@ -33,8 +33,14 @@ export interface NftJobData {
   includePnl: boolean;
 }
 
+/**
+ * The daily maintenance: `housekeeping` (retention, partitions, downsampling, compaction: Postgres
+ * only) and `protocols` (the protocol list from the upstream), two jobs so that one never waits on
+ * the other. A job enqueued before the split carries no kind: housekeeping.
+ */
 export interface MaintenanceJobData {
   tick: string;
+  kind?: 'housekeeping' | 'protocols';
 }
 
 /** What a processed job reports back (BullMQ return value, and run-once's summary). */

@@ -127,6 +127,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       help: 'Upstream requests per second the quota allows (UPSTREAM_RATE), shared by every process',
       registers,
     }),
+    upstreamPausedUntil: new Gauge({
+      name: 'chaintap_upstream_paused_until_seconds',
+      help: 'While every process holds its upstream requests back (a 429: its Retry-After, at most UPSTREAM_MAX_PAUSE_MS): when that ends, in Unix seconds; absent when no pause is in force; read at scrape time',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
     alertEvents: new Counter({
       name: 'chaintap_alert_events_total',
       help: 'Alert events fired (recorded in the outbox by this process), by rule kind and status (firing, resolved)',

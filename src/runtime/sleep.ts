@@ -1,6 +1,9 @@
+/** The longest delay a Node timer holds (2^31 - 1 ms, about 24.8 days); past it, setTimeout fires after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
- * Waits `ms` milliseconds (rounded up, so a wait is never cut short), or rejects with the signal's
- * reason as soon as it is aborted.
+ * Waits `ms` milliseconds (rounded up, so a wait is never cut short; clamped to MAX_TIMER_MS), or
+ * rejects with the signal's reason as soon as it is aborted.
  */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -14,7 +17,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
         signal?.removeEventListener('abort', onAbort);
         resolve();
       },
-      Math.max(0, Math.ceil(ms)),
+      Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil(ms))),
     );
     signal?.addEventListener('abort', onAbort, { once: true });
   });

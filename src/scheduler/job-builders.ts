@@ -89,6 +89,10 @@ export function nftJobs(addresses: WatchedAddressOptions[], tick: Date): Planned
   );
 }
 
+/** Housekeeping first (the queue runs one job at a time, in order), then the protocol sync. */
 export function maintenanceJobs(tick: Date): PlannedJob<MaintenanceJobData>[] {
-  return [planned('maintenance', 'daily', tick, { tick: tick.toISOString() })];
+  return [
+    planned('maintenance', 'daily', tick, { tick: tick.toISOString(), kind: 'housekeeping' }),
+    planned('maintenance', 'protocols', tick, { tick: tick.toISOString(), kind: 'protocols' }),
+  ];
 }

@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.ts';
 import { seededRandom } from './hash.ts';
+import { WINDOW_KINDS, type WindowKind } from './request-window.ts';
 
 /** Faults the simulated upstream injects; rates are shares of authenticated requests, 0 to 1. */
 export interface SimulatorFaults {
@@ -12,8 +13,11 @@ export interface SimulatorFaults {
   retryAfterSeconds: number;
   malformedRate: number;
   timeoutRate: number;
-  /** 0 = off; else more than this many requests in any trailing 1000 ms are answered 429. */
-  rateLimitRps: number;
+  /** 0 = off; else a request past this many in its window (rateLimitWindowMs) is answered 429. */
+  rateLimit: number;
+  rateLimitWindowMs: number;
+  /** How the window counts (request-window.ts): trailing open, trailing closed, or calendar-fixed. */
+  rateLimitWindow: WindowKind;
 }
 
 export const NO_FAULTS: SimulatorFaults = {
@@ -26,7 +30,9 @@ export const NO_FAULTS: SimulatorFaults = {
   retryAfterSeconds: 1,
   malformedRate: 0,
   timeoutRate: 0,
-  rateLimitRps: 0,
+  rateLimit: 0,
+  rateLimitWindowMs: 1000,
+  rateLimitWindow: 'sliding',
 };
 
 const RATES = ['spikeRate', 'error5xxRate', 'error429Rate', 'malformedRate', 'timeoutRate'] as const;
@@ -39,14 +45,21 @@ export function resolveFaults(
   current: SimulatorFaults = NO_FAULTS,
 ): SimulatorFaults {
   const faults = { ...current };
-  for (const [name, value] of Object.entries(changes) as [keyof SimulatorFaults, number | undefined][]) {
+  for (const [name, value] of Object.entries(changes) as [keyof SimulatorFaults, unknown][]) {
     if (value === undefined) continue;
     if (!(name in NO_FAULTS)) throw new ConfigError(`unknown simulator fault "${name}"`);
+    if (name === 'rateLimitWindow') {
+      if (!WINDOW_KINDS.includes(value as WindowKind))
+        throw new ConfigError(`simulator fault rateLimitWindow must be one of ${WINDOW_KINDS.join(', ')}`);
+      faults.rateLimitWindow = value as WindowKind;
+      continue;
+    }
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
       throw new ConfigError(`simulator fault ${name} must be a non-negative number`);
     }
     faults[name] = value;
   }
+  if (!(faults.rateLimitWindowMs >= 1)) throw new ConfigError('simulator fault rateLimitWindowMs must be at least 1');
   for (const name of RATES) {
     if (faults[name] > 1) throw new ConfigError(`simulator fault ${name} must be between 0 and 1`);
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.ts';
 import { resolveFaults, type SimulatorFaults } from './faults.ts';
+import { WINDOW_KINDS, type WindowKind } from './request-window.ts';
 import type { SimulatorOptions } from './server.ts';
 import type { SimulatorWorld } from './world.ts';
 
@@ -93,11 +94,25 @@ export const SIMULATOR_SETTINGS: readonly SimulatorSetting[] = [
   ),
   setting('timeoutRate', '--timeout-rate <share>', 'SIM_TIMEOUT_RATE', 'share never answered', rate),
   setting(
-    'rateLimitRps',
-    '--rate-limit-rps <n>',
-    'SIM_RATE_LIMIT_RPS',
-    'answer 429 past this many requests in any trailing second (0: off)',
+    'rateLimit',
+    '--rate-limit <n>',
+    'SIM_RATE_LIMIT',
+    'answer 429 past this many requests in a window of --rate-limit-window-ms (0: off)',
     int(0, 1_000_000),
+  ),
+  setting(
+    'rateLimitWindowMs',
+    '--rate-limit-window-ms <ms>',
+    'SIM_RATE_LIMIT_WINDOW_MS',
+    'length of the rate limit window (default 1000)',
+    int(1, 86_400_000),
+  ),
+  setting(
+    'rateLimitWindow',
+    '--rate-limit-window <kind>',
+    'SIM_RATE_LIMIT_WINDOW',
+    'sliding (trailing, open at its far end; default), closed (trailing, both ends) or fixed (whole windows of the clock)',
+    z.enum(WINDOW_KINDS),
   ),
   setting('positions', '--positions <n>', 'SIM_POSITIONS', 'DeFi positions per address (default 10)', int(0, 1000)),
   setting(
@@ -177,10 +192,12 @@ export function loadSimulatorOptions(flags: SimulatorFlags, env: Record<string, 
     'retryAfterSeconds',
     'malformedRate',
     'timeoutRate',
-    'rateLimitRps',
+    'rateLimit',
+    'rateLimitWindowMs',
   ] as const) {
     if (values[name] !== undefined) faults[name] = values[name] as number;
   }
+  if (values.rateLimitWindow !== undefined) faults.rateLimitWindow = values.rateLimitWindow as WindowKind;
   resolveFaults(faults);
   const world: Partial<SimulatorWorld> = {};
   if (values.positions !== undefined) world.positionsPerAddress = values.positions as number;

@@ -6,7 +6,7 @@ import { FaultDraws, resolveFaults, type FaultDecision, type SimulatorFaults } f
 import { answerControl, CONTROL_PREFIX } from './control.ts';
 import { MAX_BODY_BYTES, readBody } from './request-body.ts';
 import { errorAnswer, matchRoute, WorldAnswers, type Answer, type Route } from './routes.ts';
-import { SlidingWindow } from './sliding-window.ts';
+import { RequestWindow } from './request-window.ts';
 import { StatsRecorder, type SimulatorStats } from './stats.ts';
 import { DEFAULT_SEED, resolveWorld, type SimulatorWorld } from './world.ts';
 
@@ -66,9 +66,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   const fail = (status: number, error: string, message: string) =>
     errorAnswer(status, error, message, world.realShapes);
   const stats = new StatsRecorder();
-  const limiter = new SlidingWindow(1000);
   const draws = new FaultDraws(options.faultSeed);
   let faults = resolveFaults(options.faults ?? {});
+  let limiter = new RequestWindow(faults.rateLimitWindowMs, faults.rateLimitWindow);
   let clockOffsetMs = options.clockOffsetMs ?? 0;
   const held = new Set<ServerResponse>();
   const timers = new Set<NodeJS.Timeout>();
@@ -109,6 +109,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     resetStats: () => stats.reset(),
     setFaults: (changes) => {
       faults = resolveFaults(changes, faults);
+      limiter = new RequestWindow(faults.rateLimitWindowMs, faults.rateLimitWindow);
     },
     setClockOffset: (ms) => {
       clockOffsetMs = ms;
@@ -138,14 +139,20 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       if (status === 403) return send(res, fail(403, 'forbidden', 'Forbidden'), fault.delayMs);
       return send(res, fail(401, 'unauthorized', 'missing or invalid x-api-key header'), fault.delayMs);
     }
-    if (faults.rateLimitRps > 0) {
-      if (limiter.count(now) >= faults.rateLimitRps) {
+    if (faults.rateLimit > 0) {
+      // Counted by the wall clock, so that a fixed window starts at a whole second or minute.
+      const at = performance.timeOrigin + now;
+      if (limiter.count(at) >= faults.rateLimit) {
         req.resume();
-        const retryAfter = String(Math.max(1, Math.ceil(limiter.msUntilSlotFrees(now) / 1000)));
-        const answer = fail(429, 'rate_limited', `more than ${faults.rateLimitRps} requests per second`);
+        const retryAfter = String(Math.max(1, Math.ceil(limiter.msUntilSlotFrees(at) / 1000)));
+        const answer = fail(
+          429,
+          'rate_limited',
+          `more than ${faults.rateLimit} requests in ${faults.rateLimitWindowMs} ms (${faults.rateLimitWindow} window)`,
+        );
         return send(res, answer, fault.delayMs, { 'retry-after': retryAfter });
       }
-      limiter.add(now);
+      limiter.add(at);
     }
     if (route.kind !== 'operation' || (fault.kind !== 'none' && fault.kind !== 'malformed')) req.resume();
     if (fault.kind === 'timeout') {

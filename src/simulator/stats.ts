@@ -1,5 +1,5 @@
 import { hashOf } from './hash.ts';
-import { SlidingWindow } from './sliding-window.ts';
+import { RequestWindow } from './request-window.ts';
 
 export type Operation = 'prices' | 'positions' | 'nfts' | 'protocols';
 
@@ -33,7 +33,7 @@ export class StatsRecorder {
   private firstRequestAt: number | null = null;
   private lastRequestAt: number | null = null;
   private perSecond: number[] = [];
-  private readonly window = new SlidingWindow(1000);
+  private readonly window = new RequestWindow(1000);
   /** Hashes, not the keys: the simulator holds no copy of what clients send as secrets. */
   private readonly keys = new Set<number>();
 

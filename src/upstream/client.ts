@@ -56,7 +56,7 @@ export interface UpstreamClient {
   fetchPositions(address: string, opts?: PositionsRequestOptions): Promise<UpstreamResponse<PositionsResponse>>;
   fetchNftHoldings(address: string, opts?: NftHoldingsRequestOptions): Promise<UpstreamResponse<NftHoldingsResponse>>;
   fetchProtocols(opts?: { signal?: AbortSignal }): Promise<UpstreamResponse<ProtocolsResponse>>;
-  /** Closes the keep-alive connections (and the sender thread with its Redis connection). */
+  /** Closes the keep-alive connections. */
   close(): Promise<void>;
 }
 
@@ -65,13 +65,19 @@ export interface UpstreamClientSettings {
   options: Options;
   logger: Logger;
   metrics: Metrics;
-  /** How requests go out: the sender thread (src/cli/resources.ts), or in tests an HTTP transport. */
+  /** How requests go out: the HTTP transport on the shared rate limiter (src/cli/resources.ts), or a test's. */
   transport: UpstreamTransport;
 }
 
 export function createUpstreamClient({ options, logger, metrics, transport }: UpstreamClientSettings): UpstreamClient {
   warnOnPlainHttp(options.UPSTREAM_BASE_URL, logger);
-  const http = createUpstreamHttp({ transport, maxRetries: options.UPSTREAM_MAX_RETRIES, logger, metrics });
+  const http = createUpstreamHttp({
+    transport,
+    maxRetries: options.UPSTREAM_MAX_RETRIES,
+    maxPauseMs: options.UPSTREAM_MAX_PAUSE_MS,
+    logger,
+    metrics,
+  });
   const priority = requestPriorities(options.DATASET_PRIORITY);
 
   function sendPriceBatch(coinTypes: string[], at: Date | undefined, signal: AbortSignal | undefined) {

@@ -57,13 +57,19 @@ export class AuthError extends UpstreamError {
   }
 }
 
-/** 429 after the in-request retries: the caller re-queues the job after retryAfterMs. */
+/**
+ * 429: the shared budget is paused until resumeAt (Retry-After, capped at UPSTREAM_MAX_PAUSE_MS);
+ * the job waits until then without spending an attempt.
+ */
 export class RateLimitedError extends UpstreamError {
   override readonly retryable = true;
+  /** What the upstream asked for (Retry-After, or 1 s without one). */
   readonly retryAfterMs: number;
-  constructor(details: UpstreamErrorDetails & { retryAfterMs: number }) {
-    super(`rate limited by the upstream (HTTP 429), retry after ${details.retryAfterMs} ms`, details);
+  readonly resumeAt: Date;
+  constructor(details: UpstreamErrorDetails & { retryAfterMs: number; resumeAt: Date }) {
+    super(`rate limited by the upstream (HTTP 429), requests resume at ${details.resumeAt.toISOString()}`, details);
     this.retryAfterMs = details.retryAfterMs;
+    this.resumeAt = details.resumeAt;
   }
 }
 

@@ -10,12 +10,7 @@ import {
   TransientError,
   snippet,
 } from './errors.ts';
-import {
-  MAX_IN_REQUEST_RATE_LIMIT_WAIT_MS,
-  MAX_RATE_LIMIT_RETRIES,
-  backoffDelayMs,
-  parseRetryAfterMs,
-} from './retry-policy.ts';
+import { backoffDelayMs, parseRetryAfterMs } from './retry-policy.ts';
 import { sleep } from '../runtime/sleep.ts';
 import type { TransportOutcome, UpstreamTransport } from './transport.ts';
 import { issuePath } from './schemas.ts';
@@ -53,27 +48,33 @@ export interface UpstreamRequest<T> {
 export interface UpstreamHttpSettings {
   /** Waits for the rate limit, sends with the key, reads the body (transport.ts). */
   transport: UpstreamTransport;
-  /** Transient faults retried within one request. */
+  /** Timeouts and 5xx retried within one request (UPSTREAM_MAX_RETRIES, at most 2). */
   maxRetries: number;
+  /** The longest a 429 pauses the budget, whatever its Retry-After (UPSTREAM_MAX_PAUSE_MS). */
+  maxPauseMs: number;
   logger: Logger;
   metrics: Metrics;
 }
 
 export interface UpstreamHttp {
   send<T>(request: UpstreamRequest<T>): Promise<UpstreamResponse<T>>;
-  /** Closes the transport (keep-alive connections, the sender thread). */
+  /** Closes the transport's keep-alive connections. */
   close(): Promise<void>;
 }
 
 /**
  * The one place that decides about upstream answers: every attempt goes out through the transport
  * (which waits for the shared rate limit and carries the key), is measured and logged, and its
- * outcome is classified (errors.ts). Transient faults are retried here with backoff, 429s after
- * pausing the shared budget.
+ * outcome is classified (errors.ts). A timeout or a 5xx is retried here, at most maxRetries times,
+ * each retry through the pacer again. A 429 is not retried here: it pauses the shared budget once,
+ * for its Retry-After capped at maxPauseMs, and goes to the caller as RateLimitedError with the
+ * pause's end (the job waits until then without spending an attempt).
  */
 export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp {
-  const { transport, maxRetries, metrics } = settings;
+  const { transport, maxRetries, maxPauseMs, metrics } = settings;
   const logger = settings.logger.child({ component: 'upstream' });
+  /** A Retry-After past the cap is said once per pause, not by every request that meets it. */
+  let warnedUntil = 0;
 
   async function attempt<T>(request: UpstreamRequest<T>, attempts: number): Promise<UpstreamResponse<T>> {
     const { operation, path, priority } = request;
@@ -122,7 +123,10 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
   ): UpstreamResponse<T> {
     const { status, body } = answer;
     if (status === 401 || status === 403) throw new AuthError(answer);
-    if (status === 429) throw new RateLimitedError({ ...answer, retryAfterMs: parseRetryAfterMs(retryAfter) });
+    if (status === 429) {
+      const retryAfterMs = parseRetryAfterMs(retryAfter);
+      throw new RateLimitedError({ ...answer, retryAfterMs, resumeAt: new Date(Date.now() + retryAfterMs) });
+    }
     if (status >= 500 || status === 408) {
       throw new TransientError(`the upstream failed (HTTP ${status})${snippet(body)}`, {
         ...answer,
@@ -150,30 +154,40 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
     metrics.upstreamLatency.observe({ operation }, durationMs / 1000);
   }
 
+  /** Pauses the shared budget for a 429 (its Retry-After, capped) and says until when. */
+  async function pauseFor(error: RateLimitedError): Promise<RateLimitedError> {
+    const { operation, retryAfterMs } = error;
+    metrics.upstreamRateLimited.inc({ operation });
+    const capped = retryAfterMs > maxPauseMs;
+    const reason =
+      `HTTP 429 (${operation}): Retry-After ${formatSeconds(retryAfterMs)}` +
+      (capped ? `, capped at ${formatSeconds(maxPauseMs)} (UPSTREAM_MAX_PAUSE_MS)` : '');
+    // Every process sharing the budget waits, not only this request.
+    const resumeAt = await transport.pause(Math.min(retryAfterMs, maxPauseMs), reason);
+    if (capped && Date.now() >= warnedUntil) {
+      warnedUntil = resumeAt.getTime();
+      logger.warn(
+        { operation, retryAfterMs, maxPauseMs, resumeAt: resumeAt.toISOString() },
+        'the upstream asked to wait longer than UPSTREAM_MAX_PAUSE_MS: requests resume at the cap',
+      );
+    }
+    logger.debug(
+      { operation, url: error.url, retryAfterMs, resumeAt: resumeAt.toISOString() },
+      'upstream rate limited',
+    );
+    const { url, status, body, attempts } = error;
+    return new RateLimitedError({ operation, url, status, body, attempts, retryAfterMs, resumeAt });
+  }
+
   return {
     async send(request) {
-      let transientRetries = 0;
-      let rateLimitRetries = 0;
       for (let attempts = 1; ; attempts++) {
         try {
           return await attempt(request, attempts);
         } catch (error) {
-          if (error instanceof RateLimitedError) {
-            metrics.upstreamRateLimited.inc({ operation: request.operation });
-            // Every process sharing the budget waits, not only this request.
-            await transport.pause(error.retryAfterMs);
-            if (rateLimitRetries >= MAX_RATE_LIMIT_RETRIES || error.retryAfterMs > MAX_IN_REQUEST_RATE_LIMIT_WAIT_MS)
-              throw error;
-            rateLimitRetries++;
-            metrics.upstreamRetries.inc({ operation: request.operation, reason: 'rate_limited' });
-            logger.debug(
-              { operation: request.operation, url: request.path, retryAfterMs: error.retryAfterMs },
-              'upstream rate limited, retrying',
-            );
-            continue;
-          }
-          if (!(error instanceof TransientError) || transientRetries >= maxRetries) throw error;
-          const delayMs = backoffDelayMs(transientRetries++);
+          if (error instanceof RateLimitedError) throw await pauseFor(error);
+          if (!(error instanceof TransientError) || attempts > maxRetries) throw error;
+          const delayMs = backoffDelayMs(attempts - 1);
           metrics.upstreamRetries.inc({ operation: request.operation, reason: error.reason });
           logger.debug(
             { operation: request.operation, url: request.path, reason: error.reason, delayMs },
@@ -185,6 +199,10 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
     },
     close: () => transport.close(),
   };
+}
+
+function formatSeconds(ms: number): string {
+  return `${(ms / 1000).toLocaleString('en-US', { maximumFractionDigits: ms < 60_000 ? 1 : 0 })} s`;
 }
 
 /** zod issues as `path: message` lines, at most 20 of them. */

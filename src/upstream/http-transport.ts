@@ -5,26 +5,19 @@ import { MAX_ERROR_BODY_BYTES } from './errors.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import {
   bytesScrubber,
-  decodeOutcome,
   scrubber,
-  type TransportBytesOutcome,
+  type TransportOutcome,
   type TransportRequest,
   type TransportSettings,
   type UpstreamTransport,
 } from './transport.ts';
 
-/** The HTTP transport, which also gives an answer's body as bytes (what the sender thread posts). */
-export interface HttpTransport extends UpstreamTransport {
-  sendForBytes(request: TransportRequest, signal?: AbortSignal): Promise<TransportBytesOutcome>;
-}
-
 /**
- * The HTTP exchange of a transport (transport.ts), in the thread that creates it: the sender thread
- * (sender-thread-entry.ts), or a test's. Waits for a start, sends with the key through a keep-alive
- * agent, reads the body up to maxBodyBytes; a timeout or a network failure is an outcome too,
- * described without the key.
+ * The HTTP exchange of a transport (transport.ts), from the caller's own event loop: waits for a
+ * start of the rate limiter, sends with the key through a keep-alive agent, reads the body up to
+ * maxBodyBytes; a timeout or a network failure is an outcome too, described without the key.
  */
-export function createHttpTransport(settings: TransportSettings, rateLimiter: RateLimiter): HttpTransport {
+export function createHttpTransport(settings: TransportSettings, rateLimiter: RateLimiter): UpstreamTransport {
   const { apiKey, timeoutMs, maxBodyBytes } = settings;
   const base = settings.baseUrl.replace(/\/+$/, '');
   const agent = new Agent({
@@ -40,7 +33,7 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
     request: TransportRequest,
     waitMs: number,
     signal: AbortSignal | undefined,
-  ): Promise<TransportBytesOutcome> {
+  ): Promise<TransportOutcome> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
     const onCallerAbort = () => controller.abort(signal!.reason);
@@ -66,12 +59,12 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
         durationMs: performance.now() - started,
         waitMs,
       };
-      if (read.kind === 'whole') return { kind: 'answer', ...answer, body: scrubBytes(read.bytes) };
+      if (read.kind === 'whole') return { kind: 'answer', ...answer, body: utf8.decode(scrubBytes(read.bytes)) };
       return {
         kind: 'oversized',
         ...answer,
         // Scrubbed before the cut: a key that starts in the prefix is replaced whole, not left half.
-        body: utf8Prefix(scrubBytes(read.start), Math.min(maxBodyBytes, MAX_ERROR_BODY_BYTES)),
+        body: utf8.decode(utf8Prefix(scrubBytes(read.start), Math.min(maxBodyBytes, MAX_ERROR_BODY_BYTES))),
         maxBytes: maxBodyBytes,
         bytesRead: read.bytesRead,
         declaredBytes,
@@ -96,15 +89,13 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
     }
   }
 
-  const sendForBytes = async (request: TransportRequest, signal?: AbortSignal): Promise<TransportBytesOutcome> => {
-    const asked = performance.now();
-    await rateLimiter.acquire(signal, request.priority);
-    return exchange(request, performance.now() - asked, signal);
-  };
   return {
-    sendForBytes,
-    send: async (request, signal) => decodeOutcome(await sendForBytes(request, signal)),
-    pause: (ms) => rateLimiter.pause(ms),
+    async send(request, signal) {
+      const asked = performance.now();
+      await rateLimiter.acquire(signal, request.priority);
+      return exchange(request, performance.now() - asked, signal);
+    },
+    pause: (ms, reason) => rateLimiter.pause(ms, reason),
     close: () => agent.close(),
   };
 }
@@ -141,10 +132,7 @@ async function readBody(body: Readable, maxBytes: number, declaredBytes: number 
   return { kind: 'oversized', start: concat(chunks, Math.min(bytesRead, keepBytes)), bytesRead };
 }
 
-/**
- * The chunks' first `length` bytes in a buffer of their own (byte offset 0, nothing else in it), so
- * that the sender thread can move it to the main thread whole.
- */
+/** The chunks' first `length` bytes in one buffer. */
 function concat(chunks: Buffer[], length: number): Uint8Array {
   const bytes = new Uint8Array(length);
   let offset = 0;
@@ -170,6 +158,9 @@ function contentLength(header: string | string[] | undefined): number | undefine
   if (typeof header !== 'string' || !/^\d+$/.test(header)) return undefined;
   return Number(header);
 }
+
+/** Decodes a body as undici's text() does: UTF-8, a leading byte order mark dropped. */
+const utf8 = new TextDecoder();
 
 function isTimeout(error: unknown): boolean {
   return (

@@ -3,30 +3,30 @@ import type { RedisClient } from '../runtime/redis-connection.ts';
 import { sleep } from '../runtime/sleep.ts';
 
 /**
- * One upstream request budget. Requests are paced, not burst: the limiter hands out start times
- * evenly spaced (GCRA with no burst allowance). A 429 calls pause(), which pushes every later start
- * past Retry-After.
+ * The one upstream request budget, shared by every process through Redis. Requests are paced, not
+ * burst: the limiter hands out start times evenly spaced (GCRA with no burst allowance), and a 429
+ * calls pause(), which pushes every later start past Retry-After.
  *
- * The spacing is (1000 ms + JITTER_ALLOWANCE_MS) / rps rather than 1000 / rps: a request reaches the
- * upstream a little after its start time (timer granularity, event-loop load, a Redis round trip),
- * by an amount that varies, and at 1000 / rps that variation alone puts rps + 1 or + 2 requests into
- * some trailing second of a strict sliding-window upstream. Each such 429 then costs a whole
- * Retry-After of the shared budget; the allowance costs about 2.5% of it (at 200/s: 195/s).
+ * The spacing is PACING_MARGIN wider than the quota (1.04 × 1000 / rps ms): a request reaches the
+ * upstream a little after its start (timer granularity, event-loop load, a Redis round trip), by an
+ * amount that varies. Spaced exactly at the quota, requests one millisecond apart in their delays
+ * already put one too many into some window of a strict upstream (a closed-ends window counts a
+ * request exactly one period back); the margin absorbs 4 % of the period (40 ms of a second, 2.4 s
+ * of a minute), so that no window (open or closed ends, fixed or sliding, per second or per minute)
+ * counts more than the quota, for 4 % of it.
  *
  * A process whose event loop was busy wakes up late for its start, and then goes together with the
- * starts booked after it: on a loaded machine, late starts bunch up by far more than the allowance.
- * So a start also needs room in the trailing window of the starts actually made (rps per 1000 ms +
- * the allowance, counted when each start is confirmed): a late start waits for that room instead.
- * The start is recorded when Redis confirms it; when the reply reaches a busy process late, the
+ * starts booked after it: so a start also needs room in the trailing window of the starts actually
+ * made (ceil(rps) starts per that many intervals, counted when each start is confirmed): a late
+ * start waits for that room instead. When Redis's confirmation reaches a busy process late, the
  * request leaves that much later than recorded, so such a start is confirmed again (moved to now).
  *
- * Who gets a start: every caller books one as above, but within a process a start that comes due
- * goes to the most urgent caller then waiting (lowest priority number, first come first served
- * among equals), not necessarily to the one that booked it, so that under a small quota current
- * prices are not queued behind dozens of NFT requests. At equal priority this is the order of
- * booking, as before. Between processes the order stays first come first served.
+ * Who gets a start: every caller books one, but within a process a start that comes due goes to the
+ * most urgent caller then waiting (lowest priority number, first come first served among equals),
+ * so that under a small quota current prices are not queued behind dozens of NFT requests. Between
+ * processes the order is first come first served.
  */
-export const JITTER_ALLOWANCE_MS = 25;
+export const PACING_MARGIN = 0.04;
 
 export interface RateLimiter {
   /**
@@ -35,25 +35,80 @@ export interface RateLimiter {
    * Rejects with the signal's reason on abort.
    */
   acquire(signal?: AbortSignal, priority?: number): Promise<void>;
-  /** No request starts (anywhere the budget is shared) until at least `ms` from now. */
-  pause(ms: number): Promise<void>;
+  /**
+   * No request starts (anywhere the budget is shared) until at least `ms` from now; `reason` is shown
+   * while the pause is in force (readPause). Resolves to the pause's end.
+   */
+  pause(ms: number, reason: string): Promise<Date>;
 }
 
-/**
- * Where start slots come from. reserve() books the next free slot and says how long to wait for it;
- * confirm() is asked after that wait: it books a new slot when a pause began meanwhile, and waits
- * for room in the window of actual starts (0: go, the start is recorded under `start`, or moved to
- * now when already recorded).
- */
-interface SlotBook {
-  reserve(start: string): Promise<number>;
-  confirm(start: string): Promise<number>;
-  pause(ms: number): Promise<void>;
+/** A pause of the whole budget in force: until when, and why. */
+export interface UpstreamPause {
+  until: Date;
+  reason: string;
 }
 
 /** A confirmation that took longer than this to come back is made again (see above). */
 export const LATE_CONFIRMATION_MS = 10;
 const MAX_RECONFIRMATIONS = 3;
+
+/**
+ * All times are Redis TIME in microseconds, so the processes' clocks never matter; each caller only
+ * sleeps the wait it is told. KEYS[1], a hash: `tat` (the next free start), `paused` (no start
+ * before this) and `reason` (why). KEYS[2], a sorted set: the starts made in the trailing window (at
+ * most `limit` of them). On Redis Cluster both keys share one hash tag (upstreamPaceKey).
+ * ARGV: mode ('reserve', 'confirm' or 'pause'), the interval (pause: its length), the window and
+ * its limit, the start's id (pause: the reason). Returns the wait in microseconds (pause: its end,
+ * Unix microseconds).
+ */
+const SLOT_SCRIPT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local tat = tonumber(redis.call('HGET', KEYS[1], 'tat')) or 0
+local paused = tonumber(redis.call('HGET', KEYS[1], 'paused')) or 0
+local mode = ARGV[1]
+local wait = 0
+if mode == 'pause' then
+  local pauseEnd = now + tonumber(ARGV[2])
+  if pauseEnd > paused then
+    paused = pauseEnd
+    redis.call('HSET', KEYS[1], 'reason', ARGV[3])
+  end
+  if pauseEnd > tat then tat = pauseEnd end
+elseif mode == 'reserve' or now < paused then
+  local start = math.max(now, tat, paused)
+  tat = start + tonumber(ARGV[2])
+  wait = start - now
+end
+if mode == 'pause' or wait > 0 or mode == 'reserve' then
+  -- %.0f: Lua's tostring keeps only 14 significant digits, too few for microseconds since 1970.
+  redis.call('HSET', KEYS[1], 'tat', string.format('%.0f', tat), 'paused', string.format('%.0f', paused))
+  redis.call('PEXPIRE', KEYS[1], math.ceil((math.max(tat, paused) - now) / 1000) + 60000)
+end
+if mode == 'pause' then return string.format('%.0f', paused) end
+if wait > 0 then return math.ceil(wait) end
+local window = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
+local others = redis.call('ZCARD', KEYS[2])
+-- A start confirmed again (its reply came back late) does not count against itself.
+if redis.call('ZSCORE', KEYS[2], ARGV[5]) then others = others - 1 end
+if others >= tonumber(ARGV[4]) then
+  local oldest = tonumber(redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2])
+  return math.max(1, math.ceil(oldest + window - now))
+end
+redis.call('ZADD', KEYS[2], now, ARGV[5])
+redis.call('PEXPIRE', KEYS[2], math.ceil(window / 1000) + 60000)
+return 0
+`;
+const SLOT_SCRIPT_SHA = createHash('sha1').update(SLOT_SCRIPT).digest('hex');
+
+export interface SharedRateLimiterSettings {
+  redis: RedisClient;
+  /** The budget's key (upstreamPaceKey: `{chaintap:upstream}:pace`); every process of one upstream uses the same. */
+  key: string;
+  /** The quota in requests per second (UPSTREAM_RATE). */
+  rps: number;
+}
 
 /** A caller of acquire() waiting for a start. */
 interface Waiter {
@@ -62,13 +117,27 @@ interface Waiter {
   fail(error: unknown): void;
 }
 
-function createRateLimiter(book: SlotBook): RateLimiter {
+export function createSharedRateLimiter({ redis, key, rps }: SharedRateLimiterSettings): RateLimiter {
+  const interval = intervalMs(rps);
+  // The trailing window of actual starts: as many as the quota starts in about a second, over that
+  // many intervals.
+  const limit = Math.ceil(rps);
+  const slotArgs = [String(1000 * interval), String(1000 * interval * limit), String(limit)];
+  const startsKey = `${key}:starts`;
+  const run = async (...args: string[]): Promise<number> => {
+    try {
+      return Number(await redis.evalsha(SLOT_SCRIPT_SHA, 2, key, startsKey, ...args));
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return Number(await redis.eval(SLOT_SCRIPT, 2, key, startsKey, ...args));
+    }
+  };
+  /** Milliseconds to wait for the start (0: go, recorded under `start`). */
+  const slot = async (mode: 'reserve' | 'confirm', start: string) => (await run(mode, ...slotArgs, start)) / 1000;
+
   let sequence = 0;
   const prefix = `${process.pid}-${Math.random().toString(36).slice(2)}`;
-  /**
-   * Callers waiting, by priority, then in order of asking (a newcomer goes after its equals): the
-   * head gets the next start that comes due.
-   */
+  /** Callers waiting, by priority, then in order of asking: the head gets the next start that comes due. */
   const waiters: Waiter[] = [];
   /**
    * One booking per waiter, each with an abort of its own (never a caller's signal: the start it
@@ -80,7 +149,7 @@ function createRateLimiter(book: SlotBook): RateLimiter {
   async function bookStart(signal: AbortSignal): Promise<void> {
     const start = `${prefix}-${++sequence}`;
     let asked = performance.now();
-    let waitMs = await withAbort(book.reserve(start), signal);
+    let waitMs = await withAbort(slot('reserve', start), signal);
     for (let reconfirmed = 0; ;) {
       if (waitMs > 0) {
         await sleep(waitMs, signal);
@@ -88,7 +157,7 @@ function createRateLimiter(book: SlotBook): RateLimiter {
         return;
       }
       asked = performance.now();
-      waitMs = await withAbort(book.confirm(start), signal);
+      waitMs = await withAbort(slot('confirm', start), signal);
     }
   }
 
@@ -113,14 +182,6 @@ function createRateLimiter(book: SlotBook): RateLimiter {
     );
   }
 
-  /**
-   * A waiter left: when there are more bookings than waiters, the latest start is given up (lost,
-   * as an abort always lost one), so that the others keep the earliest.
-   */
-  function dropSurplusBooking(): void {
-    if (bookings.length > waiters.length) bookings.pop()!.abort(new Error('a waiter gave up'));
-  }
-
   return {
     acquire(signal, priority = 0) {
       signal?.throwIfAborted();
@@ -128,7 +189,8 @@ function createRateLimiter(book: SlotBook): RateLimiter {
         const onAbort = () => {
           remove(waiters, waiter);
           reject(signal!.reason);
-          dropSurplusBooking();
+          // More bookings than waiters: the latest start is given up, so that the others keep the earliest.
+          if (bookings.length > waiters.length) bookings.pop()!.abort(new Error('a waiter gave up'));
         };
         const waiter: Waiter = {
           priority,
@@ -146,8 +208,34 @@ function createRateLimiter(book: SlotBook): RateLimiter {
         addBooking();
       });
     },
-    pause: (ms) => book.pause(Math.max(0, ms)),
+    async pause(ms, reason) {
+      const until = await run('pause', String(Math.ceil(Math.max(0, ms) * 1000)), reason);
+      return new Date(until / 1000);
+    },
   };
+}
+
+/** The pause in force on the budget at `key`, if any (for status, the status page and /metrics). */
+export async function readPause(redis: RedisClient, key: string): Promise<UpstreamPause | undefined> {
+  const [paused, reason] = (await redis.eval(READ_PAUSE_SCRIPT, 1, key)) as [string, string | null] | [];
+  if (paused === undefined) return undefined;
+  return { until: new Date(Number(paused) / 1000), reason: reason ?? 'unknown' };
+}
+
+/** The pause's end (microseconds) and reason while it is in force, by the same clock as SLOT_SCRIPT. */
+const READ_PAUSE_SCRIPT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local paused = tonumber(redis.call('HGET', KEYS[1], 'paused')) or 0
+if paused <= now then return {} end
+return {string.format('%.0f', paused), redis.call('HGET', KEYS[1], 'reason')}
+`;
+
+/** Milliseconds between two starts. */
+function intervalMs(rps: number): number {
+  if (!Number.isFinite(rps) || rps <= 0)
+    throw new RangeError(`rate limit must be a positive number of requests per second, got ${rps}`);
+  return ((1 + PACING_MARGIN) * 1000) / rps;
 }
 
 /** Where a new waiter of `priority` goes: after every waiter of the same or a lower number (binary search). */
@@ -167,156 +255,8 @@ function remove<T>(items: T[], item: T): void {
   if (index !== -1) items.splice(index, 1);
 }
 
-/**
- * The budget shared by every process through two Redis keys. All times are Redis TIME in
- * microseconds, so the processes' clocks never matter; each caller only sleeps the wait it is told.
- * KEYS[1], a hash: `tat` (the next free start) and `paused` (no start before this). KEYS[2], a
- * sorted set: the starts made in the trailing window (at most `limit` of them). On Redis Cluster
- * both keys share one hash tag (upstreamPaceKey, src/queue/redis-keys.ts).
- */
-const SLOT_SCRIPT = `
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local tat = tonumber(redis.call('HGET', KEYS[1], 'tat')) or 0
-local paused = tonumber(redis.call('HGET', KEYS[1], 'paused')) or 0
-local mode = ARGV[1]
-local wait = 0
-if mode == 'pause' then
-  local pauseEnd = now + tonumber(ARGV[2])
-  if pauseEnd > paused then paused = pauseEnd end
-  if pauseEnd > tat then tat = pauseEnd end
-elseif mode == 'reserve' or now < paused then
-  local start = math.max(now, tat, paused)
-  tat = start + tonumber(ARGV[2])
-  wait = start - now
-end
-if mode == 'pause' or wait > 0 or mode == 'reserve' then
-  -- %.0f: Lua's tostring keeps only 14 significant digits, too few for microseconds since 1970.
-  redis.call('HSET', KEYS[1], 'tat', string.format('%.0f', tat), 'paused', string.format('%.0f', paused))
-  redis.call('PEXPIRE', KEYS[1], math.ceil((math.max(tat, paused) - now) / 1000) + 60000)
-end
-if mode == 'pause' or wait > 0 then return math.ceil(wait) end
-local window = tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
-local others = redis.call('ZCARD', KEYS[2])
--- A start confirmed again (its reply came back late) does not count against itself.
-if redis.call('ZSCORE', KEYS[2], ARGV[5]) then others = others - 1 end
-if others >= tonumber(ARGV[4]) then
-  local oldest = tonumber(redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2])
-  return math.max(1, math.ceil(oldest + window - now))
-end
-redis.call('ZADD', KEYS[2], now, ARGV[5])
-redis.call('PEXPIRE', KEYS[2], math.ceil(window / 1000) + 60000)
-return 0
-`;
-const SLOT_SCRIPT_SHA = createHash('sha1').update(SLOT_SCRIPT).digest('hex');
-
-export interface SharedRateLimiterSettings {
-  redis: RedisClient;
-  /** The budget's key (upstreamPaceKey: `{chaintap:upstream}:pace`); every process of one upstream uses the same. */
-  key: string;
-  rps: number;
-  /** Default JITTER_ALLOWANCE_MS. */
-  jitterAllowanceMs?: number;
-}
-
-export function createSharedRateLimiter({
-  redis,
-  key,
-  rps,
-  jitterAllowanceMs,
-}: SharedRateLimiterSettings): RateLimiter {
-  const intervalMicros = String(1000 * intervalMs(rps, jitterAllowanceMs));
-  const { windowMs, limit } = startWindow(rps, jitterAllowanceMs);
-  const windowArgs = [String(1000 * windowMs), String(limit)];
-  const startsKey = `${key}:starts`;
-  const run = async (...args: string[]): Promise<number> => {
-    try {
-      return Number(await redis.evalsha(SLOT_SCRIPT_SHA, 2, key, startsKey, ...args));
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return Number(await redis.eval(SLOT_SCRIPT, 2, key, startsKey, ...args));
-    }
-  };
-  const toMs = (micros: number) => micros / 1000;
-  return createRateLimiter({
-    reserve: async (start) => toMs(await run('reserve', intervalMicros, ...windowArgs, start)),
-    confirm: async (start) => toMs(await run('confirm', intervalMicros, ...windowArgs, start)),
-    pause: async (ms) => void (await run('pause', String(Math.ceil(ms * 1000)))),
-  });
-}
-
-/** The same pacing within one process, for uses without Redis (a single CLI run). */
-export function createLocalRateLimiter(
-  rps: number,
-  { jitterAllowanceMs }: { jitterAllowanceMs?: number } = {},
-): RateLimiter {
-  const interval = intervalMs(rps, jitterAllowanceMs);
-  const { windowMs, limit } = startWindow(rps, jitterAllowanceMs);
-  /**
-   * Start id -> when it was confirmed, oldest first (a Map keeps insertion order; a confirmed-again start moves to the
-   * end).
-   */
-  const starts = new Map<string, number>();
-  let tat = 0;
-  let paused = 0;
-  const book = (now: number) => {
-    const start = Math.max(now, tat, paused);
-    tat = start + interval;
-    return start - now;
-  };
-  /** 0 and the start recorded when the window of starts has room, else the wait for room. */
-  const startNow = (start: string, now: number) => {
-    for (const [id, time] of starts) {
-      if (time > now - windowMs) break;
-      starts.delete(id);
-    }
-    const others = starts.size - (starts.has(start) ? 1 : 0);
-    if (others >= limit) return Math.max(0.001, starts.values().next().value! + windowMs - now);
-    starts.delete(start);
-    starts.set(start, now);
-    return 0;
-  };
-  return createRateLimiter({
-    reserve: async (start) => {
-      const now = performance.now();
-      const wait = book(now);
-      return wait > 0 ? wait : startNow(start, now);
-    },
-    confirm: async (start) => {
-      const now = performance.now();
-      if (now < paused) return book(now);
-      return startNow(start, now);
-    },
-    pause: async (ms) => {
-      const pauseEnd = performance.now() + ms;
-      paused = Math.max(paused, pauseEnd);
-      tat = Math.max(tat, pauseEnd);
-    },
-  });
-}
-
-/**
- * The trailing window of actual starts: `limit` starts per `windowMs`, the same rate as the pacing
- * (rps per 1000 ms + the allowance), over a whole number of starts (ceil(rps) of them).
- */
-function startWindow(rps: number, jitterAllowanceMs = JITTER_ALLOWANCE_MS): { windowMs: number; limit: number } {
-  const limit = Math.ceil(rps);
-  return { windowMs: ((1000 + jitterAllowanceMs) * limit) / rps, limit };
-}
-
-/** Milliseconds between two starts. */
-function intervalMs(rps: number, jitterAllowanceMs = JITTER_ALLOWANCE_MS): number {
-  if (!Number.isFinite(rps) || rps <= 0)
-    throw new RangeError(`rate limit must be a positive number of requests per second, got ${rps}`);
-  if (!(jitterAllowanceMs >= 0))
-    throw new RangeError(`jitter allowance must be 0 or more milliseconds, got ${jitterAllowanceMs}`);
-  return (1000 + jitterAllowanceMs) / rps;
-}
-
 /** A Redis call cannot be cancelled, but the caller need not wait for it once aborted. */
-function withAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
+function withAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     if (signal.aborted) {
       promise.catch(() => {});

@@ -2,18 +2,19 @@ import { isScrubbable, literalCore, secretScrubber } from '../runtime/scrub.ts';
 
 /**
  * How one request reaches the upstream: wait for a start of the shared budget, send it with the key,
- * read the body. Nothing more: retries, classification, JSON and schema checks, metrics and logs
- * stay with the HTTP client (http-client.ts), which works the same over either transport:
- * - the sender thread (sender-thread.ts), which the commands use: a thread that does nothing else,
- *   so a request leaves at its start time even while the process's event loop is busy;
- * - the HTTP transport run in the caller's thread (http-transport.ts), for tests.
+ * read the body (http-transport.ts). Nothing more: retries, classification, JSON and schema checks,
+ * metrics and logs stay with the HTTP client (http-client.ts). Tests put a transport of their own
+ * in its place to script what comes back.
  */
 export interface UpstreamTransport {
   /** Rejects with the signal's reason once it is aborted, while waiting for a start or in flight. */
   send(request: TransportRequest, signal?: AbortSignal): Promise<TransportOutcome>;
-  /** No request starts, anywhere the budget is shared, before `ms` from now (a 429's Retry-After). */
-  pause(ms: number): Promise<void>;
-  /** Ends the keep-alive connections (and the thread with its Redis connection). */
+  /**
+   * No request starts, anywhere the budget is shared, before `ms` from now (a 429's Retry-After);
+   * `reason` is shown while it lasts. Resolves to the end of the pause in force.
+   */
+  pause(ms: number, reason: string): Promise<Date>;
+  /** Ends the keep-alive connections. */
   close(): Promise<void>;
 }
 
@@ -30,7 +31,7 @@ export interface TransportRequest {
   priority?: number;
 }
 
-/** What came back, with the key scrubbed from every text. Plain data: it crosses threads. */
+/** What came back, with the key scrubbed from every text. */
 export type TransportOutcome = TransportAnswer | TransportOversized | TransportFailure;
 
 export interface TransportAnswer {
@@ -61,21 +62,6 @@ export interface TransportOversized extends Omit<TransportAnswer, 'kind'> {
   declaredBytes?: number;
 }
 
-/** An outcome with its body (when it has one) as bytes, for the sender thread to post. */
-type WithBodyBytes<T> = T extends { body: string } ? Omit<T, 'body'> & { body: Uint8Array } : T;
-
-/**
- * An outcome as the sender thread posts it: the body's bytes (key scrubbed), whose buffer moves to
- * the main thread without a copy; the main thread decodes it (decodeOutcome).
- */
-export type TransportBytesOutcome = WithBodyBytes<TransportOutcome>;
-
-/** Decodes a body as undici's text() does: UTF-8, a leading byte order mark dropped. */
-export function decodeOutcome(outcome: TransportBytesOutcome): TransportOutcome {
-  return outcome.kind === 'failure' ? outcome : { ...outcome, body: utf8.decode(outcome.body) };
-}
-const utf8 = new TextDecoder();
-
 export interface TransportFailure {
   kind: 'failure';
   reason: 'timeout' | 'network';
@@ -104,10 +90,10 @@ export function scrubber(apiKey: string): (text: string) => string {
 /**
  * The same for a body's UTF-8 bytes, returned as they are unless they hold the key. Searched as
  * bytes first, for the piece every form of the key holds literally (no decoding, so a large answer
- * costs one scan); only a body that holds it is decoded, scrubbed and encoded again, into a buffer
- * of its own.
+ * costs one scan); only a body that holds it is decoded, scrubbed and encoded again.
  */
 export function bytesScrubber(apiKey: string): (bytes: Uint8Array) => Uint8Array {
+  const utf8 = new TextDecoder();
   if (!isScrubbable(apiKey)) return (bytes) => bytes;
   const scrub = scrubber(apiKey);
   const core = literalCore(apiKey);

@@ -1,4 +1,4 @@
-import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Context } from '../runtime/context.ts';
 import type { Database } from '../db/client.ts';
 import {
@@ -25,14 +25,13 @@ import type { TickStream } from '../datasets.ts';
 import type { ElementOutcome, QuarantinedElement } from '../db/schema/rows.ts';
 import { recordSchemaDrifts } from '../db/stores/schema-drifts.ts';
 import { jobOutcome } from './job-outcome.ts';
+import { assertJobLock, JobLockLostError } from './job-lock.ts';
 
 /** What a processor needs besides its own upstream call. */
 export interface IngestionDeps {
   context: Context;
   database: Database;
   tracker: TickTracker;
-  /** The job's queue: a 429 pauses it for Retry-After instead of spending an attempt. */
-  queue: Queue;
   /** Price slots to fill later (a current price fetched after its slot ended). */
   priceGaps: PriceGaps;
 }
@@ -61,7 +60,8 @@ export interface IngestionSpec<T, Rows> {
  * transaction. Every outcome is recorded: a payload that cannot be read is quarantined with its body
  * (an element that cannot be read, alone: the others are stored; when none can be, the job is quarantined),
  * a failure is written to ingestion_runs (with the error body) before BullMQ retries it, and the
- * error decides the queue behaviour (job-outcome.ts).
+ * error decides the queue behaviour (job-outcome.ts). Each of those writes commits only while this
+ * worker still holds the job's lock (job-lock.ts): a worker that lost the job writes nothing.
  */
 export async function runIngestionJob<T, Rows>(
   deps: IngestionDeps,
@@ -80,6 +80,7 @@ export async function runIngestionJob<T, Rows>(
     attempts: job.attemptsMade + 1,
     startedAt: new Date(),
   };
+  const fence = () => assertJobLock(job, context.options.JOB_LOCK_MS);
   const stopTimer = metrics.jobDuration.startTimer({ queue: queueName });
   try {
     let response: UpstreamResponse<T> | undefined;
@@ -90,7 +91,7 @@ export async function runIngestionJob<T, Rows>(
     } catch (error) {
       const unreadable = unreadablePayload(error, response);
       if (!unreadable) throw error;
-      return await quarantine(deps, job, spec, run, unreadable);
+      return await quarantine(deps, job, spec, run, unreadable, fence);
     }
     const outcome = spec.outcome?.(rows);
     const quarantined = outcome?.quarantined ?? [];
@@ -98,7 +99,7 @@ export async function runIngestionJob<T, Rows>(
       const more = quarantined.length > 1 ? ` (and ${quarantined.length - 1} more elements)` : '';
       const reason = `cannot normalize: ${quarantined[0]!.reason}${more}`;
       const payload = { body: response.body, status: response.status, endpoint: response.url, reason };
-      return await quarantine(deps, job, spec, run, payload, quarantined);
+      return await quarantine(deps, job, spec, run, payload, fence, quarantined);
     }
     const raw = rawRecord(spec, response.url, response.status, response.body, response.receivedAt);
     const { rowsWritten, byTable } = await commitJob(database, {
@@ -107,6 +108,7 @@ export async function runIngestionJob<T, Rows>(
       httpStatus: response.status,
       write: (tx) => spec.write(tx, rows),
       elements: outcome && { stored: outcome.elements - quarantined.length, quarantined },
+      fence,
     });
     for (const [table, count] of Object.entries(byTable)) metrics.rowsWritten.inc({ table }, count);
     if (outcome) await recordElementOutcome(deps, spec, run, outcome);
@@ -114,7 +116,7 @@ export async function runIngestionJob<T, Rows>(
     await finishTarget(deps, spec, run.jobId);
     return { outcome: 'succeeded', rowsWritten };
   } catch (error) {
-    throw await handleFailure(deps, job, spec, run, error);
+    throw await handleFailure(deps, job, spec, run, lockLost(signal) ?? error, fence);
   } finally {
     stopTimer();
   }
@@ -203,11 +205,12 @@ async function quarantine<T, Rows>(
   spec: IngestionSpec<T, Rows>,
   run: RunRecord,
   payload: UnreadablePayload,
+  fence: () => Promise<void>,
   elements?: QuarantinedElement[],
 ): Promise<JobResult> {
   const { reason } = payload;
   const raw = rawRecord(spec, payload.endpoint || spec.endpoint, payload.status, payload.body, new Date());
-  await quarantinePayload(deps.database, { run, raw, reason, elements });
+  await quarantinePayload(deps.database, { run, raw, reason, elements, fence });
   deps.context.metrics.quarantined.inc({ dataset: spec.dataset }, elements?.length ?? 1);
   deps.context.metrics.jobs.inc({ queue: job.queueName, outcome: 'quarantined' });
   deps.context.logger.warn(
@@ -218,6 +221,11 @@ async function quarantine<T, Rows>(
   return { outcome: 'quarantined', rowsWritten: 0 };
 }
 
+/** The lock-lost abort of this job's signal (workers.ts), which wins over whatever the abort caused. */
+function lockLost(signal: AbortSignal): JobLockLostError | undefined {
+  return signal.reason instanceof JobLockLostError ? signal.reason : undefined;
+}
+
 /** Records the failure and returns what to throw to BullMQ, as jobOutcome decides. */
 async function handleFailure<T, Rows>(
   deps: IngestionDeps,
@@ -225,14 +233,20 @@ async function handleFailure<T, Rows>(
   spec: IngestionSpec<T, Rows>,
   run: RunRecord,
   error: unknown,
+  fence: () => Promise<void>,
 ): Promise<Error> {
   const { metrics, logger } = deps.context;
+  if (error instanceof JobLockLostError) {
+    // Another worker has the job: nothing of this attempt is recorded, nor is the job moved.
+    logger.warn({ jobId: run.jobId, dataset: spec.dataset, target: spec.target }, error.message);
+    return error;
+  }
   const outcome = jobOutcome(error);
   if (outcome === 'rate_limited') {
-    // Not an attempt: the queue pauses for Retry-After and the job goes back to waiting.
-    await deps.queue.rateLimit((error as RateLimitedError).retryAfterMs);
+    // Not an attempt: the job waits until the pause ends (as every request does), then runs again.
+    await job.moveToDelayed((error as RateLimitedError).resumeAt.getTime(), job.token);
     metrics.jobs.inc({ queue: job.queueName, outcome: 'rate_limited' });
-    return Worker.RateLimitError();
+    return new DelayedError();
   }
   // Only 'retry' tries again; a quarantine error thrown with no body at hand (not expected) fails too.
   const unrecoverable = outcome !== 'retry';
@@ -244,8 +258,9 @@ async function handleFailure<T, Rows>(
       ? rawRecord(spec, upstream.url || spec.endpoint, upstream.status, upstream.body, new Date())
       : undefined;
   try {
-    await recordJobFailure(deps.database, { run, final, error: message, httpStatus: upstream?.status, raw });
+    await recordJobFailure(deps.database, { run, final, error: message, httpStatus: upstream?.status, raw, fence });
   } catch (recordError) {
+    if (recordError instanceof JobLockLostError) return handleFailure(deps, job, spec, run, recordError, fence);
     // Postgres itself may be what failed; the job is retried and records its outcome then.
     logger.warn({ err: describe(recordError), jobId: run.jobId }, 'could not record the job failure');
   }

@@ -24,85 +24,98 @@ const PARTITIONS_AHEAD_MS = 62 * DAY;
  */
 const COMPACTION_WAITS = { horizonTimeoutMs: 60_000, lockTimeoutMs: 5_000 };
 
+/** The maintenance queue's two jobs (MaintenanceJobData): the housekeeping, and the protocol sync. */
+export function processMaintenance(deps: IngestionDeps, client: UpstreamClient) {
+  return (job: Job<MaintenanceJobData>, signal: AbortSignal): Promise<JobResult> =>
+    job.data.kind === 'protocols' ? syncProtocols(deps, client, job, signal) : housekeeping(deps, job);
+}
+
+/** The protocol list, an ingestion job like any other: retried, quarantined or failed on its own. */
+function syncProtocols(
+  deps: IngestionDeps,
+  client: UpstreamClient,
+  job: Job<MaintenanceJobData>,
+  signal: AbortSignal,
+): Promise<JobResult> {
+  return runIngestionJob(
+    deps,
+    job,
+    {
+      dataset: 'protocols',
+      target: 'all',
+      tick: new Date(job.data.tick),
+      endpoint: '/v2/defi/protocols',
+      fetch: (abort) => client.fetchProtocols({ signal: abort }),
+      normalize: (data) => normalizeProtocols(data),
+      write: (tx, rows) => writeProtocols(tx, rows),
+    },
+    signal,
+  );
+}
+
 /**
- * The daily housekeeping: sync the protocol list, then prune raw responses and quarantined payloads
- * past their retention (RAW_RETENTION_DAYS, QUARANTINE_RETENTION_DAYS), create partitions ahead,
+ * The daily housekeeping, Postgres only (it runs while the upstream is down or refuses the key):
+ * prune raw responses, quarantined payloads and run records past their retention
+ * (RAW_RETENTION_DAYS, QUARANTINE_RETENTION_DAYS, RUNS_RETENTION_DAYS), create partitions ahead,
  * detach old price partitions when configured, thin the snapshot history
  * (SNAPSHOT_FULL_RESOLUTION_DAYS, SNAPSHOT_HOURLY_DAYS) and rewrite the past months it thinned
- * (SNAPSHOT_COMPACTION). Each part records its own run.
+ * (SNAPSHOT_COMPACTION). Records its own run.
  */
-export function processMaintenance(deps: IngestionDeps, client: UpstreamClient) {
-  return async (job: Job<MaintenanceJobData>, signal: AbortSignal): Promise<JobResult> => {
-    const tick = new Date(job.data.tick);
-    const { options, logger } = deps.context;
-    const protocols = await runIngestionJob(
-      deps,
-      job,
-      {
-        dataset: 'protocols',
-        target: 'all',
-        tick,
-        endpoint: '/v2/defi/protocols',
-        fetch: (abort) => client.fetchProtocols({ signal: abort }),
-        normalize: (data) => normalizeProtocols(data),
-        write: (tx, rows) => writeProtocols(tx, rows),
-      },
-      signal,
-    );
-
-    const created = await ensurePartitions(deps.database, {
-      from: new Date(tick.getTime() - DAY),
-      to: new Date(tick.getTime() + PARTITIONS_AHEAD_MS),
-    });
-    const pruned = await pruneRawResponses(deps.database, options.RAW_RETENTION_DAYS, tick);
-    const quarantinePruned = await pruneQuarantinedPayloads(deps.database, options.QUARANTINE_RETENTION_DAYS, tick);
-    const runsPruned = await pruneIngestionRuns(deps.database, options.RUNS_RETENTION_DAYS, tick);
-    const detached =
-      options.PRICE_PARTITION_DETACH_DAYS > 0
-        ? await detachOldPricePartitions(deps.database, options.PRICE_PARTITION_DETACH_DAYS, tick)
-        : [];
-    // Concurrent price jobs leave the price key index half-split; rebuilt packed once a day.
-    const compacted = await compactPriceIndexes(deps.database, tick);
-    const tiers = {
-      fullResolutionDays: options.SNAPSHOT_FULL_RESOLUTION_DAYS,
-      hourlyDays: options.SNAPSHOT_HOURLY_DAYS,
-    };
-    const downsampled = await downsampleSnapshots(deps.database, { now: tick, ...tiers });
-    const compaction = options.SNAPSHOT_COMPACTION
-      ? await compactThinnedPartitions(deps.database, { ...tiers, thinnedAt: tick, ...COMPACTION_WAITS })
-      : { compacted: [], busy: [] };
-    // The housekeeping's own run record, so that dataset_freshness shows when it last ran.
-    await commitJob(deps.database, {
-      run: {
-        jobId: job.id ?? 'maintenance',
-        dataset: 'maintenance',
-        target: 'housekeeping',
-        tick,
-        attempts: job.attemptsMade + 1,
-        startedAt: new Date(),
-      },
-      raw: [],
-      write: async () => ({}),
-    });
-    if (compaction.busy.length > 0)
-      logger.warn(
-        { partitions: compaction.busy },
-        'partitions to compact were in use (or older transactions still ran); left for the next run',
-      );
-    logger.info(
-      {
-        tick: tick.toISOString(),
-        partitionsCreated: created,
-        rawPruned: pruned,
-        quarantinePruned,
-        runsPruned,
-        partitionsDetached: detached,
-        priceIndexesCompacted: compacted.length,
-        snapshotsThinned: downsampled.deleted,
-        partitionsCompacted: compaction.compacted,
-      },
-      'maintenance done',
-    );
-    return { outcome: 'succeeded', rowsWritten: protocols.rowsWritten };
+async function housekeeping(deps: IngestionDeps, job: Job<MaintenanceJobData>): Promise<JobResult> {
+  const tick = new Date(job.data.tick);
+  const { options, logger } = deps.context;
+  const created = await ensurePartitions(deps.database, {
+    from: new Date(tick.getTime() - DAY),
+    to: new Date(tick.getTime() + PARTITIONS_AHEAD_MS),
+  });
+  const pruned = await pruneRawResponses(deps.database, options.RAW_RETENTION_DAYS, tick);
+  const quarantinePruned = await pruneQuarantinedPayloads(deps.database, options.QUARANTINE_RETENTION_DAYS, tick);
+  const runsPruned = await pruneIngestionRuns(deps.database, options.RUNS_RETENTION_DAYS, tick);
+  const detached =
+    options.PRICE_PARTITION_DETACH_DAYS > 0
+      ? await detachOldPricePartitions(deps.database, options.PRICE_PARTITION_DETACH_DAYS, tick)
+      : [];
+  // Concurrent price jobs leave the price key index half-split; rebuilt packed once a day.
+  const compacted = await compactPriceIndexes(deps.database, tick);
+  const tiers = {
+    fullResolutionDays: options.SNAPSHOT_FULL_RESOLUTION_DAYS,
+    hourlyDays: options.SNAPSHOT_HOURLY_DAYS,
   };
+  const downsampled = await downsampleSnapshots(deps.database, { now: tick, ...tiers });
+  const compaction = options.SNAPSHOT_COMPACTION
+    ? await compactThinnedPartitions(deps.database, { ...tiers, thinnedAt: tick, ...COMPACTION_WAITS })
+    : { compacted: [], busy: [] };
+  // The housekeeping's own run record, so that dataset_freshness shows when it last ran.
+  await commitJob(deps.database, {
+    run: {
+      jobId: job.id ?? 'maintenance',
+      dataset: 'maintenance',
+      target: 'housekeeping',
+      tick,
+      attempts: job.attemptsMade + 1,
+      startedAt: new Date(),
+    },
+    raw: [],
+    write: async () => ({}),
+  });
+  if (compaction.busy.length > 0)
+    logger.warn(
+      { partitions: compaction.busy },
+      'partitions to compact were in use (or older transactions still ran); left for the next run',
+    );
+  logger.info(
+    {
+      tick: tick.toISOString(),
+      partitionsCreated: created,
+      rawPruned: pruned,
+      quarantinePruned,
+      runsPruned,
+      partitionsDetached: detached,
+      priceIndexesCompacted: compacted.length,
+      snapshotsThinned: downsampled.deleted,
+      partitionsCompacted: compaction.compacted,
+    },
+    'maintenance done',
+  );
+  return { outcome: 'succeeded', rowsWritten: 0 };
 }

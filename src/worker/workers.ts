@@ -4,7 +4,6 @@ import type { RedisClient } from '../runtime/redis-connection.ts';
 import type { Context } from '../runtime/context.ts';
 import type { Options } from '../config/options.ts';
 import type { Database } from '../db/client.ts';
-import type { Queues } from '../queue/queues.ts';
 import { createRedisConnection } from '../runtime/redis-connection.ts';
 import { redisTopology } from '../config/redis-topology.ts';
 import { createPriceGaps } from '../queue/price-gaps.ts';
@@ -17,6 +16,7 @@ import { processMaintenance } from './process-maintenance.ts';
 import { processNfts } from './process-nfts.ts';
 import { processPositions } from './process-positions.ts';
 import { processPrices } from './process-prices.ts';
+import { JobLockLostError } from './job-lock.ts';
 import { QUEUE_NAMES, type QueueName } from '../datasets.ts';
 
 type JobProcessor = (job: Job, signal: AbortSignal) => Promise<unknown>;
@@ -31,7 +31,6 @@ export interface WorkerPoolDeps {
   context: Context;
   database: Database;
   client: UpstreamClient;
-  queues: Queues;
   tracker: TickTracker;
   /** The queues' Redis, for the price gaps. */
   redis: RedisClient;
@@ -39,12 +38,12 @@ export interface WorkerPoolDeps {
 }
 
 /**
- * BullMQ workers, one per queue, each with UPSTREAM_CONCURRENCY jobs at a time. The upstream rate
- * limit itself is enforced by the client's Redis-shared pacer across all processes; the BullMQ
- * limiter below is a loose backstop that also enables queue.rateLimit() for 429s.
+ * BullMQ workers, one per queue, each with UPSTREAM_CONCURRENCY jobs at a time (concurrencyOf). The
+ * upstream rate limit is the client's Redis-shared pacer alone, across all processes. A job whose
+ * lock BullMQ could not renew (another worker has taken it over) is aborted: its request, its write.
  */
 export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
-  const { context, client, queues } = deps;
+  const { context, client } = deps;
   const { options, logger } = context;
   const names = deps.queueNames ?? QUEUE_NAMES;
   // Aborted only when the grace period runs out: a SIGTERM lets active requests finish.
@@ -59,24 +58,40 @@ export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
       context,
       database: deps.database,
       tracker: deps.tracker,
-      queue: queues[name],
       priceGaps,
     };
     const process = processorFor(name, ingestion, client);
     const connection = createRedisConnection(redisTopology(options), 'worker');
     connections.push(connection);
-    const worker = new Worker(name, (job) => process(job, hardStop.signal), {
-      connection,
-      prefix: queueKeyPrefix(options.QUEUE_PREFIX, name),
-      concurrency: concurrencyOf(name, options),
-      limiter: { max: Math.max(1, Math.ceil(options.UPSTREAM_RPS * 2)), duration: 1000 },
-      // The lock is renewed while a job runs; it expiring means the worker died: another takes the job.
-      lockDuration: options.JOB_LOCK_MS,
-      stalledInterval: options.JOB_LOCK_MS,
-      maxStalledCount: 3,
-      autorun: true,
-    });
+    /** Each running job's abort, for when its lock is lost. */
+    const running = new Map<string, AbortController>();
+    const worker = new Worker(
+      name,
+      async (job) => {
+        const lease = new AbortController();
+        running.set(job.id!, lease);
+        try {
+          return await process(job, AbortSignal.any([hardStop.signal, lease.signal]));
+        } finally {
+          running.delete(job.id!);
+        }
+      },
+      {
+        connection,
+        prefix: queueKeyPrefix(options.QUEUE_PREFIX, name),
+        concurrency: concurrencyOf(name, options),
+        // The lock is renewed while a job runs; it expiring means the worker died: another takes the job.
+        lockDuration: options.JOB_LOCK_MS,
+        stalledInterval: options.JOB_LOCK_MS,
+        maxStalledCount: 3,
+        autorun: true,
+      },
+    );
     worker.on('error', (error) => logger.error({ queue: name, err: error.message }, 'worker error'));
+    worker.on('lockRenewalFailed', (jobIds) => {
+      logger.warn({ queue: name, jobIds }, 'job locks lost (not renewed within JOB_LOCK_MS): those jobs stop here');
+      for (const jobId of jobIds) running.get(jobId)?.abort(new JobLockLostError(jobId));
+    });
     return worker;
   });
 
@@ -109,24 +124,15 @@ export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
   };
 }
 
-/** A queue takes at most the jobs the quota can start in this many seconds (see concurrencyOf). */
-const IN_FLIGHT_HORIZON_S = 10;
-
 /**
- * Jobs at a time per queue: UPSTREAM_CONCURRENCY for the datasets, but no more than the quota starts
- * in IN_FLIGHT_HORIZON_S (at 40/min: 7), because a job a worker has taken waits for its start and can
- * no longer be superseded by a newer tick; a quarter of that for the price catch-up, whose requests
- * wait for the quota after every current one, so that they never take all the slots; one for
- * maintenance.
+ * Jobs at a time per queue: UPSTREAM_CONCURRENCY for the datasets; a quarter of it for the price
+ * catch-up, whose requests wait for the quota after every current one, so that they never take all
+ * the slots; one for maintenance.
  */
 function concurrencyOf(name: QueueName, options: Options): number {
   if (name === 'maintenance') return 1;
-  const datasets = Math.min(
-    options.UPSTREAM_CONCURRENCY,
-    Math.max(1, Math.ceil(options.UPSTREAM_RPS * IN_FLIGHT_HORIZON_S)),
-  );
-  if (name === 'price-catch-up') return Math.max(1, Math.floor(datasets / 4));
-  return datasets;
+  if (name === 'price-catch-up') return Math.max(1, Math.floor(options.UPSTREAM_CONCURRENCY / 4));
+  return options.UPSTREAM_CONCURRENCY;
 }
 
 function processorFor(name: QueueName, deps: IngestionDeps, client: UpstreamClient): JobProcessor {

@@ -42,7 +42,7 @@ describe('bytes on disk of a partitioned table', () => {
 describe('the achieved rate at the simulator', () => {
   let simulator: RunningSimulator;
   beforeAll(async () => {
-    simulator = await startSimulator({ apiKey: 'bench-test-key', faults: { rateLimitRps: 2 } });
+    simulator = await startSimulator({ apiKey: 'bench-test-key', faults: { rateLimit: 2 } });
   });
   afterAll(() => simulator.close());
 

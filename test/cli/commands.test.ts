@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
+import { upstreamPaceKey } from '../../src/queue/redis-keys.ts';
+import { createSharedRateLimiter } from '../../src/upstream/rate-limiter.ts';
 
 const SUI_LONG = `0x${'0'.repeat(63)}2::sui::SUI`;
 const USDC = `0x${'d'.repeat(64)}::usdc::USDC`;
@@ -146,6 +148,27 @@ describe('chaintap CLI, as a user runs it', () => {
     expect(result.stdout).toContain(
       '  !! over budget; to fit: a quota of at least 66/h, fewer addresses or tokens, or slower crons',
     );
+  });
+
+  it('reports a pause of the upstream requests in force in status, with its end and reason', async () => {
+    const pacer = createSharedRateLimiter({
+      redis: harness.connection,
+      key: upstreamPaceKey(harness.options.QUEUE_PREFIX),
+      rps: 1,
+    });
+    const reason = 'HTTP 429 (positions): Retry-After 86,400 s, capped at 900 s (UPSTREAM_MAX_PAUSE_MS)';
+    const until = await pacer.pause(900_000, reason);
+    try {
+      const result = await cli('status');
+      expect(result.code).toBe(0);
+      const lines = result.stdout.split('\n');
+      const line = lines[lines.indexOf('quota') + 1]!;
+      expect(line).toMatch(/^ {2}!! upstream requests paused until \S+ \(14 min \d+ s from now\): /);
+      expect(line).toContain(`until ${until.toISOString()} (`);
+      expect(line.endsWith(`: ${reason}`)).toBe(true);
+    } finally {
+      await harness.connection.del(upstreamPaceKey(harness.options.QUEUE_PREFIX));
+    }
   });
 
   it('lists the stored responses and prints a body exactly as the upstream sent it', async () => {

@@ -30,7 +30,6 @@ describe('chaintap demo, first run', () => {
       OPS_PORT: String(opsPort),
       UPSTREAM_BASE_URL: `http://127.0.0.1:${upstreamPort}`,
       LOG_LEVEL: 'info',
-      PROCESS_TUNING: 'false',
     });
     await demo.waitForLine(/status page at/, 90_000);
     await demo.waitForLine(/"msg":"ops server listening/, 30_000);
@@ -63,7 +62,6 @@ describe('chaintap demo, first run', () => {
     const result = await runCli(['demo'], {
       DATABASE_URL: 'postgres://postgres:secret-password@db.invalid:5432/chaintap',
       REDIS_URL: 'redis://127.0.0.1:6379',
-      PROCESS_TUNING: 'false',
     });
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split('\n');

@@ -62,6 +62,43 @@ describe('job transactions', () => {
     ]).toEqual([0, 0, 0, 0]);
   });
 
+  it('commits nothing of a job, nor of its failure or quarantine, when its fence throws last (a lost job lock)', async () => {
+    const lost = async () => {
+      throw new Error('the lock is gone');
+    };
+    await expect(
+      commitJob(database, {
+        run: run('prices', 'fenced', TICK),
+        raw: [raw(BODY, 'fenced')],
+        write: (tx) => writeTokenPrices(tx, rows()),
+        fence: lost,
+      }),
+    ).rejects.toThrow('the lock is gone');
+    await expect(
+      recordJobFailure(database, {
+        run: run('prices', 'fenced', TICK),
+        final: true,
+        error: 'x',
+        raw: raw(BODY, 'fenced'),
+        fence: lost,
+      }),
+    ).rejects.toThrow('the lock is gone');
+    await expect(
+      quarantinePayload(database, {
+        run: run('prices', 'fenced', TICK),
+        raw: raw(BODY, 'fenced'),
+        reason: 'x',
+        fence: lost,
+      }),
+    ).rejects.toThrow('the lock is gone');
+    expect([
+      await count('token_price_points'),
+      await count('raw_responses'),
+      await count('ingestion_runs'),
+      await count('quarantined_payloads'),
+    ]).toEqual([0, 0, 0, 0]);
+  });
+
   it('commits rows, the raw body (with its sha256) and the run together', async () => {
     const result = await commitJob(database, {
       run: run('prices', 'batch-1', TICK),

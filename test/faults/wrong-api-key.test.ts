@@ -39,7 +39,7 @@ const leaks = (text: string) => FORMS.filter((form) => text.includes(form));
 beforeAll(async () => {
   harness = await createPipelineHarness({
     apiKey: WRONG_KEY,
-    options: { JOB_ATTEMPTS: '5', UPSTREAM_MAX_RETRIES: '3' },
+    options: { JOB_ATTEMPTS: '5', UPSTREAM_MAX_RETRIES: '2' },
     simulator: { echoKey: true },
   });
   await seedWatchlist(harness.database, watchlist);

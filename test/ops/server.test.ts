@@ -3,6 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/client.ts';
 import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.ts';
 import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.ts';
+import { upstreamPaceKey } from '../../src/queue/redis-keys.ts';
+import { createSharedRateLimiter } from '../../src/upstream/rate-limiter.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { createTestRedis, type TestRedis } from '../support/redis.ts';
 import { startOpsServer, type RunningOpsServer } from './ops-test-server.ts';
@@ -216,6 +218,20 @@ describe('ops server', () => {
       'price-catch-up',
       'prices',
     ]);
+  });
+
+  it('exports a pause of the upstream requests in force with its end, and nothing once it is over', async () => {
+    const server = await start({ QUEUE_PREFIX: testRedis.prefix });
+    const series = 'chaintap_upstream_paused_until_seconds{reason="rate_limited"}';
+    expect(sample(await (await fetch(`${server.url}/metrics`)).text(), series)).toBeUndefined();
+    const pacer = createSharedRateLimiter({ redis, key: upstreamPaceKey(testRedis.prefix), rps: 1 });
+    const until = await pacer.pause(1_500, 'HTTP 429 (prices): Retry-After 1.5 s');
+    expect(sample(await (await fetch(`${server.url}/metrics`)).text(), series)).toBe(until.getTime() / 1000);
+    const page = await (await fetch(`${server.url}/`)).text();
+    expect(page).toContain(`data-paused-until="${until.toISOString()}"`);
+    expect(page).toContain('HTTP 429 (prices): Retry-After 1.5 s');
+    await new Promise((resolve) => setTimeout(resolve, until.getTime() - Date.now() + 50));
+    expect(sample(await (await fetch(`${server.url}/metrics`)).text(), series)).toBeUndefined();
   });
 
   it('leaves /metrics out when METRICS_ENABLED is false', async () => {

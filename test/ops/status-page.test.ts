@@ -29,6 +29,7 @@ function data(overrides: Partial<StatusPageData> = {}): StatusPageData {
     quarantined: { ok: true, value: [] },
     drifts: { ok: true, value: [] },
     quota: { ok: true, value: { plan: capacityPlan(1, '40/min'), superseded: [] } },
+    pause: { ok: true, value: null },
     addresses: {
       ok: true,
       value: { watched: [], series: [], from: new Date(now.getTime() - 7 * 86_400_000), to: now },
@@ -205,6 +206,17 @@ describe('renderStatusPage', () => {
     const page = renderStatusPage(data({ quota: { ok: false, error: 'Postgres did not answer within 3000 ms' } }));
     expect(page).toMatch(/<section id="quota"><h2>Quota<\/h2><p class="error">Unavailable: Postgres did not answer/);
     expect(page).toContain('1 section(s) unavailable');
+  });
+
+  it('shows a pause of the upstream requests in force, with its end and reason, in the framed quota section', () => {
+    const until = new Date(now.getTime() + 14 * 60_000 + 5_000);
+    const reason = 'HTTP 429 (positions): Retry-After 86,400 s, capped at 900 s (UPSTREAM_MAX_PAUSE_MS)';
+    const page = renderStatusPage(data({ pause: { ok: true, value: { until, reason } } }));
+    expect(page).toContain('<section id="quota" class="over-budget"><h2>Quota: requests paused</h2>');
+    expect(page).toContain(
+      `<p class="error paused" data-paused-until="${until.toISOString()}">Upstream requests paused until ${until.toISOString().slice(0, 19).replace('T', ' ')} UTC (14 min 5 s from now): ${reason}</p>`,
+    );
+    expect(renderStatusPage(data())).not.toContain('paused');
   });
 
   it('puts the token on its links only when given one', () => {

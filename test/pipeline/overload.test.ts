@@ -55,7 +55,7 @@ async function startRun(options: Record<string, string> = {}): Promise<Run> {
       ...options,
     },
     // The upstream answers 429 to anything past the quota in a trailing second.
-    simulator: { faults: { rateLimitRps: QUOTA_PER_SECOND } },
+    simulator: { faults: { rateLimit: QUOTA_PER_SECOND } },
   });
   await addWatchedTokens(harness.database, TOKENS);
   await addWatchedAddresses(harness.database, ADDRESSES, {});

@@ -17,7 +17,7 @@ beforeAll(async () => {
     options: { UPSTREAM_RPS: String(RPS), UPSTREAM_CONCURRENCY: '8', OPS_PORT: '0' },
     // The simulator answers 429 past a sliding window just above the limit: a burst would show, while
     // the few milliseconds of arrival jitter of a loaded machine do not.
-    simulator: { faults: { rateLimitRps: RPS + 2, latencyMs: 30 } },
+    simulator: { faults: { rateLimit: RPS + 2, latencyMs: 30 } },
   });
   await addWatchedAddresses(harness.database, addresses, {});
 });

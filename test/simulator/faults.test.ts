@@ -133,7 +133,7 @@ describe('fault knobs', () => {
   });
 
   it('rate limit: answers 429 with Retry-After past the limit in a trailing second, then lets requests through again', async () => {
-    const sim = await start({ rateLimitRps: 5 });
+    const sim = await start({ rateLimit: 5 });
     const answers = await Promise.all(Array.from({ length: 15 }, () => call(sim, POSITIONS)));
     const limited = answers.filter((answer) => answer.status === 429);
     expect(answers.filter((answer) => answer.status === 200)).toHaveLength(5);

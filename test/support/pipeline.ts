@@ -86,9 +86,8 @@ export async function createPipelineHarness(
   connection.on('error', (error: Error) => logger.warn({ err: error.message }, 'Redis connection error; reconnecting'));
   const queues = createQueues(connection, options.QUEUE_PREFIX);
   const tracker = createTickTracker(connection, options.QUEUE_PREFIX);
-  // As the commands do: requests go out from a sender thread, on the budget shared through Redis
-  // (without stepping down the test runner's own threads).
-  const client = openUpstreamClient({ ...context, options: { ...options, PROCESS_TUNING: false } });
+  // As the commands do: requests on the budget shared through Redis.
+  const client = openUpstreamClient(context);
   return {
     context,
     options,

@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadOptions, type Options } from '../../src/config/options.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
@@ -9,11 +10,13 @@ import {
   TransientError,
   type UpstreamError,
 } from '../../src/upstream/errors.ts';
-import { createSenderThread } from '../../src/upstream/sender-thread.ts';
+import { createHttpTransport } from '../../src/upstream/http-transport.ts';
+import { createSharedRateLimiter } from '../../src/upstream/rate-limiter.ts';
+import { createTestRedis, type TestRedis } from '../support/redis.ts';
 import { json, startFaultServer, streamBody, streamedText, text, type FaultServer } from './fault-server.ts';
 
 /**
- * UPSTREAM_MAX_BODY_BYTES through the sender thread (the way the commands read answers), against a
+ * UPSTREAM_MAX_BODY_BYTES through the HTTP transport (the way the commands read answers), against a
  * real HTTP server that streams a body as fast as it is read: an answer past the limit is not read
  * past it, and comes back as its first bytes with the reason.
  */
@@ -26,14 +29,13 @@ describe('the body size limit', () => {
   let server: FaultServer;
   let client: UpstreamClient;
   let options: Options;
+  let testRedis: TestRedis;
+  let redis: Redis;
 
   const open = (settings: Record<string, string | number> = {}) => {
     options = loadOptions({ UPSTREAM_BASE_URL: server.url, UPSTREAM_API_KEY: API_KEY, ...settings }, {});
-    const transport = createSenderThread({
-      ...transportSettings(options),
-      limiter: { kind: 'local', rps: 1000 },
-      logger: silent,
-    });
+    const rateLimiter = createSharedRateLimiter({ redis, key: `${testRedis.prefix}:upstream:pace`, rps: 1000 });
+    const transport = createHttpTransport(transportSettings(options), rateLimiter);
     client = createUpstreamClient({
       options,
       logger: silent,
@@ -44,6 +46,8 @@ describe('the body size limit', () => {
 
   beforeAll(async () => {
     server = await startFaultServer();
+    testRedis = createTestRedis();
+    redis = new Redis(testRedis.url);
   });
   beforeEach(() => {
     server.requests.length = 0;
@@ -55,6 +59,8 @@ describe('the body size limit', () => {
   });
   afterAll(async () => {
     await server.close();
+    redis.disconnect();
+    await testRedis.cleanup();
   });
 
   async function oversized(promise: Promise<unknown>): Promise<OversizedPayloadError> {

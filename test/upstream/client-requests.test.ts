@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.ts';
 import { loadOptions, type OptionsInput } from '../../src/config/options.ts';
@@ -10,7 +11,8 @@ import {
   type UpstreamClient,
 } from '../../src/upstream/client.ts';
 import { createHttpTransport } from '../../src/upstream/http-transport.ts';
-import { createLocalRateLimiter, type RateLimiter } from '../../src/upstream/rate-limiter.ts';
+import { createSharedRateLimiter, type RateLimiter } from '../../src/upstream/rate-limiter.ts';
+import { createTestRedis, type TestRedis } from '../support/redis.ts';
 import { json, startFaultServer, text, type Answer, type FaultServer } from './fault-server.ts';
 
 /**
@@ -24,9 +26,15 @@ const coinType = (i: number) => `0x${i.toString(16).padStart(64, '0')}::coin${i}
 describe('upstream client requests', () => {
   let server: FaultServer;
   let client: UpstreamClient;
+  let testRedis: TestRedis;
+  let redis: Redis;
+  let budgets = 0;
+  /** A request budget of its own on the test Redis, as the commands have. */
+  const budget = (rps: number) =>
+    createSharedRateLimiter({ redis, key: `${testRedis.prefix}:upstream:pace:${++budgets}`, rps });
   const makeClient = (
     overrides: Partial<Record<keyof OptionsInput, string | number>> = {},
-    rateLimiter: RateLimiter = createLocalRateLimiter(1000),
+    rateLimiter: RateLimiter = budget(1000),
   ) => {
     const options = loadOptions(
       { UPSTREAM_BASE_URL: server.url, UPSTREAM_API_KEY: API_KEY, UPSTREAM_CONCURRENCY: 2, ...overrides },
@@ -42,6 +50,8 @@ describe('upstream client requests', () => {
 
   beforeAll(async () => {
     server = await startFaultServer();
+    testRedis = createTestRedis();
+    redis = new Redis(testRedis.url);
   });
   beforeEach(() => {
     server.requests.length = 0;
@@ -50,7 +60,11 @@ describe('upstream client requests', () => {
     client = makeClient();
   });
   afterEach(() => client.close());
-  afterAll(() => server.close());
+  afterAll(async () => {
+    await server.close();
+    redis.disconnect();
+    await testRedis.cleanup();
+  });
 
   const sentCoinTypes = () =>
     server.requests.map((request) => (JSON.parse(request.body) as { addresses: string }).addresses.split(','));
@@ -238,9 +252,9 @@ describe('upstream client requests', () => {
 
     /** Asks for every operation while the budget is paused: the order they then reach the server in. */
     const orderSent = async (overrides: Partial<Record<keyof OptionsInput, string | number>> = {}) => {
-      const limiter = createLocalRateLimiter(20);
+      const limiter = budget(20);
       const ordered = makeClient(overrides, limiter);
-      await limiter.pause(100);
+      await limiter.pause(100, 'test');
       // Asked in the reverse of the default order.
       await Promise.all([
         ordered.fetchTokenPriceBatch(['0x2::sui::SUI'], { at: new Date('2025-03-01T12:00:00Z') }),

@@ -5,7 +5,13 @@ import { createLogger } from '../../src/runtime/logger.ts';
 import { createMetrics } from '../../src/runtime/metrics.ts';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.ts';
 import { createUpstreamClient, transportSettings, type UpstreamClient } from '../../src/upstream/client.ts';
-import { AuthError, InvalidPayloadError, TransientError, UpstreamError } from '../../src/upstream/errors.ts';
+import {
+  AuthError,
+  InvalidPayloadError,
+  RateLimitedError,
+  TransientError,
+  UpstreamError,
+} from '../../src/upstream/errors.ts';
 import { createHttpTransport } from '../../src/upstream/http-transport.ts';
 import { createSharedRateLimiter } from '../../src/upstream/rate-limiter.ts';
 import { createTestRedis, type TestRedis } from '../support/redis.ts';
@@ -55,7 +61,8 @@ describe('upstream client against the simulator', () => {
       error429Rate: 0,
       malformedRate: 0,
       timeoutRate: 0,
-      rateLimitRps: 0,
+      rateLimit: 0,
+      rateLimitWindow: 'sliding',
       retryAfterSeconds: 1,
     });
     simulator.resetStats();
@@ -140,27 +147,31 @@ describe('upstream client against the simulator', () => {
     expect(simulator.stats().requests).toBe(attempts);
   });
 
-  it('a 429 from the upstream: the retry waits Retry-After, then succeeds', async () => {
+  it('a 429 from the upstream: RateLimitedError, and the next request waits out Retry-After', async () => {
     const client = makeClient();
     simulator.setFaults({ error429Rate: 1, retryAfterSeconds: 1 });
     const started = performance.now();
-    const call = client.fetchProtocols();
-    while (!simulator.stats().byStatus['429']) await new Promise((resolve) => setTimeout(resolve, 5));
+    const error = await client.fetchProtocols().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toMatchObject({ retryAfterMs: 1000, attempts: 1 });
     simulator.setFaults({ error429Rate: 0 });
-    const response = await call;
-    expect(response.attempts).toBe(2);
+    const response = await client.fetchProtocols();
+    expect(response.attempts).toBe(1);
     expect(performance.now() - started).toBeGreaterThanOrEqual(1000);
   });
 
-  it('two clients on one budget stay within a sliding-window upstream limit', async () => {
-    const rps = 20;
-    simulator.setFaults({ rateLimitRps: rps });
-    const pair = [makeClient({}, rps, 'pair'), makeClient({}, rps, 'pair')];
-    const started = performance.now();
-    await Promise.all(Array.from({ length: 60 }, (_, i) => pair[i % 2]!.fetchProtocols()));
-    expect(performance.now() - started).toBeGreaterThanOrEqual(2_900);
-    const stats = simulator.stats();
-    expect(stats.byStatus['200']).toBe(60);
-    expect(stats.maxInTrailingSecond).toBeLessThanOrEqual(rps + 1);
-  });
+  it.each(['sliding', 'closed', 'fixed'] as const)(
+    'two clients on one budget stay within a %s-window upstream limit of the same rate',
+    async (rateLimitWindow) => {
+      const rps = 20;
+      simulator.setFaults({ rateLimit: rps, rateLimitWindowMs: 1000, rateLimitWindow });
+      const pair = [makeClient({}, rps, `pair-${rateLimitWindow}`), makeClient({}, rps, `pair-${rateLimitWindow}`)];
+      const started = performance.now();
+      await Promise.all(Array.from({ length: 60 }, (_, i) => pair[i % 2]!.fetchProtocols()));
+      expect(performance.now() - started).toBeGreaterThanOrEqual(2_900);
+      const stats = simulator.stats();
+      expect(stats.byStatus).toEqual({ '200': 60 });
+      expect(stats.maxInTrailingSecond).toBeLessThanOrEqual(rps);
+    },
+  );
 });

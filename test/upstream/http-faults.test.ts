@@ -15,10 +15,9 @@ import {
   UpstreamError,
 } from '../../src/upstream/errors.ts';
 import { createHttpTransport } from '../../src/upstream/http-transport.ts';
-import { createSharedRateLimiter } from '../../src/upstream/rate-limiter.ts';
-import { MAX_RATE_LIMIT_RETRIES } from '../../src/upstream/retry-policy.ts';
+import { createSharedRateLimiter, readPause } from '../../src/upstream/rate-limiter.ts';
 import { createTestRedis, type TestRedis } from '../support/redis.ts';
-import { hang, json, reset, stallBody, startFaultServer, text, type FaultServer } from './fault-server.ts';
+import { hang, json, reset, stallBody, startFaultServer, text, type Answer, type FaultServer } from './fault-server.ts';
 
 /**
  * Every fault the client must classify, injected by a real HTTP server over real sockets, with the
@@ -35,6 +34,36 @@ describe('upstream client under faults', () => {
   let metrics: Metrics;
   const logLines: string[] = [];
   let limiterCount = 0;
+  let budgetKey: string;
+  /** A client on a budget of its own (so a pause in one test never holds up the next), with `overrides`. */
+  const open = (overrides: Record<string, string | number> = {}) => {
+    // No `secrets` on purpose: the logger's own scrubbing must not be what keeps the key out.
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logLines.push(chunk.toString());
+        done();
+      },
+    });
+    const logger = createLogger({ level: 'debug', destination });
+    const options = loadOptions(
+      {
+        UPSTREAM_BASE_URL: server.url,
+        UPSTREAM_API_KEY: API_KEY,
+        UPSTREAM_TIMEOUT_MS: 300,
+        UPSTREAM_MAX_RETRIES: 2,
+        ...overrides,
+      },
+      {},
+    );
+    budgetKey = `${testRedis.prefix}:upstream:pace:${++limiterCount}`;
+    const rateLimiter = createSharedRateLimiter({ redis, key: budgetKey, rps: 500 });
+    return createUpstreamClient({
+      options,
+      logger,
+      metrics,
+      transport: createHttpTransport(transportSettings(options), rateLimiter),
+    });
+  };
 
   beforeAll(async () => {
     server = await startFaultServer();
@@ -46,30 +75,7 @@ describe('upstream client under faults', () => {
     server.script();
     server.fallback(json(200, { data: [] }));
     metrics = createMetrics({ defaultMetrics: false });
-    // No `secrets` on purpose: the logger's own scrubbing must not be what keeps the key out.
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logLines.push(chunk.toString());
-        done();
-      },
-    });
-    const logger = createLogger({ level: 'debug', destination });
-    const options = loadOptions(
-      { UPSTREAM_BASE_URL: server.url, UPSTREAM_API_KEY: API_KEY, UPSTREAM_TIMEOUT_MS: 300, UPSTREAM_MAX_RETRIES: 2 },
-      {},
-    );
-    // A budget of this test's own, so a pause in one test never holds up the next.
-    const rateLimiter = createSharedRateLimiter({
-      redis,
-      key: `${testRedis.prefix}:upstream:pace:${++limiterCount}`,
-      rps: 500,
-    });
-    client = createUpstreamClient({
-      options,
-      logger,
-      metrics,
-      transport: createHttpTransport(transportSettings(options), rateLimiter),
-    });
+    client = open();
   });
   afterEach(async () => {
     await client.close();
@@ -126,38 +132,77 @@ describe('upstream client under faults', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('429: waits at least Retry-After, then succeeds', async () => {
+  it('429: pauses the shared budget once for Retry-After and goes to the caller with its end, not retried', async () => {
     server.script(text(429, 'slow down', { 'retry-after': '1' }));
-    const response = await client.fetchProtocols();
-    expect(response.attempts).toBe(2);
-    const [first, second] = server.requests;
-    expect(second!.arrivedAt - first!.arrivedAt).toBeGreaterThanOrEqual(1000);
+    const before = Date.now();
+    const error = await failure(client.fetchProtocols());
+    expect(error).toBeInstanceOf(RateLimitedError);
+    const { resumeAt } = error as RateLimitedError;
+    expect(error).toMatchObject({ status: 429, retryable: true, retryAfterMs: 1000, attempts: 1 });
+    expect(resumeAt.getTime()).toBeGreaterThanOrEqual(before + 1000 - 50);
+    expect(resumeAt.getTime()).toBeLessThanOrEqual(Date.now() + 1000 + 50);
+    expect(server.requests).toHaveLength(1);
     expect(await counter('upstreamRateLimited', { operation: 'protocols' })).toBe(1);
-    expect(await counter('upstreamRetries', { operation: 'protocols', reason: 'rate_limited' })).toBe(1);
-  });
-
-  it(`429: gives up with RateLimitedError after ${MAX_RATE_LIMIT_RETRIES} retries`, async () => {
-    server.fallback(text(429, '', { 'retry-after': '0' }));
-    const error = await failure(client.fetchProtocols());
-    expect(error).toBeInstanceOf(RateLimitedError);
-    expect(error).toMatchObject({
-      status: 429,
-      retryable: true,
-      retryAfterMs: 0,
-      attempts: MAX_RATE_LIMIT_RETRIES + 1,
+    expect(await counter('upstreamRetries', { operation: 'protocols' })).toBe(0);
+    // The pause is visible with its end and reason while it lasts.
+    expect(await readPause(redis, budgetKey)).toEqual({
+      until: resumeAt,
+      reason: 'HTTP 429 (protocols): Retry-After 1 s',
     });
-    expect(server.requests).toHaveLength(MAX_RATE_LIMIT_RETRIES + 1);
+    // The next request of any process waits for the end.
+    await client.fetchProtocols();
+    const [first, second] = server.requests;
+    expect(second!.arrivedAt - first!.arrivedAt).toBeGreaterThanOrEqual(950);
+    expect(await readPause(redis, budgetKey)).toBeUndefined();
   });
 
-  it('429 with a long Retry-After: hands it to the caller at once, the shared budget paused', async () => {
-    server.fallback(text(429, '', { 'retry-after': '120' }));
+  it('429 without a readable Retry-After: a pause of 1 s', async () => {
+    server.script(text(429, '', { 'retry-after': 'soon' }));
     const error = await failure(client.fetchProtocols());
-    expect(error).toBeInstanceOf(RateLimitedError);
-    expect((error as RateLimitedError).retryAfterMs).toBe(120_000);
-    expect(server.requests).toHaveLength(1);
-    // The next call of any process waits too: it is still waiting when given up on.
-    await expect(client.fetchProtocols({ signal: AbortSignal.timeout(200) })).rejects.toThrow();
-    expect(server.requests).toHaveLength(1);
+    expect(error).toMatchObject({ retryAfterMs: 1000 });
+  });
+
+  describe('a Retry-After past UPSTREAM_MAX_PAUSE_MS', () => {
+    const tenYears = new Date(Date.now() + 10 * 365.25 * 86_400_000).toUTCString();
+    it.each([
+      ['86400 (a day)', '86400', 86_400_000],
+      ['3000000 (past what a timer holds)', '3000000', 3_000_000_000],
+      ['an HTTP date ten years ahead', tenYears, 9.9 * 365 * 86_400_000],
+    ])(
+      '%s: the pause ends at the cap, said in a warning once, and a healthy service is reached after it',
+      async (_name, header, askedMs) => {
+        logLines.length = 0;
+        await client.close();
+        client = open({ UPSTREAM_MAX_PAUSE_MS: 1500 });
+        // Answered late, so that both requests below are in flight when the first 429 comes.
+        const late429: Answer = (res, req) =>
+          void setTimeout(() => text(429, '', { 'retry-after': header })(res, req), 150);
+        server.script(late429, late429);
+        const before = Date.now();
+        // Two requests in flight meet the 429 together: one pause, one warning.
+        const errors = (await Promise.all([
+          failure(client.fetchProtocols()),
+          failure(client.fetchProtocols()),
+        ])) as RateLimitedError[];
+        for (const error of errors) {
+          expect(error.retryAfterMs).toBeGreaterThanOrEqual(askedMs);
+          expect(error.resumeAt.getTime() - before).toBeLessThanOrEqual(1500 + 400);
+        }
+        const pause = await readPause(redis, budgetKey);
+        expect(pause?.reason).toMatch(
+          /^HTTP 429 \(protocols\): Retry-After [\d,]+ s, capped at 1\.5 s \(UPSTREAM_MAX_PAUSE_MS\)$/,
+        );
+        const warnings = logLines
+          .map((line) => JSON.parse(line) as { level: number; msg: string })
+          .filter((entry) => entry.level === 40);
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]!.msg).toMatch(/longer than UPSTREAM_MAX_PAUSE_MS/);
+        // The service is healthy now: the next request goes out once the (capped) pause is over.
+        const response = await client.fetchProtocols({ signal: AbortSignal.timeout(5_000) });
+        expect(response.status).toBe(200);
+        expect(Date.now() - before).toBeLessThan(1500 + 1200);
+      },
+    );
   });
 
   it('5xx: retried with backoff, bounded by UPSTREAM_MAX_RETRIES', async () => {

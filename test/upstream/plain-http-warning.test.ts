@@ -18,7 +18,7 @@ async function warningsOpening(baseUrl: string): Promise<{ msg: string; host: st
   // Opening the client sends nothing: a transport that is never used.
   const transport: UpstreamTransport = {
     send: () => Promise.reject(new Error('not used')),
-    pause: async () => {},
+    pause: async () => new Date(),
     close: async () => {},
   };
   const client = createUpstreamClient({

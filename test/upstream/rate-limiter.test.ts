@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalRateLimiter, createSharedRateLimiter, type RateLimiter } from '../../src/upstream/rate-limiter.ts';
+import { createSharedRateLimiter, type RateLimiter } from '../../src/upstream/rate-limiter.ts';
 import { createTestRedis, type TestRedis } from '../support/redis.ts';
 
 /** The most starts that fall in any window of `windowMs` (starts sorted). */
@@ -67,7 +67,7 @@ describe('shared rate limiter (Redis)', () => {
     const booked = Array.from({ length: 6 }, () => a!.acquire().then(() => performance.now()));
     await booked[0];
     const pausedAt = performance.now();
-    await b!.pause(600);
+    await b!.pause(600, 'test');
     const starts = await Promise.all(booked);
     const afterPause = starts.filter((start) => start > pausedAt);
     // Every start still pending when the pause began waited it out.
@@ -80,18 +80,22 @@ describe('shared rate limiter (Redis)', () => {
   it('a shorter pause never shortens a longer one', async () => {
     const [a, b] = twoProcesses(100);
     const pausedAt = performance.now();
-    await a!.pause(500);
-    await b!.pause(10);
+    await a!.pause(500, 'test');
+    await b!.pause(10, 'test');
     await b!.acquire();
     expect(performance.now() - pausedAt).toBeGreaterThanOrEqual(500);
   });
 
   it('stops waiting when the signal is aborted', async () => {
     const [a] = twoProcesses(10);
-    await a!.pause(60_000);
+    await a!.pause(60_000, 'test');
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('shutting down')), 50);
     await expect(a!.acquire(controller.signal)).rejects.toThrow('shutting down');
+  });
+
+  it('rejects a rate that is not positive', () => {
+    expect(() => createSharedRateLimiter({ redis: first, key: 'unused', rps: 0 })).toThrow(RangeError);
   });
 
   it('keeps microsecond precision in Redis', async () => {
@@ -100,28 +104,5 @@ describe('shared rate limiter (Redis)', () => {
     await limiter.acquire();
     const tat = await first.hget(key, 'tat');
     expect(tat).toMatch(/^\d{16}$/);
-  });
-});
-
-describe('local rate limiter', () => {
-  it('paces starts within one process', async () => {
-    const limiter = createLocalRateLimiter(20);
-    const starts = await acquireMany([limiter], 30);
-    expect(Math.max(...starts) - Math.min(...starts)).toBeGreaterThanOrEqual(1_400);
-    expect(maxInWindow(starts, 1000)).toBeLessThanOrEqual(21);
-  });
-
-  it('pauses, and stops waiting on abort', async () => {
-    const limiter = createLocalRateLimiter(100);
-    const pausedAt = performance.now();
-    await limiter.pause(300);
-    await limiter.acquire();
-    expect(performance.now() - pausedAt).toBeGreaterThanOrEqual(300);
-    await limiter.pause(60_000);
-    await expect(limiter.acquire(AbortSignal.timeout(50))).rejects.toThrow();
-  });
-
-  it('rejects a rate that is not positive', () => {
-    expect(() => createLocalRateLimiter(0)).toThrow(RangeError);
   });
 });

@@ -138,4 +138,31 @@ describe('an error in a job', () => {
     });
     expect(harness.simulator.stats().requests).toBe(0);
   });
+
+  it('a 429 puts the job back until the pause ends, without spending an attempt', async () => {
+    const tick = new Date('2026-11-21T12:15:00Z');
+    const [planned] = priceJobs([SUI], tick);
+    const target = planned!.data.target;
+    harness.simulator.resetStats();
+    harness.simulator.setFaults({ error429Rate: 1, retryAfterSeconds: 1 });
+    const pool = createWorkerPool({ ...harness, redis: harness.connection, queueNames: ['prices'] });
+    try {
+      const started = Date.now();
+      await enqueueJobs(harness, 'prices', [planned!]);
+      while (!harness.simulator.stats().byStatus['429']) await new Promise((resolve) => setTimeout(resolve, 5));
+      harness.simulator.setFaults({ error429Rate: 0 });
+      const job = (await harness.queues.prices.getJob(planned!.opts.jobId))!;
+      // Waiting for the pause's end (not failed, not retried with a backoff).
+      await expect.poll(() => job.getState()).toBe('delayed');
+      const { job: done, state } = await settled(harness.queues.prices, planned!.opts.jobId);
+      expect(state).toBe('completed');
+      expect(done.attemptsMade).toBe(1);
+      expect(done.finishedOn! - started).toBeGreaterThanOrEqual(1000);
+    } finally {
+      await pool.close();
+      harness.simulator.setFaults({ error429Rate: 0 });
+    }
+    expect(harness.simulator.stats().byStatus).toEqual({ '200': 1, '429': 1 });
+    expect(await runOf('prices', target, tick)).toEqual({ status: 'succeeded', attempts: 1, error: null });
+  });
 });

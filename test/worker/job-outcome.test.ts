@@ -20,7 +20,7 @@ describe('jobOutcome: what the queue does with each error', () => {
       'retry',
     ],
     [new TransientError('no answer within 5000 ms', { ...details, reason: 'timeout' }), 'retry'],
-    [new RateLimitedError({ ...details, status: 429, retryAfterMs: 1_000 }), 'rate_limited'],
+    [new RateLimitedError({ ...details, status: 429, retryAfterMs: 1_000, resumeAt: new Date() }), 'rate_limited'],
     [new AuthError({ ...details, status: 401 }), 'stop_and_alert'],
     [new PermanentError({ ...details, status: 404 }), 'fail'],
     [new InvalidInputError('invalid address "0xnot-hex"'), 'fail'],
@@ -60,7 +60,7 @@ describe('jobOutcome: what the queue does with each error', () => {
     expect(retryable(new OversizedPayloadError({ ...details, body: '', maxBytes: 1, bytesRead: 2 }))).toBe(false);
     expect(retryable(new PermanentError(details))).toBe(false);
     expect(retryable(new AuthError(details))).toBe(false);
-    expect(retryable(new RateLimitedError({ ...details, retryAfterMs: 1 }))).toBe(true);
+    expect(retryable(new RateLimitedError({ ...details, retryAfterMs: 1, resumeAt: new Date() }))).toBe(true);
     expect(retryable(new TransientError('x', { ...details, reason: 'network' }))).toBe(true);
   });
 });

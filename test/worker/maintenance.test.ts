@@ -4,6 +4,8 @@ import { produceTick } from '../../src/scheduler/producer.ts';
 import { simulatedProtocols } from '../../src/simulator/index.ts';
 import type { Options } from '../../src/config/options.ts';
 import { createWorkerPool } from '../../src/worker/workers.ts';
+import { openUpstreamClient } from '../../src/cli/resources.ts';
+import type { UpstreamClient } from '../../src/upstream/client.ts';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
 
 let harness: PipelineHarness;
@@ -20,21 +22,40 @@ async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 30_000):
   }
 }
 
-/** Runs the maintenance job of `tick` through a worker pool, with the harness's options changed by `options`. */
-async function runMaintenance(tick: Date, options: Partial<Options> = {}): Promise<void> {
+/**
+ * Runs the maintenance jobs of `tick` through a worker pool, with the harness's options changed by
+ * `options` and `client` in place of the harness's, until each has completed or failed for good.
+ */
+async function runMaintenance(
+  tick: Date,
+  options: Partial<Options> = {},
+  client: UpstreamClient = harness.client,
+): Promise<Record<string, string>> {
   const context = { ...harness.context, options: { ...harness.options, ...options } };
-  const pool = createWorkerPool({ ...harness, context, redis: harness.connection, queueNames: ['maintenance'] });
+  const pool = createWorkerPool({
+    ...harness,
+    context,
+    client,
+    redis: harness.connection,
+    queueNames: ['maintenance'],
+  });
+  const states: Record<string, string> = {};
   try {
     await produceTick({ ...harness, redis: harness.connection }, 'maintenance', tick);
-    const [job] = maintenanceJobs(tick);
-    await waitUntil(async () => (await harness.queues.maintenance.getJobState(job!.opts.jobId)) === 'completed');
+    for (const job of maintenanceJobs(tick)) {
+      await waitUntil(async () => {
+        states[job.data.kind!] = await harness.queues.maintenance.getJobState(job.opts.jobId);
+        return states[job.data.kind!] === 'completed' || states[job.data.kind!] === 'failed';
+      });
+    }
   } finally {
     await pool.close();
   }
+  return states;
 }
 
-describe('the daily maintenance job', () => {
-  it('syncs the protocol list, prunes old raw responses and creates partitions ahead', async () => {
+describe('the daily maintenance jobs', () => {
+  it('sync the protocol list, prune old raw responses and create partitions ahead', async () => {
     const tick = new Date('2026-11-21T03:30:00Z');
     const { sql } = harness.database;
     // A raw response past retention and one inside it.
@@ -42,15 +63,7 @@ describe('the daily maintenance job', () => {
       (${new Date('2026-10-01T00:00:00Z')}, 'prices', '/tokens/sui/price', 'old', ${new Date('2026-10-01T00:00:00Z')}, 200, 'x', '{}'),
       (${new Date('2026-11-20T00:00:00Z')}, 'prices', '/tokens/sui/price', 'recent', ${new Date('2026-11-20T00:00:00Z')}, 200, 'y', '{}')`;
 
-    const pool = createWorkerPool({ ...harness, redis: harness.connection, queueNames: ['maintenance'] });
-    try {
-      await produceTick({ ...harness, redis: harness.connection }, 'maintenance', tick);
-      await waitUntil(
-        async () => (await harness.queues.maintenance.getJobCounts('completed', 'failed')).completed === 1,
-      );
-    } finally {
-      await pool.close();
-    }
+    expect(await runMaintenance(tick)).toEqual({ housekeeping: 'completed', protocols: 'completed' });
 
     const protocols = await sql<{ protocol_id: string }[]>`select protocol_id from protocols order by 1`;
     expect(protocols.map((p) => p.protocol_id)).toEqual(
@@ -110,4 +123,51 @@ describe('the daily maintenance job', () => {
     await runMaintenance(new Date('2026-11-26T03:30:00Z'), { RUNS_RETENTION_DAYS: 0 });
     expect(await targets()).toEqual(['89 days old', 'a year old']);
   });
+
+  it.each([
+    [
+      'the key is rejected',
+      '2026-12-21T03:30:00Z',
+      { UPSTREAM_API_KEY: 'a-key-the-service-refuses' },
+      /rejected the API key/,
+    ],
+    [
+      'the upstream is unreachable',
+      '2026-12-22T03:30:00Z',
+      { UPSTREAM_BASE_URL: 'http://127.0.0.1:9' },
+      /network error/,
+    ],
+  ])(
+    'while %s, housekeeping still prunes and creates partitions; the protocol sync fails alone',
+    async (_name, at, upstream, reason) => {
+      const { sql } = harness.database;
+      const tick = new Date(at);
+      await sql`insert into raw_responses (received_at, dataset, endpoint, target, tick, http_status, sha256, body) values
+      (${new Date('2026-11-01T00:00:00Z')}, 'prices', '/tokens/sui/price', 'old-while-down', ${new Date('2026-11-01T00:00:00Z')}, 200, 'z', '{}')`;
+      // The commands' own client, on settings whose upstream does not answer as it should.
+      const options = { ...harness.options, ...upstream, UPSTREAM_TIMEOUT_MS: 500 };
+      const client = openUpstreamClient({ ...harness.context, options });
+      let states: Record<string, string>;
+      try {
+        states = await runMaintenance(tick, { JOB_BACKOFF_MS: 10 }, client);
+      } finally {
+        await client.close();
+      }
+      expect(states).toEqual({ housekeeping: 'completed', protocols: 'failed' });
+      const job = await harness.queues.maintenance.getJob(maintenanceJobs(tick)[1]!.opts.jobId);
+      expect(job!.failedReason).toMatch(reason);
+      // Housekeeping ran whole: retention, partitions two months ahead, its run record.
+      expect(await sql`select 1 from raw_responses where target = 'old-while-down'`).toHaveLength(0);
+      const [partition] = await sql`
+      select count(*)::int as n from pg_inherits i join pg_class c on c.oid = i.inhrelid
+      where c.relname like '%2027_02%'`;
+      expect(partition!.n).toBeGreaterThan(0);
+      const runs = await sql<{ dataset: string; status: string }[]>`
+      select dataset, status from ingestion_runs where tick = ${tick} order by dataset`;
+      expect(runs).toEqual([
+        { dataset: 'maintenance', status: 'succeeded' },
+        { dataset: 'protocols', status: 'failed' },
+      ]);
+    },
+  );
 });

@@ -2,7 +2,8 @@ import { Command } from 'commander';
 import { readQueueDepths } from '../../ops/queue-depths.ts';
 import { loadDatasetFreshness, loadFailureCounts, loadRecentSchemaDrifts } from '../../db/stores/status.ts';
 import { formatAge } from '../../ops/status-page.ts';
-import { loadQuotaStatus, type QuotaStatus } from '../../ops/status-page-data.ts';
+import { loadQuotaStatus, loadUpstreamPause, type QuotaStatus } from '../../ops/status-page-data.ts';
+import type { UpstreamPause } from '../../upstream/rate-limiter.ts';
 import { describeCadence, describeVerdict, formatPerHour, howToFit } from '../../scheduler/capacity-plan.ts';
 import { openResources } from '../resources.ts';
 import { describeTopology, redisTopology } from '../../config/redis-topology.ts';
@@ -18,12 +19,13 @@ export function statusCommand(): Command {
       const context = createCliContext();
       await withShutdown(context.logger, async (shutdown) => {
         const resources = await openResources(context, shutdown);
-        const [freshness, failures, depths, drifts, quota] = await Promise.all([
+        const [freshness, failures, depths, drifts, quota, pause] = await Promise.all([
           loadDatasetFreshness(resources.database),
           loadFailureCounts(resources.database),
           readQueueDepths(resources.queues),
           loadRecentSchemaDrifts(resources.database),
           loadQuotaStatus(resources.database, context.options, new Date()),
+          loadUpstreamPause(resources.redis, context.options.QUEUE_PREFIX),
         ]);
         const now = Date.now();
         console.log('datasets');
@@ -34,7 +36,7 @@ export function statusCommand(): Command {
           );
         }
         if (freshness.length === 0) console.log('  no successful run yet');
-        for (const line of quotaLines(quota)) console.log(line);
+        for (const line of quotaLines(quota, pause)) console.log(line);
         // Which Redis, as an operator checks it (no credentials): one node, a cluster, or sentinels.
         console.log(`queues (Redis: ${describeTopology(redisTopology(context.options))})`);
         for (const { queue, counts } of depths) {
@@ -64,13 +66,20 @@ export function statusCommand(): Command {
     });
 }
 
-/** The "quota" section: the rate, needed against available, the verdict, each dataset's cadence. */
-function quotaLines({ plan, superseded }: QuotaStatus): string[] {
+/**
+ * The "quota" section: a pause of the upstream requests in force, the rate, needed against
+ * available, the verdict, each dataset's cadence.
+ */
+function quotaLines({ plan, superseded }: QuotaStatus, pause: UpstreamPause | null): string[] {
   const supersededBy = new Map(superseded.map((row) => [row.dataset, row.superseded]));
-  const lines = [
-    'quota',
+  const lines = ['quota'];
+  if (pause) {
+    const left = formatAge((pause.until.getTime() - Date.now()) / 1000);
+    lines.push(`  !! upstream requests paused until ${pause.until.toISOString()} (${left} from now): ${pause.reason}`);
+  }
+  lines.push(
     `  ${plan.rate.label} (UPSTREAM_RATE) allows ${formatPerHour(plan.availablePerHour)} req/h; the watchlist needs ${formatPerHour(plan.neededPerHour)} req/h: ${describeVerdict(plan)}`,
-  ];
+  );
   for (const dataset of plan.datasets) {
     lines.push(
       `  ${dataset.dataset.padEnd(12)} needs ${formatPerHour(dataset.neededPerHour)} req/h, gets ${formatPerHour(dataset.grantedPerHour)}: ${describeCadence(plan, dataset)}; ${supersededBy.get(dataset.dataset) ?? 0} job(s) superseded in the last hour`,

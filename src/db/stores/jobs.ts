@@ -27,6 +27,12 @@ export interface ElementCounts {
 const MAX_ERROR_LENGTH = 4000;
 
 /**
+ * Runs last inside a job's transaction, just before it commits: throws (and so rolls everything back)
+ * when the job is no longer this worker's (src/worker/job-lock.ts).
+ */
+export type Fence = () => Promise<void>;
+
+/**
  * The job's one transaction: its rows (`write`), its raw responses, its ingestion_runs row
  * (succeeded, with its element counts), the elements quarantined alone (linked to the first raw
  * response), the schema drifts seen, and its dataset watermark commit together or not at all.
@@ -40,6 +46,7 @@ export async function commitJob(
     httpStatus?: number;
     write: (tx: Tx) => Promise<Record<string, number>>;
     elements?: ElementCounts;
+    fence?: Fence;
   },
 ): Promise<{ rowsWritten: number; byTable: Record<string, number> }> {
   return withTransaction(database, `${args.run.dataset}.write`, async (tx) => {
@@ -70,6 +77,7 @@ export async function commitJob(
     ]);
     if (quarantined.length > 0 && args.raw[0])
       await insertQuarantinedElements(tx, args.raw[0], rawIds[0] ?? null, quarantined);
+    await args.fence?.();
     return { rowsWritten, byTable };
   });
 }
@@ -81,7 +89,7 @@ export async function commitJob(
  */
 export async function recordJobFailure(
   database: Database,
-  args: { run: RunRecord; final: boolean; error: string; httpStatus?: number; raw?: RawRecord },
+  args: { run: RunRecord; final: boolean; error: string; httpStatus?: number; raw?: RawRecord; fence?: Fence },
 ): Promise<void> {
   await withTransaction(database, 'jobs.record_failure', async (tx) => {
     if (args.raw) await insertRawResponses(tx, [args.raw]);
@@ -99,6 +107,7 @@ export async function recordJobFailure(
       },
       false,
     );
+    await args.fence?.();
   });
 }
 
@@ -110,7 +119,7 @@ export async function recordJobFailure(
  */
 export async function quarantinePayload(
   database: Database,
-  args: { run: RunRecord; raw: RawRecord; reason: string; elements?: QuarantinedElement[] },
+  args: { run: RunRecord; raw: RawRecord; reason: string; elements?: QuarantinedElement[]; fence?: Fence },
 ): Promise<void> {
   await withTransaction(database, 'jobs.quarantine', async (tx) => {
     const [rawResponseId] = await insertRawResponses(tx, [args.raw]);
@@ -145,6 +154,7 @@ export async function quarantinePayload(
       },
       false,
     );
+    await args.fence?.();
   });
 }
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { bytesScrubber, decodeOutcome } from '../../src/upstream/transport.ts';
+import { bytesScrubber } from '../../src/upstream/transport.ts';
 
 const KEY = 'sk-test-ключ-1234';
 const encode = (text: string) => new TextEncoder().encode(text);
-const answer = (body: Uint8Array) => ({ kind: 'answer' as const, status: 200, body, durationMs: 1, waitMs: 0 });
+const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
-describe('an answer body as bytes (what the sender thread posts)', () => {
+describe('the key scrubbed from an answer body, as bytes', () => {
   const scrub = bytesScrubber(KEY);
 
   it('passes a body without the key through as the same bytes', () => {
@@ -15,12 +15,7 @@ describe('an answer body as bytes (what the sender thread posts)', () => {
 
   it('redacts the key wherever the body holds it, also next to multi-byte characters', () => {
     const scrubbed = scrub(encode(`{"error":"bad key ${KEY}","again":"é${KEY}é"}`));
-    expect(decodeOutcome(answer(scrubbed))).toMatchObject({
-      body: '{"error":"bad key [redacted]","again":"é[redacted]é"}',
-    });
-    // A buffer of its own: it can move to another thread whole.
-    expect(scrubbed.byteOffset).toBe(0);
-    expect(scrubbed.byteLength).toBe(scrubbed.buffer.byteLength);
+    expect(decode(scrubbed)).toBe('{"error":"bad key [redacted]","again":"é[redacted]é"}');
   });
 
   it('redacts the key URL-encoded (either case) and JSON-escaped (\\u, either case) too', () => {
@@ -31,29 +26,14 @@ describe('an answer body as bytes (what the sender thread posts)', () => {
     const lower = url.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
     const body = `{"next":"/page?key=${url}","lower":"${lower}","echo":"${unicode}","upper":"${upper}"}`;
     expect(new Set([KEY, url, lower, unicode, upper]).size).toBe(5);
-    expect(decodeOutcome(answer(scrub(encode(body))))).toMatchObject({
-      body: '{"next":"/page?key=[redacted]","lower":"[redacted]","echo":"[redacted]","upper":"[redacted]"}',
-    });
+    expect(decode(scrub(encode(body)))).toBe(
+      '{"next":"/page?key=[redacted]","lower":"[redacted]","echo":"[redacted]","upper":"[redacted]"}',
+    );
   });
 
   it('redacts a key with no character that every form keeps as it is', () => {
     const key = '/+="\\/+=';
     const body = `a ${key} b ${encodeURIComponent(key)} c ${JSON.stringify(key).slice(1, -1)} d`;
-    expect(decodeOutcome(answer(bytesScrubber(key)(encode(body))))).toMatchObject({
-      body: 'a [redacted] b [redacted] c [redacted] d',
-    });
-  });
-
-  it('decodes as UTF-8 and drops a leading byte order mark, as undici text() does', () => {
-    const body = new Uint8Array([0xef, 0xbb, 0xbf, ...encode('{"a":"ü"}')]);
-    expect(decodeOutcome(answer(body))).toEqual({ ...answer(body), body: '{"a":"ü"}' });
-    const failure = {
-      kind: 'failure' as const,
-      reason: 'timeout' as const,
-      message: 'no answer',
-      durationMs: 1,
-      waitMs: 0,
-    };
-    expect(decodeOutcome(failure)).toBe(failure);
+    expect(decode(bytesScrubber(key)(encode(body)))).toBe('a [redacted] b [redacted] c [redacted] d');
   });
 });
