@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { addressesScenario } from './scenarios/addresses.ts';
 import { backfillScenario } from './scenarios/backfill.ts';
+import { cliStartupScenario } from './scenarios/cli-startup.ts';
 import { pricesScenario } from './scenarios/prices.ts';
 import { quotaScenario } from './scenarios/quota.ts';
 import { storageScenario } from './scenarios/storage.ts';
@@ -23,6 +24,7 @@ const SCENARIOS: Scenario[] = [
   backfillScenario,
   storageScenario,
   quotaScenario,
+  cliStartupScenario,
 ];
 
 async function versions(adminUrl: string, redisUrl: string): Promise<{ postgres: string; redis: string }> {

@@ -1,5 +1,5 @@
 // The storage layer: the pool, the job transaction, the stores and the maintenance operations.
-export { createDatabase, type Database, type Db, type Sql } from './client.ts';
+export { createDatabase, type Database, type Sql } from './client.ts';
 export { ensureDatabase, runMigrations } from './migrate.ts';
 export { runQuery, type StoreOperation } from './query.ts';
 export { withTransaction, type Tx } from './transaction.ts';

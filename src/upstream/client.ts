@@ -9,6 +9,7 @@ import type { Logger } from '../runtime/logger.ts';
 import type { Metrics } from '../runtime/metrics.ts';
 import { createUpstreamHttp, type UpstreamResponse } from './http-client.ts';
 import type { TransportSettings, UpstreamTransport } from './transport.ts';
+import { MAX_COINS_PER_PRICE_REQUEST } from './limits.ts';
 import {
   nftHoldingsResponse,
   positionsResponse,
@@ -21,9 +22,6 @@ import {
 } from './schemas.ts';
 
 export type { UpstreamResponse };
-
-/** The upstream's limit on tokens in one price request (upstream-api.md section 8). */
-export const MAX_COINS_PER_PRICE_REQUEST = 50;
 
 export interface PriceRequestOptions {
   /** Ask for the price at this time; omitted: the current price. */

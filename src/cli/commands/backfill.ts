@@ -1,12 +1,6 @@
 import { Command } from 'commander';
-import { backfillTimes, CONFIRM_ABOVE_REQUESTS, parseBackfillInterval } from '../../scheduler/backfill-plan.ts';
-import { confirmBackfill, runBackfill } from '../backfill-prices.ts';
+import { CONFIRM_ABOVE_REQUESTS, parseBackfillInterval } from '../../scheduler/backfill-plan.ts';
 import { parseTime, TIME_FORMS } from '../parse-time.ts';
-import { createProgressBar } from '../progress-bar.ts';
-import { openResources, openUpstreamClient } from '../resources.ts';
-import { summarizeRuns } from '../run-summary.ts';
-import { createCliContext } from '../runtime.ts';
-import { withShutdown } from '../../runtime/shutdown.ts';
 
 export function backfillCommand(): Command {
   const backfill = new Command('backfill').description('fill past data through the upstream');
@@ -30,42 +24,8 @@ export function backfillCommand(): Command {
         ?.split(',')
         .map((coin) => coin.trim())
         .filter(Boolean);
-      const context = createCliContext();
-      await withShutdown(context.logger, async (shutdown) => {
-        const resources = await openResources(context, shutdown);
-        const client = openUpstreamClient(context);
-        shutdown.add('upstream client', () => client.close());
-        const bar = createProgressBar('backfill');
-        const outcome = await runBackfill(
-          { context, ...resources, client },
-          {
-            from,
-            to,
-            intervalMs,
-            coinTypes,
-            onProgress: bar.update,
-            confirm: (estimate) =>
-              confirmBackfill(estimate, {
-                rate: context.options.UPSTREAM_RATE,
-                yes: flags.yes === true,
-                input: process.stdin,
-                output: process.stdout,
-                signal: context.signal,
-              }),
-          },
-        );
-        bar.finish();
-        const [runs] = await summarizeRuns(resources.database, ['backfill'], backfillTimes(from, to, intervalMs));
-        console.log(
-          `backfill: ${outcome.steps} step(s) x ${outcome.coinTypes} token(s); ${outcome.skipped} already stored, ${outcome.jobs} request(s) ${outcome.complete ? 'done' : 'NOT all done'}`,
-        );
-        if (runs!.failed > 0 || runs!.quarantined > 0) {
-          console.error(
-            `${runs!.failed} request(s) failed and ${runs!.quarantined} were quarantined: run the same command again to retry them`,
-          );
-        }
-        process.exitCode = outcome.complete && runs!.failed === 0 ? 0 : 1;
-      });
+      const { backfillPrices } = await import('../backfill-prices.ts');
+      await backfillPrices({ from, to, intervalMs, coinTypes, yes: flags.yes === true });
     });
   return backfill;
 }

@@ -1,8 +1,10 @@
 import { Command } from 'commander';
-import { readRawResponses, type RawResponseFilter } from '../../db/index.ts';
+import type { RawResponseFilter } from '../../db/stores/raw-responses.ts';
 import { InvalidInputError } from '../../errors.ts';
 import { parseTime } from '../parse-time.ts';
-import { withDatabase } from './database-command.ts';
+
+/** What the actions use, loaded when one runs. */
+const load = () => Promise.all([import('./database-command.ts'), import('../../db/stores/raw-responses.ts')]);
 
 function parseIds(values: string[]): number[] {
   return values.map((value) => {
@@ -37,6 +39,7 @@ export function rawCommand(): Command {
         tick: flags.tick === undefined ? undefined : parseTime('--tick', flags.tick),
         limit: parseLimit(flags.limit),
       };
+      const [{ withDatabase }, { readRawResponses }] = await load();
       const rows = await withDatabase((database) => readRawResponses(database, filter));
       for (const row of rows) {
         console.log(
@@ -59,6 +62,7 @@ export function rawCommand(): Command {
     .argument('<ids...>', 'raw_responses ids (see `chaintap raw list`)')
     .action(async (values: string[]) => {
       const ids = parseIds(values);
+      const [{ withDatabase }, { readRawResponses }] = await load();
       const rows = await withDatabase((database) => readRawResponses(database, { ids, limit: ids.length }));
       const missing = ids.filter((id) => !rows.some((row) => row.id === id));
       if (missing.length > 0)

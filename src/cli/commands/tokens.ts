@@ -1,7 +1,8 @@
 import { Command } from 'commander';
-import { addWatchedTokens, listWatchedTokens, removeWatchedTokens } from '../../db/index.ts';
 import { collectValues } from '../input-lines.ts';
-import { withDatabase } from './database-command.ts';
+
+/** What the actions use, loaded when one runs. */
+const load = () => Promise.all([import('./database-command.ts'), import('../../db/stores/watchlist.ts')]);
 
 export function tokensCommand(): Command {
   const tokens = new Command('tokens').description('manage the token watchlist (SUI coin types)');
@@ -12,6 +13,7 @@ export function tokensCommand(): Command {
     .option('--file <path>', 'read coin types from a file, one per line')
     .action(async (args: string[], flags: { file?: string }) => {
       const coinTypes = await collectValues(args, flags.file);
+      const [{ withDatabase }, { addWatchedTokens }] = await load();
       const result = await withDatabase((database) => addWatchedTokens(database, coinTypes));
       console.log(`added ${result.added} token(s), ${result.existing} already watched`);
     });
@@ -22,6 +24,7 @@ export function tokensCommand(): Command {
     .option('--file <path>', 'read coin types from a file, one per line')
     .action(async (args: string[], flags: { file?: string }) => {
       const coinTypes = await collectValues(args, flags.file);
+      const [{ withDatabase }, { removeWatchedTokens }] = await load();
       const removed = await withDatabase((database) => removeWatchedTokens(database, coinTypes));
       console.log(`removed ${removed} token(s)`);
     });
@@ -29,6 +32,7 @@ export function tokensCommand(): Command {
     .command('list')
     .description('print the watched coin types')
     .action(async () => {
+      const [{ withDatabase }, { listWatchedTokens }] = await load();
       const list = await withDatabase((database) => listWatchedTokens(database));
       for (const coinType of list) console.log(coinType);
     });

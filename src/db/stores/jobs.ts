@@ -1,6 +1,5 @@
-import { sql } from 'drizzle-orm';
 import type { Database } from '../client.ts';
-import { quarantinedPayloads, type RunStatus } from '../schema/index.ts';
+import type { RunStatus } from '../schema/index.ts';
 import type { QuarantinedElement } from '../schema/rows.ts';
 import { runQuery } from '../query.ts';
 import { withTransaction, type Tx } from '../transaction.ts';
@@ -117,20 +116,13 @@ export async function quarantinePayload(
     if (args.elements) {
       await insertQuarantinedElements(tx, args.raw, rawResponseId ?? null, args.elements);
     } else {
-      const q = quarantinedPayloads;
-      await tx.db
-        .insert(q)
-        .values({
-          ...quarantineColumns(args.raw, rawResponseId ?? null),
-          reason: args.reason,
-          body: storable(args.raw.body),
-        })
-        .onConflictDoUpdate({
-          target: q.rawResponseId,
-          targetWhere: sql`${q.elementIndex} is null`,
-          set: { reason: sql`excluded.reason` },
-          setWhere: sql`${q.reason} is distinct from excluded.reason`,
-        });
+      const { raw } = args;
+      await tx.sql`
+        insert into quarantined_payloads as q (received_at, dataset, endpoint, target, tick, http_status, raw_response_id, reason, body)
+        values (${raw.receivedAt}, ${raw.dataset}, ${raw.endpoint}, ${raw.target}, ${raw.tick}, ${raw.httpStatus},
+                ${rawResponseId ?? null}, ${args.reason}, ${storable(raw.body)})
+        on conflict (raw_response_id) where element_index is null
+        do update set reason = excluded.reason where q.reason is distinct from excluded.reason`;
     }
     await upsertRun(
       tx,
@@ -188,35 +180,15 @@ async function insertQuarantinedElements(
   elements: QuarantinedElement[],
 ): Promise<void> {
   if (elements.length === 0) return;
-  const q = quarantinedPayloads;
-  await tx.db
-    .insert(q)
-    .values(
-      elements.map((element) => ({
-        ...quarantineColumns(raw, rawResponseId),
-        reason: element.reason,
-        body: storable(JSON.stringify(element.element) ?? 'undefined'),
-        elementIndex: element.index,
-      })),
-    )
-    .onConflictDoUpdate({
-      target: [q.rawResponseId, q.elementIndex],
-      targetWhere: sql`${q.elementIndex} is not null`,
-      set: { reason: sql`excluded.reason` },
-      setWhere: sql`${q.reason} is distinct from excluded.reason`,
-    });
-}
-
-function quarantineColumns(raw: RawRecord, rawResponseId: number | null) {
-  return {
-    receivedAt: raw.receivedAt,
-    dataset: raw.dataset,
-    endpoint: raw.endpoint,
-    target: raw.target,
-    tick: raw.tick,
-    httpStatus: raw.httpStatus,
-    rawResponseId,
-  };
+  await tx.sql`
+    insert into quarantined_payloads as q (received_at, dataset, endpoint, target, tick, http_status, raw_response_id, reason, body, element_index)
+    select ${raw.receivedAt}, ${raw.dataset}, ${raw.endpoint}, ${raw.target}, ${raw.tick}, ${raw.httpStatus}, ${rawResponseId},
+           e.reason, e.body, e.element_index
+    from unnest(${elements.map((element) => element.reason)}::text[],
+                ${elements.map((element) => storable(JSON.stringify(element.element) ?? 'undefined'))}::text[],
+                ${elements.map((element) => element.index)}::int[]) as e(reason, body, element_index)
+    on conflict (raw_response_id, element_index) where element_index is not null
+    do update set reason = excluded.reason where q.reason is distinct from excluded.reason`;
 }
 
 /** Postgres text cannot hold NUL: kept as the six characters \u0000. */
