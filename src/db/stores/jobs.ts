@@ -3,7 +3,7 @@ import type { RunStatus } from '../schema/index.ts';
 import type { QuarantinedElement } from '../schema/rows.ts';
 import { runQuery } from '../query.ts';
 import { withTransaction, type Tx } from '../transaction.ts';
-import { findRawBodyDictionaries, insertRawResponses, type RawRecord } from './raw-responses.ts';
+import { insertRawResponses, type RawRecord } from './raw-responses.ts';
 
 /** One job: what ingestion_runs records about it. */
 export interface RunRecord {
@@ -42,16 +42,12 @@ export async function commitJob(
   },
 ): Promise<{ rowsWritten: number; byTable: Record<string, number> }> {
   return withTransaction(database, `${args.run.dataset}.write`, async (tx) => {
-    // Sent ahead of the writes (pipelined with them): the bodies are compressed against these.
-    const dictionaries = findRawBodyDictionaries(tx, args.raw);
-    // Awaited below; when a write fails first, its rejection must not go unhandled.
-    dictionaries.catch(() => {});
     const byTable = await args.write(tx);
     const rowsWritten = Object.values(byTable).reduce((sum, n) => sum + n, 0);
     const quarantined = args.elements?.quarantined ?? [];
     // Sent together: postgres.js pipelines them (one round trip), Postgres runs them in order.
     const [rawIds] = await Promise.all([
-      insertRawResponses(tx, args.raw, await dictionaries),
+      insertRawResponses(tx, args.raw),
       upsertRun(
         tx,
         args.run,
