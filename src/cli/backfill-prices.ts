@@ -20,6 +20,7 @@ import { openResources, openUpstreamClient } from './resources.ts';
 import { waitForTicks, type CycleDeps } from './run-cycle.ts';
 import { summarizeRuns } from './run-summary.ts';
 import { createCliContext } from './runtime.ts';
+import { EXIT } from './exit-codes.ts';
 
 export interface BackfillRequest {
   from: Date;
@@ -195,6 +196,6 @@ export async function backfillPrices(
         `${runs!.failed} request(s) failed and ${runs!.quarantined} were quarantined: run the same command again to retry them`,
       );
     }
-    process.exitCode = outcome.complete && runs!.failed === 0 ? 0 : 1;
+    process.exitCode = outcome.complete && runs!.failed === 0 ? EXIT.ok : EXIT.failed;
   });
 }

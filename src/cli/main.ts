@@ -14,6 +14,7 @@ import { schedulerCommand, startCommand, workerCommand } from './commands/servic
 import { simulateCommand } from './commands/simulate.ts';
 import { statusCommand } from './commands/status.ts';
 import { tokensCommand } from './commands/tokens.ts';
+import { EXIT } from './exit-codes.ts';
 
 // Only commander and the command declarations load here: each command imports what it uses when it
 // runs (`chaintap --help` and `tokens list` start without fastify, BullMQ, ioredis or Drizzle).
@@ -62,7 +63,7 @@ for (const command of [
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  process.exitCode = error instanceof CommanderError ? error.exitCode : 1;
+  process.exitCode = error instanceof CommanderError ? error.exitCode : EXIT.failed;
   if (!(error instanceof CommanderError)) {
     // Expected failures (bad input, a setting, a server that cannot be reached): one line, no stack.
     const [{ describeFailure }, { formatFatalError }, { secretValues }] = await Promise.all([

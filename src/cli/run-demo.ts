@@ -64,18 +64,16 @@ export async function runDemo(): Promise<void> {
   // Before anything is started: an exposed ops port without OPS_TOKEN is refused (docs/operations.md).
   assertSafeOpsExposure(settings);
   const apiKey = settings.UPSTREAM_API_KEY ?? DEMO_API_KEY;
-  const base = new URL(settings.UPSTREAM_BASE_URL);
   const logger = createLogger({ level: settings.LOG_LEVEL, secrets: [apiKey] });
   const services = await ensureDemoServices(
     { databaseUrl: settings.DATABASE_URL, redisUrl: settings.REDIS_URL },
     logger,
   );
-  const simulator = await startSimulator({ apiKey, host: base.hostname, port: Number(base.port || 8787) }).catch(
-    async (error: unknown) => {
-      await services.stop();
-      throw error;
-    },
-  );
+  // Its own simulated upstream, whatever UPSTREAM_BASE_URL says, on a free port of this machine.
+  const simulator = await startSimulator({ apiKey, host: '127.0.0.1', port: 0 }).catch(async (error: unknown) => {
+    await services.stop();
+    throw error;
+  });
   try {
     const rateIsSet = Boolean(process.env.UPSTREAM_RATE || process.env.UPSTREAM_RPS);
     const context = createCliContext({

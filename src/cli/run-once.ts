@@ -5,6 +5,7 @@ import { openResources, openUpstreamClient } from './resources.ts';
 import { runCycle } from './run-cycle.ts';
 import { formatSummary, summarizeRuns } from './run-summary.ts';
 import { createCliContext } from './runtime.ts';
+import { EXIT } from './exit-codes.ts';
 
 /**
  * `chaintap run-once`: one cycle of `datasets` for the tick (`tick`, else now, floored to the
@@ -29,6 +30,6 @@ export async function runOnce(request: { tick?: Date; datasets: Dataset[]; json:
     }
     const failed = summary.some((row) => row.failed > 0 || row.pending > 0) || !outcome.complete;
     if (!outcome.complete) console.error('some jobs never reached an outcome (see `chaintap status` and Bull Board)');
-    process.exitCode = failed ? 1 : 0;
+    process.exitCode = failed ? EXIT.failed : EXIT.ok;
   });
 }

@@ -19,6 +19,7 @@ import type { UpstreamOperation } from '../datasets.ts';
 import { formatProbeReport, probeFindsProblems, type OperationProbe } from './probe-report.ts';
 import { openUpstreamClient } from './resources.ts';
 import { createCliContext } from './runtime.ts';
+import { EXIT } from './exit-codes.ts';
 
 export interface ProbeFlags {
   address?: string[];
@@ -58,13 +59,13 @@ export async function runProbe(flags: ProbeFlags): Promise<void> {
   } catch (error) {
     if (!(error instanceof AuthError)) throw error;
     console.error(`error: ${error.message}`);
-    process.exitCode = 2;
+    process.exitCode = EXIT.authRejected;
     return;
   }
   console.log(
     flags.json ? JSON.stringify({ ready: !probeFindsProblems(probes), probes }, null, 2) : formatProbeReport(probes),
   );
-  process.exitCode = probeFindsProblems(probes) ? 1 : 0;
+  process.exitCode = probeFindsProblems(probes) ? EXIT.failed : EXIT.ok;
 }
 
 /**

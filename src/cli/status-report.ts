@@ -7,9 +7,7 @@ import { withShutdown } from '../runtime/shutdown.ts';
 import { describeCadence, describeVerdict, formatPerHour, howToFit } from '../scheduler/capacity-plan.ts';
 import { openResources } from './resources.ts';
 import { createCliContext } from './runtime.ts';
-
-/** Exit code of `status` when jobs failed on authentication (the upstream rejects UPSTREAM_API_KEY). */
-export const EXIT_AUTH_FAILURES = 2;
+import { EXIT } from './exit-codes.ts';
 
 /**
  * `chaintap status`: per dataset the last successful tick, the quota, queue depths, failures and
@@ -74,7 +72,7 @@ export async function reportStatus(request: { json: boolean }): Promise<void> {
       }
       if (drifts.length === 0) console.log('  none');
     }
-    process.exitCode = failures.some((row) => row.authFailures > 0) ? EXIT_AUTH_FAILURES : 0;
+    process.exitCode = failures.some((row) => row.authFailures > 0) ? EXIT.authRejected : EXIT.ok;
   });
 }
 

@@ -1,6 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import pLimit from 'p-limit';
-import { requireApiKey, type Options } from '../config/options.ts';
+import { requireApiKey, requireUpstreamBaseUrl, type Options } from '../config/options.ts';
 import { InvalidInputError } from '../errors.ts';
 import { normalizeAddress, parseChainFilter, parseNftChain, type NftChain } from '../chain/address.ts';
 import { normalizeCoinType } from '../chain/coin-type.ts';
@@ -68,7 +68,7 @@ export interface UpstreamClientSettings {
 }
 
 export function createUpstreamClient({ options, logger, metrics, transport }: UpstreamClientSettings): UpstreamClient {
-  warnOnPlainHttp(options.UPSTREAM_BASE_URL, logger);
+  warnOnPlainHttp(requireUpstreamBaseUrl(options), logger);
   const http = createUpstreamHttp({ transport, maxRetries: options.UPSTREAM_MAX_RETRIES, logger, metrics });
   const priority = requestPriorities(options.DATASET_PRIORITY);
 
@@ -161,12 +161,12 @@ export function createUpstreamClient({ options, logger, metrics, transport }: Up
 }
 
 /**
- * UPSTREAM_BASE_URL, UPSTREAM_API_KEY (ConfigError when it is not set), UPSTREAM_TIMEOUT_MS and
+ * UPSTREAM_BASE_URL and UPSTREAM_API_KEY (ConfigError when one is not set), UPSTREAM_TIMEOUT_MS and
  * UPSTREAM_MAX_BODY_BYTES, for a transport.
  */
 export function transportSettings(options: Options): TransportSettings {
   return {
-    baseUrl: options.UPSTREAM_BASE_URL,
+    baseUrl: requireUpstreamBaseUrl(options),
     apiKey: requireApiKey(options),
     timeoutMs: options.UPSTREAM_TIMEOUT_MS,
     maxBodyBytes: options.UPSTREAM_MAX_BODY_BYTES,

@@ -11,7 +11,7 @@ const SCREEN_LINES = 24;
 const SUI_ADDRESS = '0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e';
 const SUI = '0x2::sui::SUI';
 
-type Fault = 'key' | 'postgres' | 'redis' | 'setting';
+type Fault = 'key' | 'url' | 'postgres' | 'redis' | 'setting';
 
 /** Each command, and the faults it must stop on (those it needs: `plan` needs no Redis, `simulate` only its key). */
 const COMMANDS: [string[], Fault[]][] = [
@@ -40,13 +40,13 @@ const COMMANDS: [string[], Fault[]][] = [
     ['addresses', 'list'],
     ['postgres', 'setting'],
   ],
-  [['run-once'], ['key', 'postgres', 'redis', 'setting']],
+  [['run-once'], ['key', 'url', 'postgres', 'redis', 'setting']],
   [
     ['backfill', 'prices', '--from', '2026-11-20T00:00:00Z', '--to', '2026-11-20T03:00:00Z', '--tokens', SUI],
-    ['key', 'postgres', 'redis', 'setting'],
+    ['key', 'url', 'postgres', 'redis', 'setting'],
   ],
-  [['start'], ['key', 'postgres', 'redis', 'setting']],
-  [['worker'], ['key', 'postgres', 'redis', 'setting']],
+  [['start'], ['key', 'url', 'postgres', 'redis', 'setting']],
+  [['worker'], ['key', 'url', 'postgres', 'redis', 'setting']],
   [['scheduler'], ['postgres', 'redis', 'setting']],
   // Without PostgreSQL or Redis the demo starts its own (src/cli/local-services.ts): not an error.
   [['demo'], ['setting']],
@@ -60,10 +60,10 @@ const COMMANDS: [string[], Fault[]][] = [
     ['raw', 'show', '1'],
     ['postgres', 'setting'],
   ],
-  [['probe'], ['key', 'postgres', 'setting']],
+  [['probe'], ['key', 'url', 'postgres', 'setting']],
   [
     ['probe', '--address', SUI_ADDRESS, '--tokens', SUI],
-    ['key', 'redis', 'setting'],
+    ['key', 'url', 'redis', 'setting'],
   ],
   [['simulate', '--port', '0'], ['key']],
 ];
@@ -77,6 +77,11 @@ beforeAll(async () => {
   const closed = await freePort();
   faults = {
     key: { env: { UPSTREAM_API_KEY: '' }, names: /UPSTREAM_API_KEY/ },
+    // No default: nothing runs against the simulator unless asked.
+    url: {
+      env: { UPSTREAM_BASE_URL: '' },
+      names: /^error: UPSTREAM_BASE_URL is not set: the URL of the blockchain data service/m,
+    },
     postgres: {
       env: { DATABASE_URL: `postgres://postgres@127.0.0.1:${closed}/chaintap` },
       names: new RegExp(`cannot connect to PostgreSQL at 127\\.0\\.0\\.1:${closed} \\(DATABASE_URL\\): ECONNREFUSED`),
@@ -125,6 +130,13 @@ describe('every command exits promptly on a missing or wrong setting', () => {
       }
     },
   );
+
+  it('needs UPSTREAM_BASE_URL only for the commands that call the upstream', async () => {
+    for (const args of [['plan'], ['status'], ['tokens', 'list'], ['scheduler', '--help']]) {
+      const result = await runCli(args, { ...harness.env, UPSTREAM_BASE_URL: '' }, EXIT_WITHIN_MS);
+      expect(result.code, `${args.join(' ')}\n${result.stderr}`).toBe(0);
+    }
+  });
 
   it('any other command, with every setting wrong at once', async () => {
     const covered = new Set(COMMANDS.map(([args]) => args[0]));

@@ -78,9 +78,14 @@ export function addressesCommand(): Command {
   addresses
     .command('list')
     .description('print the watched addresses with their options')
-    .action(async () => {
+    .option('--json', 'print them as a JSON array of objects (README: "JSON output")')
+    .action(async (flags: { json?: boolean }) => {
       const [{ withDatabase }, { listWatchedAddresses }] = await load();
       const list = await withDatabase((database) => listWatchedAddresses(database));
+      if (flags.json) {
+        console.log(JSON.stringify(list, null, 2));
+        return;
+      }
       for (const a of list) {
         const options = [
           a.chain ? `chain=${a.chain}` : undefined,

@@ -1,7 +1,5 @@
 import { Command } from 'commander';
-
-/** Exit code of a watchlist that does not fit the quota (1 is an error, 2 a rejected API key). */
-export const EXIT_OVER_BUDGET = 3;
+import { EXIT } from '../exit-codes.ts';
 
 export function planCommand(): Command {
   return new Command('plan')
@@ -17,6 +15,6 @@ export function planCommand(): Command {
       ]);
       const plan = await withDatabase((database, context) => loadCapacityPlan(database, context.options));
       console.log(flags.json ? JSON.stringify(plan, null, 2) : formatPlan(plan).join('\n'));
-      process.exitCode = plan.fits ? 0 : EXIT_OVER_BUDGET;
+      process.exitCode = plan.fits ? EXIT.ok : EXIT.overBudget;
     });
 }

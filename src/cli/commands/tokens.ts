@@ -31,10 +31,12 @@ export function tokensCommand(): Command {
   tokens
     .command('list')
     .description('print the watched coin types')
-    .action(async () => {
-      const [{ withDatabase }, { listWatchedTokens }] = await load();
-      const list = await withDatabase((database) => listWatchedTokens(database));
-      for (const coinType of list) console.log(coinType);
+    .option('--json', 'print them as a JSON array of { coinType, addedAt } (README: "JSON output")')
+    .action(async (flags: { json?: boolean }) => {
+      const [{ withDatabase }, { listWatchedTokenRows }] = await load();
+      const list = await withDatabase((database) => listWatchedTokenRows(database));
+      if (flags.json) console.log(JSON.stringify(list, null, 2));
+      else for (const { coinType } of list) console.log(coinType);
     });
   return tokens;
 }

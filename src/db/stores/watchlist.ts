@@ -73,13 +73,24 @@ export async function removeWatchedTokens(database: Database, coinTypes: string[
   return result.count;
 }
 
-export async function listWatchedTokens(database: Database): Promise<string[]> {
-  const rows = await runQuery(
+export interface WatchedToken {
+  coinType: string;
+  addedAt: Date;
+}
+
+/** The token watchlist, in coin type order. */
+export async function listWatchedTokenRows(database: Database): Promise<WatchedToken[]> {
+  return runQuery(
     database,
     'watchlist.list',
-    () => database.sql<{ coinType: string }[]>`select coin_type as "coinType" from watched_tokens order by coin_type`,
+    () => database.sql<WatchedToken[]>`
+      select coin_type as "coinType", added_at as "addedAt" from watched_tokens order by coin_type`,
   );
-  return rows.map((row) => row.coinType);
+}
+
+/** The watched coin types, in order. */
+export async function listWatchedTokens(database: Database): Promise<string[]> {
+  return (await listWatchedTokenRows(database)).map((row) => row.coinType);
 }
 
 /**
