@@ -70,9 +70,14 @@ const COMMANDS: [string[], Fault[]][] = [
 
 let harness: PipelineHarness;
 let faults: Record<Fault, { env: Record<string, string>; names: RegExp }>;
+/** The commands `chaintap --help` lists. */
+let listed: string[];
 
 beforeAll(async () => {
   harness = await createPipelineHarness();
+  const help = await runCli(['--help'], harness.env);
+  const section = help.stdout.slice(help.stdout.indexOf('Commands:'));
+  listed = [...section.matchAll(/^ {2}([a-z-]+)/gm)].map((match) => match[1]!).filter((name) => name !== 'help');
   // Nothing listens there: connections are refused at once.
   const closed = await freePort();
   faults = {
@@ -95,13 +100,6 @@ beforeAll(async () => {
 });
 afterAll(async () => harness?.close());
 
-/** The commands `chaintap --help` lists. */
-async function listedCommands(): Promise<string[]> {
-  const help = await runCli(['--help'], harness.env);
-  const section = help.stdout.slice(help.stdout.indexOf('Commands:'));
-  return [...section.matchAll(/^ {2}([a-z-]+)/gm)].map((match) => match[1]!).filter((name) => name !== 'help');
-}
-
 function expectPromptOneScreenError(result: CliResult, label: string, names?: RegExp): void {
   expect(result.signal, label).toBeNull();
   expect(result.code, `${label}\n${result.stderr}`).not.toBe(0);
@@ -115,7 +113,6 @@ function expectPromptOneScreenError(result: CliResult, label: string, names?: Re
 describe('every command exits promptly on a missing or wrong setting', () => {
   it('covers every command chaintap lists', async () => {
     const covered = new Set(COMMANDS.map(([args]) => args[0]));
-    const listed = await listedCommands();
     expect(listed.length).toBeGreaterThanOrEqual(14);
     // Commands added since this table was written are still run, below, with every setting wrong.
     expect(listed.filter((name) => covered.has(name)).sort()).toEqual([...covered].sort());
@@ -140,7 +137,7 @@ describe('every command exits promptly on a missing or wrong setting', () => {
 
   it('any other command, with every setting wrong at once', async () => {
     const covered = new Set(COMMANDS.map(([args]) => args[0]));
-    const others = (await listedCommands()).filter((name) => !covered.has(name));
+    const others = listed.filter((name) => !covered.has(name));
     const everythingWrong = Object.assign(
       { ...harness.env, OPS_PORT: '0' },
       ...Object.values(faults).map((f) => f.env),
