@@ -14,6 +14,7 @@ import {
   pacing40MinFixedScenario,
   pacing40MinScenario,
 } from './scenarios/pacing.ts';
+import { cliStartupScenario } from './scenarios/cli-startup.ts';
 import { pricesScenario } from './scenarios/prices.ts';
 import { quotaScenario } from './scenarios/quota.ts';
 import { storageScenario } from './scenarios/storage.ts';
@@ -33,6 +34,7 @@ const SCENARIOS: Scenario[] = [
   pacing2Scenario,
   pacing40MinScenario,
   pacing40MinFixedScenario,
+  cliStartupScenario,
 ];
 
 async function versions(adminUrl: string, redisUrl: string): Promise<{ postgres: string; redis: string }> {

@@ -15,7 +15,12 @@ import {
 import type { UpstreamRate } from '../config/upstream-rate.ts';
 import { enqueueJobs } from '../scheduler/producer.ts';
 import { withShutdown } from '../runtime/shutdown.ts';
+import { createProgressBar } from './progress-bar.ts';
+import { openResources, openUpstreamClient } from './resources.ts';
 import { waitForTicks, type CycleDeps } from './run-cycle.ts';
+import { summarizeRuns } from './run-summary.ts';
+import { createCliContext } from './runtime.ts';
+import { EXIT } from './exit-codes.ts';
 
 export interface BackfillRequest {
   from: Date;
@@ -145,5 +150,52 @@ function askYes(question: string, settings: ConfirmSettings): Promise<boolean> {
     });
     if (settings.signal?.aborted) close();
     settings.output.write(question);
+  });
+}
+
+/**
+ * `chaintap backfill prices`: the backfill in this process, its plan confirmed first (above
+ * CONFIRM_ABOVE_REQUESTS requests: --yes or a terminal's answer), with a progress bar, then what it
+ * did. Exit code 0 only when every request is done and none failed.
+ */
+export async function backfillPrices(
+  request: Pick<BackfillRequest, 'from' | 'to' | 'intervalMs' | 'coinTypes'> & { yes: boolean },
+): Promise<void> {
+  const { from, to, intervalMs } = request;
+  const context = createCliContext();
+  await withShutdown(context.logger, async (shutdown) => {
+    const resources = await openResources(context, shutdown);
+    const client = openUpstreamClient(context);
+    shutdown.add('upstream client', () => client.close());
+    const bar = createProgressBar('backfill');
+    const outcome = await runBackfill(
+      { context, ...resources, client },
+      {
+        from,
+        to,
+        intervalMs,
+        coinTypes: request.coinTypes,
+        onProgress: bar.update,
+        confirm: (estimate) =>
+          confirmBackfill(estimate, {
+            rate: context.options.UPSTREAM_RATE,
+            yes: request.yes,
+            input: process.stdin,
+            output: process.stdout,
+            signal: context.signal,
+          }),
+      },
+    );
+    bar.finish();
+    const [runs] = await summarizeRuns(resources.database, ['backfill'], backfillTimes(from, to, intervalMs));
+    console.log(
+      `backfill: ${outcome.steps} step(s) x ${outcome.coinTypes} token(s); ${outcome.skipped} already stored, ${outcome.jobs} request(s) ${outcome.complete ? 'done' : 'NOT all done'}`,
+    );
+    if (runs!.failed > 0 || runs!.quarantined > 0) {
+      console.error(
+        `${runs!.failed} request(s) failed and ${runs!.quarantined} were quarantined: run the same command again to retry them`,
+      );
+    }
+    process.exitCode = outcome.complete && runs!.failed === 0 ? EXIT.ok : EXIT.failed;
   });
 }

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { addressesCommand } from './commands/addresses.ts';
 import { alertsCommand } from './commands/alerts.ts';
@@ -13,17 +14,24 @@ import { schedulerCommand, startCommand, workerCommand } from './commands/servic
 import { simulateCommand } from './commands/simulate.ts';
 import { statusCommand } from './commands/status.ts';
 import { tokensCommand } from './commands/tokens.ts';
-import { describeFailure, loadDotEnv } from './runtime.ts';
-import { formatFatalError } from '../runtime/scrub.ts';
-import { secretValues } from '../config/secrets.ts';
+import { EXIT } from './exit-codes.ts';
 
-loadDotEnv();
+// Only commander and the command declarations load here: each command imports what it uses when it
+// runs (`chaintap --help` and `tokens list` start without fastify, BullMQ, ioredis or Drizzle).
+
+// `.env` from the working directory; variables already set win.
+if (existsSync('.env')) process.loadEnvFile('.env');
 
 /** How long a finished command's process may take to exit by itself before it is ended. */
 const EXIT_AFTER_COMMAND_MS = 2_000;
 
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
 const program = new Command('chaintap')
   .description('Ingests SUI token prices, DeFi positions and NFT holdings from a blockchain data service into Postgres')
+  .version(version, '-V, --version', 'print the version and exit')
   .showHelpAfterError()
   .exitOverride();
 
@@ -51,12 +59,15 @@ for (const command of [
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  process.exitCode = error instanceof CommanderError ? error.exitCode : 1;
+  process.exitCode = error instanceof CommanderError ? error.exitCode : EXIT.failed;
   if (!(error instanceof CommanderError)) {
     // Expected failures (bad input, a setting, a server that cannot be reached): one line, no stack.
-    const line = describeFailure(error, process.env);
-    const secrets = secretValues(process.env);
-    console.error(formatFatalError(error, secrets, line));
+    const [{ describeFailure }, { formatFatalError }, { secretValues }] = await Promise.all([
+      import('./failure.ts'),
+      import('../runtime/scrub.ts'),
+      import('../config/secrets.ts'),
+    ]);
+    console.error(formatFatalError(error, secretValues(process.env), describeFailure(error, process.env)));
   }
 }
 

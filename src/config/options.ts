@@ -82,7 +82,11 @@ export const optionsSchema = z.object({
       'may contain letters, digits, _ and - only (chaintap adds the Redis Cluster hash tags itself)',
     )
     .default('chaintap'),
-  UPSTREAM_BASE_URL: url(['http:', 'https:']).default('http://127.0.0.1:8787'),
+  /**
+   * The blockchain data service. No default: nothing runs against the simulator unless asked
+   * (`demo` and `simulate` set their own); the commands that call the upstream require it.
+   */
+  UPSTREAM_BASE_URL: url(['http:', 'https:']).optional(),
   UPSTREAM_API_KEY: z.string().min(1).optional(),
   /**
    * The upstream's quota as the service states it (`40/min`, `2/s`, `10000/day`), paced evenly and
@@ -204,6 +208,16 @@ function resolveUpstreamRate(
   const resolved =
     rate ?? (rps !== undefined ? parseUpstreamRate(String(rps)) : parseUpstreamRate(DEFAULT_UPSTREAM_RATE));
   return { UPSTREAM_RATE: resolved, UPSTREAM_RPS: resolved.rps };
+}
+
+/** The upstream's URL, or a clear error for commands that call the upstream. */
+export function requireUpstreamBaseUrl(options: Pick<Options, 'UPSTREAM_BASE_URL'>): string {
+  if (!options.UPSTREAM_BASE_URL) {
+    throw new ConfigError(
+      'UPSTREAM_BASE_URL is not set: the URL of the blockchain data service (see .env.example; `chaintap simulate` serves a simulated one)',
+    );
+  }
+  return options.UPSTREAM_BASE_URL;
 }
 
 /** The API key, or a clear error for commands that call the upstream. */

@@ -1,14 +1,14 @@
 import net from 'node:net';
-import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import type { Logger } from '../runtime/logger.ts';
 import type { Metrics } from '../runtime/metrics.ts';
-import * as schema from './schema/index.ts';
 
-export type Schema = typeof schema;
-export type Db = PostgresJsDatabase<Schema>;
 export type Sql = postgres.Sql;
 export type TransactionSql = postgres.TransactionSql;
+
+/** Type ids of json and jsonb. */
+const JSON_TYPE = 114;
+const JSONB_TYPE = 3802;
 
 /** Where runQuery (src/db/query.ts) reports: without it, operations are neither measured nor logged. */
 export interface DatabaseInstrumentation {
@@ -16,39 +16,15 @@ export interface DatabaseInstrumentation {
   logger?: Logger;
 }
 
+/**
+ * A postgres.js pool. Every store writes plain SQL through it; the Drizzle schema (src/db/schema)
+ * describes the tables for drizzle-kit and the schema test, and is not loaded at run time (Drizzle
+ * takes about a second to load on Node 24).
+ */
 export interface Database {
   sql: Sql;
-  db: Db;
   instrumentation?: DatabaseInstrumentation;
   close(): Promise<void>;
-}
-
-/**
- * Type ids whose parsing drizzle() switches off: timestamptz, timestamp, date, time, numeric and
- * their arrays. postgres.js registers array handlers at its first connection, only where none exist.
- */
-const DRIZZLE_TYPES = [1184, 1114, 1082, 1083, 1185, 1115, 1182, 1231];
-
-/**
- * A Drizzle handle over a postgres.js client: the pool, or a transaction of it (`pool` given).
- * drizzle() reads and changes `client.options`, which a postgres.js transaction lacks: it gets the
- * pool's. drizzle() also switches the client's date parsing off (it parses dates itself), in options
- * shared by the pool and its transactions; turning it back on keeps raw `sql` queries returning
- * Date and taking arrays of times, and Drizzle's timestamptz columns read a Date as well as a string.
- */
-export function bindDrizzle(client: Sql | TransactionSql, pool?: Sql): Db {
-  const target = client as Sql;
-  if (!('options' in target) && pool) Object.assign(target, { options: pool.options });
-  const { parsers, serializers } = target.options;
-  const saved = DRIZZLE_TYPES.map((type) => [type, parsers[type], serializers[type]] as const);
-  const db = drizzle(target, { schema });
-  for (const [type, parse, serialize] of saved) {
-    if (parse) parsers[type] = parse;
-    else delete parsers[type];
-    if (serialize) serializers[type] = serialize;
-    else delete serializers[type];
-  }
-  return db;
 }
 
 /**
@@ -65,9 +41,9 @@ function connectWithoutDelay(options: { host: string[]; port: number[]; path?: s
 }
 
 /**
- * One postgres.js pool and its Drizzle handle. `numeric` columns stay strings end to end (exact);
- * timestamptz comes back as Date. json/jsonb parameters of raw queries must be passed as JSON text
- * with a cast (`${JSON.stringify(value)}::jsonb`): Drizzle turns postgres.js's JSON serializer off.
+ * One postgres.js pool. `numeric` and `bigint` columns come back as strings (exact); timestamptz as
+ * Date. json/jsonb parameters are passed as JSON text with a cast (`${JSON.stringify(value)}::jsonb`),
+ * so that a value is sent exactly as the writer serialized it.
  */
 export function createDatabase(
   url: string,
@@ -85,7 +61,8 @@ export function createDatabase(
     // A documented option that postgres.js's type declarations leave out.
     ...({ socket: connectWithoutDelay } as object),
   });
-  const db = bindDrizzle(sql);
+  // JSON parameters are JSON text already: sent as they are, not encoded again as a JSON string.
+  for (const type of [JSON_TYPE, JSONB_TYPE]) sql.options.serializers[type] = (text: unknown) => text;
   const instrumentation = { metrics: options.metrics, logger: options.logger };
-  return { sql, db, instrumentation, close: () => sql.end({ timeout: 5 }) };
+  return { sql, instrumentation, close: () => sql.end({ timeout: 5 }) };
 }

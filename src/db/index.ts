@@ -1,6 +1,6 @@
-// The storage layer: the pool, the job transaction, the stores and the maintenance operations.
-export { createDatabase, type Database, type Db, type Sql } from './client.ts';
-export { ensureDatabase, runMigrations } from './migrate.ts';
+// The storage layer: the pool, the job transaction, the stores and the maintenance operations. The
+// migrations (./migrate.ts, which loads Drizzle's migrator) are imported by the commands that run them.
+export { createDatabase, type Database, type Sql } from './client.ts';
 export { runQuery, type StoreOperation } from './query.ts';
 export { withTransaction, type Tx } from './transaction.ts';
 export {

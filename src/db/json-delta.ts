@@ -1,10 +1,9 @@
 /**
- * The TypeScript twin of the SQL function chaintap_jsonb_delta (migration 0006), for values parsed
- * from JSON: `value` as stored against `reference`. null when equal; an object of the top-level keys
- * that differ or are new when both are objects and no key of `reference` is missing (a delta); else
- * [value]. chaintap_jsonb_patch(reference, delta) gives value back. The writer computes it here for
- * what it already holds (an amount entry's token object against its position_tokens.info), which
- * spares Postgres a SQL function call per entry. Pure.
+ * How a snapshot stores what repeats (its `extra` against positions.snapshot_extra, an amount
+ * entry's token object against its position_tokens.info), for values parsed from JSON: `value` as
+ * stored against `reference`. null when equal; an object of the top-level keys that differ or are new
+ * when both are objects and no key of `reference` is missing (a delta); else [value]. The views give
+ * the value back with the SQL function chaintap_jsonb_patch(reference, delta) (migration 0006). Pure.
  */
 export function jsonDelta(reference: unknown, value: unknown): unknown {
   if (jsonEqual(reference, value)) return null;

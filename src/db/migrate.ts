@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { convertZlibRawBodies } from './raw-body-conversion.ts';
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
 
@@ -9,7 +10,8 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', impor
 const MIGRATION_LOCK_ID = 7_254_410_001;
 
 /**
- * Applies the pending migrations. Safe to run again and from several processes at once: drizzle's
+ * Applies the pending migrations, then the data steps a migration needs code for (0017: raw bodies
+ * in the zlib form become text). Safe to run again and from several processes at once: drizzle's
  * migrator takes no lock, so an advisory lock serializes the runs.
  */
 export async function runMigrations(url: string, migrationsFolder = MIGRATIONS_FOLDER): Promise<void> {
@@ -18,6 +20,7 @@ export async function runMigrations(url: string, migrationsFolder = MIGRATIONS_F
     await sql`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
     try {
       await migrate(drizzle(sql), { migrationsFolder });
+      await convertZlibRawBodies(sql);
     } finally {
       await sql`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
     }

@@ -1,12 +1,10 @@
-import { bindDrizzle, type Database, type Db, type TransactionSql } from './client.ts';
+import type { Database, TransactionSql } from './client.ts';
 import { isConnectionLost } from './driver-faults.ts';
 import { runQuery, type StoreOperation } from './query.ts';
 
 /** What a writer gets inside a job's transaction. */
 export interface Tx {
   sql: TransactionSql;
-  /** Drizzle over the same transaction. */
-  db: Db;
   /** The pool the transaction belongs to (owner of the in-process partition cache). */
   database: Database;
   /** Runs `action` once the transaction has committed (never when it rolls back). */
@@ -33,14 +31,8 @@ async function transactionOnce<T>(database: Database, work: (tx: Tx) => Promise<
   const guard = connectionLossGuard();
   const result = await Promise.race([
     database.sql.begin(async (sql) => {
-      let db: Db | undefined;
       const tx: Tx = {
         sql,
-        // Built on first use: most writers use plain SQL, and building a Drizzle instance reads
-        // the whole schema's relations (a cost per job).
-        get db() {
-          return (db ??= bindDrizzle(sql, database.sql));
-        },
         database,
         afterCommit: (action) => actions.push(action),
         savepoint: (inner) => sql.savepoint((sp) => guard.run(() => inner(sp))) as Promise<never>,

@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.ts';
 import type { UpstreamRate } from '../config/upstream-rate.ts';
 import type { PriceJobData } from '../queue/jobs.ts';
-import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/client.ts';
+import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/limits.ts';
 import { priceJobs, type PlannedJob } from './job-builders.ts';
 
 /** The upstream's useful resolution: prices are minute samples, a finer step asks for the same one again. */

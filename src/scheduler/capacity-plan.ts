@@ -2,7 +2,7 @@ import type { Options } from '../config/options.ts';
 import { requestsPerHour, type UpstreamRate } from '../config/upstream-rate.ts';
 import type { Database } from '../db/client.ts';
 import { loadWatchlistCounts } from '../db/stores/watchlist-counts.ts';
-import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/client.ts';
+import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/limits.ts';
 import type { Dataset } from '../datasets.ts';
 import { cronMatcher } from './cron-slots.ts';
 

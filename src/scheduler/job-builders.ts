@@ -7,7 +7,7 @@ import {
   type PositionsJobData,
   type PriceJobData,
 } from '../queue/jobs.ts';
-import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/client.ts';
+import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/limits.ts';
 import type { QueueName } from '../datasets.ts';
 
 /**

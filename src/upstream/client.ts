@@ -1,6 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import pLimit from 'p-limit';
-import { requireApiKey, type Options } from '../config/options.ts';
+import { requireApiKey, requireUpstreamBaseUrl, type Options } from '../config/options.ts';
 import { InvalidInputError } from '../errors.ts';
 import { normalizeAddress, parseChainFilter, parseNftChain, type NftChain } from '../chain/address.ts';
 import { normalizeCoinType } from '../chain/coin-type.ts';
@@ -9,6 +9,7 @@ import type { Logger } from '../runtime/logger.ts';
 import type { Metrics } from '../runtime/metrics.ts';
 import { createUpstreamHttp, type UpstreamResponse } from './http-client.ts';
 import type { TransportSettings, UpstreamTransport } from './transport.ts';
+import { MAX_COINS_PER_PRICE_REQUEST } from './limits.ts';
 import {
   nftHoldingsResponse,
   positionsResponse,
@@ -21,9 +22,6 @@ import {
 } from './schemas.ts';
 
 export type { UpstreamResponse };
-
-/** The upstream's limit on tokens in one price request (upstream-api.md section 8). */
-export const MAX_COINS_PER_PRICE_REQUEST = 50;
 
 export interface PriceRequestOptions {
   /** Ask for the price at this time; omitted: the current price. */
@@ -70,7 +68,7 @@ export interface UpstreamClientSettings {
 }
 
 export function createUpstreamClient({ options, logger, metrics, transport }: UpstreamClientSettings): UpstreamClient {
-  warnOnPlainHttp(options.UPSTREAM_BASE_URL, logger);
+  warnOnPlainHttp(requireUpstreamBaseUrl(options), logger);
   const http = createUpstreamHttp({
     transport,
     maxRetries: options.UPSTREAM_MAX_RETRIES,
@@ -169,12 +167,12 @@ export function createUpstreamClient({ options, logger, metrics, transport }: Up
 }
 
 /**
- * UPSTREAM_BASE_URL, UPSTREAM_API_KEY (ConfigError when it is not set), UPSTREAM_TIMEOUT_MS and
+ * UPSTREAM_BASE_URL and UPSTREAM_API_KEY (ConfigError when one is not set), UPSTREAM_TIMEOUT_MS and
  * UPSTREAM_MAX_BODY_BYTES, for a transport.
  */
 export function transportSettings(options: Options): TransportSettings {
   return {
-    baseUrl: options.UPSTREAM_BASE_URL,
+    baseUrl: requireUpstreamBaseUrl(options),
     apiKey: requireApiKey(options),
     timeoutMs: options.UPSTREAM_TIMEOUT_MS,
     maxBodyBytes: options.UPSTREAM_MAX_BODY_BYTES,

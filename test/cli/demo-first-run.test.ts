@@ -18,17 +18,11 @@ afterAll(async () => {
 describe('chaintap demo, first run', () => {
   it('starts throwaway PostgreSQL and Redis when none answers, serves the status page, and removes them on Ctrl-C', async () => {
     const before = new Set(demoDirectories());
-    const [pgPort, redisPort, opsPort, upstreamPort] = await Promise.all([
-      freePort(),
-      freePort(),
-      freePort(),
-      freePort(),
-    ]);
+    const [pgPort, redisPort, opsPort] = await Promise.all([freePort(), freePort(), freePort()]);
     demo = startChaintap('demo', ['demo'], {
       DATABASE_URL: `postgres://postgres@127.0.0.1:${pgPort}/chaintap`,
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,
       OPS_PORT: String(opsPort),
-      UPSTREAM_BASE_URL: `http://127.0.0.1:${upstreamPort}`,
       LOG_LEVEL: 'info',
     });
     await demo.waitForLine(/status page at/, 90_000);

@@ -206,48 +206,6 @@ describe('job transactions', () => {
     expect(row).toMatchObject({ body, sha256: createHash('sha256').update(body).digest('hex') });
   });
 
-  it("compresses a target's answers against an earlier one, gives every body back exactly, and starts a new dictionary when it stops paying", async () => {
-    const answer = (tick: number, positions: string[]) =>
-      JSON.stringify({
-        data: positions.map((id, i) => ({
-          positionId: id,
-          owner: '0xabc',
-          value: 1000 + tick * 7 + i,
-          token: { address: `0x${id.repeat(8)}::coin::C`, symbol: 'C' },
-        })),
-      });
-    const first = ['a1', 'b2', 'c3', 'd4', 'e5', 'f6', 'a7', 'b8'];
-    const other = ['99', '88', '77', '66', '55', '44', '33', '22'];
-    const bodies = [answer(0, first), answer(1, first), answer(2, first), answer(3, other), answer(4, other)];
-    for (const [i, body] of bodies.entries()) {
-      const tick = new Date(TICK.getTime() + i * 900_000);
-      const record: RawRecord = {
-        dataset: 'positions',
-        endpoint: '/v2/address/0xabc/positions',
-        target: '0xabc',
-        tick,
-        httpStatus: 200,
-        body,
-        receivedAt: tick,
-      };
-      await commitJob(database, { run: run('positions', '0xabc', tick), raw: [record], write: async () => ({}) });
-    }
-    const stored = (await readRawResponses(database, { target: '0xabc' })).reverse();
-    expect(stored.map((row) => row.body)).toEqual(bodies);
-    const rows = await database.sql<{ dictionary: string; bytes: number }[]>`
-      select dictionary_id::text as dictionary, octet_length(body_zlib) as bytes from raw_responses where target = '0xabc' order by tick`;
-    // One dictionary for the first answers, a new one once the positions changed.
-    expect(rows.map((row) => row.dictionary)).toEqual([
-      rows[0]!.dictionary,
-      rows[0]!.dictionary,
-      rows[0]!.dictionary,
-      rows[3]!.dictionary,
-      rows[3]!.dictionary,
-    ]);
-    expect(rows[3]!.dictionary).not.toBe(rows[0]!.dictionary);
-    for (const row of rows) expect(row.bytes).toBeLessThan(bodies[0]!.length / 8);
-  });
-
   it('moves the watermark only forward', async () => {
     const earlier = new Date(TICK.getTime() - 60_000);
     await commitJob(database, { run: run('prices', 'batch-1', earlier), raw: [], write: async () => ({}) });

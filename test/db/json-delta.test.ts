@@ -2,8 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonDelta } from '../../src/db/json-delta.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
-/** chaintap_jsonb_delta / chaintap_jsonb_patch (migration 0006): how snapshots store what repeats once. */
-describe('jsonb delta and patch', () => {
+/**
+ * jsonDelta (the writer) and chaintap_jsonb_patch (the views, migration 0006): how snapshots store
+ * what repeats once. What the writer stores must patch back to the value, as jsonb compares it.
+ */
+describe('JSON delta and patch', () => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -25,18 +28,16 @@ describe('jsonb delta and patch', () => {
     [{ a: 1 }, [1, 2], [[1, 2]]],
     [{ a: 1 }, 'text', ['text']],
     [null, 7, [7]],
+    [{ a: 1, b: 2 }, { b: 2, a: 1 }, null],
+    [{ a: null }, {}, [{}]],
   ];
 
-  it('stores NULL for a repeat, the changed or new keys for a change, the whole value otherwise; patch gives the value back', async () => {
-    for (const [reference, value, delta] of cases) {
-      const [row] = await database.sql<{ delta: unknown; back: unknown }[]>`
-        select chaintap_jsonb_delta(r, v) as delta, chaintap_jsonb_patch(r, chaintap_jsonb_delta(r, v)) as back
-        from (select ${json(reference)}::jsonb as r, ${json(value)}::jsonb as v) x`;
-      expect(row, JSON.stringify({ reference, value })).toEqual({ delta, back: value });
-    }
+  it('stores NULL for a repeat, the changed or new keys for a change, the whole value otherwise', () => {
+    for (const [reference, value, delta] of cases)
+      expect(jsonDelta(reference, value), JSON.stringify({ reference, value })).toEqual(delta);
   });
 
-  it('computes in TypeScript (jsonDelta) exactly what the SQL function stores', async () => {
+  it('patches every delta back to its value in Postgres (jsonb equality)', async () => {
     const random = seeded(7);
     const generated: [unknown, unknown][] = [];
     for (let i = 0; i < 400; i++) {
@@ -45,13 +46,8 @@ describe('jsonb delta and patch', () => {
       generated.push([reference, random() < 0.2 ? randomValue(random, 2) : mutate(random, reference)]);
     }
     const special: [unknown, unknown][] = [
-      [
-        { a: 1, b: 2 },
-        { b: 2, a: 1 },
-      ],
       [{ a: 1 }, { a: 1.0, b: 1e21 }],
       [{ a: [1, 2] }, { a: [2, 1] }],
-      [{ a: null }, {}],
       [{ a: 1 }, JSON.parse('{"a":1,"__proto__":{"x":1}}')],
       [{ a: 'x' }, { a: 'x', b: 'é\u2028"' }],
     ];
@@ -60,13 +56,13 @@ describe('jsonb delta and patch', () => {
       ...special,
       ...generated,
     ];
-    const rows = await database.sql<{ n: number; same: boolean; sql: unknown }[]>`
-      select c.n::int, chaintap_jsonb_delta(c.r, c.v) is not distinct from c.d as same, chaintap_jsonb_delta(c.r, c.v) as sql
+    const rows = await database.sql<{ n: number; same: boolean; back: unknown }[]>`
+      select c.n::int, chaintap_jsonb_patch(c.r, c.d) is not distinct from c.v as same, chaintap_jsonb_patch(c.r, c.d) as back
       from unnest(${all.map(([r]) => json(r))}::jsonb[], ${all.map(([, v]) => json(v))}::jsonb[], ${all.map(([r, v]) => json(jsonDelta(r, v)))}::jsonb[])
         with ordinality as c(r, v, d, n)
       order by c.n`;
     expect(rows).toHaveLength(all.length);
-    for (const row of rows) expect(row.same, JSON.stringify({ case: all[row.n - 1], sql: row.sql })).toBe(true);
+    for (const row of rows) expect(row.same, JSON.stringify({ case: all[row.n - 1], back: row.back })).toBe(true);
     // The generated cases cover every kind of answer: equal, a delta, the whole value.
     const kinds = new Set(
       generated.map(([r, v]) => {
@@ -75,6 +71,11 @@ describe('jsonb delta and patch', () => {
       }),
     );
     expect([...kinds].sort()).toEqual(['delta', 'equal', 'whole']);
+  });
+
+  it('is the only delta: migration 0017 dropped the SQL twin', async () => {
+    const [row] = await database.sql`select to_regprocedure('chaintap_jsonb_delta(jsonb, jsonb)') is null as gone`;
+    expect(row!.gone).toBe(true);
   });
 });
 

@@ -11,6 +11,7 @@ import {
   writeTokenPrices,
 } from '../../src/db/index.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { insertZlibRawBody } from '../support/zlib-raw-body.ts';
 import { priceRows, run, SUI } from './job-helpers.ts';
 
 const NOW = new Date('2026-11-21T03:30:00Z');
@@ -60,13 +61,8 @@ describe('maintenance', () => {
     ]);
   });
 
-  it('prunes raw responses past retention, keeping quarantined bodies, and the dictionaries only pruned ones used', async () => {
-    // Long enough to get a dictionary: each day's answer starts the target's dictionary of that day.
-    const body = (daysAgo: number) =>
-      JSON.stringify({
-        n: daysAgo,
-        data: Array.from({ length: 40 }, (_, i) => ({ id: `0x${i}`, value: i * daysAgo })),
-      });
+  it('prunes raw responses past retention, keeping quarantined bodies, and the zlib dictionaries only pruned ones used', async () => {
+    const body = (daysAgo: number) => JSON.stringify({ n: daysAgo, data: [{ id: '0x1', value: daysAgo }] });
     const raw = (daysAgo: number, target: string) => ({
       dataset: 'prices',
       endpoint: '/tokens/sui/price',
@@ -76,7 +72,7 @@ describe('maintenance', () => {
       body: body(daysAgo),
       receivedAt: new Date(NOW.getTime() - daysAgo * DAY),
     });
-    for (const daysAgo of [20, 15, 13, 0]) {
+    for (const daysAgo of [20, 13, 0]) {
       await commitJob(database, {
         run: run('prices', `a-${daysAgo}`, NOW),
         raw: [raw(daysAgo, 'a')],
@@ -84,24 +80,29 @@ describe('maintenance', () => {
       });
     }
     await quarantinePayload(database, { run: run('prices', 'q', NOW), raw: raw(30, 'q'), reason: 'bad' });
+    // Bodies in the zlib form of the release before migration 0017, each with its dictionary.
+    for (const daysAgo of [15, 13]) {
+      const at = new Date(NOW.getTime() - daysAgo * DAY);
+      await insertZlibRawBody(database.sql, { target: 'zlib', tick: at, body: body(daysAgo), dictionary: body(99) });
+    }
     const dictionaries = async () =>
       (await database.sql`select created_at from raw_body_dictionaries order by created_at`).map(
         (row) => row.created_at as Date,
       );
-    expect(await dictionaries()).toHaveLength(5);
     await expect(pruneRawResponses(database, 14, NOW)).resolves.toBe(3);
     await expect(readRawResponses(database).then((rows) => rows.map((row) => row.body).reverse())).resolves.toEqual([
       body(13),
       body(0),
+      body(13),
     ]);
     await expect(database.sql`select body, raw_response_id from quarantined_payloads`).resolves.toEqual([
       { body: body(30), raw_response_id: null },
     ]);
-    expect(await dictionaries()).toEqual([new Date(NOW.getTime() - 13 * DAY), NOW]);
+    expect(await dictionaries()).toEqual([new Date(NOW.getTime() - 13 * DAY)]);
     await expect(pruneRawResponses(database, 14, NOW)).resolves.toBe(0);
   });
 
-  it('reads a body stored as text before compression (migration 0007) as it was stored', async () => {
+  it('reads a body stored as text before migration 0007 as it was stored', async () => {
     await database.sql`insert into raw_responses (received_at, dataset, endpoint, target, tick, http_status, sha256, body)
       values (${NOW}, 'prices', '/tokens/sui/price', 'legacy', ${NOW}, 200, 'x', '{"old":true}')`;
     await expect(

@@ -1,9 +1,9 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS_FOLDER, runMigrations } from '../../src/db/migrate.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { migratedBefore } from '../support/migrated-before.ts';
 
 const TABLES = [
   'watched_tokens',
@@ -155,24 +155,6 @@ describe('migrations', () => {
       );
     });
   });
-
-  /** A database migrated up to (not including) the migration whose tag starts with `before`, and a cleanup. */
-  async function migratedBefore(before: string): Promise<{ older: TestDatabase; cleanup: () => Promise<void> }> {
-    const older = await createTestDatabase({ migrate: false });
-    const folder = mkdtempSync(join(tmpdir(), 'chaintap-migrations-'));
-    try {
-      cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
-      const journal = JSON.parse(readFileSync(join(folder, 'meta/_journal.json'), 'utf8')) as {
-        entries: { tag: string }[];
-      };
-      journal.entries = journal.entries.filter((entry) => entry.tag < before);
-      writeFileSync(join(folder, 'meta/_journal.json'), JSON.stringify(journal));
-      await runMigrations(older.url, folder);
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
-    return { older, cleanup: () => older.drop() };
-  }
 
   it('keep the stored prices and token ids of a database migrated before token_catalog (0004)', async () => {
     const { older, cleanup } = await migratedBefore('0004');

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction, writePositions } from '../../src/db/index.ts';
-import { positionAmounts, positionFarming, positionSnapshots } from '../../src/db/schema/index.ts';
+import type { PositionAmountRow, PositionFarmingRow, PositionSnapshotRow } from '../../src/db/schema/rows.ts';
 import { normalizePositions } from '../../src/normalize/index.ts';
 import { simulatedPositions } from '../../src/simulator/index.ts';
 import { positionsResponse } from '../../src/upstream/schemas.ts';
@@ -170,9 +169,20 @@ describe('writePositions', () => {
       writePositions(tx, normalized, { owner, snapshotAt: at, complete: true }),
     );
 
-    const snapshots = await database.db.select().from(positionSnapshots).where(eq(positionSnapshots.owner, owner));
-    const amounts = await database.db.select().from(positionAmounts).where(eq(positionAmounts.owner, owner));
-    const farming = await database.db.select().from(positionFarming).where(eq(positionFarming.owner, owner));
+    // A view's rows with their columns named as the row types name them (position_id: positionId).
+    const rowsOf = async <T>(view: string) =>
+      (await database.sql`select * from ${database.sql(view)} where owner = ${owner}`).map(
+        (row) =>
+          Object.fromEntries(
+            Object.entries(row).map(([column, value]) => [
+              column.replace(/_(\w)/g, (_, c: string) => c.toUpperCase()),
+              value,
+            ]),
+          ) as T & { owner: string; snapshotAt: Date },
+      );
+    const snapshots = await rowsOf<PositionSnapshotRow>('position_snapshots');
+    const amounts = await rowsOf<PositionAmountRow>('position_amounts');
+    const farming = await rowsOf<PositionFarmingRow>('position_farming');
     // As JSON (jsonb, like JSON itself, has no negative zero), in one order.
     const sorted = <T extends { positionId: string }>(rows: T[], key: (row: T) => string = () => '') =>
       JSON.parse(

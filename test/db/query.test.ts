@@ -1,10 +1,8 @@
 import { Writable } from 'node:stream';
-import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.ts';
 import { addWatchedTokens, writePositions } from '../../src/db/index.ts';
 import { runQuery } from '../../src/db/query.ts';
-import { watchedTokens } from '../../src/db/schema/index.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { createMetrics, type Metrics } from '../../src/runtime/metrics.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -69,7 +67,7 @@ describe('runQuery', () => {
   it('runs a serialization failure again, observing the operation once', async () => {
     let attempts = 0;
     const result = await runQuery(database, 'watchlist.list', () =>
-      ++attempts === 1 ? database.db.execute(sql.raw(SERIALIZATION_FAILURE)) : database.sql`select 1 as one`,
+      ++attempts === 1 ? database.sql.unsafe(SERIALIZATION_FAILURE) : database.sql`select 1 as one`,
     );
     expect(result).toEqual([{ one: 1 }]);
     expect(attempts).toBe(2);
@@ -90,14 +88,15 @@ describe('runQuery', () => {
 
   it('observes, logs once and rethrows any other failure, without the SQL text or its parameters', async () => {
     const coinType = '0x7::never_logged::PARAMETER';
-    await runQuery(database, 'watchlist.add', () => database.db.insert(watchedTokens).values({ coinType }));
+    const insert = () => database.sql`insert into watched_tokens (coin_type) values (${coinType})`;
+    await runQuery(database, 'watchlist.add', insert);
     let attempts = 0;
     const failing = runQuery(database, 'watchlist.add', () => {
       attempts++;
-      return database.db.insert(watchedTokens).values({ coinType });
+      return insert();
     });
-    // Drizzle's error, as the caller gets it: its message holds the SQL and the parameters.
-    await expect(failing).rejects.toThrow(/Failed query: insert into "watched_tokens"/);
+    // The driver's error, as the caller gets it, carries the SQL and its parameters.
+    await expect(failing).rejects.toMatchObject({ code: '23505', parameters: [coinType] });
     expect(attempts).toBe(1);
     expect(await observations()).toEqual({ 'watchlist.add ok': 1, 'watchlist.add error': 1 });
     const warnings = logLines.filter((line) => line.level === 40);

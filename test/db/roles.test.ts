@@ -1,10 +1,8 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS_FOLDER, runMigrations } from '../../src/db/migrate.ts';
+import { runMigrations } from '../../src/db/migrate.ts';
 import { seedStatusRows } from '../ops/status-seed.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { migratedBefore } from '../support/migrated-before.ts';
 import { commit } from './job-helpers.ts';
 
 /** What BI must not read: raw bodies, quarantine, run records, schema drifts, the watchlist (0012). */
@@ -143,16 +141,8 @@ describe('chaintap_reader and chaintap_operator', () => {
 
 describe('migration 0012 on a database migrated before it', () => {
   it('takes the operational tables from chaintap_reader and CREATE on public from PUBLIC (granted before Postgres 15)', async () => {
-    const older = await createTestDatabase({ migrate: false });
-    const folder = mkdtempSync(join(tmpdir(), 'chaintap-migrations-'));
+    const { older, cleanup } = await migratedBefore('0012');
     try {
-      cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
-      const journal = JSON.parse(readFileSync(join(folder, 'meta/_journal.json'), 'utf8')) as {
-        entries: { tag: string }[];
-      };
-      journal.entries = journal.entries.filter((entry) => entry.tag < '0012');
-      writeFileSync(join(folder, 'meta/_journal.json'), JSON.stringify(journal));
-      await runMigrations(older.url, folder);
       // What Postgres 14 and older grant every database.
       await older.sql`grant create on schema public to public`;
       const privileges = () => older.sql`
@@ -168,8 +158,7 @@ describe('migration 0012 on a database migrated before it', () => {
         { public_creates: false, reader_reads_raw: false, reader_reads_watchlist: false, reader_reads_tokens: true },
       ]);
     } finally {
-      rmSync(folder, { recursive: true, force: true });
-      await older.drop();
+      await cleanup();
     }
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bindDrizzle, createDatabase, type Database } from '../../src/db/client.ts';
+import { createDatabase, type Database } from '../../src/db/client.ts';
 import { writeTokenPrices, type Tx } from '../../src/db/index.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { priceRows } from './job-helpers.ts';
@@ -27,7 +27,6 @@ async function writeOnce(database: Database, coins: string[], at: Date) {
   await database.sql.begin(async (sql) => {
     const tx: Tx = {
       sql,
-      db: bindDrizzle(sql, database.sql),
       database,
       afterCommit: (action) => committed.push(action),
       savepoint: (work) => sql.savepoint(work) as Promise<never>,

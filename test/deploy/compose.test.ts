@@ -32,8 +32,8 @@ const compose = parse(text, { merge: true }) as {
   volumes?: Record<string, unknown>;
 };
 
-/** The services of `docker compose up` without a profile, as before the `ha` profile. */
-const DEFAULT_SERVICES = ['postgres', 'redis', 'simulator', 'migrate', 'scheduler', 'worker'];
+/** The services of `docker compose up` without a profile: the simulated upstream runs only when asked. */
+const DEFAULT_SERVICES = ['postgres', 'redis', 'migrate', 'scheduler', 'worker'];
 /** The folder of the `ha` profile's Redis scripts and templates, and where its services mount it. */
 const REDIS_HA_DIR = join(ROOT, 'docker/redis-sentinel');
 const REDIS_HA_MOUNT = '/etc/chaintap/redis-sentinel';
@@ -128,9 +128,19 @@ describe('docker-compose.yml', () => {
     expect(init).toMatch(/CREATE ROLE :"reader_login" LOGIN [^;]*IN ROLE chaintap_reader;/);
   });
 
-  it('.env.example lists every secret, empty', () => {
+  it('.env.example lists every secret, and UPSTREAM_BASE_URL, empty', () => {
     const example = readFileSync(join(ROOT, '.env.example'), 'utf8');
-    for (const name of SECRETS) expect(example, name).toMatch(new RegExp(`^${name}=$`, 'm'));
+    for (const name of [...SECRETS, 'UPSTREAM_BASE_URL']) expect(example, name).toMatch(new RegExp(`^${name}=$`, 'm'));
+  });
+
+  it('runs against the simulated upstream only when asked: UPSTREAM_BASE_URL has no default, the simulator a profile', () => {
+    const uses = [...text.matchAll(/\$\{UPSTREAM_BASE_URL\b[^}]*\}/g)].map((match) => match[0]);
+    expect(uses.length).toBeGreaterThan(0);
+    for (const use of uses) expect(use).toMatch(required('UPSTREAM_BASE_URL'));
+    for (const service of ['migrate', 'scheduler', 'worker'])
+      expect(compose.services[service]!.environment?.UPSTREAM_BASE_URL, service).toMatch(required('UPSTREAM_BASE_URL'));
+    expect(compose.services.simulator!.profiles).toEqual(['simulator']);
+    expect(text).toMatch(/^#\s+docker compose --profile simulator up -d/m);
   });
 });
 
@@ -195,7 +205,7 @@ describe("docker-compose.yml's ha profile", () => {
     }
     // Every other service is in exactly one profile.
     for (const [name, { profiles }] of Object.entries(compose.services)) {
-      if (profiles) expect([['monitoring'], ['ha']], name).toContainEqual(profiles);
+      if (profiles) expect([['monitoring'], ['ha'], ['simulator']], name).toContainEqual(profiles);
     }
     expect([...haServices].sort()).toEqual([...haDataNodes, ...haSentinels, ...Object.keys(HA_CHAINTAP)].sort());
   });

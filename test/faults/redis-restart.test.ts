@@ -105,6 +105,8 @@ describe('Redis settings BullMQ needs in production', () => {
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
       QUEUE_PREFIX: 'chaintap-eviction-check',
       OPS_PORT: '0',
+      // Never called: the worker has no job.
+      UPSTREAM_BASE_URL: 'http://127.0.0.1:9',
       UPSTREAM_API_KEY: 'not-used-here',
     };
     const worker = startChaintap('worker-evicting', ['worker'], env);

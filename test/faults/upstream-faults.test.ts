@@ -138,7 +138,7 @@ it('5xx, 429 with Retry-After, malformed bodies, 2 s spikes and timeouts togethe
       .sort(),
   );
   const rawBodies = new Map(
-    (await readRawResponses(harness.database, { ids: quarantined.map((q) => Number(q.rawResponseId)) })).map((row) => [
+    (await readRawResponses(harness.database, { ids: quarantined.map((q) => String(q.rawResponseId)) })).map((row) => [
       String(row.id),
       row.body,
     ]),

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { Dataset } from '../../src/datasets.ts';
-import { MAX_COINS_PER_PRICE_REQUEST } from '../../src/upstream/client.ts';
+import { MAX_COINS_PER_PRICE_REQUEST } from '../../src/upstream/limits.ts';
 import type { PipelineHarness } from './pipeline.ts';
 
 /**

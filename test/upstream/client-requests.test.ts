@@ -4,12 +4,8 @@ import { InvalidInputError } from '../../src/errors.ts';
 import { loadOptions, type OptionsInput } from '../../src/config/options.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { createMetrics } from '../../src/runtime/metrics.ts';
-import {
-  MAX_COINS_PER_PRICE_REQUEST,
-  createUpstreamClient,
-  transportSettings,
-  type UpstreamClient,
-} from '../../src/upstream/client.ts';
+import { MAX_COINS_PER_PRICE_REQUEST } from '../../src/upstream/limits.ts';
+import { createUpstreamClient, transportSettings, type UpstreamClient } from '../../src/upstream/client.ts';
 import { createHttpTransport } from '../../src/upstream/http-transport.ts';
 import { createSharedRateLimiter, type RateLimiter } from '../../src/upstream/rate-limiter.ts';
 import { createTestRedis, type TestRedis } from '../support/redis.ts';

@@ -1,9 +1,10 @@
 import { Command } from 'commander';
 import { normalizePositionsAddress, parseWatchedNftChain } from '../../chain/address.ts';
 import { InvalidInputError } from '../../errors.ts';
-import { addWatchedAddresses, listProtocolIds, listWatchedAddresses, removeWatchedAddresses } from '../../db/index.ts';
 import { collectValues } from '../input-lines.ts';
-import { withDatabase } from './database-command.ts';
+
+/** What the actions use, loaded when one runs. */
+const load = () => Promise.all([import('./database-command.ts'), import('../../db/stores/watchlist.ts')]);
 
 interface AddFlags {
   file?: string;
@@ -36,7 +37,11 @@ export function addressesCommand(): Command {
         ?.split(',')
         .map((p) => p.trim())
         .filter(Boolean);
-      await withDatabase(async (database, context) => {
+      const [{ withDatabase }, { addWatchedAddresses }, { listProtocolIds }] = await Promise.all([
+        ...(await load()),
+        import('../../db/stores/protocols.ts'),
+      ]);
+      await withDatabase(async (database) => {
         const result = await addWatchedAddresses(database, list, {
           chain: flags.chain,
           protocols,
@@ -48,8 +53,8 @@ export function addressesCommand(): Command {
           const known = new Set(await listProtocolIds(database));
           const unknown = protocols.filter((p) => !known.has(p));
           if (known.size === 0) {
-            context.logger.warn(
-              'the protocol list has not been synced yet (the daily maintenance job does it): protocols not checked',
+            console.warn(
+              'warning: the protocol list has not been synced yet (the daily maintenance job does it): protocols not checked',
             );
           } else if (unknown.length) {
             console.warn(
@@ -66,14 +71,21 @@ export function addressesCommand(): Command {
     .option('--file <path>', 'read addresses from a file, one per line')
     .action(async (args: string[], flags: { file?: string }) => {
       const list = await collectValues(args, flags.file);
+      const [{ withDatabase }, { removeWatchedAddresses }] = await load();
       const removed = await withDatabase((database) => removeWatchedAddresses(database, list));
       console.log(`removed ${removed} address(es)`);
     });
   addresses
     .command('list')
     .description('print the watched addresses with their options')
-    .action(async () => {
+    .option('--json', 'print them as a JSON array of objects (README: "JSON output")')
+    .action(async (flags: { json?: boolean }) => {
+      const [{ withDatabase }, { listWatchedAddresses }] = await load();
       const list = await withDatabase((database) => listWatchedAddresses(database));
+      if (flags.json) {
+        console.log(JSON.stringify(list, null, 2));
+        return;
+      }
       for (const a of list) {
         const options = [
           a.chain ? `chain=${a.chain}` : undefined,

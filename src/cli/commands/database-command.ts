@@ -1,12 +1,18 @@
-import type { Context } from '../../runtime/context.ts';
-import { withShutdown } from '../../runtime/shutdown.ts';
+import { loadOptions, type Options } from '../../config/options.ts';
 import { createDatabase, type Database } from '../../db/client.ts';
-import { createCliContext, type OptionOverrides } from '../runtime.ts';
 import { openReadDatabase } from '../read-database.ts';
+import type { OptionOverrides } from '../runtime.ts';
+import { abortOnSignals } from '../signals.ts';
 
-/** Runs `work` with a context and a small database pool, closing the pool afterwards. */
+/** What a database command gets besides its databases: the settings, and SIGTERM/SIGINT as a signal. */
+export interface DatabaseCommandContext {
+  options: Options;
+  signal: AbortSignal;
+}
+
+/** Runs `work` with a small database pool, closing the pool afterwards. */
 export async function withDatabase<T>(
-  work: (database: Database, context: Context) => Promise<T>,
+  work: (database: Database, context: DatabaseCommandContext) => Promise<T>,
   overrides: OptionOverrides = {},
 ): Promise<T> {
   return withDatabases(({ database }, context) => work(database, context), overrides);
@@ -15,17 +21,20 @@ export async function withDatabase<T>(
 /**
  * As withDatabase, with the read database beside the primary: DATABASE_READ_URL's own small pool
  * when set, else the primary's (docs/read-replicas.md). A pool connects on its first query only, so
- * a command that reads the replica alone never connects to the primary.
+ * a command that reads the replica alone never connects to the primary. A short command of its own:
+ * no logger, no metrics, no Redis, so that it starts at once (`chaintap tokens list`).
  */
 export async function withDatabases<T>(
-  work: (databases: { database: Database; readDatabase: Database }, context: Context) => Promise<T>,
+  work: (databases: { database: Database; readDatabase: Database }, context: DatabaseCommandContext) => Promise<T>,
   overrides: OptionOverrides = {},
 ): Promise<T> {
-  const context = createCliContext(overrides);
-  return withShutdown(context.logger, (shutdown) => {
-    const database = createDatabase(context.options.DATABASE_URL, { max: 2 });
-    shutdown.add('postgres', () => database.close());
-    const readDatabase = openReadDatabase(context, shutdown, database, { max: 2 });
-    return work({ database, readDatabase }, context);
-  });
+  const options = loadOptions(overrides, process.env);
+  const signal = abortOnSignals();
+  const database = createDatabase(options.DATABASE_URL, { max: 2 });
+  const readDatabase = openReadDatabase(options, database, { max: 2 });
+  try {
+    return await work({ database, readDatabase }, { options, signal });
+  } finally {
+    await Promise.all([database.close(), readDatabase !== database && readDatabase.close()]);
+  }
 }

@@ -1,9 +1,8 @@
 import { Command } from 'commander';
-import { ensureDatabase, runMigrations } from '../../db/migrate.ts';
-import { createCliContext } from '../runtime.ts';
 
 /** Creates the database when missing and applies pending migrations (safe to run again). */
 export async function migrateDatabase(databaseUrl: string): Promise<{ created: boolean }> {
+  const { ensureDatabase, runMigrations } = await import('../../db/migrate.ts');
   const created = await ensureDatabase(databaseUrl);
   await runMigrations(databaseUrl);
   return { created };
@@ -13,9 +12,8 @@ export function migrateCommand(): Command {
   return new Command('migrate')
     .description('create the database if missing and apply pending migrations (safe to run again)')
     .action(async () => {
-      const context = createCliContext();
-      const { created } = await migrateDatabase(context.options.DATABASE_URL);
-      context.logger.info({ created }, 'migrations applied');
+      const { loadOptions } = await import('../../config/options.ts');
+      const { created } = await migrateDatabase(loadOptions({}, process.env).DATABASE_URL);
       console.log(created ? 'database created and migrated' : 'database migrated');
     });
 }

@@ -1,24 +1,13 @@
 import { Command } from 'commander';
-import { readRawResponses, type RawResponseFilter } from '../../db/index.ts';
+import type { RawResponseFilter } from '../../db/stores/raw-responses.ts';
 import { InvalidInputError } from '../../errors.ts';
+import { parseBigintId, parseCount } from '../parse-integer.ts';
 import { parseTime } from '../parse-time.ts';
-import { withDatabase } from './database-command.ts';
 
-function parseIds(values: string[]): number[] {
-  return values.map((value) => {
-    if (!/^\d+$/.test(value))
-      throw new InvalidInputError(`invalid id "${value}": expected a raw_responses id (a whole number)`);
-    return Number(value);
-  });
-}
+/** What the actions use, loaded when one runs. */
+const load = () => Promise.all([import('./database-command.ts'), import('../../db/stores/raw-responses.ts')]);
 
-function parseLimit(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1)
-    throw new InvalidInputError(`invalid --limit "${value}": expected a whole number of 1 or more`);
-  return Number(value);
-}
-
-/** Stored bodies are compressed: this is how an operator reads them. */
+/** The bodies are readable from SQL too (raw_responses.body); this is how an operator reads them from a shell. */
 export function rawCommand(): Command {
   const raw = new Command('raw').description('read stored upstream responses (raw_responses), bodies as received');
   raw
@@ -30,14 +19,23 @@ export function rawCommand(): Command {
     .option('--target <target>', 'an address or a price batch')
     .option('--tick <iso>', 'the tick the job stood for')
     .option('--limit <n>', 'at most this many', '20')
-    .action(async (flags: { dataset?: string; target?: string; tick?: string; limit: string }) => {
+    .option('--json', 'print the responses as a JSON array (README: "JSON output")')
+    .action(async (flags: { dataset?: string; target?: string; tick?: string; limit: string; json?: boolean }) => {
       const filter: RawResponseFilter = {
         dataset: flags.dataset,
         target: flags.target,
         tick: flags.tick === undefined ? undefined : parseTime('--tick', flags.tick),
-        limit: parseLimit(flags.limit),
+        limit: parseCount('--limit', flags.limit),
       };
-      const rows = await withDatabase((database) => readRawResponses(database, filter));
+      const [{ withDatabase }, { readRawResponses }] = await load();
+      const rows = (await withDatabase((database) => readRawResponses(database, filter))).map(({ body, ...row }) => ({
+        ...row,
+        bodyBytes: Buffer.byteLength(body),
+      }));
+      if (flags.json) {
+        console.log(JSON.stringify(rows, null, 2));
+        return;
+      }
       for (const row of rows) {
         console.log(
           [
@@ -48,7 +46,7 @@ export function rawCommand(): Command {
             row.tick.toISOString(),
             row.httpStatus,
             row.endpoint,
-            `${Buffer.byteLength(row.body)} B`,
+            `${row.bodyBytes} B`,
           ].join('\t'),
         );
       }
@@ -58,7 +56,8 @@ export function rawCommand(): Command {
     .description('print the bodies of the given responses exactly as received, one after the other')
     .argument('<ids...>', 'raw_responses ids (see `chaintap raw list`)')
     .action(async (values: string[]) => {
-      const ids = parseIds(values);
+      const ids = values.map((value) => parseBigintId('raw_responses id', value));
+      const [{ withDatabase }, { readRawResponses }] = await load();
       const rows = await withDatabase((database) => readRawResponses(database, { ids, limit: ids.length }));
       const missing = ids.filter((id) => !rows.some((row) => row.id === id));
       if (missing.length > 0)

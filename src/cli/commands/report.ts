@@ -1,9 +1,6 @@
 import { Command } from 'commander';
 import { normalizeAddress } from '../../chain/address.ts';
 import { checkOutputPath, streamSink, writeFileAtomically, type ReportSink } from '../../ops/report-file.ts';
-import { writePortfolioReport, writePriceReport } from '../../ops/report-output.ts';
-import { loadPortfolioReport } from '../../ops/report-portfolio.ts';
-import { openPriceReport } from '../../ops/report-prices.ts';
 import {
   DEFAULT_REPORT_INTERVAL,
   parseReportFormat,
@@ -14,7 +11,9 @@ import {
   type ReportRange,
 } from '../../ops/report-request.ts';
 import { parseTime, TIME_FORMS } from '../parse-time.ts';
-import { withDatabases } from './database-command.ts';
+
+/** What the actions use, loaded when one runs. */
+const load = () => Promise.all([import('./database-command.ts'), import('../../ops/report-output.ts')]);
 
 interface ReportFlags {
   from?: string;
@@ -84,6 +83,10 @@ export function reportCommand(): Command {
     const address = normalizeAddress(flags.address);
     portfolioSteps(range);
     if (flags.out !== undefined) await checkOutputPath(flags.out);
+    const [[{ withDatabases }, { writePortfolioReport }], { loadPortfolioReport }] = await Promise.all([
+      load(),
+      import('../../ops/report-portfolio.ts'),
+    ]);
     // Reports read the read replica when DATABASE_READ_URL is set: they say the times they cover.
     const rows = await withDatabases(async ({ readDatabase }) => {
       const data = await loadPortfolioReport(readDatabase, { address, range, now });
@@ -107,6 +110,10 @@ export function reportCommand(): Command {
       .filter(Boolean);
     priceBucketStarts(range);
     if (flags.out !== undefined) await checkOutputPath(flags.out);
+    const [[{ withDatabases }, { writePriceReport }], { openPriceReport }] = await Promise.all([
+      load(),
+      import('../../ops/report-prices.ts'),
+    ]);
     const rows = await withDatabases(async ({ readDatabase }, context) => {
       const prices = await openPriceReport(readDatabase, { coinTypes, range, now });
       return emit(flags.out, (sink) => writePriceReport(prices, format, sink, context.signal));

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { startSimulator } from '../../simulator/index.ts';
-import { loadSimulatorOptions, SIMULATOR_SETTINGS, type SimulatorFlags } from '../../simulator/options.ts';
+import type { SimulatorFlags } from '../../simulator/options.ts';
+import { SIMULATOR_SETTINGS } from '../../simulator/settings.ts';
 
 /**
  * `chaintap simulate`: the simulated upstream as a process of its own, for local runs, benchmarks and
@@ -12,7 +12,12 @@ export function simulateCommand(env: Record<string, string | undefined>): Comman
   );
   for (const entry of SIMULATOR_SETTINGS) command.option(entry.flag, `${entry.description} [${entry.env}]`);
   return command.action(async (flags: SimulatorFlags) => {
-    const simulator = await startSimulator(loadSimulatorOptions(flags, env));
+    const [{ loadSimulatorOptions }, { startSimulator }] = await Promise.all([
+      import('../../simulator/options.ts'),
+      import('../../simulator/index.ts'),
+    ]);
+    const options = loadSimulatorOptions(flags, env);
+    const simulator = await startSimulator(options);
     console.log(`simulated upstream listening on ${simulator.url}`);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', () => resolve());

@@ -1,90 +1,13 @@
 import { Command } from 'commander';
-import { readQueueDepths } from '../../ops/queue-depths.ts';
-import { loadDatasetFreshness, loadFailureCounts, loadRecentSchemaDrifts } from '../../db/stores/status.ts';
-import { formatAge } from '../../ops/status-page.ts';
-import { loadQuotaStatus, loadUpstreamPause, type QuotaStatus } from '../../ops/status-page-data.ts';
-import type { UpstreamPause } from '../../upstream/rate-limiter.ts';
-import { describeCadence, describeVerdict, formatPerHour, howToFit } from '../../scheduler/capacity-plan.ts';
-import { openResources } from '../resources.ts';
-import { describeTopology, redisTopology } from '../../config/redis-topology.ts';
-import { createCliContext } from '../runtime.ts';
-import { withShutdown } from '../../runtime/shutdown.ts';
 
 export function statusCommand(): Command {
   return new Command('status')
     .description(
-      'per dataset: last successful tick and its age; the quota and what the watchlist needs of it; queue depths; failures and schema drifts in the last 24 hours',
+      'per dataset: last successful tick and its age; the quota and what the watchlist needs of it; queue depths; failures and schema drifts in the last 24 hours; exit 2 when jobs failed on authentication',
     )
-    .action(async () => {
-      const context = createCliContext();
-      await withShutdown(context.logger, async (shutdown) => {
-        const resources = await openResources(context, shutdown);
-        const [freshness, failures, depths, drifts, quota, pause] = await Promise.all([
-          loadDatasetFreshness(resources.database),
-          loadFailureCounts(resources.database),
-          readQueueDepths(resources.queues),
-          loadRecentSchemaDrifts(resources.database),
-          loadQuotaStatus(resources.database, context.options, new Date()),
-          loadUpstreamPause(resources.redis, context.options.QUEUE_PREFIX),
-        ]);
-        const now = Date.now();
-        console.log('datasets');
-        for (const row of freshness) {
-          const age = row.newestTick ? formatAge((now - row.newestTick.getTime()) / 1000) : 'never';
-          console.log(
-            `  ${row.dataset.padEnd(12)} last tick ${row.newestTick?.toISOString() ?? '-'} (${age} ago), ${row.targets} target(s), stalest ${row.oldestTick?.toISOString() ?? '-'}`,
-          );
-        }
-        if (freshness.length === 0) console.log('  no successful run yet');
-        for (const line of quotaLines(quota, pause)) console.log(line);
-        // Which Redis, as an operator checks it (no credentials): one node, a cluster, or sentinels.
-        console.log(`queues (Redis: ${describeTopology(redisTopology(context.options))})`);
-        for (const { queue, counts } of depths) {
-          console.log(
-            `  ${queue.padEnd(15)} waiting ${counts.waiting}, active ${counts.active}, delayed ${counts.delayed}, failed ${counts.failed}, completed ${counts.completed}`,
-          );
-        }
-        console.log('failures in the last 24 hours');
-        for (const row of failures) {
-          console.log(`  ${row.dataset.padEnd(12)} failed ${row.failed}, quarantined ${row.quarantined}`);
-          if (row.authFailures > 0) {
-            console.log(
-              `  !! ${row.authFailures} ${row.dataset} job(s) failed on authentication: the upstream rejects UPSTREAM_API_KEY`,
-            );
-          }
-        }
-        if (failures.length === 0) console.log('  none');
-        console.log('schema drifts seen in the last 24 hours (fields in another shape than documented)');
-        for (const row of drifts) {
-          console.log(
-            `  ${row.dataset.padEnd(12)} ${row.field} as ${row.shape}: ${row.count} tick(s) from ${row.firstSeenAt.toISOString()} to ${row.lastSeenAt.toISOString()}`,
-          );
-        }
-        if (drifts.length === 0) console.log('  none');
-        process.exitCode = failures.some((row) => row.authFailures > 0) ? 2 : 0;
-      });
+    .option('--json', 'print the status as JSON (README: "JSON output")')
+    .action(async (flags: { json?: boolean }) => {
+      const { reportStatus } = await import('../status-report.ts');
+      await reportStatus({ json: flags.json === true });
     });
-}
-
-/**
- * The "quota" section: a pause of the upstream requests in force, the rate, needed against
- * available, the verdict, each dataset's cadence.
- */
-function quotaLines({ plan, superseded }: QuotaStatus, pause: UpstreamPause | null): string[] {
-  const supersededBy = new Map(superseded.map((row) => [row.dataset, row.superseded]));
-  const lines = ['quota'];
-  if (pause) {
-    const left = formatAge((pause.until.getTime() - Date.now()) / 1000);
-    lines.push(`  !! upstream requests paused until ${pause.until.toISOString()} (${left} from now): ${pause.reason}`);
-  }
-  lines.push(
-    `  ${plan.rate.label} (UPSTREAM_RATE) allows ${formatPerHour(plan.availablePerHour)} req/h; the watchlist needs ${formatPerHour(plan.neededPerHour)} req/h: ${describeVerdict(plan)}`,
-  );
-  for (const dataset of plan.datasets) {
-    lines.push(
-      `  ${dataset.dataset.padEnd(12)} needs ${formatPerHour(dataset.neededPerHour)} req/h, gets ${formatPerHour(dataset.grantedPerHour)}: ${describeCadence(plan, dataset)}; ${supersededBy.get(dataset.dataset) ?? 0} job(s) superseded in the last hour`,
-    );
-  }
-  if (!plan.fits) lines.push(`  !! over budget; to fit: ${howToFit(plan)} (see \`chaintap plan\`)`);
-  return lines;
 }

@@ -1,7 +1,8 @@
 import { Command } from 'commander';
-import { addWatchedTokens, listWatchedTokens, removeWatchedTokens } from '../../db/index.ts';
 import { collectValues } from '../input-lines.ts';
-import { withDatabase } from './database-command.ts';
+
+/** What the actions use, loaded when one runs. */
+const load = () => Promise.all([import('./database-command.ts'), import('../../db/stores/watchlist.ts')]);
 
 export function tokensCommand(): Command {
   const tokens = new Command('tokens').description('manage the token watchlist (SUI coin types)');
@@ -12,6 +13,7 @@ export function tokensCommand(): Command {
     .option('--file <path>', 'read coin types from a file, one per line')
     .action(async (args: string[], flags: { file?: string }) => {
       const coinTypes = await collectValues(args, flags.file);
+      const [{ withDatabase }, { addWatchedTokens }] = await load();
       const result = await withDatabase((database) => addWatchedTokens(database, coinTypes));
       console.log(`added ${result.added} token(s), ${result.existing} already watched`);
     });
@@ -22,15 +24,19 @@ export function tokensCommand(): Command {
     .option('--file <path>', 'read coin types from a file, one per line')
     .action(async (args: string[], flags: { file?: string }) => {
       const coinTypes = await collectValues(args, flags.file);
+      const [{ withDatabase }, { removeWatchedTokens }] = await load();
       const removed = await withDatabase((database) => removeWatchedTokens(database, coinTypes));
       console.log(`removed ${removed} token(s)`);
     });
   tokens
     .command('list')
     .description('print the watched coin types')
-    .action(async () => {
-      const list = await withDatabase((database) => listWatchedTokens(database));
-      for (const coinType of list) console.log(coinType);
+    .option('--json', 'print them as a JSON array of { coinType, addedAt } (README: "JSON output")')
+    .action(async (flags: { json?: boolean }) => {
+      const [{ withDatabase }, { listWatchedTokenRows }] = await load();
+      const list = await withDatabase((database) => listWatchedTokenRows(database));
+      if (flags.json) console.log(JSON.stringify(list, null, 2));
+      else for (const { coinType } of list) console.log(coinType);
     });
   return tokens;
 }

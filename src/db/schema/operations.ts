@@ -52,8 +52,9 @@ export const ingestionRuns = pgTable(
 );
 
 /**
- * Earlier response bodies that later bodies of the same target are compressed against (see
- * src/db/raw-body-compression.ts). Pruned with the raw responses that use them.
+ * The dictionaries of raw bodies stored zlib-compressed (migration 0007): `chaintap migrate` turns
+ * such rows into text (0017) and then deletes the dictionaries no row uses. Kept while workers of the
+ * release before 0017 may still write them during a rollout; a later release drops it.
  */
 export const rawBodyDictionaries = pgTable(
   'raw_body_dictionaries',
@@ -69,9 +70,9 @@ export const rawBodyDictionaries = pgTable(
 );
 
 /**
- * Every upstream response body as received (never the request headers, so never the key),
- * compressed (read them with `chaintap raw` or readRawResponses). The same body for the same job is
- * stored once. Pruned after RAW_RETENTION_DAYS.
+ * Every upstream response body as received (never the request headers, so never the key), readable
+ * from SQL: `body` is the text, compressed by Postgres itself (TOAST, lz4 where the server has it).
+ * The same body for the same job is stored once. Pruned after RAW_RETENTION_DAYS.
  */
 export const rawResponses = pgTable(
   'raw_responses',
@@ -85,9 +86,11 @@ export const rawResponses = pgTable(
     httpStatus: integer('http_status').notNull(),
     /** SHA-256 (hex) of the body's UTF-8 bytes. */
     sha256: text('sha256').notNull(),
-    /** Rows stored before migration 0007 only: the body as text (a NUL as the six characters \u0000). */
+    /** The body as received; null only when `body_bytes` holds it. */
     body: text('body'),
-    /** The body's UTF-8 bytes, zlib-compressed with the dictionary `dictionary_id` (or alone). */
+    /** A body with a NUL character, which a text column cannot hold: its UTF-8 bytes, as received. */
+    bodyBytes: bytea('body_bytes'),
+    /** Written by the release before migration 0017 only (see raw_body_dictionaries): converted by `chaintap migrate`. */
     bodyZlib: bytea('body_zlib'),
     dictionaryId: bigint('dictionary_id', { mode: 'number' }).references(() => rawBodyDictionaries.id),
   },
@@ -95,7 +98,7 @@ export const rawResponses = pgTable(
     unique('raw_responses_job_body_key').on(t.dataset, t.target, t.tick, t.endpoint, t.sha256),
     index('raw_responses_received_at_idx').on(t.receivedAt),
     index('raw_responses_dictionary_id_idx').on(t.dictionaryId),
-    check('raw_responses_body_check', sql`(${t.body} is null) <> (${t.bodyZlib} is null)`),
+    check('raw_responses_body_check', sql`num_nonnulls(${t.body}, ${t.bodyBytes}, ${t.bodyZlib}) = 1`),
   ],
 );
 

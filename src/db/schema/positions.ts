@@ -107,7 +107,7 @@ export const snapshotValueColumns = () => ({
  *
  * What repeats from tick to tick is stored once: `extra` is stored as its difference from the
  * position's positions.snapshot_extra, and an entry's token object as its difference from its
- * position_tokens.info (chaintap_jsonb_delta: NULL when equal, the top-level keys that changed when
+ * position_tokens.info (src/db/json-delta.ts: NULL when equal, the top-level keys that changed when
  * only values changed or keys were added, else the whole value in a one-element array). The views
  * apply them back (chaintap_jsonb_patch).
  */

@@ -1,10 +1,9 @@
-import { sql } from 'drizzle-orm';
 import type { Database } from '../client.ts';
-import { quarantinedPayloads, type RunStatus } from '../schema/index.ts';
+import type { RunStatus } from '../schema/index.ts';
 import type { QuarantinedElement } from '../schema/rows.ts';
 import { runQuery } from '../query.ts';
 import { withTransaction, type Tx } from '../transaction.ts';
-import { findRawBodyDictionaries, insertRawResponses, type RawRecord } from './raw-responses.ts';
+import { insertRawResponses, type RawRecord } from './raw-responses.ts';
 
 /** One job: what ingestion_runs records about it. */
 export interface RunRecord {
@@ -50,16 +49,12 @@ export async function commitJob(
   },
 ): Promise<{ rowsWritten: number; byTable: Record<string, number> }> {
   return withTransaction(database, `${args.run.dataset}.write`, async (tx) => {
-    // Sent ahead of the writes (pipelined with them): the bodies are compressed against these.
-    const dictionaries = findRawBodyDictionaries(tx, args.raw);
-    // Awaited below; when a write fails first, its rejection must not go unhandled.
-    dictionaries.catch(() => {});
     const byTable = await args.write(tx);
     const rowsWritten = Object.values(byTable).reduce((sum, n) => sum + n, 0);
     const quarantined = args.elements?.quarantined ?? [];
     // Sent together: postgres.js pipelines them (one round trip), Postgres runs them in order.
     const [rawIds] = await Promise.all([
-      insertRawResponses(tx, args.raw, await dictionaries),
+      insertRawResponses(tx, args.raw),
       upsertRun(
         tx,
         args.run,
@@ -126,20 +121,13 @@ export async function quarantinePayload(
     if (args.elements) {
       await insertQuarantinedElements(tx, args.raw, rawResponseId ?? null, args.elements);
     } else {
-      const q = quarantinedPayloads;
-      await tx.db
-        .insert(q)
-        .values({
-          ...quarantineColumns(args.raw, rawResponseId ?? null),
-          reason: args.reason,
-          body: storable(args.raw.body),
-        })
-        .onConflictDoUpdate({
-          target: q.rawResponseId,
-          targetWhere: sql`${q.elementIndex} is null`,
-          set: { reason: sql`excluded.reason` },
-          setWhere: sql`${q.reason} is distinct from excluded.reason`,
-        });
+      const { raw } = args;
+      await tx.sql`
+        insert into quarantined_payloads as q (received_at, dataset, endpoint, target, tick, http_status, raw_response_id, reason, body)
+        values (${raw.receivedAt}, ${raw.dataset}, ${raw.endpoint}, ${raw.target}, ${raw.tick}, ${raw.httpStatus},
+                ${rawResponseId ?? null}, ${args.reason}, ${storable(raw.body)})
+        on conflict (raw_response_id) where element_index is null
+        do update set reason = excluded.reason where q.reason is distinct from excluded.reason`;
     }
     await upsertRun(
       tx,
@@ -198,35 +186,15 @@ async function insertQuarantinedElements(
   elements: QuarantinedElement[],
 ): Promise<void> {
   if (elements.length === 0) return;
-  const q = quarantinedPayloads;
-  await tx.db
-    .insert(q)
-    .values(
-      elements.map((element) => ({
-        ...quarantineColumns(raw, rawResponseId),
-        reason: element.reason,
-        body: storable(JSON.stringify(element.element) ?? 'undefined'),
-        elementIndex: element.index,
-      })),
-    )
-    .onConflictDoUpdate({
-      target: [q.rawResponseId, q.elementIndex],
-      targetWhere: sql`${q.elementIndex} is not null`,
-      set: { reason: sql`excluded.reason` },
-      setWhere: sql`${q.reason} is distinct from excluded.reason`,
-    });
-}
-
-function quarantineColumns(raw: RawRecord, rawResponseId: number | null) {
-  return {
-    receivedAt: raw.receivedAt,
-    dataset: raw.dataset,
-    endpoint: raw.endpoint,
-    target: raw.target,
-    tick: raw.tick,
-    httpStatus: raw.httpStatus,
-    rawResponseId,
-  };
+  await tx.sql`
+    insert into quarantined_payloads as q (received_at, dataset, endpoint, target, tick, http_status, raw_response_id, reason, body, element_index)
+    select ${raw.receivedAt}, ${raw.dataset}, ${raw.endpoint}, ${raw.target}, ${raw.tick}, ${raw.httpStatus}, ${rawResponseId},
+           e.reason, e.body, e.element_index
+    from unnest(${elements.map((element) => element.reason)}::text[],
+                ${elements.map((element) => storable(JSON.stringify(element.element) ?? 'undefined'))}::text[],
+                ${elements.map((element) => element.index)}::int[]) as e(reason, body, element_index)
+    on conflict (raw_response_id, element_index) where element_index is not null
+    do update set reason = excluded.reason where q.reason is distinct from excluded.reason`;
 }
 
 /** Postgres text cannot hold NUL: kept as the six characters \u0000. */

@@ -4,9 +4,9 @@ import type { KnownPositionToken } from './position-tokens.ts';
 
 /**
  * A position snapshot in its stored form (a row of position_snapshot_points), as the JSON object
- * the writer sends: its amount and farming entries as parallel arrays, each entry's token as its
- * position_tokens id and its token object as the difference from that row's (jsonDelta). SQL
- * replaces `extra` by its difference from positions.snapshot_extra.
+ * the writer sends: its `extra` as the difference from positions.snapshot_extra, its amount and
+ * farming entries as parallel arrays, each entry's token as its position_tokens id and its token
+ * object as the difference from that row's (jsonDelta).
  */
 export interface SnapshotPoint {
   position_id: string;
@@ -15,7 +15,7 @@ export interface SnapshotPoint {
   yield_collected_value: string | null;
   current_value: string | null;
   current_yield_value: string | null;
-  extra: Record<string, unknown> | null;
+  extra: unknown;
   amount_kinds: PositionAmountKind[] | null;
   amount_tokens: number[] | null;
   amount_token_info: unknown[] | null;
@@ -37,11 +37,13 @@ const KIND_ORDER: readonly PositionAmountKind[] = ['input', 'yield_collected', '
  * The stored form of each snapshot: amount entries grouped by kind in the enum's order, each kind's
  * entries in `idx` order, farming entries in `idx` order. An empty list is null, and so is a jsonb
  * list whose every element is null (nothing to store). `tokenOf` holds the position_tokens row of
- * every amount entry's token (resolvePositionTokens). Pure.
+ * every amount entry's token (resolvePositionTokens), `snapshotExtraOf` the positions.snapshot_extra
+ * of each position that has one. Pure.
  */
 export function snapshotPoints(
   normalized: NormalizedPositions,
   tokenOf: ReadonlyMap<PositionAmountRow, KnownPositionToken>,
+  snapshotExtraOf: ReadonlyMap<string, Record<string, unknown>>,
 ): SnapshotPoint[] {
   const tokenOfEntry = (entry: PositionAmountRow): KnownPositionToken => {
     const token = tokenOf.get(entry);
@@ -64,7 +66,7 @@ export function snapshotPoints(
       yield_collected_value: snapshot.yieldCollectedValue,
       current_value: snapshot.currentValue,
       current_yield_value: snapshot.currentYieldValue,
-      extra: snapshot.extra,
+      extra: jsonDelta(snapshotExtraOf.get(snapshot.positionId) ?? null, snapshot.extra),
       amount_kinds: list(amounts, (entry) => entry.kind),
       amount_tokens: list(amountTokens, (token) => token.id),
       amount_token_info: sparse(amounts, (entry, i) => jsonDelta(amountTokens[i]!.info, entry.tokenInfo)),

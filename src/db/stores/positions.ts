@@ -22,12 +22,13 @@ export interface PositionsWriteContext {
  * last_seen_at back, nor closes or reopens a position.
  *
  * The entries' tokens come first: from this process's memory once known, else inserted or read in
- * one statement (resolvePositionTokens), so that the snapshot rows carry token ids and the token
- * objects' differences computed here (no digest or SQL function per entry in Postgres). Each
- * statement's text never changes (rows travel as one array per column, or as one JSON document for
- * the snapshot rows), so it is prepared once per connection; the rest are sent together
- * (postgres.js pipelines them; Postgres runs them in order, so the snapshot rows find the positions
- * the statement before them wrote): one round trip per job once its tokens are known. Counts are of
+ * one statement (resolvePositionTokens), so that the snapshot rows carry token ids and the
+ * differences computed here (jsonDelta: an entry's token object against its position_tokens row, a
+ * snapshot's extra against positions.snapshot_extra; no digest or SQL function per entry in
+ * Postgres). Each statement's text never changes (rows travel as one array per column, or as one
+ * JSON document for the snapshot rows), so it is prepared once per connection; the statements up to
+ * the positions' stored extras are sent together (postgres.js pipelines them; Postgres runs them in
+ * order), then the snapshot rows: two round trips per job once its tokens are known. Counts are of
  * the rows of the data contract's tables and views.
  */
 export async function writePositions(
@@ -42,14 +43,16 @@ export async function writePositions(
   };
   const ids = normalized.positions.map((position) => position.positionId);
   const { tokenOf, inserted: tokensInserted } = await resolvePositionTokens(tx, normalized.amounts);
-  const [protocols, upserted, closed, , points, refreshes] = await Promise.all([
+  const [protocols, upserted, snapshotExtras, closed, , refreshes] = await Promise.all([
     upsertProtocols(tx, normalized.protocols),
     upsertPositions(tx, normalized.positions, normalized.snapshots),
+    // After the upsert, which wrote or locked every returned position: the extras the snapshots are stored against.
+    readSnapshotExtras(tx, ctx.owner, ids),
     ctx.complete ? closeMissing(tx, ctx, ids) : undefined,
     ctx.complete ? deleteStaleSnapshots(tx, ctx, ids) : undefined,
-    upsertSnapshotPoints(tx, snapshotPoints(normalized, tokenOf), ctx),
     recordRefresh(tx, ctx, ids.length),
   ]);
+  const points = await upsertSnapshotPoints(tx, snapshotPoints(normalized, tokenOf, snapshotExtras), ctx);
   count('protocols', protocols);
   count('positions', upserted);
   count('positions', closed ?? 0);
@@ -99,6 +102,18 @@ async function upsertPositions(tx: Tx, rows: PositionRow[], snapshots: PositionS
   return result.count;
 }
 
+/** positions.snapshot_extra of the given positions of the owner, by position_id (null ones left out). */
+async function readSnapshotExtras(
+  tx: Tx,
+  owner: string,
+  positionIds: string[],
+): Promise<Map<string, Record<string, unknown>>> {
+  const rows = await tx.sql<{ positionId: string; snapshotExtra: Record<string, unknown> }[]>`
+    select position_id as "positionId", snapshot_extra as "snapshotExtra" from positions
+    where owner = ${owner} and position_id = any(${positionIds}::text[]) and snapshot_extra is not null`;
+  return new Map(rows.map((row) => [row.positionId, row.snapshotExtra]));
+}
+
 /**
  * Closes the owner's positions this complete refresh did not return, unless they were seen at a
  * later tick. A position already closed at a later tick is closed at this earlier one instead.
@@ -142,7 +157,7 @@ async function upsertSnapshotPoints(
       amount_kinds, amount_tokens, amounts, amount_values, amount_token_info, amount_extras,
       farming_base_apr, farming_rewards_apr, farming_total_apr, farming_total_apy, farming_rewards, farming_extras)
     select p.position_key, ${ctx.snapshotAt}::timestamptz, r.fee, r.input_value, r.yield_collected_value, r.current_value, r.current_yield_value,
-      chaintap_jsonb_delta(p.snapshot_extra, r.extra),
+      r.extra,
       r.amount_kinds, r.amount_tokens, r.amounts, r.amount_values, chaintap_jsonb_array(r.amount_token_info), chaintap_jsonb_array(r.amount_extras),
       r.farming_base_apr, r.farming_rewards_apr, r.farming_total_apr, r.farming_total_apy,
       chaintap_jsonb_array(r.farming_rewards), chaintap_jsonb_array(r.farming_extras)

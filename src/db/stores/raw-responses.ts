@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Database } from '../client.ts';
 import { runQuery } from '../query.ts';
-import { decodeRawBody, encodeRawBody, type RawBodyDictionary } from '../raw-body-compression.ts';
+import { decodeRawBody } from '../raw-body-compression.ts';
 import type { Tx } from '../transaction.ts';
 
 /** An upstream response body as received (never the request, so never the API key). */
@@ -16,71 +16,33 @@ export interface RawRecord {
   receivedAt: Date;
 }
 
-/** The current dictionary of each (dataset, target), keyed by `dictionaryKey`. */
-export type RawBodyDictionaries = Map<string, RawBodyDictionary>;
-
 const PRUNE_BATCH = 5000;
 
-const dictionaryKey = (dataset: string, target: string) => JSON.stringify([dataset, target]);
-
 /**
- * The newest dictionary of each (dataset, target) of `records` (one statement; a job sends it
- * together with its writes, before it compresses its bodies).
+ * How a body is stored: as text, or, when it holds a NUL character (which a Postgres text value
+ * cannot), as its UTF-8 bytes.
  */
-export async function findRawBodyDictionaries(tx: Tx, records: RawRecord[]): Promise<RawBodyDictionaries> {
-  const found: RawBodyDictionaries = new Map();
-  if (records.length === 0) return found;
-  // One index lookup per key (LIMIT 1 in a lateral subquery), whatever the table's size when the plan was made.
-  const rows = await tx.sql<{ id: string; dataset: string; target: string; createdAt: Date; bodyZlib: Buffer }[]>`
-    select d.id::text, k.dataset, k.target, d.created_at as "createdAt", d.body_zlib as "bodyZlib"
-    from unnest(${records.map((r) => r.dataset)}::text[], ${records.map((r) => r.target)}::text[]) as k(dataset, target)
-    cross join lateral (
-      select id, created_at, body_zlib from raw_body_dictionaries
-      where dataset = k.dataset and target = k.target order by created_at desc limit 1
-    ) d`;
-  for (const row of rows)
-    found.set(dictionaryKey(row.dataset, row.target), {
-      id: Number(row.id),
-      createdAt: row.createdAt,
-      bodyZlib: row.bodyZlib,
-    });
-  return found;
+export function storedBody(body: string): { text: string | null; bytes: Buffer | null } {
+  return body.includes('\u0000') ? { text: null, bytes: Buffer.from(body, 'utf8') } : { text: body, bytes: null };
 }
 
 /**
- * Stores bodies compressed (src/db/raw-body-compression.ts) and returns their ids; a body that
- * becomes its target's new dictionary stores that first, in the same statement. The same body for
- * the same job (dataset, target, tick, endpoint) is stored once. `dictionaries`: from
- * findRawBodyDictionaries (looked up here when not given).
+ * Stores bodies (raw_responses.body, compressed by Postgres) and returns their ids. The same body
+ * for the same job (dataset, target, tick, endpoint) is stored once.
  */
-export async function insertRawResponses(
-  tx: Tx,
-  records: RawRecord[],
-  dictionaries?: RawBodyDictionaries,
-): Promise<number[]> {
-  const current = dictionaries ?? (await findRawBodyDictionaries(tx, records));
+export async function insertRawResponses(tx: Tx, records: RawRecord[]): Promise<number[]> {
   return Promise.all(
     records.map(async (record) => {
       const sha256 = createHash('sha256').update(record.body, 'utf8').digest('hex');
-      const success = record.httpStatus >= 200 && record.httpStatus < 300;
-      const { bodyZlib, dictionary } = encodeRawBody(record.body, {
-        success,
-        receivedAt: record.receivedAt,
-        current: current.get(dictionaryKey(record.dataset, record.target)) ?? null,
-      });
+      const { text, bytes } = storedBody(record.body);
       const stored = () => tx.sql<{ id: string }[]>`
       select id::text from raw_responses
       where dataset = ${record.dataset} and target = ${record.target} and tick = ${record.tick} and endpoint = ${record.endpoint} and sha256 = ${sha256}`;
       const [row] = await tx.sql<{ id: string }[]>`
-      with dictionary as (
-        insert into raw_body_dictionaries (dataset, target, created_at, body_zlib)
-        select ${record.dataset}, ${record.target}, ${record.receivedAt}, ${dictionary && 'create' in dictionary ? dictionary.create : null}::bytea
-        where ${dictionary !== null && 'create' in dictionary}::boolean
-        returning id
-      ), inserted as (
-        insert into raw_responses (received_at, dataset, endpoint, target, tick, http_status, sha256, body_zlib, dictionary_id)
+      with inserted as (
+        insert into raw_responses (received_at, dataset, endpoint, target, tick, http_status, sha256, body, body_bytes)
         values (${record.receivedAt}, ${record.dataset}, ${record.endpoint}, ${record.target}, ${record.tick}, ${record.httpStatus}, ${sha256},
-                ${bodyZlib}, coalesce((select id from dictionary), ${dictionary && 'id' in dictionary ? dictionary.id : null}::bigint))
+                ${text}, ${bytes})
         on conflict do nothing
         returning id
       )
@@ -97,7 +59,8 @@ export async function insertRawResponses(
 
 /** A stored raw response with its body as received. */
 export interface StoredRawResponse {
-  id: number;
+  /** A bigint, as its decimal string (exact past 2^53). */
+  id: string;
   receivedAt: Date;
   dataset: string;
   endpoint: string;
@@ -109,7 +72,8 @@ export interface StoredRawResponse {
 }
 
 export interface RawResponseFilter {
-  ids?: number[];
+  /** Decimal strings (raw_responses.id is a bigint). */
+  ids?: string[];
   dataset?: string;
   target?: string;
   tick?: Date;
@@ -117,7 +81,7 @@ export interface RawResponseFilter {
   limit?: number;
 }
 
-/** Raw responses with their bodies decompressed, newest first. */
+/** Raw responses with their bodies as received, newest first. */
 export async function readRawResponses(
   database: Database,
   filter: RawResponseFilter = {},
@@ -126,15 +90,15 @@ export async function readRawResponses(
     database,
     'raw_responses.read',
     () => database.sql<
-      (Omit<StoredRawResponse, 'id' | 'body'> & {
-        id: string;
+      (Omit<StoredRawResponse, 'body'> & {
         body: string | null;
+        bodyBytes: Buffer | null;
         bodyZlib: Buffer | null;
         dictionaryZlib: Buffer | null;
       })[]
     >`
     select r.id::text, r.received_at as "receivedAt", r.dataset, r.endpoint, r.target, r.tick, r.http_status as "httpStatus", r.sha256,
-           r.body, r.body_zlib as "bodyZlib", d.body_zlib as "dictionaryZlib"
+           r.body, r.body_bytes as "bodyBytes", r.body_zlib as "bodyZlib", d.body_zlib as "dictionaryZlib"
     from raw_responses r
     left join raw_body_dictionaries d on d.id = r.dictionary_id
     where (${filter.ids ?? null}::bigint[] is null or r.id = any(${filter.ids ?? null}::bigint[]))
@@ -144,18 +108,17 @@ export async function readRawResponses(
     order by r.id desc
     limit ${filter.limit ?? 100}`,
   );
-  return rows.map(({ bodyZlib, dictionaryZlib, ...row }) => ({
+  return rows.map(({ body, bodyBytes, bodyZlib, dictionaryZlib, ...row }) => ({
     ...row,
-    id: Number(row.id),
-    // Rows stored before compression keep their text (a NUL was stored as the six characters \u0000).
-    body: bodyZlib === null ? row.body! : decodeRawBody(bodyZlib, dictionaryZlib),
+    // A row the previous release wrote in the zlib form, not converted yet (src/db/raw-body-conversion.ts).
+    body: body ?? bodyBytes?.toString('utf8') ?? decodeRawBody(bodyZlib!, dictionaryZlib),
   }));
 }
 
 /**
  * Deletes raw responses received more than `olderThanDays` days before `now`, in batches (short
- * transactions), then the dictionaries no remaining response uses. Quarantined payloads keep their
- * own copy of the body. Returns how many responses.
+ * transactions), then the zlib dictionaries (see raw-body-compression.ts) no remaining response uses.
+ * Quarantined payloads keep their own copy of the body. Returns how many responses.
  */
 export async function pruneRawResponses(database: Database, olderThanDays: number, now: Date): Promise<number> {
   const cutoff = new Date(now.getTime() - olderThanDays * 86_400_000);
@@ -171,8 +134,8 @@ export async function pruneRawResponses(database: Database, olderThanDays: numbe
     pruned += result.count;
     if (result.count < PRUNE_BATCH) break;
   }
-  // Only dictionaries from before the cutoff: a newer one may be about to get its first body. A job
-  // holding an older one loses the race on the foreign key and is retried, never stored without it.
+  // Only dictionaries from before the cutoff: a worker of the previous release may be about to give
+  // a newer one its first body.
   await runQuery(
     database,
     'raw_responses.prune',

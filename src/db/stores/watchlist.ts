@@ -1,12 +1,8 @@
-import { asc, inArray, sql, type SQL } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { InvalidInputError } from '../../errors.ts';
 import { normalizeAddress, parseChainFilter, parseNftChain } from '../../chain/address.ts';
 import { normalizeCoinType } from '../../chain/coin-type.ts';
 import type { Database } from '../client.ts';
 import { runQuery } from '../query.ts';
-import { watchedAddresses, watchedTokens } from '../schema/index.ts';
-import { changes, excluded, setOf } from '../upsert-sql.ts';
 
 export interface WatchedAddress {
   address: string;
@@ -56,12 +52,12 @@ export async function addWatchedTokens(
 ): Promise<{ added: number; existing: number }> {
   const normal = parseAll(coinTypes, normalizeCoinType);
   if (normal.length === 0) return { added: 0, existing: 0 };
-  const rows = await runQuery(database, 'watchlist.add', () =>
-    database.db
-      .insert(watchedTokens)
-      .values(normal.map((coinType) => ({ coinType })))
-      .onConflictDoNothing()
-      .returning(),
+  const rows = await runQuery(
+    database,
+    'watchlist.add',
+    () => database.sql`
+      insert into watched_tokens (coin_type) select unnest(${normal}::text[])
+      on conflict do nothing returning coin_type`,
   );
   return { added: rows.length, existing: normal.length - rows.length };
 }
@@ -69,17 +65,32 @@ export async function addWatchedTokens(
 export async function removeWatchedTokens(database: Database, coinTypes: string[]): Promise<number> {
   const normal = parseAll(coinTypes, normalizeCoinType);
   if (normal.length === 0) return 0;
-  const rows = await runQuery(database, 'watchlist.remove', () =>
-    database.db.delete(watchedTokens).where(inArray(watchedTokens.coinType, normal)).returning(),
+  const result = await runQuery(
+    database,
+    'watchlist.remove',
+    () => database.sql`delete from watched_tokens where coin_type = any(${normal}::text[])`,
   );
-  return rows.length;
+  return result.count;
 }
 
-export async function listWatchedTokens(database: Database): Promise<string[]> {
-  const rows = await runQuery(database, 'watchlist.list', () =>
-    database.db.select({ coinType: watchedTokens.coinType }).from(watchedTokens).orderBy(asc(watchedTokens.coinType)),
+export interface WatchedToken {
+  coinType: string;
+  addedAt: Date;
+}
+
+/** The token watchlist, in coin type order. */
+export async function listWatchedTokenRows(database: Database): Promise<WatchedToken[]> {
+  return runQuery(
+    database,
+    'watchlist.list',
+    () => database.sql<WatchedToken[]>`
+      select coin_type as "coinType", added_at as "addedAt" from watched_tokens order by coin_type`,
   );
-  return rows.map((row) => row.coinType);
+}
+
+/** The watched coin types, in order. */
+export async function listWatchedTokens(database: Database): Promise<string[]> {
+  return (await listWatchedTokenRows(database)).map((row) => row.coinType);
 }
 
 /**
@@ -93,28 +104,30 @@ export async function addWatchedAddresses(
   opts: WatchedAddressOptions,
 ): Promise<{ added: number; updated: number }> {
   const normal = parseAll(addresses, normalizeAddress);
-  const options = {
-    ...(opts.chain !== undefined ? { chain: opts.chain.trim() === '' ? null : parseChainFilter(opts.chain) } : {}),
-    ...(opts.protocols !== undefined
-      ? { protocols: opts.protocols.length === 0 ? null : parseAll(opts.protocols, parseProtocol) }
-      : {}),
-    ...(opts.nftChain !== undefined ? { nftChain: parseNftChain(opts.nftChain) } : {}),
-    ...(opts.includePnl !== undefined ? { includePnl: opts.includePnl } : {}),
-  };
+  const chain = opts.chain === undefined || opts.chain.trim() === '' ? null : parseChainFilter(opts.chain);
+  const protocols = opts.protocols?.length ? parseAll(opts.protocols, parseProtocol) : null;
+  const nftChain = opts.nftChain === undefined ? null : parseNftChain(opts.nftChain);
   if (normal.length === 0) return { added: 0, updated: 0 };
-  const w = watchedAddresses;
-  const values = normal.map((address) => ({ address, ...options }));
-  const inserted = sql<boolean>`xmax = 0`;
-  const keys = Object.keys(options) as (keyof typeof options)[];
-  const assignments = keys.map((key): [AnyPgColumn, SQL] => [w[key], excluded(w[key])]);
-  const rows = await runQuery(database, 'watchlist.add', () =>
-    keys.length === 0
-      ? database.db.insert(w).values(values).onConflictDoNothing().returning({ inserted })
-      : database.db
-          .insert(w)
-          .values(values)
-          .onConflictDoUpdate({ target: w.address, set: setOf(w, assignments), setWhere: changes(assignments) })
-          .returning({ inserted }),
+  // An option not given (its flag false) keeps the stored value, or the column's default for a new
+  // address (nft_chain 'ALL', include_pnl false: migration 0000).
+  const rows = await runQuery(
+    database,
+    'watchlist.add',
+    () => database.sql<{ inserted: boolean }[]>`
+      insert into watched_addresses as w (address, chain, protocols, nft_chain, include_pnl)
+      select address, ${chain}::text, ${protocols}::text[], coalesce(${nftChain}::text, 'ALL'), coalesce(${opts.includePnl ?? null}::boolean, false)
+      from unnest(${normal}::text[]) as address
+      on conflict (address) do update set
+        chain = case when ${opts.chain !== undefined} then excluded.chain else w.chain end,
+        protocols = case when ${opts.protocols !== undefined} then excluded.protocols else w.protocols end,
+        nft_chain = case when ${opts.nftChain !== undefined} then excluded.nft_chain else w.nft_chain end,
+        include_pnl = case when ${opts.includePnl !== undefined} then excluded.include_pnl else w.include_pnl end
+      where (w.chain, w.protocols, w.nft_chain, w.include_pnl) is distinct from (
+        case when ${opts.chain !== undefined} then excluded.chain else w.chain end,
+        case when ${opts.protocols !== undefined} then excluded.protocols else w.protocols end,
+        case when ${opts.nftChain !== undefined} then excluded.nft_chain else w.nft_chain end,
+        case when ${opts.includePnl !== undefined} then excluded.include_pnl else w.include_pnl end)
+      returning xmax = 0 as inserted`,
   );
   const added = rows.filter((row) => row.inserted).length;
   return { added, updated: rows.length - added };
@@ -123,14 +136,20 @@ export async function addWatchedAddresses(
 export async function removeWatchedAddresses(database: Database, addresses: string[]): Promise<number> {
   const normal = parseAll(addresses, normalizeAddress);
   if (normal.length === 0) return 0;
-  const rows = await runQuery(database, 'watchlist.remove', () =>
-    database.db.delete(watchedAddresses).where(inArray(watchedAddresses.address, normal)).returning(),
+  const result = await runQuery(
+    database,
+    'watchlist.remove',
+    () => database.sql`delete from watched_addresses where address = any(${normal}::text[])`,
   );
-  return rows.length;
+  return result.count;
 }
 
 export async function listWatchedAddresses(database: Database): Promise<WatchedAddress[]> {
-  return runQuery(database, 'watchlist.list', () =>
-    database.db.select().from(watchedAddresses).orderBy(asc(watchedAddresses.address)),
+  return runQuery(
+    database,
+    'watchlist.list',
+    () => database.sql<WatchedAddress[]>`
+      select address, chain, protocols, nft_chain as "nftChain", include_pnl as "includePnl", added_at as "addedAt"
+      from watched_addresses order by address`,
   );
 }

@@ -1,0 +1,57 @@
+import { previewRules } from '../alerts/evaluator.ts';
+import { describeEvaluation } from '../alerts/preview.ts';
+import { loadRulesFile } from '../alerts/rules-file.ts';
+import { startAlerts } from '../alerts/service.ts';
+import { createDatabase, type Database } from '../db/client.ts';
+import { createOpsServer } from '../ops/server.ts';
+import { withShutdown } from '../runtime/shutdown.ts';
+import { withDatabases } from './commands/database-command.ts';
+import { openReadDatabase } from './read-database.ts';
+import { openResources, type Resources } from './resources.ts';
+import { createCliContext, untilShutdown } from './runtime.ts';
+
+/**
+ * `chaintap alerts`: evaluates the rules on every finished tick and delivers their events until
+ * SIGTERM/SIGINT; with `ops`, the ops server beside them. A bad rules file is refused before
+ * anything connects.
+ */
+export async function runAlerts(rulesFile: string, withOps: boolean): Promise<void> {
+  await loadRulesFile(rulesFile, process.env);
+  const context = createCliContext();
+  await withShutdown(context.logger, async (shutdown) => {
+    const { options, metrics, logger } = context;
+    let database: Database;
+    let resources: Resources | undefined;
+    if (withOps) {
+      resources = await openResources(context, shutdown);
+      database = resources.database;
+    } else {
+      // Postgres alone: the alerts need no Redis, and keep working when it is down.
+      database = createDatabase(options.DATABASE_URL, { max: options.DATABASE_POOL_SIZE, metrics, logger });
+      shutdown.add('postgres', () => database.close());
+    }
+    // The rules' observations may come from a read replica (docs/read-replicas.md); the outbox is the primary's.
+    const readDatabase = openReadDatabase(options, database, { max: options.DATABASE_POOL_SIZE, metrics, logger });
+    if (readDatabase !== database) shutdown.add('postgres (DATABASE_READ_URL)', () => readDatabase.close());
+    const ops = resources ? createOpsServer({ context, ...resources, readDatabase }) : undefined;
+    if (ops) shutdown.add('ops server', () => ops.close());
+    const alerts = await startAlerts({ context, database, readDatabase, rulesFile, env: process.env });
+    shutdown.add('alerts', () => alerts.close());
+    if (ops) context.logger.info({ url: await ops.listen() }, 'ops server listening');
+    await untilShutdown(context);
+  });
+}
+
+/** `chaintap alerts test`: validates the file and prints what the rules would fire now; sends and records nothing. */
+export async function testAlertRules(rulesFile: string): Promise<void> {
+  const rules = await loadRulesFile(rulesFile, process.env);
+  console.log(
+    `${rulesFile}: valid, ${rules.rules.length} rule(s), ${rules.webhooks.length} webhook(s) (${rules.webhooks.map((webhook) => `${webhook.name}${webhook.signingKey ? ', signed' : ''}`).join('; ')})`,
+  );
+  const evaluations = await withDatabases(({ database, readDatabase }) =>
+    previewRules(database, rules.rules, new Date(), { readDatabase }),
+  );
+  for (const evaluation of evaluations) console.log(describeEvaluation(evaluation).join('\n'));
+  const firing = evaluations.reduce((sum, evaluation) => sum + evaluation.plan.events.length, 0);
+  console.log(`${firing} event(s) would be sent now (nothing was sent or recorded)`);
+}

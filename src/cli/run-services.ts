@@ -1,0 +1,87 @@
+import { startAlerts } from '../alerts/service.ts';
+import { assertSafeOpsExposure } from '../ops/exposure.ts';
+import { createOpsServer } from '../ops/server.ts';
+import { floorToMinute } from '../scheduler/cron-slots.ts';
+import { produceTick } from '../scheduler/producer.ts';
+import { createScheduler } from '../scheduler/scheduler.ts';
+import { createWorkerPool } from '../worker/workers.ts';
+import { openResources, openUpstreamClient } from './resources.ts';
+import { openReadDatabase } from './read-database.ts';
+import type { Context } from '../runtime/context.ts';
+import { withShutdown } from '../runtime/shutdown.ts';
+import { untilShutdown } from './runtime.ts';
+import { DATASETS } from '../datasets.ts';
+
+export interface ServiceSelection {
+  scheduler: boolean;
+  workers: boolean;
+  ops: boolean;
+  /** Enqueue one tick of every dataset right away instead of waiting for the first cron slot. */
+  produceNow?: boolean;
+  /** Also evaluate and deliver the alert rules when ALERT_RULES names a rules file (docs/alerts.md). */
+  alerts?: boolean;
+}
+
+/**
+ * The long-running processes: scheduler, workers and the ops server, in any combination. Runs until
+ * SIGTERM/SIGINT, then stops the scheduler, lets active jobs finish within SHUTDOWN_GRACE_MS and
+ * closes every connection.
+ */
+export async function runServices(selection: ServiceSelection, context: Context): Promise<void> {
+  // Before anything is opened: an exposed ops port without OPS_TOKEN is a ConfigError, and the
+  // command exits with its message alone.
+  if (selection.ops) assertSafeOpsExposure(context.options);
+  await withShutdown(context.logger, async (shutdown) => {
+    const resources = await openResources(context, shutdown);
+    // What the status page, the reports and the alert rules' observations read (docs/read-replicas.md).
+    const { options, metrics, logger } = context;
+    const readDatabase = openReadDatabase(options, resources.database, {
+      max: options.DATABASE_POOL_SIZE,
+      metrics,
+      logger,
+    });
+    if (readDatabase !== resources.database) shutdown.add('postgres (DATABASE_READ_URL)', () => readDatabase.close());
+    const client = selection.workers ? openUpstreamClient(context) : undefined;
+    if (client) shutdown.add('upstream client', () => client.close());
+    const ops = selection.ops
+      ? createOpsServer({
+          context,
+          database: resources.database,
+          readDatabase,
+          redis: resources.redis,
+          queues: resources.queues,
+        })
+      : undefined;
+    if (ops) shutdown.add('ops server', () => ops.close());
+    if (client) {
+      const pool = createWorkerPool({ context, ...resources, client });
+      shutdown.add('workers', () => pool.close());
+    }
+    if (selection.scheduler) {
+      const scheduler = createScheduler({ context, ...resources });
+      shutdown.add('scheduler', () => scheduler.stop());
+      await scheduler.start();
+    }
+    if (selection.alerts && context.options.ALERT_RULES) {
+      const alerts = await startAlerts({
+        context,
+        database: resources.database,
+        readDatabase,
+        rulesFile: context.options.ALERT_RULES,
+        env: process.env,
+      });
+      shutdown.add('alerts', () => alerts.close());
+    }
+    if (selection.produceNow) {
+      const tick = floorToMinute(new Date());
+      for (const dataset of DATASETS) await produceTick({ context, ...resources }, dataset, tick);
+    }
+    if (ops) {
+      const url = await ops.listen();
+      context.logger.info({ url }, 'ops server listening (status page, /metrics, /healthz, /readyz, /queues)');
+    }
+    context.logger.info(selection, 'chaintap running');
+    await untilShutdown(context);
+  });
+  context.logger.info('stopped');
+}
