@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { snippet } from '../../upstream/errors.ts';
 import { readQueueDepths } from '../../ops/queue-depths.ts';
 import { loadDatasetFreshness, loadFailureCounts, loadRecentSchemaDrifts } from '../../db/stores/status.ts';
 import { formatAge } from '../../ops/status-page.ts';
@@ -45,6 +46,8 @@ export function statusCommand(): Command {
         console.log('failures in the last 24 hours');
         for (const row of failures) {
           console.log(`  ${row.dataset.padEnd(12)} failed ${row.failed}, quarantined ${row.quarantined}`);
+          if (row.lastQuarantineReason)
+            console.log(`  ${''.padEnd(12)} last quarantined${snippet(row.lastQuarantineReason)}`);
           if (row.authFailures > 0) {
             console.log(
               `  !! ${row.authFailures} ${row.dataset} job(s) failed on authentication: the upstream rejects UPSTREAM_API_KEY`,
