@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { keyProblem } from '../db/storable-text.ts';
 
 /** Where a zod issue points, as `data[3].fee.value` ('' for the value itself). */
 export function issuePath(path: readonly PropertyKey[]): string {
@@ -26,8 +27,18 @@ export const numericValue = z.union([
 export type NumericValue = z.infer<typeof numericValue>;
 
 const optionalString = z.string().nullish();
-/** Identifiers documented as strings; numbers are accepted and read as their decimal spelling. */
-const identifier = z.union([z.string().min(1), z.number()]).transform(String);
+/**
+ * Identifiers documented as strings; numbers are accepted and read as their decimal spelling. One
+ * that cannot be a key (a NUL, a lone surrogate, longer than a key may be: db/storable-text.ts)
+ * makes its element unreadable.
+ */
+const identifier = z
+  .union([z.string().min(1), z.number()])
+  .transform(String)
+  .superRefine((id, ctx) => {
+    const problem = keyProblem(id);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, input: id });
+  });
 
 /**
  * Each element of an answer (a price entry, a position, an NFT group) is validated on its own by the

@@ -1,38 +1,16 @@
-import type { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFailureCounts } from '../../src/db/stores/status.ts';
-import { enqueueJobs } from '../../src/scheduler/producer.ts';
-import { nftJobs, positionJobs, priceJobs, type PlannedJob } from '../../src/scheduler/job-builders.ts';
-import { createWorkerPool } from '../../src/worker/workers.ts';
-import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
-import { startFaultServer, type FaultServer } from '../upstream/fault-server.ts';
+import { nftJobs, positionJobs, priceJobs } from '../../src/scheduler/job-builders.ts';
+import { startScriptedPipeline, type ScriptedPipeline } from '../support/scripted-upstream.ts';
 
 // A 200 whose answer holds no list, after a good refresh: through a real queue, Postgres and an
 // upstream that answers each request with the body the test sets (issue 24, item 1).
-let harness: PipelineHarness;
-let upstream: FaultServer;
-/** The body each operation answers now, by path ending. */
-const bodies = { positions: '', nfts: '', prices: '' };
-
+let pipeline: ScriptedPipeline;
 beforeAll(async () => {
-  upstream = await startFaultServer();
-  upstream.fallback((res, request) => {
-    const body = request.url.includes('/positions')
-      ? bodies.positions
-      : request.url.includes('/nft-holding')
-        ? bodies.nfts
-        : bodies.prices;
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(body);
-  });
-  harness = await createPipelineHarness({
-    options: { UPSTREAM_BASE_URL: upstream.url, JOB_ATTEMPTS: '3', JOB_BACKOFF_MS: '50', UPSTREAM_MAX_RETRIES: '0' },
-  });
+  pipeline = await startScriptedPipeline();
 });
-afterAll(async () => {
-  await harness?.close();
-  await upstream?.close();
-});
+afterAll(async () => pipeline?.close());
+const runJob = (...args: Parameters<ScriptedPipeline['runJob']>) => pipeline.runJob(...args);
 
 const OWNER = `0x${'c4'.repeat(32)}`;
 const SUI = '0x2::sui::SUI';
@@ -80,38 +58,15 @@ const LISTLESS: { name: string; body: unknown; reason: RegExp }[] = [
   },
 ];
 
-async function settled(queue: Queue, id: string, timeoutMs = 30_000): Promise<{ job: Job; state: string }> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const state = await queue.getJobState(id);
-    if (state === 'completed' || state === 'failed') return { job: (await queue.getJob(id))!, state };
-    if (Date.now() > deadline) throw new Error(`job ${id} still ${state}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** Runs one job to its end; returns its final state, its attempts and the requests it sent. */
-async function runJob(queue: 'prices' | 'positions' | 'nfts', planned: PlannedJob<unknown>) {
-  const sentBefore = upstream.requests.length;
-  const pool = createWorkerPool({ ...harness, redis: harness.connection, client: harness.client, queueNames: [queue] });
-  try {
-    await enqueueJobs(harness, queue, [planned]);
-    const { job, state } = await settled(harness.queues[queue], planned.opts.jobId);
-    return { state, attempts: job.attemptsMade, requests: upstream.requests.length - sentBefore };
-  } finally {
-    await pool.close();
-  }
-}
-
 async function runOf(dataset: string, target: string, tick: Date) {
-  const [run] = await harness.database.sql<
+  const [run] = await pipeline.harness.database.sql<
     { status: string; attempts: number; error: string | null; rows_written: number }[]
   >`select status, attempts, error, rows_written from ingestion_runs where dataset = ${dataset} and target = ${target} and tick = ${tick}`;
   return run;
 }
 
 async function quarantinedBodies(dataset: string, target: string, tick: Date): Promise<string[]> {
-  const rows = await harness.database.sql<{ body: string }[]>`
+  const rows = await pipeline.harness.database.sql<{ body: string }[]>`
     select body from quarantined_payloads
     where dataset = ${dataset} and target = ${target} and tick = ${tick} and element_index is null`;
   return rows.map((row) => row.body);
@@ -119,7 +74,7 @@ async function quarantinedBodies(dataset: string, target: string, tick: Date): P
 
 /** What the wallet holds as stored: open positions, held NFTs, refreshes and the datasets' watermarks. */
 async function holdings() {
-  const sql = harness.database.sql;
+  const sql = pipeline.harness.database.sql;
   const [row] = await sql<
     { open: number; held: number; position_refreshes: number; nft_refreshes: number; watermarks: string[] }[]
   >`
@@ -134,9 +89,9 @@ async function holdings() {
 
 describe('an answer without a list (status 200)', () => {
   beforeAll(async () => {
-    bodies.positions = JSON.stringify({ data: positions });
-    bodies.nfts = JSON.stringify(groups);
-    bodies.prices = JSON.stringify(prices(GOOD_TICK));
+    pipeline.answer('positions', JSON.stringify({ data: positions }));
+    pipeline.answer('nfts', JSON.stringify(groups));
+    pipeline.answer('prices', JSON.stringify(prices(GOOD_TICK)));
     const [position] = positionJobs([WATCHED], GOOD_TICK, false);
     const [nft] = nftJobs([WATCHED], GOOD_TICK);
     const [price] = priceJobs([SUI], GOOD_TICK);
@@ -159,9 +114,7 @@ describe('an answer without a list (status 200)', () => {
     it(`${name}: each dataset's job is quarantined whole at its first request, and the wallet keeps what it holds`, async () => {
       const tick = new Date(GOOD_TICK.getTime() + (index + 1) * 15 * 60_000);
       const text = JSON.stringify(body);
-      bodies.positions = text;
-      bodies.nfts = text;
-      bodies.prices = text;
+      for (const queue of ['positions', 'nfts', 'prices'] as const) pipeline.answer(queue, text);
       const before = await holdings();
       const jobs = [
         ['positions', positionJobs([WATCHED], tick, false)[0]!, OWNER],
@@ -181,7 +134,7 @@ describe('an answer without a list (status 200)', () => {
       }
       // Nothing closed, released, refreshed or made fresh.
       expect(await holdings()).toEqual(before);
-      const counts = await loadFailureCounts(harness.database);
+      const counts = await loadFailureCounts(pipeline.harness.database);
       expect(counts.find((row) => row.dataset === 'positions')).toMatchObject({
         quarantined: index + 1,
         lastQuarantineReason: expect.stringMatching(reason),
@@ -191,8 +144,8 @@ describe('an answer without a list (status 200)', () => {
 
   it('only an explicit empty list closes what was held', async () => {
     const tick = new Date('2026-11-21T14:00:00Z');
-    bodies.positions = JSON.stringify({ data: [] });
-    bodies.nfts = JSON.stringify([]);
+    pipeline.answer('positions', JSON.stringify({ data: [] }));
+    pipeline.answer('nfts', JSON.stringify([]));
     expect(await runJob('positions', positionJobs([WATCHED], tick, false)[0]!)).toMatchObject({ state: 'completed' });
     expect(await runJob('nfts', nftJobs([WATCHED], tick)[0]!)).toMatchObject({ state: 'completed' });
     expect(await holdings()).toMatchObject({ open: 0, held: 0, position_refreshes: 2, nft_refreshes: 2 });

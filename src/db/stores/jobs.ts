@@ -3,6 +3,7 @@ import type { Database } from '../client.ts';
 import { quarantinedPayloads, type RunStatus } from '../schema/index.ts';
 import type { QuarantinedElement } from '../schema/rows.ts';
 import { runQuery } from '../query.ts';
+import { storableText } from '../storable-text.ts';
 import { withTransaction, type Tx } from '../transaction.ts';
 import { findRawBodyDictionaries, insertRawResponses, type RawRecord } from './raw-responses.ts';
 
@@ -95,7 +96,7 @@ export async function recordJobFailure(
         rowsWritten: 0,
         elementsStored: 0,
         elementsQuarantined: 0,
-        error: args.error.slice(0, MAX_ERROR_LENGTH),
+        error: args.error,
       },
       false,
     );
@@ -122,8 +123,8 @@ export async function quarantinePayload(
         .insert(q)
         .values({
           ...quarantineColumns(args.raw, rawResponseId ?? null),
-          reason: args.reason,
-          body: storable(args.raw.body),
+          reason: storableText(args.reason),
+          body: storableText(args.raw.body),
         })
         .onConflictDoUpdate({
           target: q.rawResponseId,
@@ -141,7 +142,7 @@ export async function quarantinePayload(
         rowsWritten: 0,
         elementsStored: 0,
         elementsQuarantined: args.elements?.length ?? 0,
-        error: args.reason.slice(0, MAX_ERROR_LENGTH),
+        error: args.reason,
       },
       false,
     );
@@ -194,8 +195,8 @@ async function insertQuarantinedElements(
     .values(
       elements.map((element) => ({
         ...quarantineColumns(raw, rawResponseId),
-        reason: element.reason,
-        body: storable(JSON.stringify(element.element) ?? 'undefined'),
+        reason: storableText(element.reason),
+        body: JSON.stringify(element.element) ?? 'undefined',
         elementIndex: element.index,
       })),
     )
@@ -219,11 +220,6 @@ function quarantineColumns(raw: RawRecord, rawResponseId: number | null) {
   };
 }
 
-/** Postgres text cannot hold NUL: kept as the six characters \u0000. */
-function storable(body: string): string {
-  return body.replaceAll('\u0000', '\\u0000');
-}
-
 /**
  * One ingestion_runs row per (dataset, target, tick), holding the latest outcome. Only a success
  * replaces a succeeded row: a failed re-run of a tick whose rows are stored does not hide them.
@@ -242,11 +238,13 @@ async function upsertRun(
   },
   success: boolean,
 ): Promise<void> {
+  // An upstream's text may hold what Postgres text cannot (a NUL): stored escaped.
+  const error = outcome.error === null ? null : storableText(outcome.error.slice(0, MAX_ERROR_LENGTH));
   await tx.sql`
     insert into ingestion_runs as r (job_id, dataset, target, tick, status, attempts, http_status, rows_written,
                                      elements_stored, elements_quarantined, error, started_at, finished_at)
     values (${run.jobId}, ${run.dataset}, ${run.target}, ${run.tick}, ${outcome.status}, ${run.attempts}, ${outcome.httpStatus},
-            ${outcome.rowsWritten}, ${outcome.elementsStored}, ${outcome.elementsQuarantined}, ${outcome.error}, ${run.startedAt}, ${new Date()})
+            ${outcome.rowsWritten}, ${outcome.elementsStored}, ${outcome.elementsQuarantined}, ${error}, ${run.startedAt}, ${new Date()})
     on conflict (dataset, target, tick) do update set
       job_id = excluded.job_id, status = excluded.status, attempts = excluded.attempts, http_status = excluded.http_status,
       rows_written = excluded.rows_written, elements_stored = excluded.elements_stored,
