@@ -77,7 +77,7 @@ interface GroupRows {
 export function normalizeNftHoldings(response: NftHoldingsResponse, ctx: Ctx): NormalizedNftHoldings & ElementOutcome {
   const drifts = new DriftLog();
   const groups = new Map<string, GroupRows>();
-  const quarantined = readElements(response, nftHoldingGroup, drifts, (group, own) => {
+  const quarantined = readElements('nfts', response, nftHoldingGroup, drifts, (group, own) => {
     const rows = readGroup(group, own, ctx);
     return () => groups.set(group.collectionId, rows);
   });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { cutJson } from '../db/storable-text.ts';
 import { position as positionSchema } from '../upstream/schemas.ts';
 import { readDecimal } from './numeric-field.ts';
 import { DriftLog } from './schema-drift.ts';
@@ -51,7 +52,11 @@ function fingerprint(element: Record<string, unknown>): string {
   const protocol = meta && isPlainObject(meta.protocol) ? (meta.protocol.protocol ?? meta.protocol.name) : null;
   const place = PLACE_FIELDS.filter((field) => element[field] !== undefined).map((field) => [field, element[field]]);
   const stable = [element.chain, element.type, protocol ?? null, inputOf(element.input), place];
-  return createHash('sha256').update(JSON.stringify(stable)).digest('hex').slice(0, 12);
+  // Cut where it nests too deep to stringify (such an element is quarantined, but its key comes first).
+  return createHash('sha256')
+    .update(JSON.stringify(cutJson(stable)))
+    .digest('hex')
+    .slice(0, 12);
 }
 
 /** Token and amount of each `input` entry (values move with prices; these do not). */

@@ -20,6 +20,9 @@ import type {
   ProtocolRow,
 } from '../db/schema/rows.ts';
 import { readTokenRef } from './token-ref.ts';
+import { keyProblem } from '../db/storable-text.ts';
+import { UnreadablePayloadError } from './unreadable-payload-error.ts';
+import { snippet } from '../upstream/errors.ts';
 
 const POSITION_FIELDS = [
   'positionId',
@@ -71,7 +74,7 @@ export function normalizePositions(
   const drifts = new DriftLog();
   const keys = positionKeys(response.data);
   const read: PositionRows[] = [];
-  const quarantined = readElements(response.data, positionSchema, drifts, (element, own, index) => {
+  const quarantined = readElements('positions', response.data, positionSchema, drifts, (element, own, index) => {
     const rows = readPosition(element, own, ctx, keys[index]!, null);
     return () => read.push(...rows);
   });
@@ -109,6 +112,9 @@ function readPosition(
   positionId: string,
   parentPositionId: string | null,
 ): PositionRows[] {
+  // A repeated id's suffix or a nested position's path may take a key past what it can hold.
+  const keyTrouble = keyProblem(positionId);
+  if (keyTrouble) throw new UnreadablePayloadError(`position key is ${keyTrouble}${snippet(positionId, 80)}`);
   const unread = new UnreadFields();
   const nested: PositionRows[] = [];
   const readNested = (child: Position, list: string, idx: number) =>
@@ -116,7 +122,7 @@ function readPosition(
   const owner = unread.keep('owner', readText(element.owner, 'positions.owner', drifts));
   const fee = unread.keep('fee', readDecimal(element.fee, 'positions.fee', drifts));
   const meta = unread.keep('meta', readShaped(element.meta, metaSchema, 'positions.meta', drifts));
-  const protocol = protocolOf(meta);
+  const protocol = protocolOf(meta, drifts, unread);
 
   const amounts: PositionAmountRow[] = [];
   const readList = (kind: PositionAmountKind, raw: unknown, field: string, into: UnreadFields, name: string) =>
@@ -175,11 +181,21 @@ function readPosition(
   return [{ position, snapshot, amounts, farming, protocol }, ...nested];
 }
 
-function protocolOf(meta: Meta | null): ProtocolRow | null {
+/**
+ * The protocol a position names; null when it names none, or an id too long to be a key: then it is
+ * drift (`positions.meta.protocol` / `oversized_key`) and the position's `meta` is kept in `extra`.
+ */
+function protocolOf(meta: Meta | null, drifts: DriftLog, unread: UnreadFields): ProtocolRow | null {
   const protocol = meta?.protocol;
   if (!protocol) return null;
   const id = toText(protocol.protocol ?? protocol.name)?.trim();
-  return id ? protocolRow(id, protocol) : null;
+  if (!id) return null;
+  if (keyProblem(id)) {
+    drifts.record('positions.meta.protocol', 'oversized_key');
+    unread.set('meta', meta);
+    return null;
+  }
+  return protocolRow(id, protocol);
 }
 
 /**

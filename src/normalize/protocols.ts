@@ -2,6 +2,8 @@ import type { ProtocolsResponse } from '../upstream/schemas.ts';
 import { toText } from './integer.ts';
 import type { ProtocolRow } from '../db/schema/rows.ts';
 import { UnreadablePayloadError } from './unreadable-payload-error.ts';
+import { keyProblem, storableJson } from '../db/storable-text.ts';
+import { snippet } from '../upstream/errors.ts';
 
 /**
  * Rows from the protocol list (its shape is not documented: ids, or objects with an id under
@@ -9,12 +11,17 @@ import { UnreadablePayloadError } from './unreadable-payload-error.ts';
  */
 export function normalizeProtocols(response: ProtocolsResponse): ProtocolRow[] {
   const rows = new Map<string, ProtocolRow>();
-  for (const entry of response) {
+  // Names and urls are free text: a NUL or a lone surrogate is stored escaped (db/storable-text.ts).
+  const storable = storableJson(response);
+  if ('problem' in storable) throw new UnreadablePayloadError(`protocol list ${storable.problem}`);
+  for (const entry of storable.value as ProtocolsResponse) {
     const row =
       typeof entry === 'string'
         ? protocolRow(entry.trim(), {})
         : protocolRow(toText(entry.protocolId ?? entry.protocol ?? entry.id ?? entry.name)?.trim() ?? '', entry);
     if (!row.protocolId) throw new UnreadablePayloadError(`protocol entry without an id: ${JSON.stringify(entry)}`);
+    const keyTrouble = keyProblem(row.protocolId);
+    if (keyTrouble) throw new UnreadablePayloadError(`protocol id is ${keyTrouble}${snippet(row.protocolId, 80)}`);
     const known = rows.get(row.protocolId);
     rows.set(row.protocolId, known ? mergeProtocol(known, row) : row);
   }

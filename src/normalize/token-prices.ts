@@ -7,6 +7,7 @@ import { DriftLog } from './schema-drift.ts';
 import { readText } from './wire-fields.ts';
 import type { ElementOutcome, NormalizedTokenPrices, PriceRow, TokenRow } from '../db/schema/rows.ts';
 import { toTimestamp } from './timestamp.ts';
+import { keyProblem } from '../db/storable-text.ts';
 import { UnreadablePayloadError } from './unreadable-payload-error.ts';
 
 /** A price time further than this past the fetch is not a clock difference but nonsense. */
@@ -28,7 +29,7 @@ export function normalizeTokenPrices(
   const prices = new Map<string, PriceRow>();
   const missing = new Set<string>();
   const drifts = new DriftLog();
-  const quarantined = readElements(response.data, tokenPriceEntry, drifts, (entry, own) => {
+  const quarantined = readElements('prices', response.data, tokenPriceEntry, drifts, (entry, own) => {
     const coinType = readCoinType(entry.contract_address);
     const price = readDecimal(entry.price, 'prices.price', own);
     if ('unread' in price)
@@ -52,7 +53,7 @@ export function normalizeTokenPrices(
       priceTime,
       price: price.value,
       price24hAgo: readDecimal(entry.last24hPrice, 'prices.last24hPrice', own).value,
-      source: readText(entry.source, 'prices.source', own).value,
+      source: readSource(entry.source, own),
       fetchedAt: ctx.fetchedAt,
     };
     const tokenSeen = token(priceTime, priceTime);
@@ -78,6 +79,14 @@ function readPriceTime(entry: TokenPriceEntry, drifts: DriftLog): Date {
   if (time.value === null)
     throw new UnreadablePayloadError(`timestamp ${JSON.stringify(entry.timestamp)} is not a Unix time`);
   return toTimestamp(time.value);
+}
+
+/** A price's source names a price_sources row: one too long to be its key is drift, and null. */
+function readSource(raw: unknown, drifts: DriftLog): string | null {
+  const source = readText(raw, 'prices.source', drifts).value;
+  if (source === null || !keyProblem(source)) return source;
+  drifts.record('prices.source', 'oversized_key');
+  return null;
 }
 
 function readCoinType(contractAddress: string): string {

@@ -1,7 +1,7 @@
 /**
- * Report rows as CSV (RFC 4180) and JSON. A cell holds what the database gave: numeric text kept as
- * it is (never parsed into a float), a time, a whole count, a flag, or null (unknown, written as an
- * empty CSV field and JSON null).
+ * Report rows as CSV (RFC 4180, safe to open in a spreadsheet) and JSON. A cell holds what the
+ * database gave: numeric text kept as it is (never parsed into a float), a time, a whole count, a
+ * flag, or null (unknown, written as an empty CSV field and JSON null).
  */
 export type Cell = string | number | boolean | Date | null;
 
@@ -15,11 +15,23 @@ function cellText(cell: Exclude<Cell, null | boolean>): string {
   return cell instanceof Date ? cell.toISOString() : String(cell);
 }
 
-/** One CSV field: quoted when it holds a comma, a double quote, CR or LF (quotes doubled). */
+/** What a spreadsheet reads as the start of a formula (OWASP, CSV injection): =, +, -, @, tab, CR. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** A plain decimal number, as numeric columns hold: a spreadsheet reads it as a number, never a formula. */
+const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * One CSV field (RFC 4180), safe to open in a spreadsheet: text that a spreadsheet would run as a
+ * formula (an upstream's collection or protocol name such as `=HYPERLINK(...)`) gets a leading
+ * single quote, as OWASP recommends, while a number stays a number (`-12.5`); quoted when it holds a
+ * comma, a double quote, CR or LF, and also a semicolon or a tab, the separators of other locales,
+ * so that no cell can be split into one that starts a formula (quotes doubled).
+ */
 export function csvField(cell: Cell): string {
   if (cell === null) return '';
-  const text = typeof cell === 'boolean' ? String(cell) : cellText(cell);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  const value = typeof cell === 'boolean' ? String(cell) : cellText(cell);
+  const text = FORMULA_START.test(value) && !DECIMAL_NUMBER.test(value) ? `'${value}` : value;
+  return /[",;\t\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 /** One CSV record, ended by CRLF as RFC 4180 has it. */

@@ -37,6 +37,11 @@ export function lastPriceSlotKey(prefix: string): string {
   return `${hashTag(prefix, 'scheduler')}:last-price-slot`;
 }
 
+/** Each scheduler's clock against Redis's (src/scheduler/clock-skew.ts). */
+export function schedulerClocksKey(prefix: string): string {
+  return `${hashTag(prefix, 'scheduler')}:clocks`;
+}
+
 /** The shared upstream pacer's key; its second key (`:starts`) shares the tag. */
 export function upstreamPaceKey(prefix: string): string {
   return `${hashTag(prefix, 'upstream')}:pace`;

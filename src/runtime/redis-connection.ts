@@ -17,18 +17,51 @@ export function createRedisConnection(
   extra: RedisOptions = {},
 ): RedisClient {
   const topology = typeof target === 'string' ? redisTopology({ REDIS_URL: target, REDIS_TLS: false }) : target;
+  // Where reconnectOnError says that Redis is full: the connection made below, at most every FULL_WARNING_MS.
+  const fullWarning = { connection: undefined as RedisClient | undefined, saidAt: Number.NEGATIVE_INFINITY };
   const common: RedisOptions = {
     maxRetriesPerRequest: role === 'worker' ? null : 3,
     enableOfflineQueue: role === 'worker',
     connectTimeout: 10_000,
     retryStrategy: (times) => Math.min(200 * times, 5_000),
-    // A write that reaches a replica (a failed-over master, before the client learns of it)
-    // reconnects, finds the new master and is sent again.
-    reconnectOnError: (error) => (error.message.startsWith('READONLY') ? 2 : false),
+    reconnectOnError: (error) => {
+      // A write that reaches a replica (a failed-over master, before the client learns of it)
+      // reconnects, finds the new master and is sent again.
+      if (error.message.startsWith('READONLY')) return 2;
+      // A write refused because Redis is full (used memory above maxmemory, noeviction) is, for a
+      // worker, an outage like Redis down: sent again after a reconnect (every 200 ms) until Redis
+      // has room, instead of failing job attempts in a burst, each a job lost for its tick. The
+      // connection's 'error' listeners (the logs) are told.
+      if (role !== 'worker' || !error.message.startsWith('OOM')) return false;
+      const { connection, saidAt } = fullWarning;
+      if (Date.now() - saidAt >= FULL_WARNING_MS && connection && connection.listenerCount('error') > 0) {
+        fullWarning.saidAt = Date.now();
+        connection.emit('error', new RedisFullError(error.message));
+      }
+      return 2;
+    },
     lazyConnect: false,
     ...credentials(topology),
     ...extra,
   };
+  fullWarning.connection = connect(topology, role, common);
+  return fullWarning.connection;
+}
+
+/** How often a connection says that Redis is full while its commands wait for room. */
+const FULL_WARNING_MS = 30_000;
+
+/** Redis refuses writes for want of memory (maxmemory reached under noeviction): the commands wait. */
+export class RedisFullError extends Error {
+  constructor(reply: string) {
+    super(
+      `Redis is full: it refuses writes (${reply}); workers wait until it has room: raise maxmemory, or give Redis more memory (docs/scaling.md)`,
+    );
+    this.name = 'RedisFullError';
+  }
+}
+
+function connect(topology: RedisTopology, role: 'worker' | 'producer', common: RedisOptions): RedisClient {
   switch (topology.kind) {
     case 'single':
       return new Redis(topology.url, common);

@@ -3,6 +3,7 @@ import { createPriceGaps } from '../queue/price-gaps.ts';
 import { lastPriceSlotKey } from '../queue/redis-keys.ts';
 import { cronMatcher, floorToMinute, slotAtOrBefore, slotsBetween } from './cron-slots.ts';
 import { capacityWarning, describeVerdict, loadCapacityPlan } from './capacity-plan.ts';
+import { createClockSkewCheck } from './clock-skew.ts';
 import { fillNewestPriceGap } from './price-catch-up.ts';
 import { produceTick, type ProducerDeps } from './producer.ts';
 import { systemClock, type SchedulerClock } from './scheduler-clock.ts';
@@ -23,7 +24,13 @@ type CronQueue = Exclude<QueueName, 'price-catch-up'>;
  * filled one slot at a time after each price tick and every CATCHUP_POLL_MS. Two schedulers may run
  * at once: they produce the same job ids.
  */
-export function createScheduler(deps: ProducerDeps & { clock?: SchedulerClock }): Scheduler {
+export function createScheduler(
+  deps: ProducerDeps & {
+    clock?: SchedulerClock;
+    /** What the schedulers' clocks are compared with (clock-skew.ts): Redis's TIME unless a test gives its own. */
+    referenceClock?: () => Promise<Date>;
+  },
+): Scheduler {
   const { options, logger } = deps.context;
   const clock = deps.clock ?? systemClock;
   const now = () => clock.now();
@@ -35,11 +42,17 @@ export function createScheduler(deps: ProducerDeps & { clock?: SchedulerClock })
   };
   const lastSlotKey = lastPriceSlotKey(options.QUEUE_PREFIX);
   const gaps = createPriceGaps(deps.redis, options.QUEUE_PREFIX);
+  const clockSkew = createClockSkewCheck(deps.redis, options.QUEUE_PREFIX, logger, deps.referenceClock);
   const tasks: { stop(): Promise<void> }[] = [];
   let poll: { stop(): void } | undefined;
   let filling: Promise<void> | undefined;
 
   async function produce(queue: CronQueue, slot: Date): Promise<void> {
+    if (queue === 'prices') {
+      await clockSkew
+        .check(now())
+        .catch((error: unknown) => logger.debug({ err: describe(error) }, "could not compare the schedulers' clocks"));
+    }
     try {
       const { superseded } = await produceTick(deps, queue, slot);
       if (superseded > 0) await warnIfOverBudget({ queue, tick: slot.toISOString(), superseded });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { keyProblem } from '../db/storable-text.ts';
 
 /** Where a zod issue points, as `data[3].fee.value` ('' for the value itself). */
 export function issuePath(path: readonly PropertyKey[]): string {
@@ -26,8 +27,18 @@ export const numericValue = z.union([
 export type NumericValue = z.infer<typeof numericValue>;
 
 const optionalString = z.string().nullish();
-/** Identifiers documented as strings; numbers are accepted and read as their decimal spelling. */
-const identifier = z.union([z.string().min(1), z.number()]).transform(String);
+/**
+ * Identifiers documented as strings; numbers are accepted and read as their decimal spelling. One
+ * that cannot be a key (a NUL, a lone surrogate, longer than a key may be: db/storable-text.ts)
+ * makes its element unreadable.
+ */
+const identifier = z
+  .union([z.string().min(1), z.number()])
+  .transform(String)
+  .superRefine((id, ctx) => {
+    const problem = keyProblem(id);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, input: id });
+  });
 
 /**
  * Each element of an answer (a price entry, a position, an NFT group) is validated on its own by the
@@ -36,10 +47,37 @@ const identifier = z.union([z.string().min(1), z.number()]).transform(String);
  * makes an element readable at all (its identity); every other field is read by the normalizer,
  * which absorbs type drift (numbers as strings or `{ value }`) and keeps what it cannot map.
  */
-const elementList = z
-  .array(z.unknown())
-  .nullish()
-  .transform((data) => data ?? []);
+const elementList = z.array(z.unknown(), {
+  error: (issue) =>
+    `${issue.input === undefined ? 'missing' : `${describeShape(issue.input)}, not a list`}: the answer holds no list`,
+});
+
+/**
+ * The envelope of an answer: its `data` list, and no `error`. Only a list says what a target holds
+ * (an empty one: nothing). An answer without one (`{"error": "..."}` or `{"code": 500, ...}` with
+ * status 200, `{"data": null}`) says nothing about it, and one that reports an error beside its list
+ * cannot be trusted to: either fails the envelope, so that the answer is quarantined whole and
+ * closes, releases and changes nothing.
+ */
+const answerEnvelope = z.looseObject(
+  {
+    data: elementList,
+    error: z
+      .unknown()
+      .refine((error) => error === undefined || error === null || error === false || error === '', {
+        error: (issue) => `the answer reports an error: ${JSON.stringify(issue.input)?.slice(0, 200)}`,
+      })
+      .optional(),
+  },
+  { error: (issue) => `${describeShape(issue.input)}, not an object with a "data" list` },
+);
+
+/** How a value that is not what was expected looks, for a reason: `null`, `a string`, `an object`. */
+function describeShape(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
 
 export const tokenPriceEntry = z.looseObject({
   contract_address: z.string().min(1),
@@ -50,7 +88,7 @@ export const tokenPriceEntry = z.looseObject({
 });
 export type TokenPriceEntry = z.infer<typeof tokenPriceEntry>;
 
-export const tokenPriceResponse = z.looseObject({ data: elementList });
+export const tokenPriceResponse = answerEnvelope;
 export type TokenPriceResponse = z.infer<typeof tokenPriceResponse>;
 
 /** One of the nine undocumented position variants: its identity validated, the rest read by the normalizer. */
@@ -61,7 +99,7 @@ export const position = z.looseObject({
 });
 export type Position = z.infer<typeof position>;
 
-export const positionsResponse = z.looseObject({ data: elementList });
+export const positionsResponse = answerEnvelope;
 export type PositionsResponse = z.infer<typeof positionsResponse>;
 
 export const protocolRef = z.looseObject({
@@ -124,10 +162,23 @@ export const nftHoldingGroup = z.looseObject({
 });
 export type NftHoldingGroup = z.infer<typeof nftHoldingGroup>;
 
-/** Documented as a top-level array; the service's own client reads `{ data: [...] }`: both accepted. */
-export const nftHoldingsResponse = z
-  .union([z.array(z.unknown()), z.looseObject({ data: elementList })])
-  .transform((body) => (Array.isArray(body) ? body : body.data));
+/**
+ * Documented as a top-level array; the service's own client reads `{ data: [...] }`: both accepted,
+ * the second as every other answer's envelope (a missing or null list, or an error, fails it).
+ */
+export const nftHoldingsResponse = z.unknown().transform((body, ctx): unknown[] => {
+  if (Array.isArray(body)) return body;
+  const envelope = answerEnvelope.safeParse(body);
+  if (envelope.success) return envelope.data.data;
+  for (const { message, path } of envelope.error.issues)
+    ctx.addIssue({
+      code: 'custom',
+      message: path.length ? message : `${describeShape(body)}, not a list`,
+      path,
+      input: body,
+    });
+  return z.NEVER;
+});
 export type NftHoldingsResponse = z.infer<typeof nftHoldingsResponse>;
 
 /** Shape not documented: an array (or `{ data: [...] }`) of protocol ids or protocol objects. */

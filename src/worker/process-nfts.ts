@@ -24,7 +24,14 @@ export function processNfts(deps: IngestionDeps, client: UpstreamClient) {
         fetch: (abort) => client.fetchNftHoldings(address, { chain, includePnl, signal: abort }),
         normalize: (data) => normalizeNftHoldings(data, { owner: address, snapshotAt: tick }),
         outcome: (rows) => rows,
-        write: (tx, rows) => writeNftHoldings(tx, rows, { owner: address, snapshotAt: tick, scopeChain: chain }),
+        // A quarantined group may be a collection still held: then the answer releases nothing.
+        write: (tx, rows) =>
+          writeNftHoldings(tx, rows, {
+            owner: address,
+            snapshotAt: tick,
+            scopeChain: chain,
+            complete: rows.quarantined.length === 0,
+          }),
       },
       signal,
     );

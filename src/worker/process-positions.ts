@@ -10,8 +10,9 @@ export function processPositions(deps: IngestionDeps, client: UpstreamClient) {
   return (job: Job<PositionsJobData>, signal: AbortSignal): Promise<JobResult> => {
     const { address, chain, protocols, forceRefresh } = job.data;
     const tick = new Date(job.data.tick);
-    // Only an unfiltered answer is the whole truth about an address: only it closes positions.
-    const complete = !chain && !protocols?.length;
+    // Only an unfiltered answer is the whole truth about an address, and only when every element
+    // could be read (a quarantined one may be a position still held): only it closes positions.
+    const unfiltered = !chain && !protocols?.length;
     return runIngestionJob(
       deps,
       job,
@@ -24,7 +25,12 @@ export function processPositions(deps: IngestionDeps, client: UpstreamClient) {
         fetch: (abort) => client.fetchPositions(address, { chain, protocols, forceRefresh, signal: abort }),
         normalize: (data) => normalizePositions(data, { owner: address, snapshotAt: tick }),
         outcome: (rows) => rows,
-        write: (tx, rows) => writePositions(tx, rows, { owner: address, snapshotAt: tick, complete }),
+        write: (tx, rows) =>
+          writePositions(tx, rows, {
+            owner: address,
+            snapshotAt: tick,
+            complete: unfiltered && rows.quarantined.length === 0,
+          }),
       },
       signal,
     );

@@ -84,4 +84,30 @@ describe('token_catalog under concurrent writers', () => {
       { n: COINS.length * (hour + 1) + others.length },
     ]);
   });
+
+  it('keeps the earlier first_seen_at of a new token that another transaction inserts meanwhile', async () => {
+    // Found by the backfill fault scenario: two jobs of one backfill first see a token at once.
+    const coin = `0x${'ab'.repeat(32)}::race::RACE`;
+    const later = await pool.sql.reserve();
+    try {
+      // The later hour's job inserts the token and holds its transaction open...
+      await later`begin`;
+      const laterTx: Tx = {
+        sql: later as never,
+        database: pool,
+        afterCommit: () => undefined,
+        savepoint: () => Promise.reject(new Error('not used')),
+      };
+      await writeTokenPrices(laterTx, answer([coin], hoursBefore(1)));
+      // ...while the earlier hour's job inserts it too: it waits on the key, then finds it there.
+      const earlier = writeOnce(pool, [coin], hoursBefore(2));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await later`commit`;
+      await earlier;
+    } finally {
+      later.release();
+    }
+    const [row] = await database.sql`select first_seen_at from token_catalog where coin_type = ${coin}`;
+    expect(row).toEqual({ first_seen_at: hoursBefore(2) });
+  });
 });

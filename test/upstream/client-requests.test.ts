@@ -215,7 +215,7 @@ describe('upstream client requests', () => {
       expect(data).toMatchObject({ page: { next: null } });
     });
 
-    it('accepts NFT holdings wrapped in { data: [...] }, and a missing or null data array', async () => {
+    it('accepts NFT holdings wrapped in { data: [...] }; a missing or null data list fails the envelope', async () => {
       const group = {
         collectionId: 'c1',
         tokens: [{ tokenId: 7, price: '1.2' }],
@@ -227,13 +227,18 @@ describe('upstream client requests', () => {
       server.script(...answers);
       const wrapped = await client.fetchNftHoldings(address64);
       const bare = await client.fetchNftHoldings(address64);
-      const empty = await client.fetchNftHoldings(address64);
       expect(wrapped.data).toEqual(bare.data);
       expect(wrapped.data).toEqual([group]);
-      expect(empty.data).toEqual([]);
+      // Only a list says what an address holds (issue 24): the answer is quarantined, not read as empty.
+      await expect(client.fetchNftHoldings(address64)).rejects.toThrow(
+        /does not match the expected shape:\ndata: null, not a list: the answer holds no list/,
+      );
       server.fallback(json(200, {}));
-      const prices = await client.fetchTokenPriceBatch(['0x2::sui::SUI']);
-      expect(prices.data.data).toEqual([]);
+      await expect(client.fetchTokenPriceBatch(['0x2::sui::SUI'])).rejects.toThrow(
+        /data: missing: the answer holds no list/,
+      );
+      server.fallback(json(200, []));
+      expect((await client.fetchNftHoldings(address64)).data).toEqual([]);
     });
   });
   describe('the order of requests waiting for the rate limit', () => {

@@ -2,6 +2,7 @@ import type { Database } from '../client.ts';
 import type { RunStatus } from '../schema/index.ts';
 import type { QuarantinedElement } from '../schema/rows.ts';
 import { runQuery } from '../query.ts';
+import { storableText } from '../storable-text.ts';
 import { withTransaction, type Tx } from '../transaction.ts';
 import { insertRawResponses, type RawRecord } from './raw-responses.ts';
 
@@ -98,7 +99,7 @@ export async function recordJobFailure(
         rowsWritten: 0,
         elementsStored: 0,
         elementsQuarantined: 0,
-        error: args.error.slice(0, MAX_ERROR_LENGTH),
+        error: args.error,
       },
       false,
     );
@@ -125,7 +126,7 @@ export async function quarantinePayload(
       await tx.sql`
         insert into quarantined_payloads as q (received_at, dataset, endpoint, target, tick, http_status, raw_response_id, reason, body)
         values (${raw.receivedAt}, ${raw.dataset}, ${raw.endpoint}, ${raw.target}, ${raw.tick}, ${raw.httpStatus},
-                ${rawResponseId ?? null}, ${args.reason}, ${storable(raw.body)})
+                ${rawResponseId ?? null}, ${storableText(args.reason)}, ${storableText(raw.body)})
         on conflict (raw_response_id) where element_index is null
         do update set reason = excluded.reason where q.reason is distinct from excluded.reason`;
     }
@@ -138,7 +139,7 @@ export async function quarantinePayload(
         rowsWritten: 0,
         elementsStored: 0,
         elementsQuarantined: args.elements?.length ?? 0,
-        error: args.reason.slice(0, MAX_ERROR_LENGTH),
+        error: args.reason,
       },
       false,
     );
@@ -190,16 +191,11 @@ async function insertQuarantinedElements(
     insert into quarantined_payloads as q (received_at, dataset, endpoint, target, tick, http_status, raw_response_id, reason, body, element_index)
     select ${raw.receivedAt}, ${raw.dataset}, ${raw.endpoint}, ${raw.target}, ${raw.tick}, ${raw.httpStatus}, ${rawResponseId},
            e.reason, e.body, e.element_index
-    from unnest(${elements.map((element) => element.reason)}::text[],
-                ${elements.map((element) => storable(JSON.stringify(element.element) ?? 'undefined'))}::text[],
+    from unnest(${elements.map((element) => storableText(element.reason))}::text[],
+                ${elements.map((element) => storableText(JSON.stringify(element.element) ?? 'undefined'))}::text[],
                 ${elements.map((element) => element.index)}::int[]) as e(reason, body, element_index)
     on conflict (raw_response_id, element_index) where element_index is not null
     do update set reason = excluded.reason where q.reason is distinct from excluded.reason`;
-}
-
-/** Postgres text cannot hold NUL: kept as the six characters \u0000. */
-function storable(body: string): string {
-  return body.replaceAll('\u0000', '\\u0000');
 }
 
 /**
@@ -220,11 +216,13 @@ async function upsertRun(
   },
   success: boolean,
 ): Promise<void> {
+  // An upstream's text may hold what Postgres text cannot (a NUL): stored escaped.
+  const error = outcome.error === null ? null : storableText(outcome.error.slice(0, MAX_ERROR_LENGTH));
   await tx.sql`
     insert into ingestion_runs as r (job_id, dataset, target, tick, status, attempts, http_status, rows_written,
                                      elements_stored, elements_quarantined, error, started_at, finished_at)
     values (${run.jobId}, ${run.dataset}, ${run.target}, ${run.tick}, ${outcome.status}, ${run.attempts}, ${outcome.httpStatus},
-            ${outcome.rowsWritten}, ${outcome.elementsStored}, ${outcome.elementsQuarantined}, ${outcome.error}, ${run.startedAt}, ${new Date()})
+            ${outcome.rowsWritten}, ${outcome.elementsStored}, ${outcome.elementsQuarantined}, ${error}, ${run.startedAt}, ${new Date()})
     on conflict (dataset, target, tick) do update set
       job_id = excluded.job_id, status = excluded.status, attempts = excluded.attempts, http_status = excluded.http_status,
       rows_written = excluded.rows_written, elements_stored = excluded.elements_stored,

@@ -9,6 +9,11 @@ export interface NftWriteContext {
   snapshotAt: Date;
   /** The chain the refresh covered ('ALL' or one chain): only tokens of that scope are released. */
   scopeChain: string;
+  /**
+   * Every group of the answer was read: the tokens of the scope it did not return are released (and
+   * a rewrite of the tick drops the holdings it lost); the default. False: nothing released or dropped.
+   */
+  complete?: boolean;
 }
 
 const iso = (time: Date) => time.toISOString();
@@ -84,6 +89,7 @@ export async function writeNftHoldings(
 ): Promise<Record<string, number>> {
   await ensureMonthPartitions(tx, ['nft_holding_snapshots'], [ctx.snapshotAt]);
   const scope = ctx.scopeChain.toUpperCase();
+  const complete = ctx.complete ?? true;
   // An answer for one chain holds only that chain, whatever a collection leaves out.
   const scoped = <T extends { chain: string | null }>(row: T): T => ({
     ...row,
@@ -92,15 +98,17 @@ export async function writeNftHoldings(
   const tokens = normalized.tokens.map(scoped);
   const [collections, , holdings, upserted, released, refreshes] = await Promise.all([
     upsertCollections(tx, normalized.collections.map(scoped)),
-    deleteStaleHoldings(
-      tx,
-      ctx,
-      scope,
-      normalized.holdings.map((holding) => holding.collectionId),
-    ),
+    complete
+      ? deleteStaleHoldings(
+          tx,
+          ctx,
+          scope,
+          normalized.holdings.map((holding) => holding.collectionId),
+        )
+      : undefined,
     upsertHoldings(tx, normalized.holdings.map(scoped)),
     upsertTokens(tx, tokens),
-    releaseMissing(tx, ctx, scope, tokens),
+    complete ? releaseMissing(tx, ctx, scope, tokens) : 0,
     recordRefresh(tx, ctx, scope, normalized),
   ]);
   const written: Record<string, number> = {};

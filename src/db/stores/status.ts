@@ -153,9 +153,11 @@ export interface FailureCount {
   failed: number;
   quarantined: number;
   authFailures: number;
+  /** Why the latest quarantined run was quarantined (an answer without a list, an element that cannot be read...). */
+  lastQuarantineReason: string | null;
 }
 
-/** Failed and quarantined runs of the last 24 hours, with auth failures counted apart. */
+/** Failed and quarantined runs of the last 24 hours, with auth failures counted apart and the latest quarantine's reason. */
 export function loadFailureCounts(database: Database): Promise<FailureCount[]> {
   return runQuery(
     database,
@@ -164,7 +166,8 @@ export function loadFailureCounts(database: Database): Promise<FailureCount[]> {
     select dataset,
            count(*) filter (where status = 'failed')::int as failed,
            count(*) filter (where status = 'quarantined')::int as quarantined,
-           count(*) filter (where status = 'failed' and (http_status in (401, 403) or error like 'AuthError%'))::int as "authFailures"
+           count(*) filter (where status = 'failed' and (http_status in (401, 403) or error like 'AuthError%'))::int as "authFailures",
+           (array_agg(error order by coalesce(finished_at, started_at) desc) filter (where status = 'quarantined'))[1] as "lastQuarantineReason"
     from ingestion_runs
     where coalesce(finished_at, started_at) > now() - interval '24 hours'
       and status in ('failed', 'quarantined')

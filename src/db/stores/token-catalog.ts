@@ -43,14 +43,10 @@ export async function recordTokens(tx: Tx, tokens: TokenRow[]): Promise<{ ids: M
   if (pending.length === 0) return { ids, written: 0 };
   const rows = await writeCatalog(tx.sql, pending);
   const missing = pending.filter((token) => !rows.some((row) => row.coinType === token.coinType));
-  // Inserted meanwhile by a transaction this statement's snapshot predates: read again.
-  if (missing.length > 0)
-    rows.push(
-      ...(await readCatalog(
-        tx.sql,
-        missing.map((token) => token.coinType),
-      )),
-    );
+  // Inserted meanwhile by a transaction this statement's snapshot predates (its insert waited for
+  // that commit, then did nothing): written again, so that what this answer moves (an earlier
+  // first_seen_at) is not lost; the new statement sees the row.
+  if (missing.length > 0) rows.push(...(await writeCatalog(tx.sql, missing)));
   for (const row of rows) {
     ids.set(row.coinType, row.id);
     const state: KnownToken = {
@@ -132,10 +128,4 @@ async function writeCatalog(sql: TransactionSql, tokens: TokenRow[]): Promise<Ca
     )
     select coin_type as "coinType", id, symbol, decimals, first_seen_at as "firstSeenAt", unpriced_seen_at as "unpricedSeenAt", changed
     from current`;
-}
-
-async function readCatalog(sql: TransactionSql, coinTypes: string[]): Promise<CatalogRow[]> {
-  return sql<CatalogRow[]>`
-    select coin_type as "coinType", id, symbol, decimals, first_seen_at as "firstSeenAt", unpriced_seen_at as "unpricedSeenAt", false as changed
-    from token_catalog where coin_type = any(${coinTypes}::text[])`;
 }

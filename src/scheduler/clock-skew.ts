@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import { schedulerClocksKey } from '../queue/redis-keys.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { RedisClient } from '../runtime/redis-connection.ts';
+
+/**
+ * Schedulers run twice for availability, and each enqueues a cron slot by its own clock: one whose
+ * clock is ahead enqueues every slot early (a current price fetched 40 s early is the previous
+ * minute's; a positions tick holds the state of 40 s before it), one behind, late. Job ids keep the
+ * slots from running twice, but the clocks must agree: each scheduler records, at each price tick,
+ * how far its clock is from Redis's (TIME, the one clock they share), reads the others', and says so
+ * when two differ by more than MAX_SCHEDULER_SKEW_MS.
+ */
+export const MAX_SCHEDULER_SKEW_MS = 5_000;
+/** A scheduler not heard of for this long has stopped: its clock no longer counts. */
+const HEARD_WITHIN_MS = 10 * 60_000;
+/** How often a scheduler repeats the warning while the clocks differ. */
+const WARN_EVERY_MS = 60 * 60_000;
+
+/** What a scheduler records: its clock minus the reference's, and when (reference time), in ms. */
+export interface ClockReading {
+  offsetMs: number;
+  atMs: number;
+}
+
+/**
+ * The other scheduler whose clock is furthest from this one's, among those heard of lately: how far
+ * (positive: this one is ahead); undefined when there is none. Pure.
+ */
+export function largestSkew(own: ClockReading, others: ClockReading[]): { skewMs: number } | undefined {
+  let largest: { skewMs: number } | undefined;
+  for (const other of others) {
+    if (own.atMs - other.atMs > HEARD_WITHIN_MS) continue;
+    const skewMs = own.offsetMs - other.offsetMs;
+    if (!largest || Math.abs(skewMs) > Math.abs(largest.skewMs)) largest = { skewMs };
+  }
+  return largest;
+}
+
+export interface ClockSkewCheck {
+  /** Records this scheduler's clock reading `now` and warns when another's differs too much. */
+  check(now: Date): Promise<void>;
+}
+
+/** Redis's clock (TIME): the one clock every scheduler shares. */
+export function redisClock(redis: RedisClient): () => Promise<Date> {
+  return async () => {
+    const [seconds, micros] = await redis.time();
+    return new Date(Number(seconds) * 1000 + Math.floor(Number(micros) / 1000));
+  };
+}
+
+/** `reference`: the clock every scheduler compares its own with (default Redis's; a test's world clock). */
+export function createClockSkewCheck(
+  redis: RedisClient,
+  prefix: string,
+  logger: Logger,
+  reference: () => Promise<Date> = redisClock(redis),
+): ClockSkewCheck {
+  const id = randomUUID();
+  const key = schedulerClocksKey(prefix);
+  let warnedAt = Number.NEGATIVE_INFINITY;
+  return {
+    async check(now) {
+      const referenceMs = (await reference()).getTime();
+      const own: ClockReading = { offsetMs: now.getTime() - referenceMs, atMs: referenceMs };
+      await redis.hset(key, id, JSON.stringify(own));
+      const readings = await redis.hgetall(key);
+      const others: ClockReading[] = [];
+      const stale: string[] = [];
+      for (const [otherId, text] of Object.entries(readings)) {
+        if (otherId === id) continue;
+        const reading = JSON.parse(text) as ClockReading;
+        if (own.atMs - reading.atMs > HEARD_WITHIN_MS) stale.push(otherId);
+        else others.push(reading);
+      }
+      if (stale.length > 0) await redis.hdel(key, ...stale);
+      const skew = largestSkew(own, others);
+      if (!skew || Math.abs(skew.skewMs) <= MAX_SCHEDULER_SKEW_MS || own.atMs - warnedAt < WARN_EVERY_MS) return;
+      warnedAt = own.atMs;
+      const apart = (Math.abs(skew.skewMs) / 1000).toFixed(1);
+      logger.warn(
+        { skewMs: Math.round(skew.skewMs), maxSkewMs: MAX_SCHEDULER_SKEW_MS },
+        `this scheduler's clock is ${apart} s ${skew.skewMs > 0 ? 'ahead of' : 'behind'} another scheduler's: the one ahead enqueues every tick that much early (current prices then are the previous minute's); synchronise their clocks (NTP)`,
+      );
+    },
+  };
+}
