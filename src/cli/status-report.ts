@@ -3,6 +3,7 @@ import { loadDatasetFreshness, loadFailureCounts, loadRecentSchemaDrifts } from 
 import { readQueueDepths } from '../ops/queue-depths.ts';
 import { formatAge } from '../ops/status-page.ts';
 import { loadQuotaStatus, loadUpstreamPause, type QuotaStatus } from '../ops/status-page-data.ts';
+import { snippet } from '../upstream/errors.ts';
 import type { UpstreamPause } from '../upstream/rate-limiter.ts';
 import { withShutdown } from '../runtime/shutdown.ts';
 import { describeCadence, describeVerdict, formatPerHour, howToFit } from '../scheduler/capacity-plan.ts';
@@ -59,6 +60,8 @@ export async function reportStatus(request: { json: boolean }): Promise<void> {
       console.log('failures in the last 24 hours');
       for (const row of failures) {
         console.log(`  ${row.dataset.padEnd(12)} failed ${row.failed}, quarantined ${row.quarantined}`);
+        if (row.lastQuarantineReason)
+          console.log(`  ${''.padEnd(12)} last quarantined${snippet(row.lastQuarantineReason)}`);
         if (row.authFailures > 0) {
           console.log(
             `  !! ${row.authFailures} ${row.dataset} job(s) failed on authentication: the upstream rejects UPSTREAM_API_KEY`,

@@ -63,6 +63,7 @@ const Status = z.strictObject({
   quota: z.strictObject({
     plan: z.looseObject({ fits: z.boolean(), neededPerHour: z.number(), availablePerHour: z.number() }),
     supersededLastHour: z.array(z.strictObject({ dataset: z.string(), superseded: count })),
+    pause: z.strictObject({ until: iso, reason: z.string() }).nullable(),
   }),
   queues: z.strictObject({
     redis: z.string(),
@@ -82,7 +83,13 @@ const Status = z.strictObject({
     ),
   }),
   failuresLast24h: z.array(
-    z.strictObject({ dataset: z.string(), failed: count, quarantined: count, authFailures: count }),
+    z.strictObject({
+      dataset: z.string(),
+      failed: count,
+      quarantined: count,
+      authFailures: count,
+      lastQuarantineReason: z.string().nullable(),
+    }),
   ),
   schemaDriftsLast24h: z.array(
     z.strictObject({

@@ -67,7 +67,7 @@ describe('chaintap start-up', () => {
 
   it('each command declares its options up front: --help lists them', async () => {
     for (const [args, option] of [
-      [['simulate', '--help'], '--rate-limit-rps <n>'],
+      [['simulate', '--help'], '--rate-limit-window <kind>'],
       [['status', '--help'], '--json'],
       [['raw', 'list', '--help'], '--limit <n>'],
       [['backfill', 'prices', '--help'], '--interval <step>'],
