@@ -92,6 +92,8 @@ function waitUntilReady(redis: RedisClient, topology: RedisTopology): Promise<vo
  */
 export function openUpstreamClient(context: Context): UpstreamClient {
   const { options, logger, metrics } = context;
+  // A missing key or URL is a ConfigError before any connection opens (none may hold the process open).
+  const settings = transportSettings(options);
   const topology = redisTopology(options);
   const redis = createRedisConnection(topology, 'worker', { connectionName: 'chaintap-upstream-pace' });
   // ioredis reconnects by itself; without a listener each failed attempt is an unhandled 'error' event.
@@ -106,7 +108,7 @@ export function openUpstreamClient(context: Context): UpstreamClient {
     key: upstreamPaceKey(options.QUEUE_PREFIX),
     rps: options.UPSTREAM_RPS,
   });
-  const http = createHttpTransport(transportSettings(options), rateLimiter);
+  const http = createHttpTransport(settings, rateLimiter);
   // The budget waits for Redis as long as it takes (a worker rides out a Redis restart so); a command
   // that has not reached Redis itself (probe) would wait forever on an unreachable one: before the
   // first request, Redis is reached once, so that it is one clear error instead.
