@@ -37,6 +37,9 @@ export {
   addWatchedAddresses,
   removeWatchedAddresses,
   listWatchedAddresses,
+  parseAddressOptions,
+  type InputValue,
   type WatchedAddress,
   type WatchedAddressOptions,
+  type WatchlistInput,
 } from './stores/watchlist.ts';

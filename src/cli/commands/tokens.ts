@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { addWatchedTokens, listWatchedTokens, removeWatchedTokens } from '../../db/index.ts';
-import { collectValues } from '../input-lines.ts';
+import { valueSource } from '../input-lines.ts';
 import { withDatabase } from './database-command.ts';
 
 export function tokensCommand(): Command {
@@ -9,10 +9,10 @@ export function tokensCommand(): Command {
     .command('add')
     .description('add coin types; all are validated first and nothing is written if one is invalid')
     .argument('[coinTypes...]', 'coin types such as 0x2::sui::SUI')
-    .option('--file <path>', 'read coin types from a file, one per line')
+    .option('--file <path>', 'read coin types from a file, one per line (# comments and blank lines ignored)')
     .action(async (args: string[], flags: { file?: string }) => {
-      const coinTypes = await collectValues(args, flags.file);
-      const result = await withDatabase((database) => addWatchedTokens(database, coinTypes));
+      const source = await valueSource(args, flags.file);
+      const result = await withDatabase((database) => addWatchedTokens(database, source));
       console.log(`added ${result.added} token(s), ${result.existing} already watched`);
     });
   tokens
@@ -21,8 +21,8 @@ export function tokensCommand(): Command {
     .argument('[coinTypes...]')
     .option('--file <path>', 'read coin types from a file, one per line')
     .action(async (args: string[], flags: { file?: string }) => {
-      const coinTypes = await collectValues(args, flags.file);
-      const removed = await withDatabase((database) => removeWatchedTokens(database, coinTypes));
+      const source = await valueSource(args, flags.file);
+      const removed = await withDatabase((database) => removeWatchedTokens(database, source));
       console.log(`removed ${removed} token(s)`);
     });
   tokens

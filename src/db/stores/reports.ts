@@ -1,18 +1,30 @@
+import type { AddressDataset } from '../../datasets.ts';
 import type { Database } from '../client.ts';
 import { runQuery } from '../query.ts';
 
 /**
  * The readers behind `chaintap report` and the ops server's report page: SQL over the documented
- * views (position_pnl, nft_pnl, token_prices) and the refresh tables that mark each successful
- * refresh (position_refreshes, nft_refreshes). Every amount is Postgres `numeric` text, summed and
+ * views (position_pnl, nft_pnl, token_prices, and the refresh views that value each successful
+ * refresh: position_refresh_values, nft_refresh_values). Every amount is Postgres `numeric` text, summed and
  * subtracted in SQL, never through a JavaScript number.
  */
 
 /** A step length as Postgres reads it: a count of milliseconds, so that a day is 24 hours, never a calendar day. */
 const interval = (ms: number) => `${ms} milliseconds`;
 
+/** How an address is watched: what it is refreshed for, and on which chains. */
+export interface AddressWatch {
+  datasets: AddressDataset[];
+  /** Positions chain filter; null: every chain. */
+  chain: string | null;
+  protocols: string[] | null;
+  nftChain: string;
+  includePnl: boolean;
+}
+
 export interface AddressPresence {
-  watched: boolean;
+  /** Null when the address is not watched. */
+  watched: AddressWatch | null;
   /** At least one successful positions or NFT refresh is stored. */
   hasData: boolean;
 }
@@ -21,19 +33,29 @@ export async function loadAddressPresence(database: Database, address: string): 
   const [row] = await runQuery(
     database,
     'reports.read',
-    () => database.sql<AddressPresence[]>`
-      select exists (select 1 from watched_addresses where address = ${address}) as watched,
+    () => database.sql<(AddressWatch & { isWatched: boolean; hasData: boolean })[]>`
+      select w.address is not null as "isWatched", w.datasets, w.chain, w.protocols, w.nft_chain as "nftChain",
+             w.include_pnl as "includePnl",
              exists (select 1 from position_refreshes where owner = ${address})
-               or exists (select 1 from nft_refreshes where owner = ${address}) as "hasData"`,
+               or exists (select 1 from nft_refreshes where owner = ${address}) as "hasData"
+      from (select 1) one
+      left join watched_addresses w on w.address = ${address}`,
   );
-  return row!;
+  const { isWatched, hasData, ...watch } = row!;
+  return { watched: isWatched ? watch : null, hasData };
 }
 
 export interface PortfolioPoint {
   owner: string;
   time: Date;
-  /** Σ current_value + current_yield_value of the top-level positions of the refresh in force; null: none yet. */
+  /**
+   * Net worth of the positions refresh in force: Σ net_value (assets − debt) of its top-level
+   * positions (position_refresh_values); null: none yet.
+   */
   positionsValue: string | null;
+  /** Its two sides: Σ asset_value and Σ debt_value of the same positions. */
+  positionsAssetValue: string | null;
+  positionsDebtValue: string | null;
   /** Σ nft_pnl.value_usd of the NFT refresh in force (0: it held nothing; null: none yet, or nothing valued). */
   nftValueUsd: string | null;
   /** positions + NFTs, a missing part counting 0 (as latest_portfolio); null when neither was refreshed yet. */
@@ -47,7 +69,8 @@ export interface PortfolioPoint {
 /**
  * The portfolio of each owner at `from` and every `intervalMs` after it up to and including `to`:
  * at each time, the latest positions refresh and the latest NFT refresh at or before it (no
- * interpolation), summed as latest_portfolio sums the latest ones. Ordered by owner, then time.
+ * interpolation), valued by the refresh views (position_refresh_values, nft_refresh_values) as
+ * latest_portfolio values the latest ones. Ordered by owner, then time.
  */
 export function loadPortfolioSeries(
   database: Database,
@@ -64,29 +87,20 @@ export function loadPortfolioSeries(
         cross join generate_series(${from}::timestamptz, ${to}::timestamptz, ${interval(intervalMs)}::interval) as t(time)
       ),
       points as (
-        select t.owner, t.time, pr.snapshot_at as positions_snapshot_at, pos.value as positions_value,
-               nr.snapshot_at as nft_snapshot_at, nft.value as nft_value_usd
+        select t.owner, t.time, pr.snapshot_at as positions_snapshot_at, pr.net_value as positions_value,
+               pr.asset_value as positions_asset_value, pr.debt_value as positions_debt_value,
+               nr.snapshot_at as nft_snapshot_at, nr.value_usd as nft_value_usd
         from times t
         left join lateral (
-          select r.snapshot_at from position_refreshes r
+          select r.snapshot_at, r.net_value, r.asset_value, r.debt_value from position_refresh_values r
           where r.owner = t.owner and r.snapshot_at <= t.time
           order by r.snapshot_at desc limit 1
         ) pr on true
         left join lateral (
-          select coalesce(sum(coalesce(p.current_value, 0) + coalesce(p.current_yield_value, 0)), 0) as value
-          from position_pnl p
-          where p.owner = t.owner and p.snapshot_at = pr.snapshot_at and p.parent_position_id is null
-        ) pos on pr.snapshot_at is not null
-        left join lateral (
-          select r.snapshot_at from nft_refreshes r
+          select r.snapshot_at, r.value_usd from nft_refresh_values r
           where r.owner = t.owner and r.snapshot_at <= t.time
           order by r.snapshot_at desc limit 1
         ) nr on true
-        left join lateral (
-          select case when count(*) = 0 then 0 else sum(n.value_usd) end as value
-          from nft_pnl n
-          where n.owner = t.owner and n.snapshot_at = nr.snapshot_at
-        ) nft on nr.snapshot_at is not null
       ),
       totals as (
         select *,
@@ -96,6 +110,8 @@ export function loadPortfolioSeries(
       )
       select owner, time,
              positions_value::text as "positionsValue",
+             positions_asset_value::text as "positionsAssetValue",
+             positions_debt_value::text as "positionsDebtValue",
              nft_value_usd::text as "nftValueUsd",
              total_value::text as "totalValue",
              (total_value - first_value(total_value) over (
@@ -121,7 +137,13 @@ export interface PortfolioPositionRow {
   currentValue: string | null;
   currentYieldValue: string | null;
   yieldCollectedValue: string | null;
+  /** Null for a Borrow (its answer holds no basis for one: docs/schema.md). */
   pnl: string | null;
+  assetValue: string | null;
+  debtValue: string | null;
+  /** asset − debt: what the position adds to the wallet (a nested one is counted in its parent's). */
+  netValue: string | null;
+  healthFactor: string | null;
 }
 
 /** Every position of the owner's latest positions refresh at or before `at` (position_pnl), nested ones after their parent. */
@@ -134,7 +156,8 @@ export function loadPortfolioPositions(database: Database, owner: string, at: Da
              p.protocol_id as "protocolId", pr.name as "protocolName", p.type, p.chain,
              p.input_value::text as "inputValue", p.current_value::text as "currentValue",
              p.current_yield_value::text as "currentYieldValue", p.yield_collected_value::text as "yieldCollectedValue",
-             p.pnl::text as pnl
+             p.pnl::text as pnl, p.asset_value::text as "assetValue", p.debt_value::text as "debtValue",
+             p.net_value::text as "netValue", p.health_factor::text as "healthFactor"
       from position_pnl p
       left join protocols pr on pr.protocol_id = p.protocol_id
       where p.owner = ${owner}
@@ -182,20 +205,29 @@ export function loadPortfolioNfts(database: Database, owner: string, at: Date): 
 
 export interface WatchedAddressValue {
   address: string;
+  /** What the address is watched for, and on which chains (watched_addresses). */
+  datasets: AddressDataset[];
+  chain: string | null;
+  nftChain: string;
+  /** Net worth of the latest positions refresh (assets − debt). */
   positionsValue: string | null;
+  positionsAssetValue: string | null;
+  positionsDebtValue: string | null;
   nftValue: string | null;
   totalValue: string | null;
   positionsSnapshotAt: Date | null;
   nftSnapshotAt: Date | null;
 }
 
-/** Every watched address with its latest_portfolio row (values null when never refreshed). */
+/** Every watched address with its options and its latest_portfolio row (values null when never refreshed). */
 export function loadWatchedAddressValues(database: Database): Promise<WatchedAddressValue[]> {
   return runQuery(
     database,
     'reports.read',
     () => database.sql<WatchedAddressValue[]>`
-      select w.address, l.positions_value::text as "positionsValue", l.nft_value::text as "nftValue",
+      select w.address, w.datasets, w.chain, w.nft_chain as "nftChain",
+             l.positions_value::text as "positionsValue", l.positions_asset_value::text as "positionsAssetValue",
+             l.positions_debt_value::text as "positionsDebtValue", l.nft_value::text as "nftValue",
              l.total_value::text as "totalValue", l.positions_snapshot_at as "positionsSnapshotAt",
              l.nft_snapshot_at as "nftSnapshotAt"
       from watched_addresses w
