@@ -1,5 +1,6 @@
 import { shortCoinType } from '../chain/coin-type.ts';
 import type { PortfolioNftRow, PortfolioPositionRow } from '../db/stores/reports.ts';
+import { addressFormatLabel, describeAddressWatch } from './address-watch.ts';
 import { Html, html } from './html.ts';
 import { renderBarChartSvg, renderOhlcChartSvg, renderTimeChartSvg } from './report-charts.ts';
 import type { PortfolioReport } from './report-portfolio.ts';
@@ -100,11 +101,11 @@ function positionsSection(report: PortfolioReport): Html {
   );
   const rows = positions.map(
     (p) =>
-      html`<tr class="${p.parentPositionId ? 'nested' : 'top'}" data-position-id="${p.positionId}"><td class="mono id">${p.positionId}</td><td>${p.protocolName ?? p.protocolId ?? '—'}</td><td>${p.type}</td><td>${p.chain}</td>${figure(p.inputValue)}${figure(p.currentValue)}${figure(p.currentYieldValue)}${figure(p.yieldCollectedValue)}${figure(p.pnl, true)}</tr>`,
+      html`<tr class="${p.parentPositionId ? 'nested' : 'top'}" data-position-id="${p.positionId}"><td class="mono id">${p.positionId}</td><td>${p.protocolName ?? p.protocolId ?? '—'}</td><td>${p.type}</td><td>${p.chain}</td>${figure(p.inputValue)}${figure(p.currentValue)}${figure(p.currentYieldValue)}${figure(p.yieldCollectedValue)}${figure(p.debtValue)}${figure(p.netValue, true)}${figure(p.pnl, true)}</tr>`,
   );
-  return html`<p class="note">Refresh of ${utc(positions[0]!.snapshotAt)} UTC. Nested positions (↳, a borrow's collateral) are counted apart from their parent: every value is counted once.</p>
+  return html`<p class="note">Refresh of ${utc(positions[0]!.snapshotAt)} UTC. A borrow's current value and yield are its debt, its collateral its input or the positions nested in it (↳): net = collateral − debt, counted once with its collateral; its PnL is empty, as the answer holds no basis for one. Every other position is worth its current value and yield.</p>
 <div class="chart">${chart}</div>
-<table class="positions"><thead><tr><th>position</th><th>protocol</th><th>type</th><th>chain</th><th class="num">input value</th><th class="num">current value</th><th class="num">current yield</th><th class="num">yield collected</th><th class="num">PnL</th></tr></thead><tbody>${rows}</tbody></table>`;
+<table class="positions"><thead><tr><th>position</th><th>protocol</th><th>type</th><th>chain</th><th class="num">input value</th><th class="num">current value</th><th class="num">current yield</th><th class="num">yield collected</th><th class="num">debt</th><th class="num">net value</th><th class="num">PnL</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function nftLabel(nft: PortfolioNftRow): string {
@@ -134,7 +135,7 @@ function seriesTable(report: PortfolioReport): Html {
       ? html`<tr class="gap"><td class="time">${utc(p.time)}</td><td colspan="6">gap: no refresh at or before this time</td></tr>`
       : html`<tr><td class="time">${utc(p.time)}</td>${figure(p.positionsValue)}${figure(p.nftValueUsd)}${figure(p.totalValue)}${figure(p.pnl, true)}<td class="time">${utc(p.positionsSnapshotAt)}</td><td class="time">${utc(p.nftSnapshotAt)}</td></tr>`,
   );
-  return html`<table class="series"><thead><tr><th>time, UTC</th><th class="num">positions value</th><th class="num">NFT value, USD</th><th class="num">total value</th><th class="num">PnL since first</th><th>positions refresh</th><th>NFT refresh</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return html`<table class="series"><thead><tr><th>time, UTC</th><th class="num">positions value (net)</th><th class="num">NFT value, USD</th><th class="num">total value</th><th class="num">PnL since first</th><th>positions refresh</th><th>NFT refresh</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** The whole portfolio report as one HTML document. */
@@ -167,11 +168,11 @@ export function renderPortfolioHtml(report: PortfolioReport, links: { back?: str
   const summary = html`<dl class="summary">
 <div><dt>total value at the end</dt><dd class="total">${last?.totalValue ?? '—'}</dd></div>
 <div><dt>PnL over the range</dt><dd class="pnl">${last?.pnl ?? '—'}</dd></div>
-<div><dt>positions value</dt><dd>${last?.positionsValue ?? '—'}</dd></div>
+<div><dt>positions value (net of debt)</dt><dd>${last?.positionsValue ?? '—'}</dd></div>
 <div><dt>NFT value, USD</dt><dd>${last?.nftValueUsd ?? '—'}</dd></div>
 <div><dt>rows (gaps)</dt><dd>${series.length} (${series.filter((p) => p.totalValue === null).length})</dd></div>
 </dl>`;
-  const heading = html`<header><h1>Portfolio report</h1><div class="meta"><span class="mono">${report.address}</span><br>${rangeText(range)} · generated ${utc(report.generatedAt)} UTC${links.back ? html` · <a href="${links.back}">status page</a>` : ''}</div></header>`;
+  const heading = html`<header><h1>Portfolio report</h1><div class="meta"><span class="mono">${report.address}</span> · <span class="watch">${addressFormatLabel(report.address)} address: ${report.watch ? describeAddressWatch({ address: report.address, ...report.watch }) : 'not watched'}</span><br>${rangeText(range)} · generated ${utc(report.generatedAt)} UTC${links.back ? html` · <a href="${links.back}">status page</a>` : ''}</div></header>`;
   const body = html`<section id="summary"><h2>Summary</h2>${summary}</section>
 <section id="value"><h2>Value over time (USD)</h2><p class="note">At each time, the latest refresh at or before it (no interpolation); PnL is the change of the total since the first row with a value.</p><div class="chart">${chart}</div></section>
 <section id="positions"><h2>PnL by position</h2>${positionsSection(report)}</section>

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.ts';
-import { normalizeAddress, parseChainFilter } from '../chain/address.ts';
+import { parseAddress, parseChainFilter } from '../chain/address.ts';
 import { Draws, hashOf, significant } from './hash.ts';
 import type { Json, JsonObject } from './json.ts';
 import { positionTokenPrice, positionTokens, type PositionToken } from './position-tokens.ts';
@@ -60,7 +60,11 @@ export function simulatedPositions(
   world: Partial<SimulatorWorld> = {},
   filter: PositionFilter = {},
 ): JsonObject[] {
-  const owner = normalizeAddress(address);
+  const { address: owner, format } = parseAddress(address);
+  // Wallets of other chains hold DeFi positions on EVM chains only (an EVM wallet); Solana,
+  // Bitcoin and TON wallets hold none here.
+  if (format === 'evm') return evmPositions(owner, worldTimeMs, seed, world, filter);
+  if (format !== 'sui') return [];
   const chain = filter.chain === undefined ? undefined : parseChainFilter(filter.chain).toLowerCase();
   const { positionsPerAddress, epochMs, realShapes } = resolveWorld(world);
   const protocols = filter.protocols?.map((id) => {
@@ -109,13 +113,17 @@ function realSlotPositions(
 ): { protocol: string; positions: JsonObject[] } {
   const shape = REAL_TYPE_SHAPES[type];
   const { seed, owner } = slot;
-  const build = startBuild(owner, shape.builder, draws, seed, openedAt, valuedAt, shape.protocols);
+  const build = startBuild(owner, shape.builder, draws, seed, openedAt, valuedAt, {
+    chain: 'sui',
+    protocols: shape.protocols,
+  });
   const built = VARIANTS[shape.builder](build);
   const related = (builder: PositionType, role: string) =>
     VARIANTS[builder](
-      startBuild(owner, builder, new Draws(seed, owner, role, slot.slot, slot.generation), seed, openedAt, valuedAt, [
-        build.protocol,
-      ]),
+      startBuild(owner, builder, new Draws(seed, owner, role, slot.slot, slot.generation), seed, openedAt, valuedAt, {
+        chain: 'sui',
+        protocols: [build.protocol],
+      }),
     );
   const collateral =
     type === 'Borrow' ? realShapePosition(related('lending_supply', 'collateral'), 'Lending', valuedAt) : undefined;
@@ -127,6 +135,97 @@ function realSlotPositions(
   return { protocol: build.protocol.protocol, positions };
 }
 
+/**
+ * Where a position is: the real-shapes world's protocols on one chain (`protocols`), or one of
+ * `chains` that has a protocol for its type; by default (a SUI wallet) mostly sui, else ethereum or
+ * arbitrum.
+ */
+type Placement = { chain: PositionChain; protocols: SimulatedProtocol[] } | { chains: readonly PositionChain[] };
+
+/** The variants an EVM wallet holds, and the real type each is answered as in the real-shapes world. */
+const EVM_TYPES: Partial<Record<PositionType, RealPositionType>> = {
+  liquidity_pool: 'CLMM',
+  lending_supply: 'Lending',
+  lending_borrow: 'Borrow',
+  staking: 'Staking',
+  farming: 'Farm',
+  vesting: 'Vest',
+  liquid_staking: 'Staking',
+};
+const EVM_CHAINS: readonly PositionChain[] = ['ethereum', 'arbitrum'];
+/** The chain as real answers name it, and the names a positions chain filter may use for it. */
+const EVM_CHAIN_NAMES: Record<string, { label: string; names: string[] }> = {
+  ethereum: { label: 'ETH', names: ['ethereum', 'eth'] },
+  arbitrum: { label: 'ARB', names: ['arbitrum', 'arb'] },
+};
+
+/**
+ * The positions of an EVM wallet: slots as for a SUI wallet, holding the variants EVM protocols
+ * serve, each on ethereum or arbitrum; with real shapes, respelled as the real type on that chain
+ * (`ETH`, `ARB`), a Borrow's collateral nested in its input.
+ */
+function evmPositions(
+  owner: string,
+  worldTimeMs: number,
+  seed: string,
+  world: Partial<SimulatorWorld>,
+  filter: PositionFilter,
+): JsonObject[] {
+  const chainFilter = filter.chain === undefined ? undefined : parseChainFilter(filter.chain).toLowerCase();
+  const { positionsPerAddress, epochMs, realShapes } = resolveWorld(world);
+  const protocols = filter.protocols?.map((id) => {
+    if (!findProtocol(id)) throw new InvalidInputError(`unknown protocol "${id}": see /v2/defi/protocols`);
+    return id;
+  });
+  const types = Object.keys(EVM_TYPES) as PositionType[];
+  const epoch = epochOf(worldTimeMs, { epochMs });
+  const valuedAt = valuationTime(worldTimeMs, world);
+  const rotation = hashOf(seed, owner, 'variants') % types.length;
+  const positions: JsonObject[] = [];
+  for (let slot = 0; slot < positionsPerAddress; slot++) {
+    const occupant = slotOccupant(`${seed}|${owner}|position|${slot}`, epoch, LIFETIME_EPOCHS.min, LIFETIME_EPOCHS.max);
+    const draws = new Draws(seed, owner, 'position', slot, occupant.generation);
+    const openedAt = occupant.openedEpoch * epochMs;
+    const type = types[(slot + rotation) % types.length]!;
+    const build = startBuild(owner, type, draws, seed, openedAt, valuedAt, { chains: EVM_CHAINS });
+    const chain = EVM_CHAIN_NAMES[build.chain]!;
+    if (chainFilter !== undefined && !chain.names.includes(chainFilter)) continue;
+    if (protocols !== undefined && !protocols.includes(build.protocol.protocol)) continue;
+    const position = VARIANTS[type](build);
+    if (!realShapes) {
+      positions.push(position);
+      continue;
+    }
+    const realType = EVM_TYPES[type]!;
+    const real = { label: chain.label, tokens: build.chain };
+    const collateral =
+      realType === 'Borrow'
+        ? realShapePosition(
+            VARIANTS.lending_supply(
+              startBuild(
+                owner,
+                'lending_supply',
+                new Draws(seed, owner, 'collateral', slot, occupant.generation),
+                seed,
+                openedAt,
+                valuedAt,
+                {
+                  chain: build.chain,
+                  protocols: [build.protocol],
+                },
+              ),
+            ),
+            'Lending',
+            valuedAt,
+            undefined,
+            real,
+          )
+        : undefined;
+    positions.push(realShapePosition(position, realType, valuedAt, collateral, real));
+  }
+  return positions;
+}
+
 function startBuild(
   owner: string,
   type: PositionType,
@@ -134,15 +233,18 @@ function startBuild(
   seed: string,
   openedAt: number,
   valuedAt: number,
-  /** The real-shapes world's protocols, all on sui; the default world chooses by chain and type. */
-  suiProtocols?: SimulatedProtocol[],
+  placement?: Placement,
 ): Build {
   const roll = draws.unit();
   let chain: PositionChain = roll < 0.75 ? 'sui' : roll < 0.9 ? 'ethereum' : 'arbitrum';
   let candidates = protocolsFor(type, chain);
-  if (suiProtocols !== undefined) {
-    chain = 'sui';
-    candidates = suiProtocols;
+  if (placement !== undefined && 'protocols' in placement) {
+    chain = placement.chain;
+    candidates = placement.protocols;
+  } else if (placement !== undefined) {
+    const served = placement.chains.filter((option) => protocolsFor(type, option).length > 0);
+    chain = served[Math.floor(roll * served.length)]!;
+    candidates = protocolsFor(type, chain);
   } else if (candidates.length === 0) {
     chain = 'sui';
     candidates = protocolsFor(type, chain);

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import {
   describeCadence,
   describeCapacityPlan,
+  describeWatchlist,
   formatPerHour,
   loadCapacityPlan,
   type CapacityPlan,
@@ -62,7 +63,7 @@ function formatPlan(plan: CapacityPlan): string[] {
   );
   return [
     `quota ${plan.rate.label} (UPSTREAM_RATE): ${formatPerHour(plan.availablePerHour)} req/h, served in the order ${plan.priority.join(', ')} (DATASET_PRIORITY)`,
-    `watchlist: ${plan.tokens} token(s), ${plan.addresses} address(es)`,
+    `watchlist: ${describeWatchlist(plan)}`,
     '',
     ...table,
     '',

@@ -3,7 +3,16 @@ import { readQueueDepths } from '../../ops/queue-depths.ts';
 import { loadDatasetFreshness, loadFailureCounts, loadRecentSchemaDrifts } from '../../db/stores/status.ts';
 import { formatAge } from '../../ops/status-page.ts';
 import { loadQuotaStatus, type QuotaStatus } from '../../ops/status-page-data.ts';
-import { describeCadence, describeVerdict, formatPerHour, howToFit } from '../../scheduler/capacity-plan.ts';
+import {
+  describeCadence,
+  describeVerdict,
+  describeWatchlist,
+  formatPerHour,
+  howToFit,
+  type CapacityPlan,
+} from '../../scheduler/capacity-plan.ts';
+import { listWatchedAddresses, type WatchedAddress } from '../../db/index.ts';
+import { addressFormatLabel, describeAddressWatch } from '../../ops/address-watch.ts';
 import { openResources } from '../resources.ts';
 import { describeTopology, redisTopology } from '../../config/redis-topology.ts';
 import { createCliContext } from '../runtime.ts';
@@ -18,12 +27,13 @@ export function statusCommand(): Command {
       const context = createCliContext();
       await withShutdown(context.logger, async (shutdown) => {
         const resources = await openResources(context, shutdown);
-        const [freshness, failures, depths, drifts, quota] = await Promise.all([
+        const [freshness, failures, depths, drifts, quota, addresses] = await Promise.all([
           loadDatasetFreshness(resources.database),
           loadFailureCounts(resources.database),
           readQueueDepths(resources.queues),
           loadRecentSchemaDrifts(resources.database),
           loadQuotaStatus(resources.database, context.options, new Date()),
+          listWatchedAddresses(resources.database, ADDRESSES_SHOWN),
         ]);
         const now = Date.now();
         console.log('datasets');
@@ -34,6 +44,7 @@ export function statusCommand(): Command {
           );
         }
         if (freshness.length === 0) console.log('  no successful run yet');
+        for (const line of addressLines(quota.plan, addresses)) console.log(line);
         for (const line of quotaLines(quota)) console.log(line);
         // Which Redis, as an operator checks it (no credentials): one node, a cluster, or sentinels.
         console.log(`queues (Redis: ${describeTopology(redisTopology(context.options))})`);
@@ -62,6 +73,20 @@ export function statusCommand(): Command {
         process.exitCode = failures.some((row) => row.authFailures > 0) ? 2 : 0;
       });
     });
+}
+
+/** Watched addresses listed by `status`; `chaintap addresses list` lists them all. */
+const ADDRESSES_SHOWN = 20;
+
+/** The "addresses" section: how many, for what, then each (the first ADDRESSES_SHOWN) with its format, datasets and chains. */
+function addressLines(plan: CapacityPlan, addresses: WatchedAddress[]): string[] {
+  const lines = [`addresses: ${describeWatchlist(plan)}`];
+  for (const watched of addresses) {
+    lines.push(`  ${watched.address}  ${addressFormatLabel(watched.address)}: ${describeAddressWatch(watched)}`);
+  }
+  const more = plan.addresses - addresses.length;
+  if (more > 0) lines.push(`  and ${more} more (chaintap addresses list)`);
+  return lines;
 }
 
 /** The "quota" section: the rate, needed against available, the verdict, each dataset's cadence. */

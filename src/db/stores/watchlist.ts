@@ -239,14 +239,15 @@ export function removeWatchedAddresses(database: Database, input: WatchlistInput
   });
 }
 
-export async function listWatchedAddresses(database: Database): Promise<WatchedAddress[]> {
+/** The watched addresses in address order; the first `limit` only when given. */
+export async function listWatchedAddresses(database: Database, limit?: number): Promise<WatchedAddress[]> {
   const rows = await runQuery(
     database,
     'watchlist.list',
     () => database.sql<Omit<WatchedAddress, 'format'>[]>`
       select address, datasets, chain, protocols, nft_chain as "nftChain", include_pnl as "includePnl",
              added_at as "addedAt"
-      from watched_addresses order by address`,
+      from watched_addresses order by address ${limit === undefined ? database.sql`` : database.sql`limit ${limit}`}`,
   );
   return rows.map((row) => ({ ...row, format: readAddress(row.address)?.format ?? null }));
 }
