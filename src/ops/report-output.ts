@@ -42,7 +42,7 @@ function jsonLines<Row>(columns: Column<Row>[], rows: Row[]): string {
   return rows.map((row) => JSON.stringify(jsonRow(columns, row))).join(',\n');
 }
 
-/** Writes the portfolio report; returns the rows written (series, positions and collections). */
+/** Writes the portfolio report; returns the rows written (the address, series, positions and collections). */
 export async function writePortfolioReport(
   report: PortfolioReport,
   format: ReportFormat,
@@ -68,7 +68,8 @@ export async function writePortfolioReport(
   } else {
     await sink.write(renderPortfolioHtml(report));
   }
-  return series.length + positions.length + nfts.length;
+  // The address (a record of the CSV, the head of the JSON and HTML) counts as one row.
+  return 1 + series.length + positions.length + nfts.length;
 }
 
 /**
