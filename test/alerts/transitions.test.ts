@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  percentChange,
-  priceCondition,
-  reaches,
-  staleCondition,
-  type Condition,
-} from '../../src/alerts/conditions.ts';
+import { percentChange, priceCondition, reaches, staleCondition, type Condition } from '../../src/alerts/conditions.ts';
 import { eventKey, resolvedKey } from '../../src/alerts/event-key.ts';
 import { positionOccurrences, type PositionRow } from '../../src/alerts/position-events.ts';
 import { parseRules, type EpisodeRule, type PositionEventRule } from '../../src/alerts/rules.ts';
