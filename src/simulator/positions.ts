@@ -65,37 +65,76 @@ export function simulatedPositions(
   // Bitcoin and TON wallets hold none here.
   if (format === 'evm') return evmPositions(owner, worldTimeMs, seed, world, filter);
   if (format !== 'sui') return [];
-  const chain = filter.chain === undefined ? undefined : parseChainFilter(filter.chain).toLowerCase();
-  const { positionsPerAddress, epochMs, realShapes } = resolveWorld(world);
-  const protocols = filter.protocols?.map((id) => {
-    if (!(realShapes ? findRealProtocol(id) : findProtocol(id)))
-      throw new InvalidInputError(`unknown protocol "${id}": see /v2/defi/protocols`);
-    return id;
-  });
-  const epoch = epochOf(worldTimeMs, { epochMs });
-  const valuedAt = valuationTime(worldTimeMs, world);
-  const rotation = hashOf(seed, owner, 'variants') % POSITION_TYPES.length;
+  const { realShapes } = resolveWorld(world);
+  const variants = realShapes ? REAL_POSITION_TYPES.length : POSITION_TYPES.length;
+  const known = realShapes ? findRealProtocol : findProtocol;
+  const { chain, protocols, valuedAt, slots } = planSlots(owner, worldTimeMs, seed, world, filter, variants, known);
   const positions: JsonObject[] = [];
-  for (let slot = 0; slot < positionsPerAddress; slot++) {
-    const occupant = slotOccupant(`${seed}|${owner}|position|${slot}`, epoch, LIFETIME_EPOCHS.min, LIFETIME_EPOCHS.max);
-    const draws = new Draws(seed, owner, 'position', slot, occupant.generation);
-    const openedAt = occupant.openedEpoch * epochMs;
+  for (const { slot, generation, draws, openedAt, variant } of slots) {
     if (realShapes) {
-      const slotDraws = { seed, owner, slot, generation: occupant.generation };
-      const type = REAL_POSITION_TYPES[(slot + rotation) % REAL_POSITION_TYPES.length]!;
-      const real = realSlotPositions(type, draws, slotDraws, openedAt, valuedAt);
+      const real = realSlotPositions(
+        REAL_POSITION_TYPES[variant]!,
+        draws,
+        { seed, owner, slot, generation },
+        openedAt,
+        valuedAt,
+      );
       if (chain !== undefined && chain !== 'sui') continue;
       if (protocols !== undefined && !protocols.includes(real.protocol)) continue;
       positions.push(...real.positions);
       continue;
     }
-    const type = POSITION_TYPES[(slot + rotation) % POSITION_TYPES.length]!;
+    const type = POSITION_TYPES[variant]!;
     const build = startBuild(owner, type, draws, seed, openedAt, valuedAt);
     if (chain !== undefined && build.chain !== chain) continue;
     if (protocols !== undefined && !protocols.includes(build.protocol.protocol)) continue;
     positions.push(VARIANTS[type](build));
   }
   return positions;
+}
+
+/** An address's position slot at a world time: its occupant's draws, opening time and variant. */
+interface PositionSlot {
+  slot: number;
+  generation: number;
+  draws: Draws;
+  openedAt: number;
+  /** Index of the slot's variant among `variants` (rotated per address). */
+  variant: number;
+}
+
+/**
+ * What every wallet's positions start from: the filter checked (a protocol `known` does not know
+ * is refused), the valuation time, and each slot's occupant.
+ */
+function planSlots(
+  owner: string,
+  worldTimeMs: number,
+  seed: string,
+  world: Partial<SimulatorWorld>,
+  filter: PositionFilter,
+  variants: number,
+  known: (protocol: string) => unknown,
+): { chain?: string; protocols?: string[]; valuedAt: number; slots: PositionSlot[] } {
+  const chain = filter.chain === undefined ? undefined : parseChainFilter(filter.chain).toLowerCase();
+  const protocols = filter.protocols?.map((id) => {
+    if (!known(id)) throw new InvalidInputError(`unknown protocol "${id}": see /v2/defi/protocols`);
+    return id;
+  });
+  const { positionsPerAddress, epochMs } = resolveWorld(world);
+  const epoch = epochOf(worldTimeMs, { epochMs });
+  const rotation = hashOf(seed, owner, 'variants') % variants;
+  const slots = Array.from({ length: positionsPerAddress }, (_, slot): PositionSlot => {
+    const occupant = slotOccupant(`${seed}|${owner}|position|${slot}`, epoch, LIFETIME_EPOCHS.min, LIFETIME_EPOCHS.max);
+    return {
+      slot,
+      generation: occupant.generation,
+      draws: new Draws(seed, owner, 'position', slot, occupant.generation),
+      openedAt: occupant.openedEpoch * epochMs,
+      variant: (slot + rotation) % variants,
+    };
+  });
+  return { chain, protocols, valuedAt: valuationTime(worldTimeMs, world), slots };
 }
 
 /**
@@ -171,25 +210,16 @@ function evmPositions(
   world: Partial<SimulatorWorld>,
   filter: PositionFilter,
 ): JsonObject[] {
-  const chainFilter = filter.chain === undefined ? undefined : parseChainFilter(filter.chain).toLowerCase();
-  const { positionsPerAddress, epochMs, realShapes } = resolveWorld(world);
-  const protocols = filter.protocols?.map((id) => {
-    if (!findProtocol(id)) throw new InvalidInputError(`unknown protocol "${id}": see /v2/defi/protocols`);
-    return id;
-  });
+  const { realShapes } = resolveWorld(world);
   const types = Object.keys(EVM_TYPES) as PositionType[];
-  const epoch = epochOf(worldTimeMs, { epochMs });
-  const valuedAt = valuationTime(worldTimeMs, world);
-  const rotation = hashOf(seed, owner, 'variants') % types.length;
+  const plan = planSlots(owner, worldTimeMs, seed, world, filter, types.length, findProtocol);
+  const { protocols, valuedAt } = plan;
   const positions: JsonObject[] = [];
-  for (let slot = 0; slot < positionsPerAddress; slot++) {
-    const occupant = slotOccupant(`${seed}|${owner}|position|${slot}`, epoch, LIFETIME_EPOCHS.min, LIFETIME_EPOCHS.max);
-    const draws = new Draws(seed, owner, 'position', slot, occupant.generation);
-    const openedAt = occupant.openedEpoch * epochMs;
-    const type = types[(slot + rotation) % types.length]!;
+  for (const { slot, generation, draws, openedAt, variant } of plan.slots) {
+    const type = types[variant]!;
     const build = startBuild(owner, type, draws, seed, openedAt, valuedAt, { chains: EVM_CHAINS });
     const chain = EVM_CHAIN_NAMES[build.chain]!;
-    if (chainFilter !== undefined && !chain.names.includes(chainFilter)) continue;
+    if (plan.chain !== undefined && !chain.names.includes(plan.chain)) continue;
     if (protocols !== undefined && !protocols.includes(build.protocol.protocol)) continue;
     const position = VARIANTS[type](build);
     if (!realShapes) {
@@ -205,7 +235,7 @@ function evmPositions(
               startBuild(
                 owner,
                 'lending_supply',
-                new Draws(seed, owner, 'collateral', slot, occupant.generation),
+                new Draws(seed, owner, 'collateral', slot, generation),
                 seed,
                 openedAt,
                 valuedAt,
