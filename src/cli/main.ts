@@ -13,6 +13,7 @@ import { schedulerCommand, startCommand, workerCommand } from './commands/servic
 import { simulateCommand } from './commands/simulate.ts';
 import { statusCommand } from './commands/status.ts';
 import { tokensCommand } from './commands/tokens.ts';
+import { watchlistCommand } from './commands/watchlist.ts';
 import { tuneProcess } from './process-tuning.ts';
 import { describeFailure, loadDotEnv } from './runtime.ts';
 import { formatFatalError } from '../runtime/scrub.ts';
@@ -34,6 +35,7 @@ for (const command of [
   migrateCommand(),
   tokensCommand(),
   addressesCommand(),
+  watchlistCommand(),
   runOnceCommand(),
   backfillCommand(),
   startCommand(),

@@ -43,3 +43,10 @@ export {
   type WatchedAddressOptions,
   type WatchlistInput,
 } from './stores/watchlist.ts';
+export {
+  applyWatchlist,
+  diffWatchlist,
+  type DeclaredAddress,
+  type DeclaredWatchlist,
+  type WatchlistChanges,
+} from './stores/watchlist-apply.ts';
