@@ -11,6 +11,10 @@
 export const DATASETS = ['prices', 'positions', 'nfts'] as const;
 export type Dataset = (typeof DATASETS)[number];
 
+/** The datasets a watched address is refreshed for (each address chooses one or both). */
+export const ADDRESS_DATASETS = ['positions', 'nfts'] as const;
+export type AddressDataset = (typeof ADDRESS_DATASETS)[number];
+
 export const QUEUE_NAMES = [...DATASETS, 'price-catch-up', 'maintenance'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 

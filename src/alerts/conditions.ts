@@ -69,8 +69,8 @@ export interface HealthObservation {
   type: string;
   protocolId: string | null;
   snapshotAt: Date;
-  /** `extra.healthFactor` as stored (JSON text): a number, a numeric string or `{"value": x}`. */
-  healthJson: string;
+  /** position_pnl.health_factor (numeric text): a Borrow's `current.healthy`. */
+  healthFactor: string;
 }
 
 /** The newest successful tick of a dataset (null: it never succeeded). */
@@ -231,19 +231,6 @@ export function floorCondition(
   };
 }
 
-/** A health factor as stored in a snapshot's extra: a number, a numeric string or `{"value": x}`. */
-export function readHealthFactor(json: string): number | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    return undefined;
-  }
-  if (typeof value === 'object' && value !== null && 'value' in value) value = (value as { value: unknown }).value;
-  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() ? Number(value) : NaN;
-  return Number.isFinite(number) ? number : undefined;
-}
-
 /** The subject of a position: `<owner>/<position_id>`. */
 export function positionSubject(owner: string, positionId: string): string {
   return `${owner}/${positionId}`;
@@ -254,10 +241,9 @@ export function healthConditions(
   observations: HealthObservation[],
 ): Condition[] {
   return observations.flatMap((position) => {
-    const health = readHealthFactor(position.healthJson);
-    if (health === undefined) return [];
+    const health = Number(position.healthFactor);
     const where = position.protocolId ? `${position.type} on ${position.protocolId}` : position.type;
-    const holds = health < rule.threshold;
+    const holds = new Big(position.healthFactor).lt(rule.threshold);
     return [
       {
         subject: positionSubject(position.owner, position.positionId),

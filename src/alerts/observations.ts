@@ -45,33 +45,25 @@ interface PortfolioValue {
 }
 
 /**
- * The portfolio value as latest_portfolio computes it (top-level positions at the last positions
- * refresh plus NFT value at the last NFT refresh), as of a time: the refreshes at or before it.
+ * The portfolio value as latest_portfolio computes it (the net worth of the last positions refresh
+ * plus the NFT value of the last NFT refresh, from the refresh views), as of a time: the refreshes
+ * at or before it.
  */
 async function portfolioValueAsOf(sql: Queryable, address: string, asOf: Date | null): Promise<PortfolioValue> {
   const limit = sql`coalesce(${asOf}::timestamptz, 'infinity')`;
   const [row] = await sql<PortfolioValue[]>`
     select case when pr.snapshot_at is null and nr.snapshot_at is null then null
-                else (coalesce(pos.value, 0) + coalesce(nft.value, 0))::text end as value,
+                else (coalesce(pr.net_value, 0) + coalesce(nr.value_usd, 0))::text end as value,
            greatest(pr.snapshot_at, nr.snapshot_at) as at
     from (select 1) one
     left join lateral (
-      select snapshot_at from position_refreshes where owner = ${address} and snapshot_at <= ${limit}
+      select snapshot_at, net_value from position_refresh_values where owner = ${address} and snapshot_at <= ${limit}
       order by snapshot_at desc limit 1
     ) pr on true
     left join lateral (
-      select coalesce(sum(coalesce(p.current_value, 0) + coalesce(p.current_yield_value, 0)), 0) as value
-      from position_pnl p
-      where p.owner = ${address} and p.snapshot_at = pr.snapshot_at and p.parent_position_id is null
-    ) pos on pr.snapshot_at is not null
-    left join lateral (
-      select snapshot_at from nft_refreshes where owner = ${address} and snapshot_at <= ${limit}
+      select snapshot_at, value_usd from nft_refresh_values where owner = ${address} and snapshot_at <= ${limit}
       order by snapshot_at desc limit 1
-    ) nr on true
-    left join lateral (
-      select case when count(*) = 0 then 0 else sum(n.value_usd) end as value
-      from nft_pnl n where n.owner = ${address} and n.snapshot_at = nr.snapshot_at
-    ) nft on nr.snapshot_at is not null`;
+    ) nr on true`;
   return row ?? { value: null, at: null };
 }
 
@@ -118,16 +110,15 @@ export async function observeFloor(
   return row;
 }
 
-/** The positions of the address's latest positions refresh whose snapshot has `healthFactor` in its extra. */
+/** The positions of the address's latest positions refresh that have a health factor (position_pnl.health_factor). */
 export function observeHealth(sql: Queryable, address: string): Promise<HealthObservation[]> {
   return sql<HealthObservation[]>`
-    select s.owner, s.position_id as "positionId", p.type, p.protocol_id as "protocolId",
-           s.snapshot_at as "snapshotAt", (s.extra -> 'healthFactor')::text as "healthJson"
+    select p.owner, p.position_id as "positionId", p.type, p.protocol_id as "protocolId",
+           p.snapshot_at as "snapshotAt", p.health_factor::text as "healthFactor"
     from (select snapshot_at from position_refreshes where owner = ${address} order by snapshot_at desc limit 1) r
-    join position_snapshots s on s.owner = ${address} and s.snapshot_at = r.snapshot_at
-    join positions p on p.owner = s.owner and p.position_id = s.position_id
-    where s.extra -> 'healthFactor' is not null
-    order by s.position_id`;
+    join position_pnl p on p.owner = ${address} and p.snapshot_at = r.snapshot_at
+    where p.health_factor is not null
+    order by p.position_id`;
 }
 
 export async function observeFreshness(sql: Queryable, dataset: Dataset): Promise<FreshnessObservation> {

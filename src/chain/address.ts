@@ -1,46 +1,100 @@
 import { InvalidInputError } from '../errors.ts';
+import {
+  base58Decode,
+  decodeTonFriendly,
+  encodeTonFriendly,
+  isBase58BitcoinAddress,
+  isSegwitAddress,
+} from './address-checksums.ts';
 
 /**
- * Wallet addresses of the chains the upstream serves. Hex addresses (EVM: 40 hex digits; SUI: 64)
- * are case-insensitive and stored lower-case; base58 (Solana, legacy Bitcoin), bech32 (Bitcoin) and
- * TON addresses are case-sensitive and stored as given.
+ * Wallet addresses of the chains the upstream serves, and their normal forms (so that two
+ * spellings of one wallet are one watched address):
+ * - SUI (0x and 64 hex digits) and EVM (0x and 40 hex digits): lower-case. A shorter 0x form is
+ *   refused, never padded (0x and 40 digits is an EVM address, not a SUI one).
+ * - Solana: base58 of a 32-byte key, as given (base58 is case-sensitive).
+ * - Bitcoin: legacy base58 (1…, 3…, and testnet m…, n…, 2…) with its checksum checked, as given;
+ *   bech32/bech32m (bc1…, tb1…) with its checksum checked, lower-case (its case carries nothing).
+ * - TON: the user-friendly form (48 characters of base64 or base64url, CRC checked) or the raw
+ *   form (workchain:64 hex), both stored as the bounceable user-friendly form in base64url (EQ…;
+ *   kQ… for testnet), so that the bounceable, non-bounceable and raw spellings are one wallet.
  */
-export type AddressKind = 'sui' | 'evm' | 'bitcoin-bech32' | 'ton' | 'ton-raw' | 'base58';
+export const ADDRESS_FORMATS = ['sui', 'evm', 'solana', 'bitcoin', 'ton'] as const;
+export type AddressFormat = (typeof ADDRESS_FORMATS)[number];
 
-const PATTERNS: { kind: AddressKind; pattern: RegExp; lowerCase: boolean }[] = [
-  { kind: 'evm', pattern: /^0x[0-9a-fA-F]{40}$/, lowerCase: true },
-  { kind: 'sui', pattern: /^0x[0-9a-fA-F]{64}$/, lowerCase: true },
-  { kind: 'bitcoin-bech32', pattern: /^(bc1|tb1)[02-9ac-hj-np-z]{8,87}$/, lowerCase: false },
-  { kind: 'ton', pattern: /^[EU]Q[A-Za-z0-9_-]{46}$/, lowerCase: false },
-  { kind: 'ton-raw', pattern: /^-?[0-9]:[0-9a-fA-F]{64}$/, lowerCase: true },
-  { kind: 'base58', pattern: /^[1-9A-HJ-NP-Za-km-z]{25,44}$/, lowerCase: false },
-];
-
-/** How each kind is named in an error. */
-const KIND_NAMES: Record<AddressKind, string> = {
-  sui: 'a SUI address (0x and 64 hex digits)',
-  evm: 'an EVM address (0x and 40 hex digits)',
-  'bitcoin-bech32': 'a bech32 Bitcoin address',
-  ton: 'a TON address',
-  'ton-raw': 'a raw TON address',
-  base58: 'a base58 address (Solana, legacy Bitcoin)',
+/** How a format is named in lists and pages. */
+export const ADDRESS_FORMAT_LABELS: Record<AddressFormat, string> = {
+  sui: 'SUI',
+  evm: 'EVM',
+  solana: 'Solana',
+  bitcoin: 'Bitcoin',
+  ton: 'TON',
 };
 
-/** The kind of a trimmed address, or undefined when it is none of them. */
-export function addressKind(address: string): AddressKind | undefined {
-  return PATTERNS.find(({ pattern }) => pattern.test(address))?.kind;
+/** How a format is named in an error. */
+const FORMAT_DESCRIPTIONS: Record<AddressFormat, string> = {
+  sui: 'a SUI address (0x and 64 hex digits)',
+  evm: 'an EVM address (0x and 40 hex digits)',
+  solana: 'a Solana address (base58 of 32 bytes)',
+  bitcoin: 'a Bitcoin address (bech32 bc1… or base58 1…/3…)',
+  ton: 'a TON address (EQ…/UQ… or workchain:hex)',
+};
+
+export interface ParsedAddress {
+  /** The normal form. */
+  address: string;
+  format: AddressFormat;
 }
 
-/** Any address of a chain the upstream serves (as path segment of its address operations). */
-export function normalizeAddress(input: string): string {
-  const address = input.trim();
-  const match = PATTERNS.find(({ pattern }) => pattern.test(address));
-  if (!match) {
-    throw new InvalidInputError(
-      `invalid address "${shown(address)}": expected a 0x address of 40 or 64 hex digits, a base58, bech32 or TON address`,
-    );
+const HEX_ADDRESS = /^0x[0-9a-fA-F]+$/;
+const BECH32_ADDRESS = /^(bc|tb|bcrt)1[02-9ac-hj-np-z]{6,87}$/;
+const BASE58_TEXT = /^[1-9A-HJ-NP-Za-km-z]{25,44}$/;
+const TON_FRIENDLY = /^[A-Za-z0-9+/_-]{48}$/;
+const TON_RAW = /^(-1|0):([0-9a-fA-F]{64})$/;
+
+/** The format and normal form of an address; undefined when it is none of the formats (or its checksum fails). */
+export function readAddress(input: string): ParsedAddress | undefined {
+  const text = input.trim();
+  if (HEX_ADDRESS.test(text)) {
+    const digits = text.length - 2;
+    if (digits === 64) return { address: text.toLowerCase(), format: 'sui' };
+    if (digits === 40) return { address: text.toLowerCase(), format: 'evm' };
+    return undefined;
   }
-  return match.lowerCase ? address.toLowerCase() : address;
+  // bech32 is all lower-case or all upper-case (BIP 173); the normal form is lower-case.
+  const lower = text.toLowerCase();
+  if ((text === lower || text === text.toUpperCase()) && BECH32_ADDRESS.test(lower) && isSegwitAddress(lower)) {
+    return { address: lower, format: 'bitcoin' };
+  }
+  const raw = TON_RAW.exec(text);
+  if (raw) {
+    const hash = Buffer.from(raw[2]!, 'hex');
+    return { address: encodeTonFriendly({ workchain: Number(raw[1]), hash, testnet: false }), format: 'ton' };
+  }
+  if (TON_FRIENDLY.test(text)) {
+    const account = decodeTonFriendly(text);
+    if (account) return { address: encodeTonFriendly(account), format: 'ton' };
+  }
+  if (BASE58_TEXT.test(text)) {
+    const bytes = base58Decode(text);
+    if (bytes?.length === 32) return { address: text, format: 'solana' };
+    if (bytes && isBase58BitcoinAddress(bytes)) return { address: text, format: 'bitcoin' };
+  }
+  return undefined;
+}
+
+/** The format and normal form of an address; InvalidInputError, naming the formats, when it is none of them. */
+export function parseAddress(input: string): ParsedAddress {
+  const parsed = readAddress(input);
+  if (parsed) return parsed;
+  throw new InvalidInputError(
+    `invalid address "${shown(input.trim())}": expected ${Object.values(FORMAT_DESCRIPTIONS).join(', ')}`,
+  );
+}
+
+/** The normal form of an address of any chain the upstream serves (see parseAddress). */
+export function normalizeAddress(input: string): string {
+  return parseAddress(input).address;
 }
 
 /** Chains the NFT-holdings operation accepts (upstream-api.md 4.3). */
@@ -64,70 +118,36 @@ export const NFT_CHAINS = [
 ] as const;
 export type NftChain = (typeof NFT_CHAINS)[number];
 
-const EVM: AddressKind[] = ['evm'];
-
-/**
- * The address kinds an NFT-holdings query on each chain can name: the chain's own wallet format
- * (ALL takes any). Base58 is Solana's format and legacy Bitcoin's.
- */
-export const NFT_CHAIN_ADDRESS_KINDS: Record<Exclude<NftChain, 'ALL'>, AddressKind[]> = {
-  BTC: ['bitcoin-bech32', 'base58'],
-  SOL: ['base58'],
-  SUI: ['sui'],
-  TON: ['ton', 'ton-raw'],
-  ETH: EVM,
-  FANTOM: EVM,
-  RON: EVM,
-  BNB: EVM,
-  OP: EVM,
-  AVAX: EVM,
-  MATIC: EVM,
-  ARB: EVM,
-  BASE: EVM,
-  SCROLL: EVM,
-  ZKSYNC: EVM,
+/** The address format of each NFT chain (ALL takes any). */
+export const NFT_CHAIN_FORMATS: Record<Exclude<NftChain, 'ALL'>, AddressFormat> = {
+  BTC: 'bitcoin',
+  SOL: 'solana',
+  SUI: 'sui',
+  TON: 'ton',
+  ETH: 'evm',
+  FANTOM: 'evm',
+  RON: 'evm',
+  BNB: 'evm',
+  OP: 'evm',
+  AVAX: 'evm',
+  MATIC: 'evm',
+  ARB: 'evm',
+  BASE: 'evm',
+  SCROLL: 'evm',
+  ZKSYNC: 'evm',
 };
 
 export function parseNftChain(input: string): NftChain {
   const chain = input.trim().toUpperCase();
   if (!(NFT_CHAINS as readonly string[]).includes(chain)) {
-    throw new InvalidInputError(`unknown NFT chain "${input}": expected one of ${NFT_CHAINS.join(', ')}`);
+    throw new InvalidInputError(`unknown NFT chain "${shown(input)}": expected one of ${NFT_CHAINS.join(', ')}`);
   }
   return chain as NftChain;
 }
 
-/** Whether an NFT-holdings query on `chain` can name an address of this kind. */
-export function nftChainAccepts(chain: NftChain, kind: AddressKind): boolean {
-  return chain === 'ALL' || NFT_CHAIN_ADDRESS_KINDS[chain].includes(kind);
-}
-
-/**
- * An address the positions operation can query: positions are SUI-only, so a SUI address (0x and
- * exactly 64 hex digits; a shorter 0x form is not padded, as it could be an EVM address), lower-case.
- */
-export function normalizePositionsAddress(input: string): string {
-  const address = input.trim();
-  const kind = addressKind(address);
-  if (kind === 'sui') return address.toLowerCase();
-  const found = kind ? `: this is ${KIND_NAMES[kind]}` : '';
-  throw new InvalidInputError(
-    `invalid address "${shown(address)}": positions are SUI-only, expected ${KIND_NAMES.sui}${found}`,
-  );
-}
-
-/**
- * The NFT chain of a watched address: every watched address is queried for positions (SUI-only)
- * and for NFT holdings on this chain, so the chain must take SUI addresses (SUI or ALL).
- */
-export function parseWatchedNftChain(input: string): NftChain {
-  const chain = parseNftChain(input);
-  if (!nftChainAccepts(chain, 'sui')) {
-    const kinds = NFT_CHAIN_ADDRESS_KINDS[chain as Exclude<NftChain, 'ALL'>].map((kind) => KIND_NAMES[kind]);
-    throw new InvalidInputError(
-      `NFT chain ${chain} takes ${kinds.join(' or ')}, and a watched address is a SUI address (positions are SUI-only): use --nft-chain SUI or ALL`,
-    );
-  }
-  return chain;
+/** The NFT chains that take addresses of a format, ALL last. */
+export function nftChainsFor(format: AddressFormat): NftChain[] {
+  return NFT_CHAINS.filter((chain) => chain === 'ALL' || NFT_CHAIN_FORMATS[chain] === format);
 }
 
 /** A positions chain filter: the allowed values are not documented, so only the shape is checked. */
@@ -138,7 +158,77 @@ export function parseChainFilter(input: string): string {
   return chain;
 }
 
+/**
+ * Positions chain names whose address format is known (compared lower-case). The filter is free
+ * text: a name not listed here is passed on with an address of any format.
+ */
+const POSITIONS_CHAIN_FORMATS: Record<string, AddressFormat> = {
+  sui: 'sui',
+  sol: 'solana',
+  solana: 'solana',
+  btc: 'bitcoin',
+  bitcoin: 'bitcoin',
+  ton: 'ton',
+  ...Object.fromEntries(
+    [
+      'eth',
+      'ethereum',
+      'arb',
+      'arbitrum',
+      'base',
+      'op',
+      'optimism',
+      'matic',
+      'polygon',
+      'bnb',
+      'bsc',
+      'avax',
+      'avalanche',
+      'fantom',
+      'ftm',
+      'ron',
+      'ronin',
+      'scroll',
+      'zksync',
+      'linea',
+      'blast',
+      'mantle',
+    ].map((name) => [name, 'evm' as const]),
+  ),
+};
+
+/** The address format a positions chain filter takes; undefined when the chain is not known. */
+export function positionsChainFormat(chain: string): AddressFormat | undefined {
+  return POSITIONS_CHAIN_FORMATS[chain.trim().toLowerCase()];
+}
+
+/**
+ * Refuses an address on a chain whose address format is known and differs from the address's, with
+ * an error naming both: the positions chain filter and the NFT chain, each when given.
+ */
+export function checkAddressChains(
+  parsed: ParsedAddress,
+  chains: { positionsChain?: string | null; nftChain?: NftChain },
+): void {
+  const { address, format } = parsed;
+  const is = `address ${shown(address)} is ${FORMAT_DESCRIPTIONS[format]}`;
+  const nftChain = chains.nftChain;
+  if (nftChain !== undefined && nftChain !== 'ALL' && NFT_CHAIN_FORMATS[nftChain] !== format) {
+    throw new InvalidInputError(
+      `${is}, and NFT chain ${nftChain} takes ${FORMAT_DESCRIPTIONS[NFT_CHAIN_FORMATS[nftChain]]}: use --nft-chain ${nftChainsFor(format).join(' or ')}`,
+    );
+  }
+  const positionsChain = chains.positionsChain;
+  const chainFormat = positionsChain ? positionsChainFormat(positionsChain) : undefined;
+  if (chainFormat !== undefined && chainFormat !== format) {
+    throw new InvalidInputError(
+      `${is}, and positions chain ${positionsChain} takes ${FORMAT_DESCRIPTIONS[chainFormat]}: use a chain of ${ADDRESS_FORMAT_LABELS[format]} addresses, or no --chain`,
+    );
+  }
+}
+
 /** An input as an error shows it: a hostile value of any length stays one line of an error. */
 function shown(input: string): string {
-  return input.length > 100 ? `${input.slice(0, 100)}… (${input.length} characters)` : input;
+  const line = input.replace(/[\r\n]+/g, ' ');
+  return line.length > 100 ? `${line.slice(0, 100)}… (${line.length} characters)` : line;
 }

@@ -1,5 +1,5 @@
 import { loadOptions, type Options } from '../config/options.ts';
-import { ChaintapError } from '../errors.ts';
+import { ChaintapError, describe } from '../errors.ts';
 
 /** Socket errors that mean a server cannot be reached at the address a setting gives. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -33,6 +33,10 @@ export function describeFailure(error: unknown, env: Record<string, string | und
     const advice = POSTGRES_ADVICE[String(postgres.code)];
     return `PostgreSQL: ${postgres.message} (SQLSTATE ${String(postgres.code)}, DATABASE_URL)${advice ? `: ${advice}` : ''}`;
   }
+  // A query the driver refused before sending it (too many parameters, …): Drizzle's error embeds
+  // the whole SQL and its parameters (megabytes), so only what went wrong is said.
+  const query = findInCauses(error, (e) => e.message.startsWith('Failed query'));
+  if (query) return `PostgreSQL: ${describe(query).replace(/\s+/g, ' ').slice(0, 300)} (DATABASE_URL)`;
   return undefined;
 }
 

@@ -1,21 +1,54 @@
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import { InvalidInputError } from '../errors.ts';
+import type { InputValue } from '../db/stores/watchlist.ts';
 
-/** Values from the arguments plus a file of one value per line (blank lines and # comments ignored). */
-export async function collectValues(args: string[], file?: string): Promise<string[]> {
+/**
+ * Values from the arguments, then from a file of one value per line (blank lines and # comments
+ * ignored), read as a stream: a file of any length is never held in memory. Each value says where it
+ * came from (`list.txt:12`), for errors. The source can be read again (the watchlist's transaction
+ * may run twice). Checks that the file can be read before anything else is done.
+ */
+export async function valueSource(args: string[], file?: string): Promise<() => AsyncIterable<InputValue>> {
   const values = args.map((value) => value.trim()).filter(Boolean);
   if (file) {
-    let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      await access(file);
     } catch (error) {
       throw new InvalidInputError(`cannot read ${file}: ${(error as Error).message}`);
     }
-    for (const line of text.split(/\r?\n/)) {
-      const value = line.replace(/#.*/, '').trim();
-      if (value) values.push(value);
-    }
+  } else if (values.length === 0) {
+    throw nothingGiven();
   }
-  if (values.length === 0) throw new InvalidInputError('nothing given: pass values as arguments or with --file PATH');
-  return values;
+  return async function* read() {
+    for (const value of values) yield { value };
+    if (!file) return;
+    let given = values.length;
+    for await (const value of fileValues(file)) {
+      given += 1;
+      yield value;
+    }
+    if (given === 0) throw nothingGiven();
+  };
+}
+
+async function* fileValues(file: string): AsyncIterable<InputValue> {
+  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+  let number = 0;
+  try {
+    for await (const line of lines) {
+      number += 1;
+      const value = line.replace(/#.*/, '').trim();
+      if (value) yield { value, where: `${file}:${number}` };
+    }
+  } catch (error) {
+    throw new InvalidInputError(`cannot read ${file}: ${(error as Error).message}`);
+  } finally {
+    lines.close();
+  }
+}
+
+function nothingGiven(): InvalidInputError {
+  return new InvalidInputError('nothing given: pass values as arguments or with --file PATH');
 }

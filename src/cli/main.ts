@@ -14,6 +14,7 @@ import { schedulerCommand, startCommand, workerCommand } from './commands/servic
 import { simulateCommand } from './commands/simulate.ts';
 import { statusCommand } from './commands/status.ts';
 import { tokensCommand } from './commands/tokens.ts';
+import { watchlistCommand } from './commands/watchlist.ts';
 import { EXIT } from './exit-codes.ts';
 
 // Only commander and the command declarations load here: each command imports what it uses when it
@@ -39,6 +40,7 @@ for (const command of [
   migrateCommand(),
   tokensCommand(),
   addressesCommand(),
+  watchlistCommand(),
   runOnceCommand(),
   backfillCommand(),
   startCommand(),

@@ -1,4 +1,10 @@
-import { describeCadence, describeCapacityPlan, formatPerHour, type CapacityPlan } from '../scheduler/capacity-plan.ts';
+import {
+  describeCadence,
+  describeCapacityPlan,
+  describeWatchlist,
+  formatPerHour,
+  type CapacityPlan,
+} from '../scheduler/capacity-plan.ts';
 
 /** The table (datasets in priority order, maintenance, total), then the plan in sentences. */
 export function formatPlan(plan: CapacityPlan): string[] {
@@ -38,7 +44,7 @@ export function formatPlan(plan: CapacityPlan): string[] {
   );
   return [
     `quota ${plan.rate.label} (UPSTREAM_RATE): ${formatPerHour(plan.availablePerHour)} req/h, served in the order ${plan.priority.join(', ')} (DATASET_PRIORITY)`,
-    `watchlist: ${plan.tokens} token(s), ${plan.addresses} address(es)`,
+    `watchlist: ${describeWatchlist(plan)}`,
     '',
     ...table,
     '',

@@ -1,32 +1,46 @@
 import { describeTopology, redisTopology } from '../config/redis-topology.ts';
 import { loadDatasetFreshness, loadFailureCounts, loadRecentSchemaDrifts } from '../db/stores/status.ts';
+import { listWatchedAddresses, type WatchedAddress } from '../db/stores/watchlist.ts';
+import { addressFormatLabel, describeAddressWatch } from '../ops/address-watch.ts';
 import { readQueueDepths } from '../ops/queue-depths.ts';
 import { formatAge } from '../ops/status-page.ts';
 import { loadQuotaStatus, loadUpstreamPause, type QuotaStatus } from '../ops/status-page-data.ts';
 import { snippet } from '../upstream/errors.ts';
 import type { UpstreamPause } from '../upstream/rate-limiter.ts';
 import { withShutdown } from '../runtime/shutdown.ts';
-import { describeCadence, describeVerdict, formatPerHour, howToFit } from '../scheduler/capacity-plan.ts';
+import {
+  describeCadence,
+  describeVerdict,
+  describeWatchlist,
+  formatPerHour,
+  howToFit,
+  type CapacityPlan,
+} from '../scheduler/capacity-plan.ts';
 import { openResources } from './resources.ts';
 import { createCliContext } from './runtime.ts';
 import { EXIT } from './exit-codes.ts';
 
+/** Watched addresses listed by `status`; `chaintap addresses list` lists them all. */
+const ADDRESSES_SHOWN = 20;
+
 /**
- * `chaintap status`: per dataset the last successful tick, the quota, queue depths, failures and
- * schema drifts of the last 24 hours; as text, or as one JSON document (README, "JSON output").
+ * `chaintap status`: per dataset the last successful tick, the watched addresses, the quota, queue
+ * depths, failures and schema drifts of the last 24 hours; as text, or as one JSON document
+ * (README, "JSON output").
  */
 export async function reportStatus(request: { json: boolean }): Promise<void> {
   const context = createCliContext();
   await withShutdown(context.logger, async (shutdown) => {
     const resources = await openResources(context, shutdown);
     const now = new Date();
-    const [freshness, failures, depths, drifts, quota, pause] = await Promise.all([
+    const [freshness, failures, depths, drifts, quota, pause, addresses] = await Promise.all([
       loadDatasetFreshness(resources.database),
       loadFailureCounts(resources.database),
       readQueueDepths(resources.queues),
       loadRecentSchemaDrifts(resources.database),
       loadQuotaStatus(resources.database, context.options, now),
       loadUpstreamPause(resources.redis, context.options.QUEUE_PREFIX),
+      listWatchedAddresses(resources.database, ADDRESSES_SHOWN),
     ]);
     // Which Redis, as an operator checks it (no credentials): one node, a cluster, or sentinels.
     const redis = describeTopology(redisTopology(context.options));
@@ -35,6 +49,7 @@ export async function reportStatus(request: { json: boolean }): Promise<void> {
       const status = {
         now,
         datasets: freshness.map((row) => ({ ...row, ageSeconds: ageSeconds(row.newestTick) })),
+        addresses: { count: quota.plan.addresses, listed: addresses },
         quota: { plan: quota.plan, supersededLastHour: quota.superseded, pause },
         queues: { redis, depths },
         failuresLast24h: failures,
@@ -50,6 +65,7 @@ export async function reportStatus(request: { json: boolean }): Promise<void> {
         );
       }
       if (freshness.length === 0) console.log('  no successful run yet');
+      for (const line of addressLines(quota.plan, addresses)) console.log(line);
       for (const line of quotaLines(quota, pause, now)) console.log(line);
       console.log(`queues (Redis: ${redis})`);
       for (const { queue, counts } of depths) {
@@ -79,6 +95,17 @@ export async function reportStatus(request: { json: boolean }): Promise<void> {
     }
     process.exitCode = failures.some((row) => row.authFailures > 0) ? EXIT.authRejected : EXIT.ok;
   });
+}
+
+/** The "addresses" section: how many, for what, then each (the first ADDRESSES_SHOWN) with its format, datasets and chains. */
+function addressLines(plan: CapacityPlan, addresses: WatchedAddress[]): string[] {
+  const lines = [`addresses: ${describeWatchlist(plan)}`];
+  for (const watched of addresses) {
+    lines.push(`  ${watched.address}  ${addressFormatLabel(watched.address)}: ${describeAddressWatch(watched)}`);
+  }
+  const more = plan.addresses - addresses.length;
+  if (more > 0) lines.push(`  and ${more} more (chaintap addresses list)`);
+  return lines;
 }
 
 /**

@@ -37,6 +37,16 @@ export {
   addWatchedAddresses,
   removeWatchedAddresses,
   listWatchedAddresses,
+  parseAddressOptions,
+  type InputValue,
   type WatchedAddress,
   type WatchedAddressOptions,
+  type WatchlistInput,
 } from './stores/watchlist.ts';
+export {
+  applyWatchlist,
+  diffWatchlist,
+  type DeclaredAddress,
+  type DeclaredWatchlist,
+  type WatchlistChanges,
+} from './stores/watchlist-apply.ts';

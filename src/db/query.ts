@@ -27,6 +27,7 @@ export type StoreOperation =
   | 'watchlist.add'
   | 'watchlist.remove'
   | 'watchlist.list'
+  | 'watchlist.apply'
   | 'partitions.ensure'
   | 'partitions.list'
   | 'partitions.detach'

@@ -30,6 +30,22 @@ export function readInteger(raw: unknown, field: string, drifts: DriftLog): Nume
   });
 }
 
+/**
+ * A field the document does not name (such as `current.healthy`) as an exact decimal string, read
+ * as readDecimal reads a documented one; null for any other shape, which is no drift (the field stays
+ * in `extra` as received).
+ */
+export function undocumentedDecimal(raw: unknown): string | null {
+  return readAs(raw, DECIMAL, (text) => toDecimalString(text));
+}
+
+function readAs<T>(value: unknown, pattern: RegExp, parse: (text: string) => T | null): T | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? tryParse(String(value), parse) : null;
+  if (typeof value === 'string') return pattern.test(value) ? tryParse(value.trim(), parse) : null;
+  if (isValueObject(value)) return readAs(value.value, pattern, parse);
+  return null;
+}
+
 function readNumber<T>(
   raw: unknown,
   field: string,
@@ -38,13 +54,7 @@ function readNumber<T>(
   parse: (text: string) => T | null,
 ): NumericField<T> {
   if (raw === null || raw === undefined) return { value: null };
-  const read = (value: unknown): T | null => {
-    if (typeof value === 'number') return Number.isFinite(value) ? tryParse(String(value), parse) : null;
-    if (typeof value === 'string') return pattern.test(value) ? tryParse(value.trim(), parse) : null;
-    if (isValueObject(value)) return read(value.value);
-    return null;
-  };
-  const value = read(raw);
+  const value = readAs(raw, pattern, parse);
   if (value === null) {
     drifts.record(field, shapeOf(raw));
     return { value: null, unread: raw };

@@ -4,8 +4,9 @@ import { readElements } from './answer-elements.ts';
 import { sumDecimals } from './decimal.ts';
 import { extraFields, mergeExtra } from './extra-fields.ts';
 import { toText } from './integer.ts';
-import { readDecimal } from './numeric-field.ts';
+import { readDecimal, undocumentedDecimal } from './numeric-field.ts';
 import { nestedPositionKey, positionKeys } from './position-keys.ts';
+import { positionWorth, type NestedList, type NestedPosition } from './position-worth.ts';
 import { mergeProtocol, protocolRow } from './protocols.ts';
 import { DriftLog, shapeOf } from './schema-drift.ts';
 import { isPlainObject, readShaped, readText, UnreadFields } from './wire-fields.ts';
@@ -117,15 +118,23 @@ function readPosition(
   if (keyTrouble) throw new UnreadablePayloadError(`position key is ${keyTrouble}${snippet(positionId, 80)}`);
   const unread = new UnreadFields();
   const nested: PositionRows[] = [];
-  const readNested = (child: Position, list: string, idx: number) =>
-    nested.push(...readPosition(child, drifts, ctx, nestedPositionKey(positionId, list, idx), positionId));
+  const held: NestedPosition[] = [];
+  const readNested = (child: Position, list: NestedList, idx: number) => {
+    const rows = readPosition(child, drifts, ctx, nestedPositionKey(positionId, list, idx), positionId);
+    held.push({
+      list,
+      currentValue: rows[0]!.snapshot.currentValue,
+      currentYieldValue: rows[0]!.snapshot.currentYieldValue,
+    });
+    nested.push(...rows);
+  };
   const owner = unread.keep('owner', readText(element.owner, 'positions.owner', drifts));
   const fee = unread.keep('fee', readDecimal(element.fee, 'positions.fee', drifts));
   const meta = unread.keep('meta', readShaped(element.meta, metaSchema, 'positions.meta', drifts));
   const protocol = protocolOf(meta, drifts, unread);
 
   const amounts: PositionAmountRow[] = [];
-  const readList = (kind: PositionAmountKind, raw: unknown, field: string, into: UnreadFields, name: string) =>
+  const readList = (kind: PositionAmountKind, raw: unknown, field: NestedList, into: UnreadFields, name: string) =>
     amounts.push(
       ...amountRows(positionId, kind, raw, `positions.${field}`, drifts, into, name, (child, idx) =>
         readNested(child, field, idx),
@@ -149,15 +158,24 @@ function readPosition(
   const total = (kind: PositionAmountKind) =>
     sumDecimals(amounts.filter((row) => row.kind === kind).map((row) => row.value));
   const foreignOwner = owner && owner.toLowerCase() !== ctx.owner.toLowerCase() ? { owner } : null;
+  const values = {
+    type: element.type,
+    inputValue: total('input'),
+    yieldCollectedValue: total('yield_collected'),
+    currentValue: hasCurrent ? total('current_token') : null,
+    currentYieldValue: hasCurrent ? total('current_yield') : null,
+  };
   const snapshot: PositionSnapshotRow = {
     owner: ctx.owner,
     positionId,
     snapshotAt: ctx.snapshotAt,
     fee,
-    inputValue: total('input'),
-    yieldCollectedValue: total('yield_collected'),
-    currentValue: hasCurrent ? total('current_token') : null,
-    currentYieldValue: hasCurrent ? total('current_yield') : null,
+    inputValue: values.inputValue,
+    yieldCollectedValue: values.yieldCollectedValue,
+    currentValue: values.currentValue,
+    currentYieldValue: values.currentYieldValue,
+    ...positionWorth(values, held),
+    healthFactor: healthFactorOf(element, hasCurrent ? current : undefined),
     extra: mergeExtra(
       {
         current: hasCurrent ? { ...extraFields(current, CURRENT_FIELDS), ...currentUnread.fields } : null,
@@ -179,6 +197,15 @@ function readPosition(
     closedAt: null,
   };
   return [{ position, snapshot, amounts, farming, protocol }, ...nested];
+}
+
+/**
+ * The health factor of a loan: `current.healthy` as real answers carry it, else a `healthFactor`
+ * field of the position (as some variants spell it). Both stay in `extra` as received; anything but a
+ * number is no health factor (null).
+ */
+function healthFactorOf(element: Position, current: Record<string, unknown> | undefined): string | null {
+  return undocumentedDecimal(current?.healthy) ?? undocumentedDecimal(element.healthFactor);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { shortCoinType } from '../chain/coin-type.ts';
 import { formatAge } from '../alerts/format.ts';
 import type { PortfolioNftRow, PortfolioPoint, PortfolioPositionRow } from '../db/stores/reports.ts';
+import { addressFormatLabel, describeAddressWatch } from './address-watch.ts';
 import { renderBarChartSvg, renderOhlcChartSvg, renderTimeChartSvg } from './charts.ts';
 import { figureCell, figureText, formatQuantity } from './figures.ts';
 import { Html, html } from './html.ts';
@@ -103,11 +104,11 @@ function positionsSection(report: PortfolioReport): Html {
   );
   const rows = positions.map(
     (p) =>
-      html`<tr class="${p.parentPositionId ? 'nested' : 'top'}" data-position-id="${p.positionId}"><td class="mono id">${p.positionId}</td><td>${p.protocolName ?? p.protocolId ?? '—'}</td><td>${p.type}</td><td>${p.chain}</td>${figureCell(p.inputValue, 'usd')}${figureCell(p.currentValue, 'usd')}${figureCell(p.currentYieldValue, 'usd')}${figureCell(p.yieldCollectedValue, 'usd')}${figureCell(p.pnl, 'usd', { signed: true })}</tr>`,
+      html`<tr class="${p.parentPositionId ? 'nested' : 'top'}" data-position-id="${p.positionId}"><td class="mono id">${p.positionId}</td><td>${p.protocolName ?? p.protocolId ?? '—'}</td><td>${p.type}</td><td>${p.chain}</td>${figureCell(p.inputValue, 'usd')}${figureCell(p.currentValue, 'usd')}${figureCell(p.currentYieldValue, 'usd')}${figureCell(p.yieldCollectedValue, 'usd')}${figureCell(p.debtValue, 'usd')}${figureCell(p.netValue, 'usd', { signed: true })}${figureCell(p.pnl, 'usd', { signed: true })}</tr>`,
   );
-  return html`<p class="note">Refresh of ${utc(positions[0]!.snapshotAt)} UTC. Nested positions (↳, a borrow's collateral) are counted apart from their parent: every value is counted once.</p>
+  return html`<p class="note">Refresh of ${utc(positions[0]!.snapshotAt)} UTC. A borrow's current value and yield are its debt, its collateral its input or the positions nested in it (↳): net = collateral − debt, counted once with its collateral; its PnL is empty, as the answer holds no basis for one. Every other position is worth its current value and yield.</p>
 <div class="chart">${chart}</div>
-<table class="positions"><thead><tr><th>position</th><th>protocol</th><th>type</th><th>chain</th><th class="num">input value</th><th class="num">current value</th><th class="num">current yield</th><th class="num">yield collected</th><th class="num">PnL</th></tr></thead><tbody>${rows}</tbody></table>`;
+<table class="positions"><thead><tr><th>position</th><th>protocol</th><th>type</th><th>chain</th><th class="num">input value</th><th class="num">current value</th><th class="num">current yield</th><th class="num">yield collected</th><th class="num">debt</th><th class="num">net value</th><th class="num">PnL</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function nftLabel(nft: PortfolioNftRow): string {
@@ -171,7 +172,7 @@ function seriesTable(report: PortfolioReport): Html {
     every > 1
       ? html`<p class="note thinned" data-every="${every}">${valued.toLocaleString('en-US')} times with a value: one row every ${every} (every ${formatAge(every * range.intervalMs)}) and the last. Every row is in the CSV and JSON forms (--format csv, --format json).</p>`
       : '';
-  return html`${note}<table class="series"><thead><tr><th>time, UTC</th><th class="num">positions value, USD</th><th class="num">NFT value, USD</th><th class="num">total value, USD</th><th class="num">PnL since first, USD</th><th>positions refresh</th><th>NFT refresh</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return html`${note}<table class="series"><thead><tr><th>time, UTC</th><th class="num">positions value (net), USD</th><th class="num">NFT value, USD</th><th class="num">total value, USD</th><th class="num">PnL since first, USD</th><th>positions refresh</th><th>NFT refresh</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** The value over time, from the first time with a value: a range that starts before the first refresh says so. */
@@ -206,11 +207,11 @@ export function renderPortfolioHtml(report: PortfolioReport, links: { back?: str
   const summary = html`<dl class="summary">
 <div><dt>total value at the end</dt><dd class="total">${figureText(last?.totalValue ?? null, 'usd')}</dd></div>
 <div><dt>PnL over the range</dt><dd class="pnl">${figureText(last?.pnl ?? null, 'usd', { signed: true })}</dd></div>
-<div><dt>positions value</dt><dd>${figureText(last?.positionsValue ?? null, 'usd')}</dd></div>
+<div><dt>positions value (net of debt)</dt><dd>${figureText(last?.positionsValue ?? null, 'usd')}</dd></div>
 <div><dt>NFT value, USD</dt><dd>${figureText(last?.nftValueUsd ?? null, 'usd')}</dd></div>
 <div><dt>rows (gaps)</dt><dd>${series.length.toLocaleString('en-US')} (${gaps.toLocaleString('en-US')})</dd></div>
 </dl>`;
-  const heading = html`<header><h1>Portfolio report</h1><div class="meta"><span class="mono">${report.address}</span><br>${rangeText(range)} · generated ${utc(report.generatedAt)} UTC${links.back ? html` · <a href="${links.back}">status page</a>` : ''}</div></header>`;
+  const heading = html`<header><h1>Portfolio report</h1><div class="meta"><span class="mono">${report.address}</span> · <span class="watch">${addressFormatLabel(report.address)} address: ${report.watch ? describeAddressWatch({ address: report.address, ...report.watch }) : 'not watched'}</span><br>${rangeText(range)} · generated ${utc(report.generatedAt)} UTC${links.back ? html` · <a href="${links.back}">status page</a>` : ''}</div></header>`;
   const body = html`<section id="summary"><h2>Summary</h2>${summary}</section>
 <section id="value"><h2>Value over time (USD)</h2>${valueSection(report)}</section>
 <section id="positions"><h2>PnL by position</h2>${positionsSection(report)}</section>

@@ -1,7 +1,14 @@
 import { ChaintapError } from '../errors.ts';
 import type { ReportSink } from './report-file.ts';
 import { priceHtmlEnd, priceHtmlStart, priceHtmlToken, renderPortfolioHtml } from './report-html.ts';
-import { NFT_COLUMNS, POSITION_COLUMNS, SERIES_COLUMNS, type PortfolioReport } from './report-portfolio.ts';
+import {
+  ADDRESS_COLUMNS,
+  NFT_COLUMNS,
+  portfolioAddress,
+  POSITION_COLUMNS,
+  SERIES_COLUMNS,
+  type PortfolioReport,
+} from './report-portfolio.ts';
 import { PRICE_COLUMNS, type PriceReport, type PriceReportRow } from './report-prices.ts';
 import type { ReportFormat, ReportRange } from './report-request.ts';
 import { csvRecord, jsonRow, type Cell, type Column } from './report-table.ts';
@@ -21,7 +28,7 @@ function rangeFields(range: ReportRange) {
  */
 export const PORTFOLIO_CSV_HEADER: string[] = [
   'section',
-  ...new Set([...SERIES_COLUMNS, ...POSITION_COLUMNS, ...NFT_COLUMNS].map((column) => column.name)),
+  ...new Set([...SERIES_COLUMNS, ...POSITION_COLUMNS, ...NFT_COLUMNS, ...ADDRESS_COLUMNS].map((column) => column.name)),
 ];
 
 function portfolioCsvRecord<Row>(section: string, columns: Column<Row>[], row: Row): string {
@@ -35,7 +42,7 @@ function jsonLines<Row>(columns: Column<Row>[], rows: Row[]): string {
   return rows.map((row) => JSON.stringify(jsonRow(columns, row))).join(',\n');
 }
 
-/** Writes the portfolio report; returns the rows written (series, positions and collections). */
+/** Writes the portfolio report; returns the rows written (the address, series, positions and collections). */
 export async function writePortfolioReport(
   report: PortfolioReport,
   format: ReportFormat,
@@ -44,13 +51,14 @@ export async function writePortfolioReport(
   const { series, positions, nfts } = report;
   if (format === 'csv') {
     await sink.write(csvRecord(PORTFOLIO_CSV_HEADER));
+    await sink.write(portfolioCsvRecord('address', ADDRESS_COLUMNS, portfolioAddress(report)));
     for (const point of series) await sink.write(portfolioCsvRecord('series', SERIES_COLUMNS, point));
     for (const position of positions) await sink.write(portfolioCsvRecord('position', POSITION_COLUMNS, position));
     for (const nft of nfts) await sink.write(portfolioCsvRecord('nft', NFT_COLUMNS, nft));
   } else if (format === 'json') {
     const head = JSON.stringify({
       report: 'portfolio',
-      address: report.address,
+      ...jsonRow(ADDRESS_COLUMNS, portfolioAddress(report)),
       ...rangeFields(report.range),
       generated_at: report.generatedAt.toISOString(),
     });
@@ -60,7 +68,8 @@ export async function writePortfolioReport(
   } else {
     await sink.write(renderPortfolioHtml(report));
   }
-  return series.length + positions.length + nfts.length;
+  // The address (a record of the CSV, the head of the JSON and HTML) counts as one row.
+  return 1 + series.length + positions.length + nfts.length;
 }
 
 /**

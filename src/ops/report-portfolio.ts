@@ -5,17 +5,21 @@ import {
   loadPortfolioNfts,
   loadPortfolioPositions,
   loadPortfolioSeries,
+  type AddressWatch,
   type PortfolioNftRow,
   type PortfolioPoint,
   type PortfolioPositionRow,
 } from '../db/stores/reports.ts';
 import { InvalidInputError } from '../errors.ts';
+import { addressFormatLabel } from './address-watch.ts';
 import { portfolioSteps, type ReportRange } from './report-request.ts';
 import type { Column } from './report-table.ts';
 
 /** What `chaintap report portfolio` reports about one address. */
 export interface PortfolioReport {
   address: string;
+  /** How the address is watched (datasets and chains); null when it is not (any more). */
+  watch: AddressWatch | null;
   range: ReportRange;
   generatedAt: Date;
   /** One point at `from` and at every step up to and including `to`. */
@@ -47,12 +51,14 @@ export async function loadPortfolioReport(
     loadPortfolioPositions(database, address, range.to),
     loadPortfolioNfts(database, address, range.to),
   ]);
-  return { address, range, generatedAt: input.now, series, positions, nfts };
+  return { address, watch: presence.watched, range, generatedAt: input.now, series, positions, nfts };
 }
 
 export const SERIES_COLUMNS: Column<PortfolioPoint>[] = [
   { name: 'time', value: (p) => p.time },
   { name: 'positions_value', value: (p) => p.positionsValue },
+  { name: 'positions_asset_value', value: (p) => p.positionsAssetValue },
+  { name: 'positions_debt_value', value: (p) => p.positionsDebtValue },
   { name: 'nft_value_usd', value: (p) => p.nftValueUsd },
   { name: 'total_value', value: (p) => p.totalValue },
   { name: 'pnl', value: (p) => p.pnl },
@@ -72,8 +78,34 @@ export const POSITION_COLUMNS: Column<PortfolioPositionRow>[] = [
   { name: 'current_value', value: (p) => p.currentValue },
   { name: 'current_yield_value', value: (p) => p.currentYieldValue },
   { name: 'yield_collected_value', value: (p) => p.yieldCollectedValue },
+  { name: 'asset_value', value: (p) => p.assetValue },
+  { name: 'debt_value', value: (p) => p.debtValue },
+  { name: 'net_value', value: (p) => p.netValue },
   { name: 'pnl', value: (p) => p.pnl },
+  { name: 'health_factor', value: (p) => p.healthFactor },
 ];
+
+/** The address and how it is watched: one record of its own in the CSV, fields of the document in JSON. */
+export interface PortfolioAddress {
+  address: string;
+  format: string;
+  watch: AddressWatch | null;
+}
+
+export const ADDRESS_COLUMNS: Column<PortfolioAddress>[] = [
+  { name: 'address', value: (a) => a.address },
+  { name: 'address_format', value: (a) => a.format },
+  { name: 'datasets', value: (a) => a.watch?.datasets.join(',') ?? null },
+  {
+    name: 'positions_chain',
+    value: (a) => (a.watch?.datasets.includes('positions') ? (a.watch.chain ?? 'ALL') : null),
+  },
+  { name: 'nft_chain', value: (a) => (a.watch?.datasets.includes('nfts') ? a.watch.nftChain : null) },
+];
+
+export function portfolioAddress(report: PortfolioReport): PortfolioAddress {
+  return { address: report.address, format: addressFormatLabel(report.address), watch: report.watch };
+}
 
 export const NFT_COLUMNS: Column<PortfolioNftRow>[] = [
   { name: 'nft_snapshot_at', value: (n) => n.snapshotAt },

@@ -1,15 +1,22 @@
 import Big from 'big.js';
 import { shortCoinType } from '../chain/coin-type.ts';
 import type { PortfolioPoint, WatchedAddressValue } from '../db/stores/reports.ts';
+import { addressFormatLabel, describeAddressWatch } from './address-watch.ts';
 import { Html, html } from './html.ts';
 import { renderSparklineSvg, renderTimeChartSvg, type TimeValue } from './charts.ts';
-import { figureCell, figureText, formatPercent } from './figures.ts';
+import { figureCell, figureText, formatPercent, formatUsd } from './figures.ts';
 import { QUEUE_STATES } from './queue-depths.ts';
 import type { AddressesStatus, Section, StatusPageData } from './status-page-data.ts';
 import type { ReplicaLag } from '../db/read-replica.ts';
 import type { WatchedTokenRow } from '../db/stores/status.ts';
 import { DATASETS } from '../datasets.ts';
-import { describeCadence, describeVerdict, formatPerHour, howToFit } from '../scheduler/capacity-plan.ts';
+import {
+  describeCadence,
+  describeVerdict,
+  describeWatchlist,
+  formatPerHour,
+  howToFit,
+} from '../scheduler/capacity-plan.ts';
 import { renderAlertsSection } from './status-page-alerts.ts';
 
 /** Seconds between automatic reloads of the page. */
@@ -204,8 +211,16 @@ function quotaSection(data: StatusPageData): Html {
     const cadenceClass = dataset.cadenceMinutes === null ? 'cadence never' : dataset.fits ? 'cadence' : 'cadence short';
     return html`<tr data-quota-dataset="${dataset.dataset}"><td>${dataset.dataset}</td><td class="mono">${dataset.cron}</td><td class="num">${dataset.requestsPerSlot}</td><td class="num needed">${formatPerHour(dataset.neededPerHour)}</td><td class="num granted">${formatPerHour(dataset.grantedPerHour)}</td><td class="${cadenceClass}">${cadence}</td><td class="num superseded">${supersededBy.get(dataset.dataset) ?? 0}</td></tr>`;
   });
-  return html`${pauseLine(data)}<p class="verdict" data-fits="${String(plan.fits)}">Quota <span class="mono">${plan.rate.label}</span> (UPSTREAM_RATE): ${formatPerHour(plan.availablePerHour)} req/h; the watchlist (${plan.tokens} token(s), ${plan.addresses} address(es)) needs ${formatPerHour(plan.neededPerHour)} req/h. ${verdict}</p>
+  return html`${pauseLine(data)}<p class="verdict" data-fits="${String(plan.fits)}">Quota <span class="mono">${plan.rate.label}</span> (UPSTREAM_RATE): ${formatPerHour(plan.availablePerHour)} req/h; the watchlist (${describeWatchlist(plan)}) needs ${formatPerHour(plan.neededPerHour)} req/h. ${verdict}</p>
 <table><thead><tr><th>dataset, in priority order</th><th>cron</th><th class="num">requests per slot</th><th class="num">needs req/h</th><th class="num">gets req/h</th><th>refreshes each target</th><th class="num">superseded, last hour</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+/** The positions' net worth, with the debt inside it beneath when it owes any (exact figures in the titles). */
+function positionsCell(address: WatchedAddressValue): Html {
+  const { positionsValue, positionsAssetValue, positionsDebtValue } = address;
+  if (positionsValue === null || positionsDebtValue === null || !/[1-9]/.test(positionsDebtValue))
+    return figureCell(positionsValue, 'usd');
+  return html`<td class="num" title="${positionsValue}">${formatUsd(positionsValue)}<div class="muted" title="${positionsAssetValue} assets − ${positionsDebtValue} debt">of which debt ${formatUsd(positionsDebtValue)}</div></td>`;
 }
 
 function addressRow(
@@ -221,7 +236,7 @@ function addressRow(
     points.map((point) => ({ time: point.time, value: point.totalValue })),
     { from: status.from, to: status.to, title: `total value of ${address.address}, last 7 days` },
   );
-  return html`<tr data-address="${address.address}"><td class="mono"><a href="${reportHref(address.address)}">${address.address}</a></td>${figureCell(address.totalValue, 'usd')}${figureCell(address.positionsValue, 'usd')}${figureCell(address.nftValue, 'usd')}<td>${formatTime(refreshed)}</td><td>${sparkline}</td></tr>`;
+  return html`<tr data-address="${address.address}"><td class="mono"><a href="${reportHref(address.address)}">${address.address}</a></td><td class="watch">${addressFormatLabel(address.address)}<div class="muted">${describeAddressWatch(address)}</div></td>${figureCell(address.totalValue, 'usd')}${positionsCell(address)}${figureCell(address.nftValue, 'usd')}<td>${formatTime(refreshed)}</td><td>${sparkline}</td></tr>`;
 }
 
 function addressesSection(data: StatusPageData, reportHref: (address: string) => string): Html {
@@ -234,7 +249,7 @@ function addressesSection(data: StatusPageData, reportHref: (address: string) =>
   const rows = addresses.value.watched.map((address) =>
     addressRow(address, series.get(address.address) ?? [], addresses.value, reportHref),
   );
-  return html`<table><thead><tr><th>address (portfolio report)</th><th class="num">total value</th><th class="num">positions</th><th class="num">NFTs, USD</th><th>last refresh</th><th>total value, 7 days</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return html`<table><thead><tr><th>address (portfolio report)</th><th>watched for</th><th class="num">total value</th><th class="num">positions, net</th><th class="num">NFTs, USD</th><th>last refresh</th><th>total value, 7 days</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** One line on the read replica the page reads (DATABASE_READ_URL), when it reads one. */

@@ -11,7 +11,7 @@ import { cronMatcher } from './cron-slots.ts';
  * really refresh a target? Pure maths on averages per hour (no queueing model):
  *
  * - requests per slot: prices ceil(tokens / 50) (one request per batch of 50 coin types),
- *   positions and nfts one per watched address (as the job builders plan a tick);
+ *   positions and nfts one per address watched for it (as the job builders plan a tick);
  * - slots per hour: the cron's times of day x the share of days it runs on, / 24 (UTC; days counted
  *   over a 28-year cycle, so that day-of-week, day-of-month and month fields all count exactly);
  * - needed = requests per slot x slots per hour; maintenance (one protocol list per
@@ -35,6 +35,9 @@ export interface CapacityPlanCrons {
 export interface CapacityPlanInput {
   tokens: number;
   addresses: number;
+  /** Addresses watched for positions, and for NFT holdings (default: every address). */
+  positionAddresses?: number;
+  nftAddresses?: number;
   crons: CapacityPlanCrons;
   rate: UpstreamRate;
   /** Strict order in which the datasets are served when their requests wait for the quota. */
@@ -63,6 +66,8 @@ export interface CapacityPlan {
   priority: Dataset[];
   tokens: number;
   addresses: number;
+  positionAddresses: number;
+  nftAddresses: number;
   /** In priority order. */
   datasets: DatasetPlan[];
   maintenanceCron: string;
@@ -115,7 +120,8 @@ export function cronSlotsPerHour(expression: string): number {
 }
 
 function requestsPerSlot(dataset: Dataset, input: CapacityPlanInput): number {
-  return dataset === 'prices' ? Math.ceil(input.tokens / MAX_COINS_PER_PRICE_REQUEST) : input.addresses;
+  if (dataset === 'prices') return Math.ceil(input.tokens / MAX_COINS_PER_PRICE_REQUEST);
+  return (dataset === 'positions' ? input.positionAddresses : input.nftAddresses) ?? input.addresses;
 }
 
 export function computeCapacityPlan(input: CapacityPlanInput): CapacityPlan {
@@ -152,6 +158,8 @@ export function computeCapacityPlan(input: CapacityPlanInput): CapacityPlan {
     priority: [...input.priority],
     tokens: input.tokens,
     addresses: input.addresses,
+    positionAddresses: input.positionAddresses ?? input.addresses,
+    nftAddresses: input.nftAddresses ?? input.addresses,
     datasets,
     maintenanceCron: input.crons.maintenance,
     maintenancePerHour,
@@ -183,6 +191,13 @@ export async function loadCapacityPlan(database: Database, options: CapacityPlan
   });
 }
 
+/** "2 token(s), 3 address(es) (2 for positions, 3 for nfts)": the watchlist as the plan counts it. */
+export function describeWatchlist(plan: CapacityPlan): string {
+  const both = plan.positionAddresses === plan.addresses && plan.nftAddresses === plan.addresses;
+  const split = both ? '' : ` (${plan.positionAddresses} for positions, ${plan.nftAddresses} for nfts)`;
+  return `${plan.tokens} token(s), ${plan.addresses} address(es)${split}`;
+}
+
 /** "1,200", "0.04": requests per hour as people read them. */
 export function formatPerHour(value: number): string {
   if (value > 0 && value < 0.01) return '< 0.01';
@@ -208,7 +223,10 @@ export function formatRatio(ratio: number): string {
 
 /** "every 8.1 min at best", "never (the quota is used up by prices and positions)", "every 15 min". */
 export function describeCadence(plan: CapacityPlan, dataset: DatasetPlan): string {
-  if (dataset.requestsPerSlot === 0) return `no watched ${dataset.dataset === 'prices' ? 'tokens' : 'addresses'}`;
+  if (dataset.requestsPerSlot === 0) {
+    if (dataset.dataset === 'prices') return 'no watched tokens';
+    return plan.addresses === 0 ? 'no watched addresses' : `no address watched for ${dataset.dataset}`;
+  }
   if (dataset.cadenceMinutes === null) {
     if (dataset.slotsPerHour === 0) return 'never (its cron has no slot)';
     const before = plan.datasets.slice(0, plan.datasets.indexOf(dataset)).filter((other) => other.grantedPerHour > 0);

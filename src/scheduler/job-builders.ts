@@ -8,7 +8,7 @@ import {
   type PriceJobData,
 } from '../queue/jobs.ts';
 import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/limits.ts';
-import type { QueueName } from '../datasets.ts';
+import type { AddressDataset, QueueName } from '../datasets.ts';
 
 /**
  * Pure: which jobs a tick produces. Ids come from dataset, target and tick only, so any number of
@@ -24,10 +24,19 @@ export interface PlannedJob<T> {
 
 export interface WatchedAddressOptions {
   address: string;
+  /**
+   * What the address is refreshed for: a dataset's jobs are planned only for the addresses that
+   * watch it (default: both, as for a newly watched address).
+   */
+  datasets?: readonly AddressDataset[];
   chain: string | null;
   protocols: string[] | null;
   nftChain: string;
   includePnl: boolean;
+}
+
+function watching(addresses: WatchedAddressOptions[], dataset: AddressDataset): WatchedAddressOptions[] {
+  return addresses.filter((watched) => watched.datasets?.includes(dataset) ?? true);
 }
 
 function planned<T>(queue: QueueName, target: string, tick: Date, data: T): PlannedJob<T> {
@@ -67,7 +76,7 @@ export function positionJobs(
   tick: Date,
   forceRefresh: boolean,
 ): PlannedJob<PositionsJobData>[] {
-  return addresses.map((watched) =>
+  return watching(addresses, 'positions').map((watched) =>
     planned('positions', watched.address, tick, {
       tick: tick.toISOString(),
       address: watched.address,
@@ -79,7 +88,7 @@ export function positionJobs(
 }
 
 export function nftJobs(addresses: WatchedAddressOptions[], tick: Date): PlannedJob<NftJobData>[] {
-  return addresses.map((watched) =>
+  return watching(addresses, 'nfts').map((watched) =>
     planned('nfts', watched.address, tick, {
       tick: tick.toISOString(),
       address: watched.address,

@@ -1,4 +1,4 @@
-import { normalizeAddress, parseNftChain, type NftChain } from '../chain/address.ts';
+import { normalizeAddress, parseAddress, parseNftChain, type AddressFormat, type NftChain } from '../chain/address.ts';
 import { Draws, hashOf, significant } from './hash.ts';
 import type { Json, JsonObject } from './json.ts';
 import { nativeTokenUsdPrice } from './native-token-prices.ts';
@@ -223,6 +223,36 @@ export interface NftHoldingsQuery {
 }
 
 /** The NFT holding groups of an address at a world time, exactly as the server answers them. */
+/**
+ * The chains a wallet of each format holds collections on, and how many of its slots it fills: a
+ * SUI wallet any chain (mostly SUI), an EVM wallet ETH and BASE, a Solana wallet SOL, a Bitcoin
+ * wallet one ordinals collection, a TON wallet nothing.
+ */
+const WALLET_NFTS: Record<AddressFormat, { chains?: readonly HoldingChain[]; slots: (perAddress: number) => number }> =
+  {
+    sui: { slots: (perAddress) => perAddress },
+    evm: { chains: ['ETH', 'BASE'], slots: (perAddress) => perAddress },
+    solana: { chains: ['SOL'], slots: (perAddress) => perAddress },
+    bitcoin: { chains: ['BTC'], slots: (perAddress) => Math.min(1, perAddress) },
+    ton: { chains: ['TON'], slots: () => 0 },
+  };
+
+const poolIndicesByChains = new Map<string, number[]>();
+
+/** The indices of a seed's pool whose collection is on one of `chains` (memoized). */
+function poolIndicesOn(seed: string, chains: readonly HoldingChain[]): number[] {
+  const key = `${seed}\u0000${chains.join(',')}`;
+  let indices = poolIndicesByChains.get(key);
+  if (!indices) {
+    indices = [];
+    for (let index = 0; index < COLLECTION_POOL_SIZE; index++) {
+      if (chains.includes(poolCollection(seed, index).chain)) indices.push(index);
+    }
+    poolIndicesByChains.set(key, indices);
+  }
+  return indices;
+}
+
 export function simulatedNftHoldings(
   address: string,
   worldTimeMs: number,
@@ -230,22 +260,33 @@ export function simulatedNftHoldings(
   world: Partial<SimulatorWorld> = {},
   query: NftHoldingsQuery = {},
 ): JsonObject[] {
-  const owner = normalizeAddress(address);
+  const { address: owner, format } = parseAddress(address);
   const chain = parseNftChain(query.chain ?? 'ALL');
   const { collectionsPerAddress, tokensPerCollection, epochMs } = resolveWorld(world);
+  const wallet = WALLET_NFTS[format];
+  // A SUI wallet draws from the whole pool; the others from their chains' collections.
+  const pool = wallet.chains ? poolIndicesOn(seed, wallet.chains) : undefined;
   const epoch = epochOf(worldTimeMs, { epochMs });
   const valuedAt = valuationTime(worldTimeMs, world);
   const held = new Set<number>();
   const groups: JsonObject[] = [];
-  for (let slot = 0; slot < collectionsPerAddress; slot++) {
+  for (let slot = 0; slot < Math.min(wallet.slots(collectionsPerAddress), pool?.length ?? Infinity); slot++) {
     const occupant = slotOccupant(
       `${seed}|${owner}|nft-group|${slot}`,
       epoch,
       COLLECTION_LIFETIME.min,
       COLLECTION_LIFETIME.max,
     );
-    let index = new Draws(seed, owner, 'nft-group', slot, occupant.generation).integer(0, COLLECTION_POOL_SIZE - 1);
-    while (held.has(index)) index = (index + 1) % COLLECTION_POOL_SIZE;
+    const draw = new Draws(seed, owner, 'nft-group', slot, occupant.generation);
+    let index: number;
+    if (pool) {
+      let at = draw.integer(0, pool.length - 1);
+      while (held.has(pool[at]!)) at = (at + 1) % pool.length;
+      index = pool[at]!;
+    } else {
+      index = draw.integer(0, COLLECTION_POOL_SIZE - 1);
+      while (held.has(index)) index = (index + 1) % COLLECTION_POOL_SIZE;
+    }
     held.add(index);
     const collection = poolCollection(seed, index);
     if (chain !== 'ALL' && collection.chain !== chain) continue;

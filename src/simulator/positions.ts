@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.ts';
-import { normalizeAddress, parseChainFilter } from '../chain/address.ts';
+import { parseAddress, parseChainFilter } from '../chain/address.ts';
 import { Draws, hashOf, significant } from './hash.ts';
 import type { Json, JsonObject } from './json.ts';
 import { positionTokenPrice, positionTokens, type PositionToken } from './position-tokens.ts';
@@ -60,38 +60,81 @@ export function simulatedPositions(
   world: Partial<SimulatorWorld> = {},
   filter: PositionFilter = {},
 ): JsonObject[] {
-  const owner = normalizeAddress(address);
-  const chain = filter.chain === undefined ? undefined : parseChainFilter(filter.chain).toLowerCase();
-  const { positionsPerAddress, epochMs, realShapes } = resolveWorld(world);
-  const protocols = filter.protocols?.map((id) => {
-    if (!(realShapes ? findRealProtocol(id) : findProtocol(id)))
-      throw new InvalidInputError(`unknown protocol "${id}": see /v2/defi/protocols`);
-    return id;
-  });
-  const epoch = epochOf(worldTimeMs, { epochMs });
-  const valuedAt = valuationTime(worldTimeMs, world);
-  const rotation = hashOf(seed, owner, 'variants') % POSITION_TYPES.length;
+  const { address: owner, format } = parseAddress(address);
+  // Wallets of other chains hold DeFi positions on EVM chains only (an EVM wallet); Solana,
+  // Bitcoin and TON wallets hold none here.
+  if (format === 'evm') return evmPositions(owner, worldTimeMs, seed, world, filter);
+  if (format !== 'sui') return [];
+  const { realShapes } = resolveWorld(world);
+  const variants = realShapes ? REAL_POSITION_TYPES.length : POSITION_TYPES.length;
+  const known = realShapes ? findRealProtocol : findProtocol;
+  const { chain, protocols, valuedAt, slots } = planSlots(owner, worldTimeMs, seed, world, filter, variants, known);
   const positions: JsonObject[] = [];
-  for (let slot = 0; slot < positionsPerAddress; slot++) {
-    const occupant = slotOccupant(`${seed}|${owner}|position|${slot}`, epoch, LIFETIME_EPOCHS.min, LIFETIME_EPOCHS.max);
-    const draws = new Draws(seed, owner, 'position', slot, occupant.generation);
-    const openedAt = occupant.openedEpoch * epochMs;
+  for (const { slot, generation, draws, openedAt, variant } of slots) {
     if (realShapes) {
-      const slotDraws = { seed, owner, slot, generation: occupant.generation };
-      const type = REAL_POSITION_TYPES[(slot + rotation) % REAL_POSITION_TYPES.length]!;
-      const real = realSlotPositions(type, draws, slotDraws, openedAt, valuedAt);
+      const real = realSlotPositions(
+        REAL_POSITION_TYPES[variant]!,
+        draws,
+        { seed, owner, slot, generation },
+        openedAt,
+        valuedAt,
+      );
       if (chain !== undefined && chain !== 'sui') continue;
       if (protocols !== undefined && !protocols.includes(real.protocol)) continue;
       positions.push(...real.positions);
       continue;
     }
-    const type = POSITION_TYPES[(slot + rotation) % POSITION_TYPES.length]!;
+    const type = POSITION_TYPES[variant]!;
     const build = startBuild(owner, type, draws, seed, openedAt, valuedAt);
     if (chain !== undefined && build.chain !== chain) continue;
     if (protocols !== undefined && !protocols.includes(build.protocol.protocol)) continue;
     positions.push(VARIANTS[type](build));
   }
   return positions;
+}
+
+/** An address's position slot at a world time: its occupant's draws, opening time and variant. */
+interface PositionSlot {
+  slot: number;
+  generation: number;
+  draws: Draws;
+  openedAt: number;
+  /** Index of the slot's variant among `variants` (rotated per address). */
+  variant: number;
+}
+
+/**
+ * What every wallet's positions start from: the filter checked (a protocol `known` does not know
+ * is refused), the valuation time, and each slot's occupant.
+ */
+function planSlots(
+  owner: string,
+  worldTimeMs: number,
+  seed: string,
+  world: Partial<SimulatorWorld>,
+  filter: PositionFilter,
+  variants: number,
+  known: (protocol: string) => unknown,
+): { chain?: string; protocols?: string[]; valuedAt: number; slots: PositionSlot[] } {
+  const chain = filter.chain === undefined ? undefined : parseChainFilter(filter.chain).toLowerCase();
+  const protocols = filter.protocols?.map((id) => {
+    if (!known(id)) throw new InvalidInputError(`unknown protocol "${id}": see /v2/defi/protocols`);
+    return id;
+  });
+  const { positionsPerAddress, epochMs } = resolveWorld(world);
+  const epoch = epochOf(worldTimeMs, { epochMs });
+  const rotation = hashOf(seed, owner, 'variants') % variants;
+  const slots = Array.from({ length: positionsPerAddress }, (_, slot): PositionSlot => {
+    const occupant = slotOccupant(`${seed}|${owner}|position|${slot}`, epoch, LIFETIME_EPOCHS.min, LIFETIME_EPOCHS.max);
+    return {
+      slot,
+      generation: occupant.generation,
+      draws: new Draws(seed, owner, 'position', slot, occupant.generation),
+      openedAt: occupant.openedEpoch * epochMs,
+      variant: (slot + rotation) % variants,
+    };
+  });
+  return { chain, protocols, valuedAt: valuationTime(worldTimeMs, world), slots };
 }
 
 /**
@@ -109,13 +152,17 @@ function realSlotPositions(
 ): { protocol: string; positions: JsonObject[] } {
   const shape = REAL_TYPE_SHAPES[type];
   const { seed, owner } = slot;
-  const build = startBuild(owner, shape.builder, draws, seed, openedAt, valuedAt, shape.protocols);
+  const build = startBuild(owner, shape.builder, draws, seed, openedAt, valuedAt, {
+    chain: 'sui',
+    protocols: shape.protocols,
+  });
   const built = VARIANTS[shape.builder](build);
   const related = (builder: PositionType, role: string) =>
     VARIANTS[builder](
-      startBuild(owner, builder, new Draws(seed, owner, role, slot.slot, slot.generation), seed, openedAt, valuedAt, [
-        build.protocol,
-      ]),
+      startBuild(owner, builder, new Draws(seed, owner, role, slot.slot, slot.generation), seed, openedAt, valuedAt, {
+        chain: 'sui',
+        protocols: [build.protocol],
+      }),
     );
   const collateral =
     type === 'Borrow' ? realShapePosition(related('lending_supply', 'collateral'), 'Lending', valuedAt) : undefined;
@@ -127,6 +174,88 @@ function realSlotPositions(
   return { protocol: build.protocol.protocol, positions };
 }
 
+/**
+ * Where a position is: the real-shapes world's protocols on one chain (`protocols`), or one of
+ * `chains` that has a protocol for its type; by default (a SUI wallet) mostly sui, else ethereum or
+ * arbitrum.
+ */
+type Placement = { chain: PositionChain; protocols: SimulatedProtocol[] } | { chains: readonly PositionChain[] };
+
+/** The variants an EVM wallet holds, and the real type each is answered as in the real-shapes world. */
+const EVM_TYPES: Partial<Record<PositionType, RealPositionType>> = {
+  liquidity_pool: 'CLMM',
+  lending_supply: 'Lending',
+  lending_borrow: 'Borrow',
+  staking: 'Staking',
+  farming: 'Farm',
+  vesting: 'Vest',
+  liquid_staking: 'Staking',
+};
+const EVM_CHAINS: readonly PositionChain[] = ['ethereum', 'arbitrum'];
+/** The chain as real answers name it, and the names a positions chain filter may use for it. */
+const EVM_CHAIN_NAMES: Record<string, { label: string; names: string[] }> = {
+  ethereum: { label: 'ETH', names: ['ethereum', 'eth'] },
+  arbitrum: { label: 'ARB', names: ['arbitrum', 'arb'] },
+};
+
+/**
+ * The positions of an EVM wallet: slots as for a SUI wallet, holding the variants EVM protocols
+ * serve, each on ethereum or arbitrum; with real shapes, respelled as the real type on that chain
+ * (`ETH`, `ARB`), a Borrow's collateral nested in its input.
+ */
+function evmPositions(
+  owner: string,
+  worldTimeMs: number,
+  seed: string,
+  world: Partial<SimulatorWorld>,
+  filter: PositionFilter,
+): JsonObject[] {
+  const { realShapes } = resolveWorld(world);
+  const types = Object.keys(EVM_TYPES) as PositionType[];
+  const plan = planSlots(owner, worldTimeMs, seed, world, filter, types.length, findProtocol);
+  const { protocols, valuedAt } = plan;
+  const positions: JsonObject[] = [];
+  for (const { slot, generation, draws, openedAt, variant } of plan.slots) {
+    const type = types[variant]!;
+    const build = startBuild(owner, type, draws, seed, openedAt, valuedAt, { chains: EVM_CHAINS });
+    const chain = EVM_CHAIN_NAMES[build.chain]!;
+    if (plan.chain !== undefined && !chain.names.includes(plan.chain)) continue;
+    if (protocols !== undefined && !protocols.includes(build.protocol.protocol)) continue;
+    const position = VARIANTS[type](build);
+    if (!realShapes) {
+      positions.push(position);
+      continue;
+    }
+    const realType = EVM_TYPES[type]!;
+    const real = { label: chain.label, tokens: build.chain };
+    const collateral =
+      realType === 'Borrow'
+        ? realShapePosition(
+            VARIANTS.lending_supply(
+              startBuild(
+                owner,
+                'lending_supply',
+                new Draws(seed, owner, 'collateral', slot, generation),
+                seed,
+                openedAt,
+                valuedAt,
+                {
+                  chain: build.chain,
+                  protocols: [build.protocol],
+                },
+              ),
+            ),
+            'Lending',
+            valuedAt,
+            undefined,
+            real,
+          )
+        : undefined;
+    positions.push(realShapePosition(position, realType, valuedAt, collateral, real));
+  }
+  return positions;
+}
+
 function startBuild(
   owner: string,
   type: PositionType,
@@ -134,15 +263,18 @@ function startBuild(
   seed: string,
   openedAt: number,
   valuedAt: number,
-  /** The real-shapes world's protocols, all on sui; the default world chooses by chain and type. */
-  suiProtocols?: SimulatedProtocol[],
+  placement?: Placement,
 ): Build {
   const roll = draws.unit();
   let chain: PositionChain = roll < 0.75 ? 'sui' : roll < 0.9 ? 'ethereum' : 'arbitrum';
   let candidates = protocolsFor(type, chain);
-  if (suiProtocols !== undefined) {
-    chain = 'sui';
-    candidates = suiProtocols;
+  if (placement !== undefined && 'protocols' in placement) {
+    chain = placement.chain;
+    candidates = placement.protocols;
+  } else if (placement !== undefined) {
+    const served = placement.chains.filter((option) => protocolsFor(type, option).length > 0);
+    chain = served[Math.floor(roll * served.length)]!;
+    candidates = protocolsFor(type, chain);
   } else if (candidates.length === 0) {
     chain = 'sui';
     candidates = protocolsFor(type, chain);

@@ -1,6 +1,6 @@
 import { positionTokens } from './position-tokens.ts';
 import type { Json, JsonObject } from './json.ts';
-import type { PositionType, SimulatedProtocol } from './protocols.ts';
+import type { PositionChain, PositionType, SimulatedProtocol } from './protocols.ts';
 
 /**
  * Positions as real answers spell them (upstream-reality.md), for the real-shapes world. Each real
@@ -91,6 +91,14 @@ export function findRealProtocol(id: string): SimulatedProtocol | undefined {
 const TOKEN_NAMES: Record<string, string> = { SUI: 'Sui', USDC: 'USD Coin', USDT: 'Tether USD', WETH: 'Wrapped Ether' };
 const AMOUNT_LISTS = ['input', 'yieldCollected'] as const;
 
+/** The chain a real-shapes position is on: its label in answers (`SUI`, `ETH`) and its tokens' chain. */
+export interface RealChain {
+  label: string;
+  tokens: PositionChain;
+}
+
+const SUI_CHAIN: RealChain = { label: 'SUI', tokens: 'sui' };
+
 /**
  * A default-world position respelled as the real type. `nested` replaces the `input` list of a Borrow
  * (its collateral, a whole Lending position).
@@ -100,14 +108,16 @@ export function realShapePosition(
   type: RealPositionType,
   valuedAtMs: number,
   nested?: JsonObject,
+  chain: RealChain = SUI_CHAIN,
 ): JsonObject {
   const shape = REAL_TYPE_SHAPES[type];
   const context: TokenContext = {
     timestamp: Math.floor(valuedAtMs / 1000),
     poolId: typeof position.poolId === 'string' ? position.poolId : undefined,
+    chain,
   };
   const entries = (list: Json | undefined) => amountList(list, shape.numbers, context);
-  const real: JsonObject = { ...position, type, chain: 'SUI' };
+  const real: JsonObject = { ...position, type, chain: chain.label };
   for (const name of AMOUNT_LISTS) if (name in position) real[name] = entries(position[name]);
   const current = position.current as JsonObject;
   real.current = { ...current, tokens: entries(current.tokens) };
@@ -118,7 +128,9 @@ export function realShapePosition(
       return Array.isArray(entry.rewards) ? { ...entry, rewards: entries(entry.rewards) } : entry;
     });
   }
-  if (typeof position.healthFactor === 'number') (real.current as JsonObject).healthy = position.healthFactor > 1.1;
+  // Real answers carry a loan's health factor in current.healthy.
+  if (typeof position.healthFactor === 'number' && type === 'Borrow')
+    (real.current as JsonObject).healthy = String(position.healthFactor);
   if (shape.wrapFee && position.fee !== null && position.fee !== undefined) real.fee = { value: Number(position.fee) };
   if (type === 'CLMM') real.price = longDecimal(poolPrice(real.current as JsonObject));
   if (nested !== undefined) real.input = [nested];
@@ -129,6 +141,7 @@ export function realShapePosition(
 interface TokenContext {
   timestamp: number;
   poolId?: string;
+  chain: RealChain;
 }
 
 function amountList(list: Json | undefined, numbers: NumberSpelling, context: TokenContext): Json {
@@ -149,14 +162,14 @@ function amountList(list: Json | undefined, numbers: NumberSpelling, context: To
 /** A token object with the fields real answers add (`name`, `logo`, `chain`, `poolId`, ...). */
 function realToken(token: Json, price: number | null, context: TokenContext): JsonObject {
   const address = typeof token === 'string' ? token : String((token as JsonObject).address);
-  const known = positionTokens('sui').find((candidate) => candidate.address === address);
+  const known = positionTokens(context.chain.tokens).find((candidate) => candidate.address === address);
   const symbol = known?.symbol ?? address.split('::')[2] ?? address;
   const real: JsonObject = {
     address,
     symbol,
     name: TOKEN_NAMES[symbol] ?? symbol,
     logo: `https://icons.simulated.chaintap.dev/tokens/${symbol.toLowerCase()}.png`,
-    chain: 'SUI',
+    chain: context.chain.label,
     decimals: known?.decimals ?? 9,
     timestamp: context.timestamp,
     source: 'simulated',

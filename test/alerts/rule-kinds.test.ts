@@ -51,9 +51,9 @@ const events = async (): Promise<EventRow[]> =>
 /** The health factor of each position of an address at a tick, read straight from the view. */
 async function healthAt(address: string, tick: Date): Promise<{ positionId: string; health: number }[]> {
   const rows = await harness.database.sql<{ positionId: string; health: string }[]>`
-    select position_id as "positionId", (extra -> 'healthFactor')::text as health
-    from position_snapshots where owner = ${address} and snapshot_at = ${tick} and extra -> 'healthFactor' is not null`;
-  return rows.map((row) => ({ positionId: row.positionId, health: Number(JSON.parse(row.health)) }));
+    select position_id as "positionId", health_factor::text as health
+    from position_snapshots where owner = ${address} and snapshot_at = ${tick} and health_factor is not null`;
+  return rows.map((row) => ({ positionId: row.positionId, health: Number(row.health) }));
 }
 
 let healthAddress: string;

@@ -90,7 +90,7 @@ rules:
       '  rules[0] (id "sui-move"): field "window": expected a duration such as 30s, 10m, 1h, 1d or 1w',
       '  rules[0] (id "sui-move"): field "percent": expected a number',
       '  rules[0] (id "sui-move"): field "token": invalid coin type "0x2::sui": expected address::module::Name',
-      '  rules[1] (id "health"): field "address": invalid address "0x7d": expected a 0x address of 40 or 64 hex digits, a base58, bech32 or TON address',
+      '  rules[1] (id "health"): field "address": invalid address "0x7d": expected a SUI address (0x and 64 hex digits), an EVM address (0x and 40 hex digits), a Solana address (base58 of 32 bytes), a Bitcoin address (bech32 bc1… or base58 1…/3…), a TON address (EQ…/UQ… or workchain:hex)',
       '  rules[1] (id "health"): field "threshold": missing',
       '  rules[1] (id "health"): field "treshold": unknown field (a misspelt name?)',
       '  rules[2]: field "kind": expected one of price_change, portfolio_change, position_opened, position_closed, health_below, nft_floor_change, stale',

@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  percentChange,
-  priceCondition,
-  readHealthFactor,
-  reaches,
-  staleCondition,
-  type Condition,
-} from '../../src/alerts/conditions.ts';
+import { percentChange, priceCondition, reaches, staleCondition, type Condition } from '../../src/alerts/conditions.ts';
 import { eventKey, resolvedKey } from '../../src/alerts/event-key.ts';
 import { positionOccurrences, type PositionRow } from '../../src/alerts/position-events.ts';
 import { parseRules, type EpisodeRule, type PositionEventRule } from '../../src/alerts/rules.ts';
@@ -190,11 +183,6 @@ describe('conditions', () => {
       holds: undefined,
       text: '0x2::sui::SUI has no stored price yet',
     });
-  });
-
-  it('read health factors in every shape the upstream sends numbers', () => {
-    expect(['1.5', '"1.5"', '{"value": "1.5"}', '{"value": 1.5}'].map(readHealthFactor)).toEqual([1.5, 1.5, 1.5, 1.5]);
-    expect(['true', '"x"', '""', '{"v": 1}', 'null', '[1]'].map(readHealthFactor)).toEqual(Array(6).fill(undefined));
   });
 
   it('call a dataset stale past its max age, or when it never succeeded', () => {

@@ -7,6 +7,8 @@ import { createSharedRateLimiter } from '../../src/upstream/rate-limiter.ts';
 const SUI_LONG = `0x${'0'.repeat(63)}2::sui::SUI`;
 const USDC = `0x${'d'.repeat(64)}::usdc::USDC`;
 const ADDRESS = '0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e';
+const EVM = '0xd8da6bf26964af9d7eed9e03e53415d37aa96045';
+const SOLANA = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
 
 let harness: PipelineHarness;
 beforeAll(async () => {
@@ -38,45 +40,58 @@ describe('chaintap CLI, as a user runs it', () => {
   it('manages addresses with their options', async () => {
     const added = await cli('addresses', 'add', ADDRESS, '--nft-chain', 'sui', '--pnl', '--chain', 'sui');
     expect(added.code).toBe(0);
-    const unknownChain = await cli(
-      'addresses',
-      'add',
-      '0xd8da6bf26964af9d7eed9e03e53415d37aa96045',
-      '--nft-chain',
-      'DOGE',
-    );
+    const unknownChain = await cli('addresses', 'add', EVM, '--nft-chain', 'DOGE');
     expect(unknownChain.code).toBe(1);
     expect(unknownChain.stderr).toContain('unknown NFT chain "DOGE"');
     const list = await cli('addresses', 'list');
-    expect(list.stdout.trim()).toBe(`${ADDRESS}\tchain=sui nft-chain=SUI pnl`);
+    expect(list.stdout.trim()).toBe(`${ADDRESS}\tSUI\tdatasets=positions,nfts chain=sui nft-chain=SUI pnl`);
     // Options not given are kept when an address is added again.
     await cli('addresses', 'add', ADDRESS, '--protocols', 'cetus');
     expect((await cli('addresses', 'list')).stdout.trim()).toBe(
-      `${ADDRESS}\tchain=sui protocols=cetus nft-chain=SUI pnl`,
+      `${ADDRESS}\tSUI\tdatasets=positions,nfts chain=sui protocols=cetus nft-chain=SUI pnl`,
     );
   });
 
-  it('refuses addresses the datasets cannot query, saying which formats they take, writing nothing', async () => {
+  it('watches wallets of other formats, each with its datasets and chains', async () => {
+    // An EVM and a Solana wallet, NFTs only, on their own chains; an EVM address in capitals is one address.
+    expect((await cli('addresses', 'add', EVM, '--datasets', 'nfts', '--nft-chain', 'base')).code).toBe(0);
+    expect((await cli('addresses', 'add', SOLANA, '--datasets', 'nfts', '--nft-chain', 'SOL')).code).toBe(0);
+    const again = await cli('addresses', 'add', EVM.toUpperCase().replace('0X', '0x'));
+    expect(again.stdout).toContain('added 0 address(es), updated 0');
+    expect((await cli('addresses', 'list')).stdout.trim().split('\n')).toEqual([
+      `${ADDRESS}\tSUI\tdatasets=positions,nfts chain=sui protocols=cetus nft-chain=SUI pnl`,
+      `${EVM}\tEVM\tdatasets=nfts nft-chain=BASE`,
+      `${SOLANA}\tSolana\tdatasets=nfts nft-chain=SOL`,
+    ]);
+    expect((await cli('addresses', 'remove', EVM, SOLANA)).stdout).toContain('removed 2 address(es)');
+  });
+
+  it('refuses an address its chain cannot query, naming its format and the chain, writing nothing', async () => {
     const before = (await cli('addresses', 'list')).stdout;
-    const evm = '0xd8da6bf26964af9d7eed9e03e53415d37aa96045';
-    const solana = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
-    const rejected = await cli('addresses', 'add', `0x${'a'.repeat(64)}`, evm, solana);
-    expect(rejected.code).toBe(1);
-    expect(rejected.stderr.trim()).toBe(
-      `error: nothing written: invalid address "${evm}": positions are SUI-only, expected a SUI address (0x and 64 hex digits): this is an EVM address (0x and 40 hex digits); ` +
-        `invalid address "${solana}": positions are SUI-only, expected a SUI address (0x and 64 hex digits): this is a base58 address (Solana, legacy Bitcoin)`,
-    );
-    const otherChain = await cli('addresses', 'add', `0x${'a'.repeat(64)}`, '--nft-chain', 'eth');
+    const otherChain = await cli('addresses', 'add', SOLANA, '--nft-chain', 'ETH');
     expect(otherChain.code).toBe(1);
-    expect(otherChain.stderr).toContain(
-      'error: NFT chain ETH takes an EVM address (0x and 40 hex digits), and a watched address is a SUI address (positions are SUI-only): use --nft-chain SUI or ALL',
+    expect(otherChain.stderr.trim()).toBe(
+      `error: nothing written: address ${SOLANA} is a Solana address (base58 of 32 bytes), and NFT chain ETH takes an EVM address (0x and 40 hex digits): use --nft-chain SOL or ALL`,
     );
-    // A long file of bad lines: the first few named, one screen.
-    const many = Array.from({ length: 500 }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`);
+    const positionsChain = await cli('addresses', 'add', EVM, `0x${'a'.repeat(64)}`, '--chain', 'ethereum');
+    expect(positionsChain.code).toBe(1);
+    expect(positionsChain.stderr).toContain(
+      `address 0x${'a'.repeat(64)} is a SUI address (0x and 64 hex digits), and positions chain ethereum takes an EVM address (0x and 40 hex digits)`,
+    );
+    const badDatasets = await cli('addresses', 'add', EVM, '--datasets', 'prices');
+    expect(badDatasets.stderr).toContain('invalid datasets "prices": expected positions, nfts or both');
+    expect((await cli('addresses', 'list')).stdout).toBe(before);
+  });
+
+  it('names the first few of many bad addresses, in one screen, writing nothing', async () => {
+    const before = (await cli('addresses', 'list')).stdout;
+    // A long list of bad values: the first few named, one screen.
+    const many = Array.from({ length: 500 }, (_, i) => `0x${i.toString(16).padStart(39, '0')}`);
     const flood = await cli('addresses', 'add', ...many);
     expect(flood.code).toBe(1);
+    expect(flood.stderr).toMatch(/^error: nothing written: invalid address "0x0{39}": expected a SUI address/);
     expect(flood.stderr).toMatch(/; and 495 more\n$/);
-    expect(flood.stderr.length).toBeLessThan(2_000);
+    expect(flood.stderr.length).toBeLessThan(3_000);
     expect((await cli('addresses', 'list')).stdout).toBe(before);
   });
 
@@ -116,6 +131,9 @@ describe('chaintap CLI, as a user runs it', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/positions\s+last tick 2026-11-21T11:00:00.000Z/);
     expect(result.stdout).toMatch(/failures in the last 24 hours\n\s+none/);
+    expect(result.stdout).toContain(
+      `addresses: 2 token(s), 1 address(es)\n  ${ADDRESS}  SUI: positions on sui (cetus); NFTs on SUI, with PnL\nquota\n`,
+    );
     // 2 tokens (one price request a minute), 1 address (positions 4 an hour, NFTs 1), the protocol list.
     expect(result.stdout).toContain(
       'quota\n  1000/s (UPSTREAM_RATE) allows 3,600,000 req/h; the watchlist needs 65.04 req/h: fits (0% of the quota)\n',

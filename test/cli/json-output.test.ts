@@ -9,16 +9,17 @@ import { createPipelineHarness, type PipelineHarness } from '../support/pipeline
 const iso = z.iso.datetime();
 const count = z.number().int().nonnegative();
 const TokensList = z.array(z.strictObject({ coinType: z.string(), addedAt: iso }));
-const AddressesList = z.array(
-  z.strictObject({
-    address: z.string(),
-    chain: z.string().nullable(),
-    protocols: z.array(z.string()).nullable(),
-    nftChain: z.string(),
-    includePnl: z.boolean(),
-    addedAt: iso,
-  }),
-);
+const WatchedAddress = z.strictObject({
+  address: z.string(),
+  format: z.enum(['sui', 'evm', 'solana', 'bitcoin', 'ton']).nullable(),
+  datasets: z.array(z.enum(['positions', 'nfts'])).min(1),
+  chain: z.string().nullable(),
+  protocols: z.array(z.string()).nullable(),
+  nftChain: z.string(),
+  includePnl: z.boolean(),
+  addedAt: iso,
+});
+const AddressesList = z.array(WatchedAddress);
 const RawList = z.array(
   z.strictObject({
     id: z.string().regex(/^\d+$/),
@@ -59,6 +60,7 @@ const Status = z.strictObject({
       ageSeconds: z.number().nullable(),
     }),
   ),
+  addresses: z.strictObject({ count, listed: z.array(WatchedAddress) }),
   // `plan`: the object `chaintap plan --json` prints (docs/quota.md); its own fields are checked there.
   quota: z.strictObject({
     plan: z.looseObject({ fits: z.boolean(), neededPerHour: z.number(), availablePerHour: z.number() }),
@@ -138,7 +140,15 @@ describe('chaintap --json', () => {
   it('prints the watchlist in its documented shapes', async () => {
     expect((await json(TokensList, 'tokens', 'list', '--json')).map((row) => row.coinType)).toEqual([SUI]);
     expect(await json(AddressesList, 'addresses', 'list', '--json')).toEqual([
-      expect.objectContaining({ address: ADDRESS, chain: null, protocols: null, nftChain: 'SUI', includePnl: true }),
+      expect.objectContaining({
+        address: ADDRESS,
+        format: 'sui',
+        datasets: ['positions', 'nfts'],
+        chain: null,
+        protocols: null,
+        nftChain: 'SUI',
+        includePnl: true,
+      }),
     ]);
   });
 
@@ -159,6 +169,10 @@ describe('chaintap --json', () => {
   it('prints the status in its documented shape', async () => {
     const status = await json(Status, 'status', '--json');
     expect(status.datasets.map((row) => row.dataset).sort()).toEqual(['nfts', 'positions', 'prices']);
+    expect(status.addresses).toEqual({
+      count: 1,
+      listed: [expect.objectContaining({ address: ADDRESS, format: 'sui', datasets: ['positions', 'nfts'] })],
+    });
     expect(status.quota.plan.fits).toBe(true);
     expect(status.queues.depths.map((row) => row.queue).sort()).toEqual([
       'maintenance',

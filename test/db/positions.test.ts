@@ -351,11 +351,27 @@ function amountValues(positions: readonly unknown[]): string[] {
   return values;
 }
 
-/** Σ current.tokens and current.yield `value`s of the answer's top-level positions. */
+/** The current.tokens and current.yield `value`s of positions. */
 function currentValues(positions: readonly Record<string, unknown>[]): string[] {
   return positions.flatMap((position) => {
     const current = (position.current ?? {}) as Record<string, Record<string, unknown>[]>;
     return [...(current.tokens ?? []), ...(current.yield ?? [])].map((entry) => String(entry.value));
+  });
+}
+
+/**
+ * The terms of the answer's net worth, worked out from the answer itself as upstream-reality.md
+ * says the service's app counts it: a Borrow's input (its plain entries, and the current values of
+ * the positions nested there) less its current values; any other position its current values.
+ */
+function netWorthTerms(positions: readonly Record<string, unknown>[]): string[] {
+  return positions.flatMap((position) => {
+    if (position.type !== 'Borrow') return currentValues([position]);
+    const input = (position.input ?? []) as Record<string, unknown>[];
+    const collateral = input.flatMap((entry) =>
+      'positionId' in entry ? currentValues([entry]) : [String(entry.value)],
+    );
+    return [...collateral, ...currentValues([position]).map((value) => `-${value}`)];
   });
 }
 
@@ -451,9 +467,11 @@ describe('writePositions on real-shape answers', () => {
     const [parent] =
       await database.sql`select extra from position_snapshots where owner = ${owner} and position_id = ${borrow}`;
     expect(parent!.extra).not.toHaveProperty('input');
+    // Worth the collateral less the debt, the collateral counted once (in the Borrow).
     const [portfolio] =
       await database.sql`select positions_value::text as value from latest_portfolio where owner = ${owner}`;
-    expect(portfolio!.value).toBe(await exactSum(currentValues(answer)));
+    expect(portfolio!.value).toBe(await exactSum(netWorthTerms(answer)));
+    expect(portfolio!.value).toBe('38903.6621035741297');
   });
 
   it("gives back the answer's sums of value through the views, for an answer mixing every case", async () => {
@@ -467,6 +485,6 @@ describe('writePositions on real-shape answers', () => {
     // 12 elements, one of them holding a nested position.
     expect(stored!.positions).toBe(13);
     expect(stored!.amounts).toBe(await exactSum(amountValues(answer)));
-    expect(stored!.current).toBe(await exactSum(currentValues(answer)));
+    expect(stored!.current).toBe(await exactSum(netWorthTerms(answer)));
   });
 });

@@ -263,6 +263,9 @@ describe('reporting views on a known dataset', () => {
           positions_snapshot_at: at('2026-11-21T00:15:00Z'),
           nft_snapshot_at: at('2026-11-21T00:00:00Z'),
           nft_unvalued_collections: 2,
+          positions_asset_value: '100.25',
+          positions_debt_value: '0',
+          positions_unvalued: 0,
         },
         // Its NFT refresh held nothing: worth 0.
         {
@@ -273,6 +276,9 @@ describe('reporting views on a known dataset', () => {
           positions_snapshot_at: at('2026-11-21T00:15:00Z'),
           nft_snapshot_at: at('2026-11-21T00:00:00Z'),
           nft_unvalued_collections: 0,
+          positions_asset_value: '0',
+          positions_debt_value: '0',
+          positions_unvalued: 0,
         },
         // Holds only what has no known value: unknown, not 0.
         {
@@ -283,6 +289,9 @@ describe('reporting views on a known dataset', () => {
           positions_snapshot_at: null,
           nft_snapshot_at: at('2026-11-21T00:00:00Z'),
           nft_unvalued_collections: 1,
+          positions_asset_value: null,
+          positions_debt_value: null,
+          positions_unvalued: null,
         },
         {
           owner: NEVER_REFRESHED,
@@ -292,6 +301,9 @@ describe('reporting views on a known dataset', () => {
           positions_snapshot_at: null,
           nft_snapshot_at: null,
           nft_unvalued_collections: null,
+          positions_asset_value: null,
+          positions_debt_value: null,
+          positions_unvalued: null,
         },
       ].sort((a, b) => a.owner.localeCompare(b.owner)),
     );
@@ -310,5 +322,140 @@ describe('reporting views on a known dataset', () => {
         { dataset: 'prices', target: 'batch-1', last_success_tick: at('2026-11-21T00:00:30Z') },
       ].sort((a, b) => a.dataset.localeCompare(b.dataset) || a.target.localeCompare(b.target)),
     );
+  });
+  it('value a wallet with debt at its net worth, from position_pnl to the refresh views and latest_portfolio', async () => {
+    // Deposit 10,000 (a whole Lending position nested in the Borrow's input), borrow 8,000: worth
+    // 2,000 plus its other position; a position whose value is unknown is left out and counted.
+    const owner = `0x${'de'.repeat(32)}`;
+    const tick = at('2026-11-21T00:30:00Z');
+    const collateral = {
+      ...wirePosition('lend', { input: 9990, current: '9999.5', yieldValue: '0.5' }),
+      type: 'Lending',
+    };
+    const borrow = {
+      ...wirePosition('loan', { current: '7999.75', yieldValue: '0.25' }),
+      type: 'Borrow',
+      input: [collateral],
+      current: { tokens: [{ amount: 8000, value: '7999.75' }], yield: [{ amount: 1, value: '0.25' }], healthy: '1.62' },
+    };
+    const unknown = wirePosition('unknown', { input: 1 });
+    await commit(database, 'positions', owner, tick, (tx) =>
+      writePositions(
+        tx,
+        positionRows(
+          [borrow, wirePosition('lp', { input: 100, current: 120, yieldValue: 3 }), { ...unknown, current: null }],
+          tick,
+          owner,
+        ),
+        { owner, snapshotAt: tick, complete: true },
+      ),
+    );
+    const pnl = await database.sql`
+      select position_id, type, parent_position_id, asset_value, debt_value, net_value, pnl, health_factor
+      from position_pnl where owner = ${owner} order by position_id`;
+    expect(pnl).toEqual([
+      {
+        position_id: 'loan',
+        type: 'Borrow',
+        parent_position_id: null,
+        asset_value: '10000',
+        debt_value: '8000',
+        net_value: '2000',
+        pnl: null,
+        health_factor: '1.62',
+      },
+      {
+        position_id: 'loan/input/0',
+        type: 'Lending',
+        parent_position_id: 'loan',
+        asset_value: '10000',
+        debt_value: '0',
+        net_value: '10000',
+        pnl: '10',
+        health_factor: null,
+      },
+      {
+        position_id: 'lp',
+        type: 'liquidity_pool',
+        parent_position_id: null,
+        asset_value: '123',
+        debt_value: '0',
+        net_value: '123',
+        pnl: '23',
+        health_factor: null,
+      },
+      {
+        position_id: 'unknown',
+        type: 'liquidity_pool',
+        parent_position_id: null,
+        asset_value: null,
+        debt_value: '0',
+        net_value: null,
+        pnl: null,
+        health_factor: null,
+      },
+    ]);
+    const snapshots = await database.sql`
+      select position_id, asset_value, debt_value, net_value, pnl, health_factor from position_snapshots
+      where owner = ${owner} and position_id = 'loan'`;
+    expect(snapshots).toEqual([
+      {
+        position_id: 'loan',
+        asset_value: '10000',
+        debt_value: '8000',
+        net_value: '2000',
+        pnl: null,
+        health_factor: '1.62',
+      },
+    ]);
+    expect(await database.sql`select * from position_refresh_values where owner = ${owner}`).toEqual([
+      {
+        owner,
+        snapshot_at: tick,
+        complete: true,
+        position_count: 4,
+        asset_value: '10123',
+        debt_value: '8000',
+        net_value: '2123',
+        unvalued_positions: 1,
+      },
+    ]);
+    expect(
+      await database.sql`
+        select positions_value, positions_asset_value, positions_debt_value, positions_unvalued, total_value
+        from latest_portfolio where owner = ${owner}`,
+    ).toEqual([
+      {
+        positions_value: '2123',
+        positions_asset_value: '10123',
+        positions_debt_value: '8000',
+        positions_unvalued: 1,
+        total_value: '2123',
+      },
+    ]);
+  });
+
+  it('nft_refresh_values: each NFT refresh valued as latest_portfolio values the latest', async () => {
+    const rows = await database.sql`
+      select owner, snapshot_at, scope_chain, collection_count, value_usd, unvalued_collections
+      from nft_refresh_values where owner = ${OWNER} order by snapshot_at`;
+    expect(rows).toEqual([
+      {
+        owner: OWNER,
+        snapshot_at: at('2026-11-20T13:00:00Z'),
+        scope_chain: 'ALL',
+        collection_count: 1,
+        value_usd: '10.0',
+        unvalued_collections: 0,
+      },
+      {
+        owner: OWNER,
+        snapshot_at: at('2026-11-21T00:00:00Z'),
+        scope_chain: 'ALL',
+        collection_count: 5,
+        value_usd: '757.325',
+        unvalued_collections: 2,
+      },
+    ]);
   });
 });

@@ -13,6 +13,7 @@ import { SUI, USDC } from './job-helpers.ts';
 
 const EVM = '0x52908400098527886E0F7030069857D2E4169EE7';
 const SUI_ADDRESS = `0x${'ab'.repeat(32)}`;
+const SOLANA = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
 
 describe('watchlist', () => {
   let database: TestDatabase;
@@ -49,30 +50,117 @@ describe('watchlist', () => {
 
   it('adds addresses with options, and updates only the options given', async () => {
     await expect(
-      addWatchedAddresses(database, [EVM, SUI_ADDRESS], {
-        chain: 'eth',
+      addWatchedAddresses(database, [EVM, `${EVM.toLowerCase()} `], {
+        datasets: ['nfts', 'positions', 'nfts'],
+        chain: 'ethereum',
         protocols: ['aave', 'aave'],
         nftChain: 'eth',
         includePnl: true,
       }),
-    ).resolves.toEqual({ added: 2, updated: 0 });
+    ).resolves.toEqual({ added: 1, updated: 0 });
+    await expect(addWatchedAddresses(database, [SUI_ADDRESS], { datasets: ['positions'] })).resolves.toEqual({
+      added: 1,
+      updated: 0,
+    });
     await expect(addWatchedAddresses(database, [EVM], { includePnl: true })).resolves.toEqual({ added: 0, updated: 0 });
     await expect(
-      addWatchedAddresses(database, [EVM.toLowerCase()], { nftChain: 'ALL', protocols: [] }),
+      addWatchedAddresses(database, [EVM.toLowerCase()], { nftChain: 'ALL', protocols: [], datasets: ['nfts'] }),
     ).resolves.toEqual({ added: 0, updated: 1 });
     const listed = await listWatchedAddresses(database);
     expect(listed.map(({ addedAt: _, ...rest }) => rest)).toEqual([
-      { address: EVM.toLowerCase(), chain: 'eth', protocols: null, nftChain: 'ALL', includePnl: true },
-      { address: SUI_ADDRESS, chain: 'eth', protocols: ['aave'], nftChain: 'ETH', includePnl: true },
+      {
+        address: EVM.toLowerCase(),
+        format: 'evm',
+        datasets: ['nfts'],
+        chain: 'ethereum',
+        protocols: null,
+        nftChain: 'ALL',
+        includePnl: true,
+      },
+      {
+        address: SUI_ADDRESS,
+        format: 'sui',
+        datasets: ['positions'],
+        chain: null,
+        protocols: null,
+        nftChain: 'ALL',
+        includePnl: false,
+      },
     ]);
     expect(listed[0]!.addedAt).toBeInstanceOf(Date);
+  });
+
+  it('refuses an address on a chain of another format, naming both, and writes nothing', async () => {
+    const before = await listWatchedAddresses(database);
+    await expect(addWatchedAddresses(database, [SOLANA, EVM], { nftChain: 'ETH' })).rejects.toThrow(
+      new InvalidInputError(
+        `nothing written: address ${SOLANA} is a Solana address (base58 of 32 bytes), and NFT chain ETH takes an EVM address (0x and 40 hex digits): use --nft-chain SOL or ALL`,
+      ),
+    );
+    await expect(addWatchedAddresses(database, [SUI_ADDRESS], { chain: 'arbitrum' })).rejects.toThrow(
+      /is a SUI address \(0x and 64 hex digits\), and positions chain arbitrum takes an EVM address/,
+    );
+    await expect(addWatchedAddresses(database, [SUI_ADDRESS], { datasets: ['prices'] })).rejects.toThrow(
+      /invalid datasets "prices": expected positions, nfts or both/,
+    );
+    expect(await listWatchedAddresses(database)).toEqual(before);
+  });
+
+  it('takes every format, each in its normal form, so that two spellings are one address', async () => {
+    const bech32 = 'BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4';
+    const tonRaw = '0:ed1691307050047117b998b561d8de82d31fbf84910ced6eb5fc92e7485ef8a7';
+    const tonFriendly = 'UQDtFpEwcFAEcRe5mLVh2N6C0x-_hJEM7W61_JLnSF74p9dz';
+    await expect(
+      addWatchedAddresses(
+        database,
+        [SOLANA, bech32, bech32.toLowerCase(), tonRaw, tonFriendly, '1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa'],
+        {
+          nftChain: 'ALL',
+        },
+      ),
+    ).resolves.toEqual({ added: 4, updated: 0 });
+    const formats = Object.fromEntries((await listWatchedAddresses(database)).map((a) => [a.address, a.format]));
+    expect(formats).toMatchObject({
+      [SOLANA]: 'solana',
+      [bech32.toLowerCase()]: 'bitcoin',
+      'EQDtFpEwcFAEcRe5mLVh2N6C0x-_hJEM7W61_JLnSF74p4q2': 'ton',
+      '1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa': 'bitcoin',
+    });
+    await expect(
+      removeWatchedAddresses(database, [tonRaw, bech32, SOLANA, '1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa']),
+    ).resolves.toBe(4);
   });
 
   it('gives new addresses the defaults', async () => {
     const other = `0x${'cd'.repeat(32)}`;
     await addWatchedAddresses(database, [other], {});
     const [row] = (await listWatchedAddresses(database)).filter((a) => a.address === other);
-    expect(row).toMatchObject({ chain: null, protocols: null, nftChain: 'ALL', includePnl: false });
+    expect(row).toMatchObject({
+      datasets: ['positions', 'nfts'],
+      chain: null,
+      protocols: null,
+      nftChain: 'ALL',
+      includePnl: false,
+    });
     await expect(removeWatchedAddresses(database, [other, EVM])).resolves.toBe(2);
+  });
+
+  it('reads input of any size as a stream, in batches, and writes nothing when one line is bad', async () => {
+    const count = 25_000;
+    const coinType = (i: number) => `0x${i.toString(16)}::token${i}::T${i}`;
+    const lines = async function* () {
+      for (let i = 0; i < count; i++) yield { value: coinType(i), where: `list:${i + 1}` };
+    };
+    await expect(addWatchedTokens(database, lines)).resolves.toEqual({ added: count, existing: 0 });
+    await expect(addWatchedTokens(database, lines)).resolves.toEqual({ added: 0, existing: count });
+    const withBad = async function* () {
+      yield* lines();
+      yield { value: 'not a coin type', where: `list:${count + 1}` };
+    };
+    await expect(removeWatchedTokens(database, withBad)).rejects.toThrow(
+      /^nothing written: list:25001: invalid coin type "not a coin type"/,
+    );
+    expect((await listWatchedTokens(database)).length).toBe(count + 2);
+    await expect(removeWatchedTokens(database, lines)).resolves.toBe(count);
   });
 });

@@ -139,7 +139,7 @@ describe('tokens', () => {
     const result = await runCli(['tokens', 'add', '--file', path], env);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /^error: nothing written: coin type "0x2::pool::LP<0x2::sui::SUI,0x2::usdc::USDC>" contains a comma/,
+      /^error: nothing written: \S+tokens-one-bad\.txt:\d+: coin type "0x2::pool::LP<0x2::sui::SUI,0x2::usdc::USDC>" contains a comma/,
     );
     expect(await watchlistDigest()).toEqual(before);
     expect((await watched()).tokens).toBe(6_000);
@@ -152,7 +152,7 @@ describe('addresses', () => {
     const cases: [string[], RegExp][] = [
       [
         [address(1), '0x123'],
-        /invalid address "0x123": positions are SUI-only, expected a SUI address \(0x and 64 hex digits\)/,
+        /invalid address "0x123": expected a SUI address \(0x and 64 hex digits\), an EVM address \(0x and 40 hex digits\)/,
       ],
       [[address(1), 'not-an-address'], /invalid address "not-an-address"/],
       [[address(1), `${address(2)}g`], /invalid address/],
@@ -185,7 +185,9 @@ describe('addresses', () => {
     const before = await watchlistDigest();
     const rejected = await runCli(['addresses', 'add', '--file', badPath, '--pnl', '--nft-chain', 'sui'], env);
     expect(rejected.code).toBe(1);
-    expect(rejected.stderr).toMatch(/^error: nothing written: invalid address "0xnot-hex"/);
+    expect(rejected.stderr).toMatch(
+      /^error: nothing written: \S+addresses-one-bad\.txt:1001: invalid address "0xnot-hex"/,
+    );
     expect(await watchlistDigest()).toEqual(before);
 
     const goodPath = join(dir, 'addresses.txt');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readDecimal, readInteger } from '../../src/normalize/numeric-field.ts';
+import { readDecimal, readInteger, undocumentedDecimal } from '../../src/normalize/numeric-field.ts';
 import { DriftLog } from '../../src/normalize/schema-drift.ts';
 
 function read(raw: unknown) {
@@ -48,5 +48,14 @@ describe('a numeric field in whatever shape it comes', () => {
       { field: 'prices.decimals', shape: 'number', count: 1 },
       { field: 'prices.decimals', shape: 'numeric_string', count: 1 },
     ]);
+  });
+
+  it('reads an undocumented number (a health factor) in every shape numbers come in, anything else as none', () => {
+    expect(['1.5', 1.5, { value: '1.5' }, { value: 1.5 }, ' 1.50 '].map(undocumentedDecimal)).toEqual(
+      Array(5).fill('1.5'),
+    );
+    expect([true, 'x', '', { v: 1 }, null, undefined, [1], '1e100000'].map(undocumentedDecimal)).toEqual(
+      Array(8).fill(null),
+    );
   });
 });

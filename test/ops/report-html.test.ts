@@ -17,6 +17,8 @@ function portfolio(steps: number, intervalMs: number, firstValue = 0): Portfolio
         owner: ADDRESS,
         time,
         positionsValue: null,
+        positionsAssetValue: null,
+        positionsDebtValue: null,
         nftValueUsd: null,
         totalValue: null,
         pnl: null,
@@ -29,6 +31,8 @@ function portfolio(steps: number, intervalMs: number, firstValue = 0): Portfolio
       owner: ADDRESS,
       time,
       positionsValue: positions,
+      positionsAssetValue: positions,
+      positionsDebtValue: '0',
       nftValueUsd: '27636.110000000000000000000000001',
       totalValue: positions,
       pnl: i === firstValue ? '0.000000000000000000000000000000' : `-${i % 1000}.${'9'.repeat(30)}`,
@@ -37,7 +41,7 @@ function portfolio(steps: number, intervalMs: number, firstValue = 0): Portfolio
     };
   });
   const range = reportRange({ from: FROM, to, interval: `${intervalMs / 60_000}m` }, to);
-  return { address: ADDRESS, range, generatedAt: to, series, positions: [], nfts: [] };
+  return { address: ADDRESS, watch: null, range, generatedAt: to, series, positions: [], nfts: [] };
 }
 
 describe('renderPortfolioHtml', () => {

@@ -233,6 +233,8 @@ describe('renderStatusPage: watched addresses', () => {
     owner: address,
     time: new Date(now.getTime() - hoursBeforeNow * 3600_000),
     positionsValue: total,
+    positionsAssetValue: total,
+    positionsDebtValue: total === null ? null : '0',
     nftValueUsd: total === null ? null : '0',
     totalValue: total,
     pnl: null,
@@ -245,7 +247,12 @@ describe('renderStatusPage: watched addresses', () => {
       watched: [
         {
           address,
+          datasets: ['positions' as const, 'nfts' as const],
+          chain: null,
+          nftChain: 'ALL',
           positionsValue: '1234.004999',
+          positionsAssetValue: '9234.004999',
+          positionsDebtValue: '8000',
           nftValue: '0.125',
           totalValue: '1234.129999',
           positionsSnapshotAt: new Date(now.getTime() - 900_000),
@@ -253,7 +260,12 @@ describe('renderStatusPage: watched addresses', () => {
         },
         {
           address: idle,
+          datasets: ['nfts' as const],
+          chain: null,
+          nftChain: 'ETH',
           positionsValue: null,
+          positionsAssetValue: null,
+          positionsDebtValue: null,
           nftValue: null,
           totalValue: null,
           positionsSnapshotAt: null,
@@ -274,13 +286,23 @@ describe('renderStatusPage: watched addresses', () => {
       page.indexOf('</tr>', page.indexOf(`<tr data-address="${address}">`)),
     );
     expect(row).toContain(`<td class="num" title="1234.129999">$1,234.13</td>`);
-    expect(row).toContain(`<td class="num" title="1234.004999">$1,234.00</td>`);
+    expect(row).toContain(
+      `<td class="num" title="1234.004999">$1,234.00<div class="muted" title="9234.004999 assets − 8000 debt">of which debt $8,000.00</div></td>`,
+    );
     expect(row).toContain(`<td class="num" title="0.125">$0.13</td>`);
     expect(row).toContain('2024-05-02 11:45:00 UTC');
     expect(row).toMatch(/<svg class="sparkline"[^>]*>.*<path class="spark-line" d="M[^"]*" data-points="3"/);
     expect(page).toMatch(
       new RegExp(`<tr data-address="${idle}">.*<td class="num muted">—</td>.*<svg class="sparkline"`),
     );
+  });
+
+  it('says what each address is watched for: its format, datasets and chains', () => {
+    const page = renderStatusPage(data({ addresses }));
+    expect(page).toContain(
+      `<tr data-address="${address}"><td class="mono"><a href="/report/portfolio?address=${address}">${address}</a></td><td class="watch">SUI<div class="muted">positions on every chain; NFTs on ALL</div></td>`,
+    );
+    expect(page).toContain(`<td class="watch">EVM<div class="muted">NFTs on ETH</div></td>`);
   });
 
   it('links each address to its portfolio report, with the token when given one', () => {

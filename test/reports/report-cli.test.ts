@@ -36,11 +36,13 @@ const orEmpty = (value: string | null) => value ?? '';
 /** What JSON says of a cell, as the CSV writes it. */
 const asCsv = (value: unknown) => (value === null ? '' : String(value));
 
-/** Σ over position_pnl of each of the address's positions refreshes: top-level positions only, as latest_portfolio sums. */
+/**
+ * Σ net_value over position_pnl of each of the address's positions refreshes: top-level positions
+ * only (a nested one is counted in its parent), as latest_portfolio sums.
+ */
 async function positionSums(owner: string): Promise<Map<number, string>> {
   const rows = await sql()<{ snapshotAt: Date; value: string }[]>`
-    select r.snapshot_at as "snapshotAt",
-           coalesce(sum(coalesce(p.current_value, 0) + coalesce(p.current_yield_value, 0)), 0)::text as value
+    select r.snapshot_at as "snapshotAt", coalesce(sum(p.net_value), 0)::text as value
     from position_refreshes r
     left join position_pnl p on p.owner = r.owner and p.snapshot_at = r.snapshot_at and p.parent_position_id is null
     where r.owner = ${owner}
@@ -157,7 +159,8 @@ describe('report portfolio', () => {
     const positions = await sql()<Record<string, string | null>[]>`
       select p.position_id, p.parent_position_id, p.protocol_id, pr.name as protocol_name, p.type, p.chain,
              p.input_value::text, p.current_value::text, p.current_yield_value::text,
-             p.yield_collected_value::text, p.pnl::text
+             p.yield_collected_value::text, p.pnl::text, p.asset_value::text, p.debt_value::text,
+             p.net_value::text, p.health_factor::text
       from position_pnl p left join protocols pr using (protocol_id)
       where p.owner = ${ADDRESS} and p.snapshot_at = ${CYCLE_TICKS.at(-1)!}`;
     const reported = csv.records.filter((record) => record.section === 'position');
@@ -187,14 +190,29 @@ describe('report portfolio', () => {
         expect(record[column], column).toBe(value === null ? '' : String(value));
     }
 
-    // The sections add up to the last row: top-level positions to positions_value, collections to nft_value_usd.
+    // The sections add up to the last row: top-level positions' net values (assets less debt) to
+    // positions_value, and their two sides to its asset and debt columns; collections to nft_value_usd.
     const last = csv.records.filter((record) => record.section === 'series').at(-1)!;
-    const [sums] = await sql()<{ positions: string; nfts: string }[]>`
-      select (select sum(coalesce(c::numeric, 0) + coalesce(y::numeric, 0)) from unnest(
-                ${reported.filter((r) => r.parent_position_id === '').map((r) => r.current_value || null)}::text[],
-                ${reported.filter((r) => r.parent_position_id === '').map((r) => r.current_yield_value || null)}::text[]) as t(c, y))::text as positions,
+    const topLevel = reported.filter((r) => r.parent_position_id === '' && r.net_value !== '');
+    const [sums] = await sql()<{ positions: string; assets: string; debt: string; nfts: string }[]>`
+      select (select sum(v::numeric) from unnest(${topLevel.map((r) => r.net_value!)}::text[]) as t(v))::text as positions,
+             (select sum(v::numeric) from unnest(${topLevel.map((r) => r.asset_value!)}::text[]) as t(v))::text as assets,
+             (select sum(v::numeric) from unnest(${topLevel.map((r) => r.debt_value!)}::text[]) as t(v))::text as debt,
              (select sum(v::numeric) from unnest(${reportedNfts.map((r) => r.value_usd || null)}::text[]) as t(v))::text as nfts`;
     expect(sums!.positions).toBe(last.positions_value);
+    expect(sums!.assets).toBe(last.positions_asset_value);
+    expect(sums!.debt).toBe(last.positions_debt_value);
+    // A Borrow is debt: no PnL, its debt its current value and yield, its collateral nested in it.
+    const borrows = reported.filter((r) => r.type === 'Borrow');
+    expect(borrows.length).toBeGreaterThan(0);
+    for (const borrow of borrows) {
+      expect(borrow.pnl).toBe('');
+      expect(borrow.debt_value).toBe(
+        await numeric('$1::numeric + $2::numeric', borrow.current_value!, borrow.current_yield_value!),
+      );
+      expect(reported.some((r) => r.parent_position_id === borrow.position_id)).toBe(true);
+    }
+    expect(Number(sums!.debt)).toBeGreaterThan(0);
     expect(sums!.nfts).toBe(last.nft_value_usd);
   });
 
@@ -212,9 +230,30 @@ describe('report portfolio', () => {
     const records = parseCsv(run.stdout).records;
     expect(records.filter((r) => r.section === 'series').map((r) => r.time)).toEqual(['2026-11-21T08:00:00.000Z']);
     const snapshots = new Set(
-      records.filter((r) => r.section !== 'series').map((r) => r.positions_snapshot_at || r.nft_snapshot_at),
+      records
+        .filter((r) => r.section === 'position' || r.section === 'nft')
+        .map((r) => r.positions_snapshot_at || r.nft_snapshot_at),
     );
     expect([...snapshots]).toEqual([CYCLE_TICKS[1]!.toISOString()]);
+  });
+
+  it('names the address with its format, datasets and chains, in CSV and JSON', () => {
+    const [address] = csv.records;
+    expect(address).toMatchObject({
+      section: 'address',
+      address: ADDRESS,
+      address_format: 'SUI',
+      datasets: 'positions,nfts',
+      positions_chain: 'ALL',
+      nft_chain: 'ALL',
+    });
+    expect(json).toMatchObject({
+      address: ADDRESS,
+      address_format: 'SUI',
+      datasets: 'positions,nfts',
+      positions_chain: 'ALL',
+      nft_chain: 'ALL',
+    });
   });
 
   it('writes the same rows in JSON, every number a string', () => {
@@ -309,6 +348,7 @@ describe('report portfolio', () => {
     expect(run.code).toBe(0);
     const records = parseCsv(run.stdout).records;
     expect(records.map((r) => [r.section, r.total_value])).toEqual([
+      ['address', ''],
       ['series', ''],
       ['series', ''],
     ]);

@@ -239,4 +239,20 @@ describe('loadCapacityPlan', () => {
       ['nfts', 3, 3],
     ]);
   });
+
+  it('counts the requests of each dataset over the addresses watching it', async () => {
+    await addWatchedAddresses(database, ['9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM'], {
+      datasets: ['nfts'],
+      nftChain: 'SOL',
+    });
+    await addWatchedAddresses(database, [`0x${'1'.repeat(64)}`], { datasets: ['positions'] });
+    const result = await loadCapacityPlan(database, loadOptions({}, {}));
+    expect(result).toMatchObject({ addresses: 4, positionAddresses: 3, nftAddresses: 3 });
+    expect(result.datasets.map((d) => [d.dataset, d.requestsPerSlot])).toEqual([
+      ['prices', 2],
+      ['positions', 3],
+      ['nfts', 3],
+    ]);
+    expect(describeCapacityPlan(result)[0]).toMatch(/^prices every 1 min/);
+  });
 });

@@ -41,4 +41,15 @@ describe('job builders', () => {
     ]);
     expect(nfts[0]!.opts.jobId).toBe('nfts-0xaa-2026-11-21T12-15-00Z');
   });
+
+  it('plans a dataset only for the addresses watching it: an NFT-only wallet costs no positions request', () => {
+    const common = { chain: null, protocols: null, nftChain: 'ALL', includePnl: false };
+    const addresses = [
+      { address: '0xaa', datasets: ['positions', 'nfts'] as const, ...common },
+      { address: 'sol', datasets: ['nfts'] as const, ...common },
+      { address: '0xcc', datasets: ['positions'] as const, ...common },
+    ];
+    expect(positionJobs(addresses, tick, false).map((job) => job.target)).toEqual(['0xaa', '0xcc']);
+    expect(nftJobs(addresses, tick).map((job) => job.target)).toEqual(['0xaa', 'sol']);
+  });
 });

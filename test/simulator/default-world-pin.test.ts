@@ -77,4 +77,6 @@ const PINNED = {
   prices: '06d7bc30ff25634e013133e40893e84719764ffa0a442e06bf95a678d2ddf06a',
   protocols: '27a63ab0ef0b0d53595274a84598421415572c0e1f6035411c15eb39516ef59f',
 };
-const PINNED_HTTP = 'ed747d5d881d847d8a7f90c0ae1331688dd6ca5a98db0789c54f61ce6ec55c8c';
+// Pinned again when the error for an invalid address came to name every address format (issue 23):
+// only that 400 body changed.
+const PINNED_HTTP = '6bc7b33f835fb2726ad9bbcee8e26df89615790c12dc0f838f493f9f39bdefb9';

@@ -37,7 +37,7 @@ export const REAL_ANSWER_CASES: Record<string, () => Json> = {
   },
   'positions-nested-borrow.json': () => ({ data: ofType('Borrow') }),
   'positions-numeric-shapes.json': () => ({ data: ['AMM', 'CLMM', 'CFMM'].map((type) => ofType(type)[0]!) }),
-  'positions-extra-and-missing-fields.json': () => ({ data: ofType('Lending', 'Staking', 'Reward') }),
+  'positions-extra-and-missing-fields.json': () => ({ data: ofType('Lending', 'Borrow', 'Staking', 'Reward') }),
   'nfts-data-wrapped.json': () => nfts(addressWhere(true)),
   'nfts-bare-array.json': () => nfts(addressWhere(false)),
   'prices-missing-fields.json': () =>

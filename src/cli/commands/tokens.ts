@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { collectValues } from '../input-lines.ts';
+import { valueSource } from '../input-lines.ts';
 
 /** What the actions use, loaded when one runs. */
 const load = () => Promise.all([import('./database-command.ts'), import('../../db/stores/watchlist.ts')]);
@@ -10,11 +10,11 @@ export function tokensCommand(): Command {
     .command('add')
     .description('add coin types; all are validated first and nothing is written if one is invalid')
     .argument('[coinTypes...]', 'coin types such as 0x2::sui::SUI')
-    .option('--file <path>', 'read coin types from a file, one per line')
+    .option('--file <path>', 'read coin types from a file, one per line (# comments and blank lines ignored)')
     .action(async (args: string[], flags: { file?: string }) => {
-      const coinTypes = await collectValues(args, flags.file);
+      const source = await valueSource(args, flags.file);
       const [{ withDatabase }, { addWatchedTokens }] = await load();
-      const result = await withDatabase((database) => addWatchedTokens(database, coinTypes));
+      const result = await withDatabase((database) => addWatchedTokens(database, source));
       console.log(`added ${result.added} token(s), ${result.existing} already watched`);
     });
   tokens
@@ -23,9 +23,9 @@ export function tokensCommand(): Command {
     .argument('[coinTypes...]')
     .option('--file <path>', 'read coin types from a file, one per line')
     .action(async (args: string[], flags: { file?: string }) => {
-      const coinTypes = await collectValues(args, flags.file);
+      const source = await valueSource(args, flags.file);
       const [{ withDatabase }, { removeWatchedTokens }] = await load();
-      const removed = await withDatabase((database) => removeWatchedTokens(database, coinTypes));
+      const removed = await withDatabase((database) => removeWatchedTokens(database, source));
       console.log(`removed ${removed} token(s)`);
     });
   tokens

@@ -92,6 +92,21 @@ export const snapshotValueColumns = () => ({
   yieldCollectedValue: numeric('yield_collected_value'),
   currentValue: numeric('current_value'),
   currentYieldValue: numeric('current_yield_value'),
+  ...snapshotWorthColumns(),
+});
+
+/**
+ * What a position snapshot is worth, in USD (src/normalize/position-worth.ts, docs/schema.md "What a
+ * wallet is worth"): what it holds, what it owes (a Borrow's debt; 0 for every other type), the
+ * difference, its profit and loss where the answer supports one (null for a Borrow), and the health
+ * factor a Borrow answers in `current.healthy`.
+ */
+export const snapshotWorthColumns = () => ({
+  assetValue: numeric('asset_value'),
+  debtValue: numeric('debt_value'),
+  netValue: numeric('net_value'),
+  pnl: numeric('pnl'),
+  healthFactor: numeric('health_factor'),
 });
 
 /**

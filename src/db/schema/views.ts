@@ -1,4 +1,4 @@
-import { date, integer, jsonb, numeric, pgView, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, date, integer, jsonb, numeric, pgView, text, timestamp } from 'drizzle-orm/pg-core';
 import { positionAmountKind, snapshotValueColumns } from './positions.ts';
 
 /**
@@ -87,6 +87,7 @@ export const tokenPricesDailyOhlc = pgView('token_prices_daily_ohlc', {
 
 export const latestPortfolio = pgView('latest_portfolio', {
   owner: text('owner').notNull(),
+  /** USD: net worth (assets − debt) of the top-level positions of the latest positions refresh. */
   positionsValue: numeric('positions_value'),
   /** USD: Σ nft_pnl.value_usd of the latest NFT refresh; null when none of its holdings has a known value. */
   nftValue: numeric('nft_value'),
@@ -95,6 +96,33 @@ export const latestPortfolio = pgView('latest_portfolio', {
   nftSnapshotAt: at('nft_snapshot_at'),
   /** Holdings of the latest NFT refresh whose value is unknown, left out of nft_value. */
   nftUnvaluedCollections: integer('nft_unvalued_collections'),
+  positionsAssetValue: numeric('positions_asset_value'),
+  positionsDebtValue: numeric('positions_debt_value'),
+  /** Top-level positions of the latest positions refresh whose net value is unknown, left out of positions_value. */
+  positionsUnvalued: integer('positions_unvalued'),
+}).existing();
+
+/** One row per positions refresh: what the address's top-level positions were worth then. */
+export const positionRefreshValues = pgView('position_refresh_values', {
+  owner: text('owner').notNull(),
+  snapshotAt: at('snapshot_at').notNull(),
+  complete: boolean('complete').notNull(),
+  positionCount: integer('position_count').notNull(),
+  assetValue: numeric('asset_value').notNull(),
+  debtValue: numeric('debt_value').notNull(),
+  netValue: numeric('net_value').notNull(),
+  unvaluedPositions: integer('unvalued_positions').notNull(),
+}).existing();
+
+/** One row per NFT refresh: the USD value of its holdings (null when none has a known value). */
+export const nftRefreshValues = pgView('nft_refresh_values', {
+  owner: text('owner').notNull(),
+  snapshotAt: at('snapshot_at').notNull(),
+  scopeChain: text('scope_chain').notNull(),
+  collectionCount: integer('collection_count').notNull(),
+  tokenCount: integer('token_count').notNull(),
+  valueUsd: numeric('value_usd'),
+  unvaluedCollections: integer('unvalued_collections').notNull(),
 }).existing();
 
 export const positionPnl = pgView('position_pnl', {
@@ -108,10 +136,15 @@ export const positionPnl = pgView('position_pnl', {
   yieldCollectedValue: numeric('yield_collected_value'),
   currentValue: numeric('current_value'),
   currentYieldValue: numeric('current_yield_value'),
+  /** Null for a Borrow (docs/schema.md, "What a wallet is worth"). */
   pnl: numeric('pnl'),
   upstreamPositionId: text('upstream_position_id').notNull(),
   /** Set for a position nested in another's amount list; latest_portfolio leaves such positions out. */
   parentPositionId: text('parent_position_id'),
+  assetValue: numeric('asset_value'),
+  debtValue: numeric('debt_value'),
+  netValue: numeric('net_value'),
+  healthFactor: numeric('health_factor'),
 }).existing();
 
 /** Each NFT holding at each snapshot: as answered (native units) and valued in USD (docs/schema.md). */

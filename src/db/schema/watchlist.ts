@@ -1,4 +1,6 @@
-import { boolean, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, check, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import type { AddressDataset } from '../../datasets.ts';
 
 /** The token watchlist: coin types in their normal form (src/chain/coin-type.ts). */
 export const watchedTokens = pgTable('watched_tokens', {
@@ -7,15 +9,31 @@ export const watchedTokens = pgTable('watched_tokens', {
 });
 
 /** The address watchlist with the options each address is refreshed with. */
-export const watchedAddresses = pgTable('watched_addresses', {
-  address: text('address').primaryKey(),
-  /** Positions: only this chain (null: every chain). A filtered refresh never closes positions. */
-  chain: text('chain'),
-  /** Positions: only these protocol ids (null: every protocol). */
-  protocols: text('protocols').array(),
-  /** NFT holdings: one chain of the upstream's list, or ALL. */
-  nftChain: text('nft_chain').notNull().default('ALL'),
-  /** NFT holdings: ask for profit and loss. */
-  includePnl: boolean('include_pnl').notNull().default(false),
-  addedAt: timestamp('added_at', { withTimezone: true }).notNull().defaultNow(),
-});
+export const watchedAddresses = pgTable(
+  'watched_addresses',
+  {
+    /** The address in its normal form (src/chain/address.ts). */
+    address: text('address').primaryKey(),
+    /** What the address is refreshed for: positions, nfts or both (in that order, never empty). */
+    datasets: text('datasets')
+      .array()
+      .$type<AddressDataset[]>()
+      .notNull()
+      .default(sql`'{positions,nfts}'::text[]`),
+    /** Positions: only this chain (null: every chain). A filtered refresh never closes positions. */
+    chain: text('chain'),
+    /** Positions: only these protocol ids (null: every protocol). */
+    protocols: text('protocols').array(),
+    /** NFT holdings: one chain of the upstream's list, or ALL. */
+    nftChain: text('nft_chain').notNull().default('ALL'),
+    /** NFT holdings: ask for profit and loss. */
+    includePnl: boolean('include_pnl').notNull().default(false),
+    addedAt: timestamp('added_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check(
+      'watched_addresses_datasets_check',
+      sql`cardinality(${t.datasets}) > 0 AND ${t.datasets} <@ '{positions,nfts}'::text[]`,
+    ),
+  ],
+);

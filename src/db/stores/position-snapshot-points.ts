@@ -15,6 +15,11 @@ export interface SnapshotPoint {
   yield_collected_value: string | null;
   current_value: string | null;
   current_yield_value: string | null;
+  asset_value: string | null;
+  debt_value: string | null;
+  net_value: string | null;
+  pnl: string | null;
+  health_factor: string | null;
   extra: unknown;
   amount_kinds: PositionAmountKind[] | null;
   amount_tokens: number[] | null;
@@ -66,6 +71,11 @@ export function snapshotPoints(
       yield_collected_value: snapshot.yieldCollectedValue,
       current_value: snapshot.currentValue,
       current_yield_value: snapshot.currentYieldValue,
+      asset_value: snapshot.assetValue,
+      debt_value: snapshot.debtValue,
+      net_value: snapshot.netValue,
+      pnl: snapshot.pnl,
+      health_factor: snapshot.healthFactor,
       extra: jsonDelta(snapshotExtraOf.get(snapshot.positionId) ?? null, snapshot.extra),
       amount_kinds: list(amounts, (entry) => entry.kind),
       amount_tokens: list(amountTokens, (token) => token.id),

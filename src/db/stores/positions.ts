@@ -153,16 +153,19 @@ async function upsertSnapshotPoints(
   if (points.length === 0) return { snapshots: 0, amounts: 0, farming: 0 };
   const rows = await tx.sql<{ amounts: number; farming: number }[]>`
     insert into position_snapshot_points as t (
-      position_key, snapshot_at, fee, input_value, yield_collected_value, current_value, current_yield_value, extra,
+      position_key, snapshot_at, fee, input_value, yield_collected_value, current_value, current_yield_value,
+      asset_value, debt_value, net_value, pnl, health_factor, extra,
       amount_kinds, amount_tokens, amounts, amount_values, amount_token_info, amount_extras,
       farming_base_apr, farming_rewards_apr, farming_total_apr, farming_total_apy, farming_rewards, farming_extras)
     select p.position_key, ${ctx.snapshotAt}::timestamptz, r.fee, r.input_value, r.yield_collected_value, r.current_value, r.current_yield_value,
+      r.asset_value, r.debt_value, r.net_value, r.pnl, r.health_factor,
       r.extra,
       r.amount_kinds, r.amount_tokens, r.amounts, r.amount_values, chaintap_jsonb_array(r.amount_token_info), chaintap_jsonb_array(r.amount_extras),
       r.farming_base_apr, r.farming_rewards_apr, r.farming_total_apr, r.farming_total_apy,
       chaintap_jsonb_array(r.farming_rewards), chaintap_jsonb_array(r.farming_extras)
     from jsonb_to_recordset(${JSON.stringify(points)}::jsonb) as r(
-      position_id text, fee numeric, input_value numeric, yield_collected_value numeric, current_value numeric, current_yield_value numeric, extra jsonb,
+      position_id text, fee numeric, input_value numeric, yield_collected_value numeric, current_value numeric, current_yield_value numeric,
+      asset_value numeric, debt_value numeric, net_value numeric, pnl numeric, health_factor numeric, extra jsonb,
       amount_kinds position_amount_kind[], amount_tokens integer[], amount_token_info jsonb, amounts numeric[], amount_values numeric[], amount_extras jsonb,
       farming_base_apr numeric[], farming_rewards_apr numeric[], farming_total_apr numeric[], farming_total_apy numeric[],
       farming_rewards jsonb, farming_extras jsonb)
@@ -171,17 +174,21 @@ async function upsertSnapshotPoints(
     left join positions p on p.owner = ${ctx.owner} and p.position_id = r.position_id
     on conflict (position_key, snapshot_at) do update set
       fee = excluded.fee, input_value = excluded.input_value, yield_collected_value = excluded.yield_collected_value,
-      current_value = excluded.current_value, current_yield_value = excluded.current_yield_value, extra = excluded.extra,
+      current_value = excluded.current_value, current_yield_value = excluded.current_yield_value,
+      asset_value = excluded.asset_value, debt_value = excluded.debt_value, net_value = excluded.net_value,
+      pnl = excluded.pnl, health_factor = excluded.health_factor, extra = excluded.extra,
       amount_kinds = excluded.amount_kinds, amount_tokens = excluded.amount_tokens, amounts = excluded.amounts,
       amount_values = excluded.amount_values, amount_token_info = excluded.amount_token_info, amount_extras = excluded.amount_extras,
       farming_base_apr = excluded.farming_base_apr, farming_rewards_apr = excluded.farming_rewards_apr,
       farming_total_apr = excluded.farming_total_apr, farming_total_apy = excluded.farming_total_apy,
       farming_rewards = excluded.farming_rewards, farming_extras = excluded.farming_extras
-    where (t.fee, t.input_value, t.yield_collected_value, t.current_value, t.current_yield_value, t.extra,
+    where (t.fee, t.input_value, t.yield_collected_value, t.current_value, t.current_yield_value,
+           t.asset_value, t.debt_value, t.net_value, t.pnl, t.health_factor, t.extra,
            t.amount_kinds, t.amount_tokens, t.amounts, t.amount_values, t.amount_token_info, t.amount_extras,
            t.farming_base_apr, t.farming_rewards_apr, t.farming_total_apr, t.farming_total_apy, t.farming_rewards, t.farming_extras)
       is distinct from
-          (excluded.fee, excluded.input_value, excluded.yield_collected_value, excluded.current_value, excluded.current_yield_value, excluded.extra,
+          (excluded.fee, excluded.input_value, excluded.yield_collected_value, excluded.current_value, excluded.current_yield_value,
+           excluded.asset_value, excluded.debt_value, excluded.net_value, excluded.pnl, excluded.health_factor, excluded.extra,
            excluded.amount_kinds, excluded.amount_tokens, excluded.amounts, excluded.amount_values, excluded.amount_token_info, excluded.amount_extras,
            excluded.farming_base_apr, excluded.farming_rewards_apr, excluded.farming_total_apr, excluded.farming_total_apy,
            excluded.farming_rewards, excluded.farming_extras)

@@ -1,18 +1,30 @@
+import type { AddressDataset } from '../../datasets.ts';
 import type { Database } from '../client.ts';
 import { runQuery } from '../query.ts';
 
 /**
  * The readers behind `chaintap report` and the ops server's report page: SQL over the documented
- * views (position_pnl, nft_pnl, token_prices) and the refresh tables that mark each successful
- * refresh (position_refreshes, nft_refreshes). Every amount is Postgres `numeric` text, summed and
+ * views (position_pnl, nft_pnl, token_prices, and the refresh views that value each successful
+ * refresh: position_refresh_values, nft_refresh_values). Every amount is Postgres `numeric` text, summed and
  * subtracted in SQL, never through a JavaScript number.
  */
 
 /** A step length as Postgres reads it: a count of milliseconds, so that a day is 24 hours, never a calendar day. */
 const interval = (ms: number) => `${ms} milliseconds`;
 
+/** How an address is watched: what it is refreshed for, and on which chains. */
+export interface AddressWatch {
+  datasets: AddressDataset[];
+  /** Positions chain filter; null: every chain. */
+  chain: string | null;
+  protocols: string[] | null;
+  nftChain: string;
+  includePnl: boolean;
+}
+
 export interface AddressPresence {
-  watched: boolean;
+  /** Null when the address is not watched. */
+  watched: AddressWatch | null;
   /** At least one successful positions or NFT refresh is stored. */
   hasData: boolean;
 }
@@ -21,19 +33,29 @@ export async function loadAddressPresence(database: Database, address: string): 
   const [row] = await runQuery(
     database,
     'reports.read',
-    () => database.sql<AddressPresence[]>`
-      select exists (select 1 from watched_addresses where address = ${address}) as watched,
+    () => database.sql<(AddressWatch & { isWatched: boolean; hasData: boolean })[]>`
+      select w.address is not null as "isWatched", w.datasets, w.chain, w.protocols, w.nft_chain as "nftChain",
+             w.include_pnl as "includePnl",
              exists (select 1 from position_refreshes where owner = ${address})
-               or exists (select 1 from nft_refreshes where owner = ${address}) as "hasData"`,
+               or exists (select 1 from nft_refreshes where owner = ${address}) as "hasData"
+      from (select 1) one
+      left join watched_addresses w on w.address = ${address}`,
   );
-  return row!;
+  const { isWatched, hasData, ...watch } = row!;
+  return { watched: isWatched ? watch : null, hasData };
 }
 
 export interface PortfolioPoint {
   owner: string;
   time: Date;
-  /** Σ current_value + current_yield_value of the top-level positions of the refresh in force; null: none yet. */
+  /**
+   * Net worth of the positions refresh in force: Σ net_value (assets − debt) of its top-level
+   * positions (position_refresh_values); null: none yet.
+   */
   positionsValue: string | null;
+  /** Its two sides: Σ asset_value and Σ debt_value of the same positions. */
+  positionsAssetValue: string | null;
+  positionsDebtValue: string | null;
   /** Σ nft_pnl.value_usd of the NFT refresh in force (0: it held nothing; null: none yet, or nothing valued). */
   nftValueUsd: string | null;
   /** positions + NFTs, a missing part counting 0 (as latest_portfolio); null when neither was refreshed yet. */
@@ -47,7 +69,8 @@ export interface PortfolioPoint {
 /**
  * The portfolio of each owner at `from` and every `intervalMs` after it up to and including `to`:
  * at each time, the latest positions refresh and the latest NFT refresh at or before it (no
- * interpolation), summed as latest_portfolio sums the latest ones. Ordered by owner, then time.
+ * interpolation), valued by the refresh views (position_refresh_values, nft_refresh_values) as
+ * latest_portfolio values the latest ones. Ordered by owner, then time.
  */
 export function loadPortfolioSeries(
   database: Database,
@@ -65,42 +88,34 @@ export function loadPortfolioSeries(
         cross join generate_series(${from}::timestamptz, ${to}::timestamptz, ${interval(intervalMs)}::interval) as t(time)
       ),
       -- The refreshes in force at some time of the series (the last one at or before \`from\`, then
-      -- each one up to \`to\`), each summed once however many times it is in force: a year at 10m
-      -- over refreshes every 6 hours is 1,461 sums, not 52,561.
+      -- each one up to \`to\`), each valued once by its refresh view however many times it is in
+      -- force: a year at 10m over refreshes every 6 hours is 1,461 sums, not 52,561.
       positions_refreshes as (
-        select r.owner, r.snapshot_at, v.value
+        select r.owner, r.snapshot_at, r.net_value, r.asset_value, r.debt_value
         from owners o
-        join position_refreshes r on r.owner = o.owner and r.snapshot_at <= ${to}::timestamptz
+        join position_refresh_values r on r.owner = o.owner and r.snapshot_at <= ${to}::timestamptz
           and r.snapshot_at >= coalesce((select max(f.snapshot_at) from position_refreshes f
                                          where f.owner = o.owner and f.snapshot_at <= ${from}::timestamptz), '-infinity')
-        cross join lateral (
-          select coalesce(sum(coalesce(p.current_value, 0) + coalesce(p.current_yield_value, 0)), 0) as value
-          from position_pnl p
-          where p.owner = r.owner and p.snapshot_at = r.snapshot_at and p.parent_position_id is null
-        ) v
       ),
       nft_refreshes_in_force as (
-        select r.owner, r.snapshot_at, v.value
+        select r.owner, r.snapshot_at, r.value_usd
         from owners o
-        join nft_refreshes r on r.owner = o.owner and r.snapshot_at <= ${to}::timestamptz
+        join nft_refresh_values r on r.owner = o.owner and r.snapshot_at <= ${to}::timestamptz
           and r.snapshot_at >= coalesce((select max(f.snapshot_at) from nft_refreshes f
                                          where f.owner = o.owner and f.snapshot_at <= ${from}::timestamptz), '-infinity')
-        cross join lateral (
-          select case when count(*) = 0 then 0 else sum(n.value_usd) end as value
-          from nft_pnl n
-          where n.owner = r.owner and n.snapshot_at = r.snapshot_at
-        ) v
       ),
       -- Times and refreshes in one ordered list (a refresh before a time it equals): each time takes
       -- the refresh before it by counting the refreshes so far, in one pass instead of a lookup per time.
       events as (
         select owner, time, 1 as kind, null::timestamptz as positions_at, null::numeric as positions_value,
+               null::numeric as positions_asset_value, null::numeric as positions_debt_value,
                null::timestamptz as nft_at, null::numeric as nft_value
         from times
         union all
-        select owner, snapshot_at, 0, snapshot_at, value, null, null from positions_refreshes
+        select owner, snapshot_at, 0, snapshot_at, net_value, asset_value, debt_value, null, null
+        from positions_refreshes
         union all
-        select owner, snapshot_at, 0, null, null, snapshot_at, value from nft_refreshes_in_force
+        select owner, snapshot_at, 0, null, null, null, null, snapshot_at, value_usd from nft_refreshes_in_force
       ),
       counted as (
         select *, count(positions_at) over w as positions_seen, count(nft_at) over w as nft_seen
@@ -111,12 +126,15 @@ export function loadPortfolioSeries(
         select owner, time, kind,
                max(positions_at) over (partition by owner, positions_seen) as positions_snapshot_at,
                max(positions_value) over (partition by owner, positions_seen) as positions_value,
+               max(positions_asset_value) over (partition by owner, positions_seen) as positions_asset_value,
+               max(positions_debt_value) over (partition by owner, positions_seen) as positions_debt_value,
                max(nft_at) over (partition by owner, nft_seen) as nft_snapshot_at,
                max(nft_value) over (partition by owner, nft_seen) as nft_value_usd
         from counted
       ),
       points as (
-        select owner, time, positions_snapshot_at, positions_value, nft_snapshot_at, nft_value_usd
+        select owner, time, positions_snapshot_at, positions_value, positions_asset_value, positions_debt_value,
+               nft_snapshot_at, nft_value_usd
         from carried where kind = 1
       ),
       totals as (
@@ -127,6 +145,8 @@ export function loadPortfolioSeries(
       )
       select owner, time,
              positions_value::text as "positionsValue",
+             positions_asset_value::text as "positionsAssetValue",
+             positions_debt_value::text as "positionsDebtValue",
              nft_value_usd::text as "nftValueUsd",
              total_value::text as "totalValue",
              -- The first row with a value is the first of the ordering, so the default frame (up to
@@ -153,7 +173,13 @@ export interface PortfolioPositionRow {
   currentValue: string | null;
   currentYieldValue: string | null;
   yieldCollectedValue: string | null;
+  /** Null for a Borrow (its answer holds no basis for one: docs/schema.md). */
   pnl: string | null;
+  assetValue: string | null;
+  debtValue: string | null;
+  /** asset − debt: what the position adds to the wallet (a nested one is counted in its parent's). */
+  netValue: string | null;
+  healthFactor: string | null;
 }
 
 /** Every position of the owner's latest positions refresh at or before `at` (position_pnl), nested ones after their parent. */
@@ -166,7 +192,8 @@ export function loadPortfolioPositions(database: Database, owner: string, at: Da
              p.protocol_id as "protocolId", pr.name as "protocolName", p.type, p.chain,
              p.input_value::text as "inputValue", p.current_value::text as "currentValue",
              p.current_yield_value::text as "currentYieldValue", p.yield_collected_value::text as "yieldCollectedValue",
-             p.pnl::text as pnl
+             p.pnl::text as pnl, p.asset_value::text as "assetValue", p.debt_value::text as "debtValue",
+             p.net_value::text as "netValue", p.health_factor::text as "healthFactor"
       from position_pnl p
       left join protocols pr on pr.protocol_id = p.protocol_id
       where p.owner = ${owner}
@@ -214,20 +241,29 @@ export function loadPortfolioNfts(database: Database, owner: string, at: Date): 
 
 export interface WatchedAddressValue {
   address: string;
+  /** What the address is watched for, and on which chains (watched_addresses). */
+  datasets: AddressDataset[];
+  chain: string | null;
+  nftChain: string;
+  /** Net worth of the latest positions refresh (assets − debt). */
   positionsValue: string | null;
+  positionsAssetValue: string | null;
+  positionsDebtValue: string | null;
   nftValue: string | null;
   totalValue: string | null;
   positionsSnapshotAt: Date | null;
   nftSnapshotAt: Date | null;
 }
 
-/** Every watched address with its latest_portfolio row (values null when never refreshed). */
+/** Every watched address with its options and its latest_portfolio row (values null when never refreshed). */
 export function loadWatchedAddressValues(database: Database): Promise<WatchedAddressValue[]> {
   return runQuery(
     database,
     'reports.read',
     () => database.sql<WatchedAddressValue[]>`
-      select w.address, l.positions_value::text as "positionsValue", l.nft_value::text as "nftValue",
+      select w.address, w.datasets, w.chain, w.nft_chain as "nftChain",
+             l.positions_value::text as "positionsValue", l.positions_asset_value::text as "positionsAssetValue",
+             l.positions_debt_value::text as "positionsDebtValue", l.nft_value::text as "nftValue",
              l.total_value::text as "totalValue", l.positions_snapshot_at as "positionsSnapshotAt",
              l.nft_snapshot_at as "nftSnapshotAt"
       from watched_addresses w

@@ -1,20 +1,28 @@
 import type { Database } from '../client.ts';
 import { runQuery } from '../query.ts';
 
-/** How many tokens and addresses are watched: what the capacity plan multiplies by the crons. */
+/** How many tokens and addresses are watched, and for what: what the capacity plan multiplies by the crons. */
 export interface WatchlistCounts {
   tokens: number;
   addresses: number;
+  /** Addresses refreshed for positions, and for NFT holdings (an address may be both). */
+  positionAddresses: number;
+  nftAddresses: number;
 }
 
-/** One statement, two counts over the primary keys (the watchlist is small next to the data). */
+/** One statement, the counts over the two tables (the watchlist is small next to the data). */
 export async function loadWatchlistCounts(database: Database): Promise<WatchlistCounts> {
   const [row] = await runQuery(
     database,
     'watchlist.list',
     () => database.sql<WatchlistCounts[]>`
-    select (select count(*) from watched_tokens)::int as tokens,
-           (select count(*) from watched_addresses)::int as addresses`,
+    select (select count(*) from watched_tokens)::int as tokens, a.*
+    from (
+      select count(*)::int as addresses,
+             (count(*) filter (where 'positions' = any(datasets)))::int as "positionAddresses",
+             (count(*) filter (where 'nfts' = any(datasets)))::int as "nftAddresses"
+      from watched_addresses
+    ) a`,
   );
   return row!;
 }

@@ -1,11 +1,33 @@
-import { InvalidInputError } from '../../errors.ts';
-import { normalizeAddress, parseChainFilter, parseNftChain } from '../../chain/address.ts';
+import {
+  checkAddressChains,
+  parseChainFilter,
+  parseNftChain,
+  readAddress,
+  parseAddress,
+  type AddressFormat,
+  type NftChain,
+} from '../../chain/address.ts';
 import { normalizeCoinType } from '../../chain/coin-type.ts';
-import type { Database } from '../client.ts';
+import { ADDRESS_DATASETS, type AddressDataset } from '../../datasets.ts';
+import { InvalidInputError } from '../../errors.ts';
+import type { Database, TransactionSql } from '../client.ts';
+import { copyInto, copyText } from '../copy.ts';
 import { runQuery } from '../query.ts';
+import { withTransaction } from '../transaction.ts';
+
+/**
+ * The watchlist: coin types and addresses with their options. Input of any size (a file of
+ * 200,000 lines) is read as a stream, each value checked and put in its normal form, and COPYed into
+ * a temporary table in batches: no statement carries more than a few parameters, and memory holds
+ * one batch. One statement then adds or removes the whole set, in the same transaction: when one
+ * value is invalid, nothing is written and the error names the first few.
+ */
 
 export interface WatchedAddress {
   address: string;
+  /** The address's format (src/chain/address.ts); null for a value stored before it was checked. */
+  format: AddressFormat | null;
+  datasets: AddressDataset[];
   chain: string | null;
   protocols: string[] | null;
   nftChain: string;
@@ -14,63 +36,87 @@ export interface WatchedAddress {
 }
 
 export interface WatchedAddressOptions {
-  chain?: string;
+  /** positions, nfts or both. */
+  datasets?: readonly string[];
+  /** Positions chain filter; '' or null: every chain. */
+  chain?: string | null;
+  /** Positions protocol filter; []: every protocol. */
   protocols?: string[];
   nftChain?: string;
   includePnl?: boolean;
 }
 
-const PROTOCOL_ID = /^[A-Za-z0-9_.-]{1,64}$/;
-
-/** Every input through `parse`; one InvalidInputError naming all the bad ones, before any write. */
-function parseAll<T>(inputs: string[], parse: (input: string) => T): T[] {
-  const problems: string[] = [];
-  const values: T[] = [];
-  for (const input of inputs) {
-    try {
-      values.push(parse(input));
-    } catch (error) {
-      if (!(error instanceof InvalidInputError)) throw error;
-      problems.push(error.message);
-    }
-  }
-  if (problems.length > 0) throw new InvalidInputError(`nothing written: ${problems.join('; ')}`);
-  return [...new Set(values)];
+/** A value read from the command line or a file, with where it came from (for errors: "list.txt:12"). */
+export interface InputValue {
+  value: string;
+  where?: string;
 }
 
-function parseProtocol(input: string): string {
-  const protocol = input.trim();
-  if (!PROTOCOL_ID.test(protocol))
-    throw new InvalidInputError(`invalid protocol id "${input}": letters, digits, _ . - only`);
-  return protocol;
+/** Values given as a list, or a source that reads them (read once per attempt of the transaction). */
+export type WatchlistInput = readonly string[] | (() => AsyncIterable<InputValue>);
+
+/** Values COPYed into the temporary table at a time. */
+const COPY_BATCH = 10_000;
+/** At most this many bad values are named in an error, so that it stays one screen. */
+const PROBLEMS_SHOWN = 5;
+const PROTOCOL_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+
+async function* fromList(values: readonly string[]): AsyncIterable<InputValue> {
+  for (const value of values) yield { value };
+}
+
+/**
+ * Reads `input`, puts each value through `parse` and COPYs the results into the temporary table
+ * watchlist_input (value text), batch by batch. Throws one InvalidInputError naming the first bad
+ * values (the caller's transaction then writes nothing).
+ */
+async function stageInput(sql: TransactionSql, input: WatchlistInput, parse: (value: string) => string): Promise<void> {
+  await sql`create temporary table watchlist_input (value text not null) on commit drop`;
+  const problems: string[] = [];
+  let bad = 0;
+  let batch: string[][] = [];
+  const flush = async () => {
+    if (batch.length > 0 && bad === 0) await copyInto(sql, 'watchlist_input', ['value'], copyText(batch));
+    batch = [];
+  };
+  for await (const { value, where } of typeof input === 'function' ? input() : fromList(input)) {
+    try {
+      batch.push([parse(value)]);
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      bad += 1;
+      if (problems.length < PROBLEMS_SHOWN) problems.push(where ? `${where}: ${error.message}` : error.message);
+    }
+    if (batch.length >= COPY_BATCH) await flush();
+  }
+  if (bad > 0) {
+    const more = bad > problems.length ? `; and ${bad - problems.length} more` : '';
+    throw new InvalidInputError(`nothing written: ${problems.join('; ')}${more}`);
+  }
+  await flush();
 }
 
 /** Adds coin types (normal form); those already watched count as existing. */
-export async function addWatchedTokens(
+export function addWatchedTokens(
   database: Database,
-  coinTypes: string[],
+  input: WatchlistInput,
 ): Promise<{ added: number; existing: number }> {
-  const normal = parseAll(coinTypes, normalizeCoinType);
-  if (normal.length === 0) return { added: 0, existing: 0 };
-  const rows = await runQuery(
-    database,
-    'watchlist.add',
-    () => database.sql`
-      insert into watched_tokens (coin_type) select unnest(${normal}::text[])
-      on conflict do nothing returning coin_type`,
-  );
-  return { added: rows.length, existing: normal.length - rows.length };
+  return withTransaction(database, 'watchlist.add', async ({ sql }) => {
+    await stageInput(sql, input, normalizeCoinType);
+    const [row] = await sql<{ added: number; given: number }[]>`
+      with given as (select distinct value from watchlist_input),
+      added as (insert into watched_tokens (coin_type) select value from given on conflict do nothing returning 1)
+      select (select count(*) from added)::int as added, (select count(*) from given)::int as given`;
+    return { added: row!.added, existing: row!.given - row!.added };
+  });
 }
 
-export async function removeWatchedTokens(database: Database, coinTypes: string[]): Promise<number> {
-  const normal = parseAll(coinTypes, normalizeCoinType);
-  if (normal.length === 0) return 0;
-  const result = await runQuery(
-    database,
-    'watchlist.remove',
-    () => database.sql`delete from watched_tokens where coin_type = any(${normal}::text[])`,
-  );
-  return result.count;
+export function removeWatchedTokens(database: Database, input: WatchlistInput): Promise<number> {
+  return withTransaction(database, 'watchlist.remove', async ({ sql }) => {
+    await stageInput(sql, input, normalizeCoinType);
+    const result = await sql`delete from watched_tokens where coin_type in (select value from watchlist_input)`;
+    return result.count;
+  });
 }
 
 export interface WatchedToken {
@@ -93,63 +139,126 @@ export async function listWatchedTokens(database: Database): Promise<string[]> {
   return (await listWatchedTokenRows(database)).map((row) => row.coinType);
 }
 
+/** The options as stored: only those given (a missing one keeps the stored value, or the default). */
+interface AddressColumns {
+  datasets?: AddressDataset[];
+  chain?: string | null;
+  protocols?: string[] | null;
+  nft_chain?: NftChain;
+  include_pnl?: boolean;
+}
+
+/** The type of each option column, for its parameter. */
+const COLUMN_TYPES: Record<keyof AddressColumns, string> = {
+  datasets: 'text[]',
+  chain: 'text',
+  protocols: 'text[]',
+  nft_chain: 'text',
+  include_pnl: 'boolean',
+};
+
+/** positions, nfts or both: "nfts,positions" gives ['positions', 'nfts']. */
+export function parseAddressDatasets(values: readonly string[]): AddressDataset[] {
+  const given = values.map((value) => value.trim().toLowerCase()).filter(Boolean);
+  const unknown = given.filter((value) => !(ADDRESS_DATASETS as readonly string[]).includes(value));
+  if (unknown.length > 0 || given.length === 0) {
+    throw new InvalidInputError(
+      `invalid datasets "${values.join(',')}": expected ${ADDRESS_DATASETS.join(', ')} or both, comma-separated`,
+    );
+  }
+  return ADDRESS_DATASETS.filter((dataset) => given.includes(dataset));
+}
+
+function parseProtocol(input: string): string {
+  const protocol = input.trim();
+  if (!PROTOCOL_ID.test(protocol))
+    throw new InvalidInputError(`invalid protocol id "${input}": letters, digits, _ . - only`);
+  return protocol;
+}
+
+/** The options given, checked; throws InvalidInputError before anything is read or written. */
+export function parseAddressOptions(opts: WatchedAddressOptions): AddressColumns {
+  const columns: AddressColumns = {};
+  if (opts.datasets !== undefined) columns.datasets = parseAddressDatasets(opts.datasets);
+  if (opts.chain !== undefined) {
+    columns.chain = opts.chain === null || opts.chain.trim() === '' ? null : parseChainFilter(opts.chain);
+  }
+  if (opts.protocols !== undefined) {
+    columns.protocols = opts.protocols.length === 0 ? null : [...new Set(opts.protocols.map(parseProtocol))];
+  }
+  if (opts.nftChain !== undefined) columns.nft_chain = parseNftChain(opts.nftChain);
+  if (opts.includePnl !== undefined) columns.include_pnl = opts.includePnl;
+  return columns;
+}
+
 /**
  * Adds addresses, or updates the options of watched ones: the options given replace the stored
- * ones, the others keep their value (defaults for a new address). An empty protocol list means
- * every protocol. `updated` counts watched addresses whose options changed.
+ * ones, the others keep their value (defaults for a new address: both datasets, every chain and
+ * protocol, NFTs on ALL, no PnL). An address is refused, and nothing written, when a chain given
+ * takes another address format (src/chain/address.ts). `updated` counts watched addresses whose
+ * options changed.
  */
 export async function addWatchedAddresses(
   database: Database,
-  addresses: string[],
+  input: WatchlistInput,
   opts: WatchedAddressOptions,
 ): Promise<{ added: number; updated: number }> {
-  const normal = parseAll(addresses, normalizeAddress);
-  const chain = opts.chain === undefined || opts.chain.trim() === '' ? null : parseChainFilter(opts.chain);
-  const protocols = opts.protocols?.length ? parseAll(opts.protocols, parseProtocol) : null;
-  const nftChain = opts.nftChain === undefined ? null : parseNftChain(opts.nftChain);
-  if (normal.length === 0) return { added: 0, updated: 0 };
-  // An option not given (its flag false) keeps the stored value, or the column's default for a new
-  // address (nft_chain 'ALL', include_pnl false: migration 0000).
+  const columns = parseAddressOptions(opts);
+  const chains = { positionsChain: columns.chain, nftChain: columns.nft_chain };
+  const parse = (value: string) => {
+    const parsed = parseAddress(value);
+    checkAddressChains(parsed, chains);
+    return parsed.address;
+  };
+  // The option columns' names are this module's constants (COLUMN_TYPES), never input.
+  const names = Object.keys(columns) as (keyof AddressColumns)[];
+  const list = (prefix: string) => names.map((name) => `${prefix}${name}`).join(', ');
+  return withTransaction(database, 'watchlist.add', async ({ sql }) => {
+    await stageInput(sql, input, parse);
+    const values = names.reduce(
+      (fragment, name) => sql`${fragment}, ${columns[name] ?? null}::${sql.unsafe(COLUMN_TYPES[name])}`,
+      sql``,
+    );
+    const onConflict =
+      names.length === 0
+        ? sql`do nothing`
+        : sql.unsafe(
+            `do update set (${list('')}) = row(${list('excluded.')}) where (${list('w.')}) is distinct from (${list('excluded.')})`,
+          );
+    const [row] = await sql<{ added: number; updated: number }[]>`
+      with given as (select distinct value from watchlist_input),
+      written as (
+        insert into watched_addresses as w (address${sql.unsafe(names.map((name) => `, ${name}`).join(''))})
+        select value${values} from given
+        on conflict (address) ${onConflict}
+        returning xmax = 0 as inserted)
+      select count(*) filter (where inserted)::int as added, count(*) filter (where not inserted)::int as updated
+      from written`;
+    return { added: row!.added, updated: row!.updated };
+  });
+}
+
+/**
+ * Stops watching addresses. A value that is no address of a known format is matched as given, so
+ * that an entry stored before a format was checked can still go.
+ */
+export function removeWatchedAddresses(database: Database, input: WatchlistInput): Promise<number> {
+  return withTransaction(database, 'watchlist.remove', async ({ sql }) => {
+    await stageInput(sql, input, (value) => readAddress(value)?.address ?? value.trim());
+    const result = await sql`delete from watched_addresses where address in (select value from watchlist_input)`;
+    return result.count;
+  });
+}
+
+/** The watched addresses in address order; the first `limit` only when given. */
+export async function listWatchedAddresses(database: Database, limit?: number): Promise<WatchedAddress[]> {
   const rows = await runQuery(
     database,
-    'watchlist.add',
-    () => database.sql<{ inserted: boolean }[]>`
-      insert into watched_addresses as w (address, chain, protocols, nft_chain, include_pnl)
-      select address, ${chain}::text, ${protocols}::text[], coalesce(${nftChain}::text, 'ALL'), coalesce(${opts.includePnl ?? null}::boolean, false)
-      from unnest(${normal}::text[]) as address
-      on conflict (address) do update set
-        chain = case when ${opts.chain !== undefined} then excluded.chain else w.chain end,
-        protocols = case when ${opts.protocols !== undefined} then excluded.protocols else w.protocols end,
-        nft_chain = case when ${opts.nftChain !== undefined} then excluded.nft_chain else w.nft_chain end,
-        include_pnl = case when ${opts.includePnl !== undefined} then excluded.include_pnl else w.include_pnl end
-      where (w.chain, w.protocols, w.nft_chain, w.include_pnl) is distinct from (
-        case when ${opts.chain !== undefined} then excluded.chain else w.chain end,
-        case when ${opts.protocols !== undefined} then excluded.protocols else w.protocols end,
-        case when ${opts.nftChain !== undefined} then excluded.nft_chain else w.nft_chain end,
-        case when ${opts.includePnl !== undefined} then excluded.include_pnl else w.include_pnl end)
-      returning xmax = 0 as inserted`,
-  );
-  const added = rows.filter((row) => row.inserted).length;
-  return { added, updated: rows.length - added };
-}
-
-export async function removeWatchedAddresses(database: Database, addresses: string[]): Promise<number> {
-  const normal = parseAll(addresses, normalizeAddress);
-  if (normal.length === 0) return 0;
-  const result = await runQuery(
-    database,
-    'watchlist.remove',
-    () => database.sql`delete from watched_addresses where address = any(${normal}::text[])`,
-  );
-  return result.count;
-}
-
-export async function listWatchedAddresses(database: Database): Promise<WatchedAddress[]> {
-  return runQuery(
-    database,
     'watchlist.list',
-    () => database.sql<WatchedAddress[]>`
-      select address, chain, protocols, nft_chain as "nftChain", include_pnl as "includePnl", added_at as "addedAt"
-      from watched_addresses order by address`,
+    () => database.sql<Omit<WatchedAddress, 'format'>[]>`
+      select address, datasets, chain, protocols, nft_chain as "nftChain", include_pnl as "includePnl",
+             added_at as "addedAt"
+      from watched_addresses order by address ${limit === undefined ? database.sql`` : database.sql`limit ${limit}`}`,
   );
+  return rows.map((row) => ({ ...row, format: readAddress(row.address)?.format ?? null }));
 }

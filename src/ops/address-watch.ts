@@ -1,0 +1,33 @@
+import { ADDRESS_FORMAT_LABELS, readAddress } from '../chain/address.ts';
+import type { AddressDataset } from '../datasets.ts';
+
+/** How an address is watched, as the status page, `chaintap status` and the reports say it. */
+export interface AddressWatchFields {
+  address: string;
+  datasets: readonly AddressDataset[];
+  /** Positions chain filter; null: every chain. */
+  chain: string | null;
+  protocols?: string[] | null;
+  nftChain: string;
+  includePnl?: boolean;
+}
+
+/** "SUI", "EVM", "Solana", "Bitcoin", "TON"; "unknown" for a value stored before formats were checked. */
+export function addressFormatLabel(address: string): string {
+  const format = readAddress(address)?.format;
+  return format ? ADDRESS_FORMAT_LABELS[format] : 'unknown';
+}
+
+/**
+ * What an address is refreshed for and on which chains: "positions on every chain; NFTs on ALL,
+ * with PnL", "NFTs on SOL", "positions on ethereum (aave, uniswap)".
+ */
+export function describeAddressWatch(watch: AddressWatchFields): string {
+  const parts: string[] = [];
+  if (watch.datasets.includes('positions')) {
+    const protocols = watch.protocols?.length ? ` (${watch.protocols.join(', ')})` : '';
+    parts.push(`positions on ${watch.chain ?? 'every chain'}${protocols}`);
+  }
+  if (watch.datasets.includes('nfts')) parts.push(`NFTs on ${watch.nftChain}${watch.includePnl ? ', with PnL' : ''}`);
+  return parts.join('; ');
+}
