@@ -159,6 +159,10 @@ it('SIGKILL between sending an event and recording it: sent again after a restar
   // Two processes take over together.
   const [second, third] = await Promise.all([startAlerts('alerts-2'), startAlerts('alerts-3')]);
   await allDelivered('every event delivered after the restart');
+  // A process logs a delivery just after it records it: wait for the held event's line too.
+  await waitFor('the held event logged as delivered', async () =>
+    logged([second!, third!], 'alert delivered').has(key),
+  );
   const all = await rows();
   expect(all.length).toBeGreaterThan(4);
   expect(new Set(all.map((row) => row.key)).size).toBe(all.length);
