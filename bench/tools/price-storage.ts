@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import pLimit from 'p-limit';
 import postgres from 'postgres';
 import { createDatabase, type Database } from '../../src/db/client.ts';
-import { copyInto, copyText, type CopyValue } from '../../src/db/copy.ts';
+import { copyInto, copyText, type CopyValue } from '../support/copy.ts';
 import { runMigrations } from '../../src/db/migrate.ts';
 import { compactPriceIndexes, ensurePartitions, withTransaction, writeTokenPrices } from '../../src/db/index.ts';
 import type { NormalizedTokenPrices, PriceRow } from '../../src/db/schema/rows.ts';

@@ -22,9 +22,9 @@ const coin = (i) => '0x' + (i + 4096).toString(16) + '::coin' + i + '::C' + i;
 const batch = (b) => JSON.stringify({ addresses: Array.from({ length: 50 }, (_, j) => coin(b * 50 + j)).join(',') });
 const scenarios = {
   'positions, new address each request': (i) => ({ method: 'GET', path: '/v2/address/' + address(i) + '/positions' }),
-  'positions, 100 addresses (cached)': (i) => ({ method: 'GET', path: '/v2/address/' + address(i % 100) + '/positions' }),
+  'positions, 100 addresses': (i) => ({ method: 'GET', path: '/v2/address/' + address(i % 100) + '/positions' }),
   'nft-holding?includePnl=true, new address each request': (i) => ({ method: 'GET', path: '/v2/address/' + address(i) + '/nft-holding?includePnl=true' }),
-  'price, 50 tokens, 40 batches (cached per minute)': (i) => ({ method: 'POST', path: '/tokens/sui/price', body: batch(i % 40) }),
+  'price, 50 tokens, 40 batches': (i) => ({ method: 'POST', path: '/tokens/sui/price', body: batch(i % 40) }),
   'price, 50 tokens, new past timestamp each request': (i) => ({ method: 'POST', path: '/tokens/sui/price', body: JSON.stringify({ addresses: JSON.parse(batch(i % 40)).addresses, timestamp: 1700000000 + i * 60 }) }),
   'protocols': () => ({ method: 'GET', path: '/v2/defi/protocols' }),
 };

@@ -1,8 +1,5 @@
-import type { Database, Sql, TransactionSql } from '../db/client.ts';
+import type { Database } from '../db/client.ts';
 import { runQuery } from '../db/query.ts';
-import { primaryFlushPosition, waitForReplay } from '../db/read-replica.ts';
-import { describe } from '../errors.ts';
-import type { Logger } from '../runtime/logger.ts';
 import { withTransaction } from '../db/transaction.ts';
 import {
   floorCondition,
@@ -30,31 +27,12 @@ import { planEpisodes, planPositionEvents, type AlertState, type Plan, type Plan
  * Evaluates rules against the data: observe, plan (pure), then record. Recording runs in one
  * transaction under an advisory lock, so that two alerts processes evaluate one after the other and
  * the second sees the episodes the first opened: a condition is one episode whoever sees it first.
- *
- * The observations may come from a read replica (DATABASE_READ_URL), but only once it has replayed
- * everything the primary had flushed when this evaluation took the lock: then it sees at least what
- * every earlier evaluation saw, and `stale` rules compare now with data as new as the primary's at
- * that moment. A replica that does not get there within `replicaWaitMs` (or does not answer) is
- * passed over for the primary, in the transaction. So replica lag delays an evaluation by at most
- * `replicaWaitMs`, and never makes a rule fire, resolve or fire again on old data
- * (docs/read-replicas.md).
+ * The observations are read in that transaction too, on the primary: a `stale` rule compares now
+ * with the newest data, never with a lagging copy's.
  */
 
 /** Arbitrary but fixed: serializes the evaluations of every alerts process on one database. */
 const EVALUATION_LOCK_ID = 7_254_410_018;
-
-/** How long an evaluation waits for the read replica to catch up before it observes the primary. */
-export const REPLICA_WAIT_MS = 5_000;
-
-/** Where the observations are read: the primary (default), or a read replica under the rule above. */
-export interface ObservationSource {
-  /** The read database; the primary's own handle (or none) means the primary. */
-  readDatabase?: Database;
-  /** Default REPLICA_WAIT_MS. */
-  replicaWaitMs?: number;
-  /** Where a replica passed over is logged. */
-  logger?: Logger;
-}
 
 /** What one rule observed and what it would do now. */
 export interface RuleEvaluation {
@@ -65,8 +43,8 @@ export interface RuleEvaluation {
   plan: Plan;
 }
 
-async function evaluateEpisodeRule(observe: Queryable, rule: EpisodeRule, states: AlertState[], now: Date) {
-  const conditions = await observeConditions(observe, rule, now);
+async function evaluateEpisodeRule(sql: Queryable, rule: EpisodeRule, states: AlertState[], now: Date) {
+  const conditions = await observeConditions(sql, rule, now);
   return { conditions, plan: planEpisodes(rule, conditions, states, now) };
 }
 
@@ -85,21 +63,16 @@ async function observeConditions(sql: Queryable, rule: EpisodeRule, now: Date): 
   }
 }
 
-/** One rule: its states read on `sql` (the primary), its observations on `observe`. */
-export async function evaluateRule(
-  sql: Queryable,
-  rule: AlertRule,
-  now: Date,
-  observe: Queryable = sql,
-): Promise<RuleEvaluation> {
+/** One rule: its states and its observations, read on `sql`. */
+export async function evaluateRule(sql: Queryable, rule: AlertRule, now: Date): Promise<RuleEvaluation> {
   const states = await loadStates(sql, rule.id);
-  if (isEpisodeRule(rule)) return { rule, states, ...(await evaluateEpisodeRule(observe, rule, states, now)) };
-  const latestRefresh = await observeLatestRefresh(observe, rule.address);
+  if (isEpisodeRule(rule)) return { rule, states, ...(await evaluateEpisodeRule(sql, rule, states, now)) };
+  const latestRefresh = await observeLatestRefresh(sql, rule.address);
   const state = states.find((candidate) => candidate.subject === rule.address);
   let occurrences: Occurrence[] = [];
   if (state?.baseline) {
     const change = rule.kind === 'position_opened' ? 'opened' : 'closed';
-    const rows = await observePositionChanges(observe, rule.address, change, state.baseline);
+    const rows = await observePositionChanges(sql, rule.address, change, state.baseline);
     occurrences = positionOccurrences(rule, rows, state.baseline);
   }
   return { rule, states, conditions: [], plan: planPositionEvents(rule, () => occurrences, state, latestRefresh) };
@@ -110,18 +83,12 @@ export async function evaluateRule(
  * alert_states), all in one transaction. Returns the events recorded now: an event another process
  * or an earlier run recorded already is not among them.
  */
-export function evaluateAndRecord(
-  database: Database,
-  rules: AlertRule[],
-  now: Date,
-  source: ObservationSource = {},
-): Promise<PlannedEvent[]> {
+export function evaluateAndRecord(database: Database, rules: AlertRule[], now: Date): Promise<PlannedEvent[]> {
   return withTransaction(database, 'alerts.evaluate', async (tx) => {
     await tx.sql`select pg_advisory_xact_lock(${EVALUATION_LOCK_ID})`;
-    const observe = await observationSql(database, tx.sql, source);
     const recorded: PlannedEvent[] = [];
     for (const rule of rules) {
-      const { plan } = await evaluateRule(tx.sql, rule, now, observe);
+      const { plan } = await evaluateRule(tx.sql, rule, now);
       recorded.push(...(await recordEvents(tx.sql, plan.events, rule.webhooks)));
       await saveStates(tx.sql, rule.id, plan.states);
     }
@@ -130,16 +97,10 @@ export function evaluateAndRecord(
 }
 
 /** `chaintap alerts test`: each rule's evaluation as it would go now, with the events already sent left out. */
-export function previewRules(
-  database: Database,
-  rules: AlertRule[],
-  now: Date,
-  source: ObservationSource = {},
-): Promise<RuleEvaluation[]> {
+export function previewRules(database: Database, rules: AlertRule[], now: Date): Promise<RuleEvaluation[]> {
   return runQuery(database, 'alerts.read', async () => {
-    const observe = await observationSql(database, database.sql, source);
     const evaluations: RuleEvaluation[] = [];
-    for (const rule of rules) evaluations.push(await evaluateRule(database.sql, rule, now, observe));
+    for (const rule of rules) evaluations.push(await evaluateRule(database.sql, rule, now));
     const sent = await recordedKeys(
       database.sql,
       evaluations.flatMap((evaluation) => evaluation.plan.events.map((event) => event.key)),
@@ -149,29 +110,4 @@ export function previewRules(
       plan: { ...evaluation.plan, events: evaluation.plan.events.filter((event) => !sent.has(event.key)) },
     }));
   });
-}
-
-/**
- * The read replica's connection once it has replayed the primary's flushed WAL as of now (the lock
- * is held, so as of this evaluation's start), else `primary`.
- */
-async function observationSql(
-  database: Database,
-  primary: Sql | TransactionSql,
-  source: ObservationSource,
-): Promise<Queryable> {
-  const { readDatabase } = source;
-  if (!readDatabase || readDatabase === database) return primary;
-  const waitMs = source.replicaWaitMs ?? REPLICA_WAIT_MS;
-  const position = await primaryFlushPosition(primary);
-  try {
-    if (await waitForReplay(readDatabase, position, waitMs)) return readDatabase.sql;
-    source.logger?.warn(
-      { position, waitMs },
-      'the read replica has not replayed the primary within the wait (or is not a standby): these rules observe the primary',
-    );
-  } catch (error) {
-    source.logger?.warn({ err: describe(error) }, 'the read replica does not answer: these rules observe the primary');
-  }
-  return primary;
 }

@@ -37,13 +37,8 @@ export interface AlertsService {
 
 export interface AlertsDeps {
   context: Context;
+  /** The primary: the rules' observations, their states, the outbox and its deliveries. */
   database: Database;
-  /**
-   * Where the rules' observations are read: a read replica (DATABASE_READ_URL), used once it has
-   * caught up with the primary (src/alerts/evaluator.ts); default: `database`. The states, the
-   * outbox and its deliveries stay on `database`, the primary.
-   */
-  readDatabase?: Database;
   /** The rules file (YAML or JSON), as ALERT_RULES or `chaintap alerts --rules` name it. */
   rulesFile: string;
   /** The environment the webhooks' `secret_env` variables are read from. */
@@ -56,13 +51,7 @@ export interface AlertsDeps {
  * connection (re)connects and once a minute; records the events in the outbox and delivers them.
  * `chaintap alerts` runs it, and `chaintap start` when ALERT_RULES is set.
  */
-export async function startAlerts({
-  context,
-  database,
-  readDatabase,
-  rulesFile,
-  env,
-}: AlertsDeps): Promise<AlertsService> {
+export async function startAlerts({ context, database, rulesFile, env }: AlertsDeps): Promise<AlertsService> {
   const rules = await loadRulesFile(rulesFile, env);
   const logger = context.logger.child({ component: 'alerts' });
   const { metrics } = context;
@@ -79,7 +68,7 @@ export async function startAlerts({
       const batch = rules.rules.filter((rule) => requested.has(rule));
       requested.clear();
       try {
-        const recorded = await evaluateAndRecord(database, batch, new Date(), { readDatabase, logger });
+        const recorded = await evaluateAndRecord(database, batch, new Date());
         for (const event of recorded) {
           metrics.alertEvents.inc({ kind: event.kind, status: event.status });
           logger.info(

@@ -3,7 +3,7 @@ import { describeEvaluation } from '../alerts/preview.ts';
 import { loadRulesFile } from '../alerts/rules-file.ts';
 import { startAlerts } from '../alerts/service.ts';
 import { createDatabase, type Database } from '../db/client.ts';
-import { createOpsServer } from '../ops/server.ts';
+import { createOpsServer, type OpsServer } from '../ops/server.ts';
 import { withShutdown } from '../runtime/shutdown.ts';
 import { withDatabases } from './commands/database-command.ts';
 import { openReadDatabase } from './read-database.ts';
@@ -30,12 +30,15 @@ export async function runAlerts(rulesFile: string, withOps: boolean): Promise<vo
       database = createDatabase(options.DATABASE_URL, { max: options.DATABASE_POOL_SIZE, metrics, logger });
       shutdown.add('postgres', () => database.close());
     }
-    // The rules' observations may come from a read replica (docs/read-replicas.md); the outbox is the primary's.
-    const readDatabase = openReadDatabase(options, database, { max: options.DATABASE_POOL_SIZE, metrics, logger });
-    if (readDatabase !== database) shutdown.add('postgres (DATABASE_READ_URL)', () => readDatabase.close());
-    const ops = resources ? createOpsServer({ context, ...resources, readDatabase }) : undefined;
-    if (ops) shutdown.add('ops server', () => ops.close());
-    const alerts = await startAlerts({ context, database, readDatabase, rulesFile, env: process.env });
+    let ops: OpsServer | undefined;
+    if (resources) {
+      // The ops server's status page reads a read replica when there is one (docs/read-replicas.md).
+      const readDatabase = openReadDatabase(options, database, { max: options.DATABASE_POOL_SIZE, metrics, logger });
+      if (readDatabase !== database) shutdown.add('postgres (DATABASE_READ_URL)', () => readDatabase.close());
+      ops = createOpsServer({ context, ...resources, readDatabase });
+      shutdown.add('ops server', () => ops!.close());
+    }
+    const alerts = await startAlerts({ context, database, rulesFile, env: process.env });
     shutdown.add('alerts', () => alerts.close());
     if (ops) context.logger.info({ url: await ops.listen() }, 'ops server listening');
     await untilShutdown(context);
@@ -48,9 +51,7 @@ export async function testAlertRules(rulesFile: string): Promise<void> {
   console.log(
     `${rulesFile}: valid, ${rules.rules.length} rule(s), ${rules.webhooks.length} webhook(s) (${rules.webhooks.map((webhook) => `${webhook.name}${webhook.signingKey ? ', signed' : ''}`).join('; ')})`,
   );
-  const evaluations = await withDatabases(({ database, readDatabase }) =>
-    previewRules(database, rules.rules, new Date(), { readDatabase }),
-  );
+  const evaluations = await withDatabases(({ database }) => previewRules(database, rules.rules, new Date()));
   for (const evaluation of evaluations) console.log(describeEvaluation(evaluation).join('\n'));
   const firing = evaluations.reduce((sum, evaluation) => sum + evaluation.plan.events.length, 0);
   console.log(`${firing} event(s) would be sent now (nothing was sent or recorded)`);

@@ -33,7 +33,7 @@ export async function runServices(selection: ServiceSelection, context: Context)
   if (selection.ops) assertSafeOpsExposure(context.options);
   await withShutdown(context.logger, async (shutdown) => {
     const resources = await openResources(context, shutdown);
-    // What the status page, the reports and the alert rules' observations read (docs/read-replicas.md).
+    // What the status page and the reports read (docs/read-replicas.md).
     const { options, metrics, logger } = context;
     const readDatabase = openReadDatabase(options, resources.database, {
       max: options.DATABASE_POOL_SIZE,
@@ -66,7 +66,6 @@ export async function runServices(selection: ServiceSelection, context: Context)
       const alerts = await startAlerts({
         context,
         database: resources.database,
-        readDatabase,
         rulesFile: context.options.ALERT_RULES,
         env: process.env,
       });

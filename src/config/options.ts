@@ -57,7 +57,7 @@ export const optionsSchema = z.object({
   DATABASE_POOL_SIZE: int(1, 200).default(10),
   /**
    * A read-only replica (or any read-only copy) for what reads without writing and tolerates some lag:
-   * reports, the status page, the alert rules' observations (docs/read-replicas.md). Unset: they read DATABASE_URL.
+   * reports and the status page (docs/read-replicas.md). Unset: they read DATABASE_URL.
    */
   DATABASE_READ_URL: url(['postgres:', 'postgresql:']).optional(),
   /** One Redis node. Or, instead of it, REDIS_CLUSTER_NODES or REDIS_SENTINELS (src/config/redis-topology.ts). */
@@ -100,7 +100,7 @@ export const optionsSchema = z.object({
    * then NFTs by default. Price catch-up (past slots) always comes after all of them.
    */
   DATASET_PRIORITY: datasetOrder.default([...DATASETS]),
-  /** Requests in flight at once per process (BullMQ worker concurrency and p-limit fan-out). */
+  /** Jobs in flight at once per process and queue (BullMQ worker concurrency). */
   UPSTREAM_CONCURRENCY: int(1, 1000).default(16),
   UPSTREAM_TIMEOUT_MS: int(100, 600_000).default(15_000),
   /** An answer body larger than this is not read past it: the job quarantines its first bytes. */

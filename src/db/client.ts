@@ -1,4 +1,3 @@
-import net from 'node:net';
 import postgres from 'postgres';
 import type { Logger } from '../runtime/logger.ts';
 import type { Metrics } from '../runtime/metrics.ts';
@@ -28,19 +27,6 @@ export interface Database {
 }
 
 /**
- * The connection's socket, with TCP_NODELAY (postgres.js does not set it). A COPY writes its data,
- * its end and the COMMIT as separate small packets; with Nagle's algorithm each waits for the
- * server's delayed ACK (about 40 ms), so a small COPY took 90 ms instead of 1. postgres.js handles
- * TLS on this socket itself; writes made before it connects are queued by Node. (With several hosts
- * in the URL, the first one is used.)
- */
-function connectWithoutDelay(options: { host: string[]; port: number[]; path?: string | false }): net.Socket {
-  return options.path
-    ? net.connect({ path: options.path, noDelay: true })
-    : net.connect({ host: options.host[0], port: options.port[0], noDelay: true });
-}
-
-/**
  * One postgres.js pool. `numeric` and `bigint` columns come back as strings (exact); timestamptz as
  * Date. json/jsonb parameters are passed as JSON text with a cast (`${JSON.stringify(value)}::jsonb`),
  * so that a value is sent exactly as the writer serialized it.
@@ -58,8 +44,6 @@ export function createDatabase(
     idle_timeout: 60,
     max_lifetime: 60 * 30,
     connect_timeout: 10,
-    // A documented option that postgres.js's type declarations leave out.
-    ...({ socket: connectWithoutDelay } as object),
   });
   // JSON parameters are JSON text already: sent as they are, not encoded again as a JSON string.
   for (const type of [JSON_TYPE, JSONB_TYPE]) sql.options.serializers[type] = (text: unknown) => text;

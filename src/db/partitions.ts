@@ -1,5 +1,4 @@
 import type { Database } from './client.ts';
-import { poolCache } from './pool-cache.ts';
 import { runQuery } from './query.ts';
 import { withTransaction, type Tx } from './transaction.ts';
 
@@ -9,9 +8,6 @@ export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
 
 /** Schema the detached price partitions are moved to. */
 export const ARCHIVE_SCHEMA = 'chaintap_archive';
-
-/** Partitions known to exist, per pool: "table:YYYY-MM-01". Only ever holds committed partitions. */
-const knownPartitions = poolCache(() => new Set<string>());
 
 /** First day (UTC) of the month of a time, as YYYY-MM-01. */
 export function monthOf(time: Date): string {
@@ -30,38 +26,24 @@ function monthsBetween(from: Date, to: Date): string[] {
 
 /**
  * Makes sure the partitions of `tables` exist for every month of `times`, inside the caller's
- * transaction (a writer calls it before its first insert). What this process has seen exist is
- * cached; partitions created here are cached once the transaction commits.
+ * transaction (a writer calls it before its first insert): one statement, which finds them in the
+ * catalog and creates only a missing one.
  */
 export async function ensureMonthPartitions(
   tx: Tx,
   tables: readonly PartitionedTable[],
   times: Iterable<Date>,
 ): Promise<void> {
-  const cache = knownPartitions(tx.database.sql);
   // A batch has few distinct times (and fewer months): format each distinct time once.
   const distinct = new Set<number>();
   for (const time of times) distinct.add(time.getTime());
   const months = [...new Set([...distinct].map((time) => monthOf(new Date(time))))];
-  const wanted = tables
-    .flatMap((table) => months.map((month) => ({ table, month })))
-    .filter(({ table, month }) => !cache.has(`${table}:${month}`));
+  const wanted = tables.flatMap((table) => months.map((month) => ({ table, month })));
   if (wanted.length === 0) return;
-  const rows = await tx.sql<{ table: string; month: string; created: boolean }[]>`
-    select w.parent as table, w.month::text as month, chaintap_ensure_month_partition(w.parent, w.month) as created
+  await tx.sql`
+    select chaintap_ensure_month_partition(w.parent, w.month)
     from unnest(${wanted.map((w) => w.table)}::text[], ${wanted.map((w) => w.month)}::date[]) with ordinality as w(parent, month, n)
     order by w.n`;
-  for (const row of rows) {
-    const key = `${row.table}:${row.month}`;
-    if (row.created) tx.afterCommit(() => cache.add(key));
-    else cache.add(key);
-  }
-}
-
-/** Forgets what this process knows about `table`'s partitions (after a write found one missing). */
-export function forgetPartitions(database: Database, table: PartitionedTable): void {
-  const cache = knownPartitions(database.sql);
-  for (const key of cache) if (key.startsWith(`${table}:`)) cache.delete(key);
 }
 
 /**
@@ -79,7 +61,6 @@ export async function ensurePartitions(database: Database, range: { from: Date; 
         const [row] = await tx.sql<
           { created: boolean }[]
         >`select chaintap_ensure_month_partition(${table}, ${month}::date) as created`;
-        tx.afterCommit(() => knownPartitions(database.sql).add(`${table}:${month}`));
         return row!.created ? 1 : 0;
       });
     }
@@ -138,7 +119,6 @@ export async function detachOldPricePartitions(
       archived.push(`${ARCHIVE_SCHEMA}.${archivedName}`);
     });
   }
-  if (archived.length > 0) forgetPartitions(database, 'token_price_points');
   return archived;
 }
 

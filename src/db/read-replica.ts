@@ -1,11 +1,7 @@
-import { sleep } from '../runtime/sleep.ts';
-import type { Database, Sql, TransactionSql } from './client.ts';
+import type { Database } from './client.ts';
 import { runQuery } from './query.ts';
 
-/**
- * The read database (DATABASE_READ_URL, docs/read-replicas.md): how far it is behind the primary,
- * and waiting until it has replayed a position of the primary's write-ahead log.
- */
+/** The read database (DATABASE_READ_URL, docs/read-replicas.md): how far it is behind the primary. */
 
 /** The read database's server as host:port (never its credentials): the lag gauge's label. */
 export function databaseServer(database: Database): string {
@@ -39,33 +35,4 @@ export async function loadReplicaLag(readDatabase: Database): Promise<ReplicaLag
            end::float8 as "lagSeconds"`,
   );
   return { inRecovery: row!.inRecovery, lagSeconds: row!.lagSeconds };
-}
-
-/**
- * The primary's WAL position up to which everything is flushed, and so will be streamed: every
- * transaction committed before this call is at or before it.
- */
-export async function primaryFlushPosition(primary: Sql | TransactionSql): Promise<string> {
-  const [row] = await primary<{ lsn: string }[]>`select pg_current_wal_flush_lsn()::text as lsn`;
-  return row!.lsn;
-}
-
-/** How often a wait for replay asks the standby where it is. */
-const REPLAY_POLL_MS = 50;
-
-/**
- * Whether the read database has replayed the primary's WAL up to `lsn` within `timeoutMs` (asked
- * every 50 ms). False when it is not a standby: it cannot say how far behind it is.
- */
-export async function waitForReplay(readDatabase: Database, lsn: string, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [row] = await readDatabase.sql<{ inRecovery: boolean; replayed: boolean }[]>`
-      select pg_is_in_recovery() as "inRecovery",
-             coalesce(pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn, false) as replayed`;
-    if (!row!.inRecovery) return false;
-    if (row!.replayed) return true;
-    if (Date.now() + REPLAY_POLL_MS > deadline) return false;
-    await sleep(REPLAY_POLL_MS);
-  }
 }

@@ -1,11 +1,6 @@
+import { isLoopback } from '../config/loopback.ts';
 import type { Options } from '../config/options.ts';
 import { ConfigError } from '../errors.ts';
-
-/** Addresses only this machine can reach. Any other host, names included, counts as exposed. */
-export function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || /^(::ffff:)?127\./.test(bare);
-}
 
 /**
  * Refuses a configuration that would let anyone who reaches the ops port read the status page,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.ts';
-import { resolveFaults, type SimulatorFaults } from './faults.ts';
-import { WINDOW_KINDS, type WindowKind } from './request-window.ts';
+import { NO_FAULTS, resolveFaults, type SimulatorFaults } from './faults.ts';
+import { WINDOW_KINDS } from './request-window.ts';
 import type { SimulatorOptions } from './server.ts';
 import type { SimulatorWorld } from './world.ts';
 import { SIMULATOR_SETTINGS, type SimulatorSettingKey } from './settings.ts';
@@ -69,23 +69,10 @@ export function loadSimulatorOptions(flags: SimulatorFlags, env: Record<string, 
     problems.push('  --api-key / UPSTREAM_API_KEY: required (the key clients must send as x-api-key)');
   if (problems.length > 0) throw new ConfigError(`Invalid simulator configuration:\n${problems.join('\n')}`);
 
-  const faults: Partial<SimulatorFaults> = {};
-  for (const name of [
-    'latencyMs',
-    'latencyJitterMs',
-    'spikeRate',
-    'spikeMs',
-    'error5xxRate',
-    'error429Rate',
-    'retryAfterSeconds',
-    'malformedRate',
-    'timeoutRate',
-    'rateLimit',
-    'rateLimitWindowMs',
-  ] as const) {
-    if (values[name] !== undefined) faults[name] = values[name] as number;
-  }
-  if (values.rateLimitWindow !== undefined) faults.rateLimitWindow = values.rateLimitWindow as WindowKind;
+  // The fault settings are named as the faults are.
+  const faults = Object.fromEntries(
+    Object.keys(NO_FAULTS).flatMap((name) => (values[name] === undefined ? [] : [[name, values[name]]])),
+  ) as Partial<SimulatorFaults>;
   resolveFaults(faults);
   const world: Partial<SimulatorWorld> = {};
   if (values.positions !== undefined) world.positionsPerAddress = values.positions as number;

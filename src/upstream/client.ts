@@ -1,5 +1,4 @@
-import { isIPv4, isIPv6 } from 'node:net';
-import pLimit from 'p-limit';
+import { isLoopback } from '../config/loopback.ts';
 import { requireApiKey, requireUpstreamBaseUrl, type Options } from '../config/options.ts';
 import { InvalidInputError } from '../errors.ts';
 import { normalizeAddress, parseChainFilter, parseNftChain, type NftChain } from '../chain/address.ts';
@@ -49,8 +48,6 @@ export interface NftHoldingsRequestOptions {
 export interface UpstreamClient {
   /** One price request for 1 to 50 coin types (any spelling; sent in normal form, duplicates once). */
   fetchTokenPriceBatch(coinTypes: string[], opts?: PriceRequestOptions): Promise<UpstreamResponse<TokenPriceResponse>>;
-  /** Any number of coin types: validated and de-duplicated up front, then batched and fetched in parallel. */
-  fetchTokenPrices(coinTypes: string[], opts?: PriceRequestOptions): Promise<UpstreamResponse<TokenPriceResponse>[]>;
   fetchPositions(address: string, opts?: PositionsRequestOptions): Promise<UpstreamResponse<PositionsResponse>>;
   fetchNftHoldings(address: string, opts?: NftHoldingsRequestOptions): Promise<UpstreamResponse<NftHoldingsResponse>>;
   fetchProtocols(opts?: { signal?: AbortSignal }): Promise<UpstreamResponse<ProtocolsResponse>>;
@@ -78,19 +75,6 @@ export function createUpstreamClient({ options, logger, metrics, transport }: Up
   });
   const priority = requestPriorities(options.DATASET_PRIORITY);
 
-  function sendPriceBatch(coinTypes: string[], at: Date | undefined, signal: AbortSignal | undefined) {
-    const timestamp = at === undefined ? undefined : requestTimestamp(at, options.UPSTREAM_TIMESTAMP_UNIT);
-    return http.send({
-      operation: 'prices',
-      method: 'POST',
-      path: '/tokens/sui/price',
-      json: { addresses: coinTypes.join(','), ...(timestamp === undefined ? {} : { timestamp }) },
-      schema: tokenPriceResponse,
-      priority: timestamp === undefined ? priority.prices : priority.pastPrices,
-      signal,
-    });
-  }
-
   return {
     async fetchTokenPriceBatch(coinTypes, opts = {}) {
       const batch = uniqueCoinTypes(coinTypes);
@@ -99,26 +83,16 @@ export function createUpstreamClient({ options, logger, metrics, transport }: Up
           `a price request takes 1 to ${MAX_COINS_PER_PRICE_REQUEST} distinct coin types, got ${batch.length}`,
         );
       }
-      return sendPriceBatch(batch, opts.at, opts.signal);
-    },
-
-    async fetchTokenPrices(coinTypes, opts = {}) {
-      const batches = chunk(uniqueCoinTypes(coinTypes), MAX_COINS_PER_PRICE_REQUEST);
-      if (opts.at !== undefined) requestTimestamp(opts.at, options.UPSTREAM_TIMESTAMP_UNIT);
-      // When one batch fails the others are abandoned, so they stop spending the rate budget.
-      const siblings = new AbortController();
-      const onAbort = () => siblings.abort(opts.signal!.reason);
-      if (opts.signal?.aborted) onAbort();
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      const limit = pLimit(options.UPSTREAM_CONCURRENCY);
-      try {
-        return await Promise.all(batches.map((batch) => limit(() => sendPriceBatch(batch, opts.at, siblings.signal))));
-      } catch (error) {
-        siblings.abort(new Error('another price batch of the same call failed'));
-        throw error;
-      } finally {
-        opts.signal?.removeEventListener('abort', onAbort);
-      }
+      const timestamp = opts.at === undefined ? undefined : requestTimestamp(opts.at, options.UPSTREAM_TIMESTAMP_UNIT);
+      return http.send({
+        operation: 'prices',
+        method: 'POST',
+        path: '/tokens/sui/price',
+        json: { addresses: batch.join(','), ...(timestamp === undefined ? {} : { timestamp }) },
+        schema: tokenPriceResponse,
+        priority: timestamp === undefined ? priority.prices : priority.pastPrices,
+        signal: opts.signal,
+      });
     },
 
     async fetchPositions(address, opts = {}) {
@@ -192,17 +166,6 @@ function warnOnPlainHttp(baseUrl: string, logger: Logger): void {
   );
 }
 
-/** localhost, 127.0.0.0/8, ::1 and an IPv4-mapped 127.x (URL hostnames: IPv6 in brackets). */
-function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (isIPv4(host)) return host.startsWith('127.');
-  if (!isIPv6(host)) return false;
-  if (host === '::1') return true;
-  // ::ffff:127.0.0.1 comes out of URL as ::ffff:7f00:1.
-  return /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(host);
-}
-
 /**
  * Each operation's place among the requests waiting for the rate limit (lower first): a dataset's
  * rank in DATASET_PRIORITY, the protocol list (maintenance) with the first, and prices at a past
@@ -240,10 +203,4 @@ function protocolName(input: string): string {
 
 function queryString(parts: string[]): string {
   return parts.length ? `?${parts.join('&')}` : '';
-}
-
-function chunk<T>(items: T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
-  return chunks;
 }

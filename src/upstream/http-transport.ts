@@ -4,7 +4,6 @@ import { describe } from '../errors.ts';
 import { MAX_ERROR_BODY_BYTES } from './errors.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import {
-  bytesScrubber,
   scrubber,
   type TransportOutcome,
   type TransportRequest,
@@ -27,7 +26,6 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
     connect: { timeout: timeoutMs },
   });
   const scrub = scrubber(apiKey);
-  const scrubBytes = bytesScrubber(apiKey);
 
   async function exchange(
     request: TransportRequest,
@@ -59,12 +57,14 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
         durationMs: performance.now() - started,
         waitMs,
       };
-      if (read.kind === 'whole') return { kind: 'answer', ...answer, body: utf8.decode(scrubBytes(read.bytes)) };
+      if (read.kind === 'whole') return { kind: 'answer', ...answer, body: scrub(utf8.decode(read.bytes)) };
       return {
         kind: 'oversized',
         ...answer,
         // Scrubbed before the cut: a key that starts in the prefix is replaced whole, not left half.
-        body: utf8.decode(utf8Prefix(scrubBytes(read.start), Math.min(maxBodyBytes, MAX_ERROR_BODY_BYTES))),
+        body: utf8.decode(
+          utf8Prefix(Buffer.from(scrub(utf8.decode(read.start))), Math.min(maxBodyBytes, MAX_ERROR_BODY_BYTES)),
+        ),
         maxBytes: maxBodyBytes,
         bytesRead: read.bytesRead,
         declaredBytes,

@@ -102,11 +102,11 @@ describe('writeTokenPrices', () => {
     expect(corrected).toEqual({ source: 'cetus' });
   });
 
-  it('falls back from the optimistic COPY when a stored price sits inside a large batch', async () => {
+  it('merges a large batch with a stored price inside it: the new ones inserted, the stored one untouched', async () => {
     const coin = '0xfa11::back::BACK';
     const at = (i: number) => new Date(Date.UTC(2026, 6, 1) + i * 60_000);
     await write([entry(coin, '7', at(300))], minute(41), 'fallback-1');
-    // 601 prices, the first and the last new: the COPY is tried and fails on the stored one.
+    // 601 prices, the first and the last new, the one in the middle stored already.
     const result = await write(
       Array.from({ length: 601 }, (_, i) => entry(coin, i === 300 ? '7' : '8', at(i))),
       minute(41),
@@ -121,7 +121,7 @@ describe('writeTokenPrices', () => {
     ]);
   });
 
-  it('merges a large batch (through a staging table) with the same outcome', async () => {
+  it('merges a batch of 12,000 prices with the same outcome as a job-sized one', async () => {
     const coins = Array.from({ length: 12 }, (_, i) => `0x${(i + 0x100).toString(16)}::bulk::B${i}`);
     const times = Array.from({ length: 1000 }, (_, i) => new Date(Date.UTC(2026, 7, 1) + i * 60_000));
     // The first price of each coin changed when `corrected`.

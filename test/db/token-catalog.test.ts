@@ -23,17 +23,9 @@ const answer = (coins: string[], at: Date) =>
 
 /** A plain transaction (no deadlock retry, unlike withTransaction), so that a deadlock surfaces. */
 async function writeOnce(database: Database, coins: string[], at: Date) {
-  const committed: (() => void)[] = [];
   await database.sql.begin(async (sql) => {
-    const tx: Tx = {
-      sql,
-      database,
-      afterCommit: (action) => committed.push(action),
-      savepoint: (work) => sql.savepoint(work) as Promise<never>,
-    };
-    await writeTokenPrices(tx, answer(coins, at));
+    await writeTokenPrices({ sql }, answer(coins, at));
   });
-  for (const action of committed) action();
 }
 
 function shuffled<T>(items: T[], seed: number): T[] {
@@ -92,12 +84,7 @@ describe('token_catalog under concurrent writers', () => {
     try {
       // The later hour's job inserts the token and holds its transaction open...
       await later`begin`;
-      const laterTx: Tx = {
-        sql: later as never,
-        database: pool,
-        afterCommit: () => undefined,
-        savepoint: () => Promise.reject(new Error('not used')),
-      };
+      const laterTx: Tx = { sql: later as never };
       await writeTokenPrices(laterTx, answer([coin], hoursBefore(1)));
       // ...while the earlier hour's job inserts it too: it waits on the key, then finds it there.
       const earlier = writeOnce(pool, [coin], hoursBefore(2));

@@ -127,7 +127,7 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 describe('ops server exposure', () => {
   it('refuses a non-loopback OPS_HOST without OPS_TOKEN, naming both settings', async () => {
-    for (const host of ['0.0.0.0', '::', '192.168.1.20', 'ops.example.com']) {
+    for (const host of ['0.0.0.0', '::', '192.168.1.20', 'ops.example.com', '127.example.com']) {
       const refused = start({ OPS_HOST: host });
       await expect(refused, host).rejects.toBeInstanceOf(ConfigError);
       await expect(refused, host).rejects.toThrow(/OPS_HOST is .*OPS_TOKEN is not set/);

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedCache } from '../../src/simulator/bounded-cache.ts';
 import { Draws, significant } from '../../src/simulator/hash.ts';
 
 describe('significant', () => {
@@ -27,19 +26,5 @@ describe('Draws', () => {
     expect(new Draws('a', 1).hex(64)).not.toBe(new Draws('a', 2).hex(64));
     expect(new Draws('a').hex(40)).toMatch(/^[0-9a-f]{40}$/);
     expect(new Draws('a').hex(7)).toMatch(/^[0-9a-f]{7}$/);
-  });
-});
-
-describe('BoundedCache', () => {
-  it('forgets the oldest entries past its size', () => {
-    const cache = new BoundedCache(20);
-    cache.set('a', '12345678');
-    cache.set('b', '12345678');
-    cache.set('c', '12345678');
-    expect(cache.get('a')).toBeUndefined();
-    expect(cache.get('b')).toBe('12345678');
-    expect(cache.get('c')).toBe('12345678');
-    cache.set('huge', 'x'.repeat(50));
-    expect(cache.get('huge')).toBeUndefined();
   });
 });

@@ -4,7 +4,6 @@ import { InvalidInputError } from '../../src/errors.ts';
 import { loadOptions, type OptionsInput } from '../../src/config/options.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { createMetrics } from '../../src/runtime/metrics.ts';
-import { MAX_COINS_PER_PRICE_REQUEST } from '../../src/upstream/limits.ts';
 import { createUpstreamClient, transportSettings, type UpstreamClient } from '../../src/upstream/client.ts';
 import { createHttpTransport } from '../../src/upstream/http-transport.ts';
 import { createSharedRateLimiter, type RateLimiter } from '../../src/upstream/rate-limiter.ts';
@@ -32,10 +31,7 @@ describe('upstream client requests', () => {
     overrides: Partial<Record<keyof OptionsInput, string | number>> = {},
     rateLimiter: RateLimiter = budget(1000),
   ) => {
-    const options = loadOptions(
-      { UPSTREAM_BASE_URL: server.url, UPSTREAM_API_KEY: API_KEY, UPSTREAM_CONCURRENCY: 2, ...overrides },
-      {},
-    );
+    const options = loadOptions({ UPSTREAM_BASE_URL: server.url, UPSTREAM_API_KEY: API_KEY, ...overrides }, {});
     return createUpstreamClient({
       options,
       logger: createLogger({ level: 'silent', pretty: false }),
@@ -66,34 +62,24 @@ describe('upstream client requests', () => {
     server.requests.map((request) => (JSON.parse(request.body) as { addresses: string }).addresses.split(','));
 
   describe('prices', () => {
-    it('splits 120 coin types into 3 requests of at most 50, duplicates in another spelling sent once', async () => {
-      const coinTypes = Array.from({ length: 120 }, (_, i) => coinType(i + 1));
+    it('sends a batch in normal form, duplicates in another spelling once', async () => {
+      const coinTypes = Array.from({ length: 40 }, (_, i) => coinType(i + 1));
       // The same types again in their short, upper-case spelling.
       const respelled = coinTypes
         .slice(0, 30)
         .map((type) =>
           type.replace(/^0x0*/, '0x').replace(/^0x([0-9a-f]+)/, (_, hex: string) => `0x${hex.toUpperCase()}`),
         );
-      const responses = await client.fetchTokenPrices([
-        ...coinTypes,
-        ...respelled,
-        '0x2::sui::SUI',
-        '0x0002::sui::SUI',
-      ]);
-      expect(responses).toHaveLength(3);
-      expect(server.requests).toHaveLength(3);
-      const batches = sentCoinTypes();
-      for (const batch of batches) expect(batch.length).toBeLessThanOrEqual(MAX_COINS_PER_PRICE_REQUEST);
-      const sent = batches.flat();
-      expect(sent).toHaveLength(121);
-      expect(new Set(sent).size).toBe(121);
+      await client.fetchTokenPriceBatch([...coinTypes, ...respelled, '0x2::sui::SUI', '0x0002::sui::SUI']);
+      expect(server.requests).toHaveLength(1);
+      const [sent] = sentCoinTypes();
+      expect(sent).toHaveLength(41);
+      expect(new Set(sent).size).toBe(41);
       expect(sent).toContain(`0x${'0'.repeat(63)}2::sui::SUI`);
       expect(sent).toContain(coinType(1));
-      for (const request of server.requests) {
-        expect(request).toMatchObject({ method: 'POST', url: '/tokens/sui/price' });
-        expect(request.headers['content-type']).toBe('application/json');
-        expect(JSON.parse(request.body)).not.toHaveProperty('timestamp');
-      }
+      expect(server.requests[0]).toMatchObject({ method: 'POST', url: '/tokens/sui/price' });
+      expect(server.requests[0]!.headers['content-type']).toBe('application/json');
+      expect(JSON.parse(server.requests[0]!.body)).not.toHaveProperty('timestamp');
     });
 
     it('sends the requested time in the configured unit', async () => {
@@ -111,27 +97,19 @@ describe('upstream client requests', () => {
 
     it('rejects bad coin types before any request, with a clear message', async () => {
       const good = Array.from({ length: 60 }, (_, i) => coinType(i + 1));
-      await expect(client.fetchTokenPrices([...good, '0x2::sui'])).rejects.toThrow(
+      await expect(client.fetchTokenPriceBatch([...good.slice(0, 10), '0x2::sui'])).rejects.toThrow(
         /invalid coin type "0x2::sui": expected address::module::Name/,
       );
-      await expect(client.fetchTokenPrices([...good, '0xabc::lp::LP<0x2::sui::SUI,0x3::x::X>'])).rejects.toThrow(
-        /contains a comma/,
-      );
+      await expect(
+        client.fetchTokenPriceBatch([...good.slice(0, 10), '0xabc::lp::LP<0x2::sui::SUI,0x3::x::X>']),
+      ).rejects.toThrow(/contains a comma/);
       await expect(client.fetchTokenPriceBatch(['sui'])).rejects.toBeInstanceOf(InvalidInputError);
       await expect(client.fetchTokenPriceBatch([])).rejects.toThrow(/1 to 50 distinct coin types, got 0/);
       await expect(client.fetchTokenPriceBatch(good)).rejects.toThrow(/1 to 50 distinct coin types, got 60/);
-      await expect(client.fetchTokenPrices(good, { at: new Date('nope') })).rejects.toThrow(/invalid price time/);
+      await expect(client.fetchTokenPriceBatch(good.slice(0, 10), { at: new Date('nope') })).rejects.toThrow(
+        /invalid price time/,
+      );
       expect(server.requests).toHaveLength(0);
-      expect(await client.fetchTokenPrices([])).toEqual([]);
-    });
-
-    it('abandons the other batches of a call when one fails', async () => {
-      server.script(json(200, { data: [] }), text(404, 'gone'));
-      const coinTypes = Array.from({ length: 500 }, (_, i) => coinType(i + 1));
-      await expect(client.fetchTokenPrices(coinTypes)).rejects.toThrow(/HTTP 404/);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      // Concurrency 2: the batches still queued when the 404 came were never sent.
-      expect(server.requests.length).toBeLessThan(5);
     });
 
     it('returns the body as received and the validated data', async () => {

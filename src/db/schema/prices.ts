@@ -30,8 +30,8 @@ export const priceSources = pgTable('price_sources', {
  * One row per price the upstream reported, range-partitioned by month of price_time (the
  * partitioning is added by hand in the migration). Kept at 64 bytes a tuple: columns ordered so
  * that nothing is padded, the token and source as small integers, and fetched_at as whole seconds
- * after price_time. No foreign keys: they would add a trigger call per row to the COPY path; the
- * writer records tokens and sources in the same transaction first. Readers use the token_prices view.
+ * after price_time. No foreign keys: they would add a trigger call per row; the writer records
+ * tokens and sources in the same transaction first. Readers use the token_prices view.
  */
 export const tokenPricePoints = pgTable(
   'token_price_points',

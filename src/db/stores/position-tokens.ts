@@ -2,10 +2,9 @@ import type { PositionAmountRow } from '../schema/rows.ts';
 import { lastByKey } from '../last-by-key.ts';
 import type { TransactionSql } from '../client.ts';
 import { jsonText } from '../json-text.ts';
-import { poolCache } from '../pool-cache.ts';
 import type { Tx } from '../transaction.ts';
 
-/** A position_tokens row as this process knows it: rows are never changed once inserted. */
+/** A position_tokens row: rows are never changed once inserted. */
 export interface KnownPositionToken {
   id: number;
   /** The first token object seen (null: the token came as a string). */
@@ -18,32 +17,18 @@ function positionTokenKey(row: Pick<PositionAmountRow, 'token' | 'tokenSymbol' |
 }
 
 /**
- * Committed rows per pool. A row never changes and is never deleted, so an entry stays true; only
- * rows known to be committed go in (a row this job inserts, after its commit). Bounded: past the
- * bound it starts again empty (one statement per token the next jobs name).
- */
-const knownTokens = poolCache(() => new Map<string, KnownPositionToken>());
-const MAX_KNOWN = 100_000;
-
-/**
- * The position_tokens row of each amount entry's token: from this process's memory when known (no
- * statement), else inserted or read. Tokens not known yet are inserted in key order (with the first
- * token object seen for each), so that concurrent jobs never wait on each other but for a token
- * both insert first. `inserted` counts the new rows.
+ * The position_tokens row of each amount entry's token, inserted or read. Tokens not stored yet are
+ * inserted in key order (with the first token object seen for each), so that concurrent jobs never
+ * wait on each other but for a token both insert first. `inserted` counts the new rows.
  */
 export async function resolvePositionTokens(
   tx: Tx,
   amounts: PositionAmountRow[],
 ): Promise<{ tokenOf: Map<PositionAmountRow, KnownPositionToken>; inserted: number }> {
-  const known = knownTokens(tx.database.sql);
   const keyOf = new Map(amounts.map((row) => [row, positionTokenKey(row)]));
   const byKey = new Map<string, KnownPositionToken>();
   const pending = new Map<string, PositionAmountRow>();
-  for (const [row, key] of keyOf) {
-    const cached = known.get(key);
-    if (cached) byKey.set(key, cached);
-    else if (!pending.has(key)) pending.set(key, row);
-  }
+  for (const [row, key] of keyOf) if (!pending.has(key)) pending.set(key, row);
   let inserted = 0;
   if (pending.size > 0) {
     const sorted = lastByKey([...pending.entries()], ([key]) => key).map(([, row]) => row);
@@ -53,14 +38,8 @@ export async function resolvePositionTokens(
     // Inserted meanwhile by a transaction this statement's snapshot predates: read again.
     if (missing.length > 0) rows.push(...(await read(tx.sql, missing)));
     for (const row of rows) {
-      const key = positionTokenKey(row);
-      const token: KnownPositionToken = { id: row.id, info: row.tokenInfo };
-      byKey.set(key, token);
+      byKey.set(positionTokenKey(row), { id: row.id, info: row.tokenInfo });
       if (row.inserted) inserted++;
-      tx.afterCommit(() => {
-        if (known.size >= MAX_KNOWN) known.clear();
-        known.set(key, token);
-      });
     }
   }
   const tokenOf = new Map<PositionAmountRow, KnownPositionToken>();

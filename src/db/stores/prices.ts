@@ -1,30 +1,20 @@
 import { normalizeCoinType } from '../../chain/coin-type.ts';
 import type { NormalizedTokenPrices, PriceRow } from '../schema/rows.ts';
 import type { Database, TransactionSql } from '../client.ts';
-import { copyInto, copyText, type CopyValue } from '../copy.ts';
-import { ensureMonthPartitions, forgetPartitions } from '../partitions.ts';
+import { ensureMonthPartitions } from '../partitions.ts';
 import { runQuery } from '../query.ts';
 import type { Tx } from '../transaction.ts';
 import { priceSourceIds } from './price-sources.ts';
 import { recordTokens } from './token-catalog.ts';
 
-const POINT_COLUMNS = ['price_time', 'token_id', 'fetch_delay_s', 'source_id', 'price', 'price_24h_ago'] as const;
-const UNIQUE_VIOLATION = '23505';
-/** Up to this many points a write is a merge from arrays straight away, without trying a COPY first. */
-const DIRECT_MERGE_MAX_ROWS = 500;
-/** Up to this many points a merge passes them as arrays; beyond, through a staging table. */
-const ARRAY_MERGE_MAX_ROWS = 10_000;
-/** "no partition of relation ... found for row": another process detached a partition we cached. */
-const NO_PARTITION = '23514';
+/** A price as stored: price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago. */
+type PricePoint = [Date, number, number, number | null, string, string | null];
 
 /**
  * Writes a price answer: its tokens into token_catalog (only what is new or moved, see
- * recordTokens), then the prices into token_price_points. Prices take the fast path first: a COPY straight
- * into the table inside a savepoint. When a price is already stored (a rewritten tick, an overlapping
- * backfill: seen by a probe of the batch's ends, or by the COPY failing on the key) the batch is
- * merged instead: new prices inserted, stored ones updated only when price, price_24h_ago or source
- * differ. So writing the same answer twice changes nothing, and one (coin type, price time) is
- * stored once.
+ * recordTokens), then the prices into token_price_points in one statement: new prices inserted,
+ * stored ones updated only when price, price_24h_ago or source differ. So writing the same answer
+ * twice changes nothing, and one (coin type, price time) is stored once.
  */
 export async function writeTokenPrices(tx: Tx, normalized: NormalizedTokenPrices): Promise<Record<string, number>> {
   const written: Record<string, number> = {};
@@ -33,70 +23,19 @@ export async function writeTokenPrices(tx: Tx, normalized: NormalizedTokenPrices
   if (tokens.written > 0) written.tokens = tokens.written;
   if (normalized.prices.length === 0) return written;
 
-  const tokenIds = tokens.ids;
   const sourceIds = await priceSourceIds(
     tx,
     normalized.prices.map((price) => price.source),
   );
-  const points = pricePoints(normalized.prices, tokenIds, sourceIds);
+  const points = pricePoints(normalized.prices, tokens.ids, sourceIds);
   await ensureMonthPartitions(
     tx,
     ['token_price_points'],
     normalized.prices.map((price) => price.priceTime),
   );
-  const pricesWritten = await writePoints(tx, points);
+  const pricesWritten = await mergePoints(tx.sql, points);
   if (pricesWritten > 0) written.token_prices = pricesWritten;
   return written;
-}
-
-async function writePoints(tx: Tx, points: CopyValue[][]): Promise<number> {
-  // A price job's batch (50 tokens): one statement beats a probe, a savepoint and a COPY.
-  if (points.length <= DIRECT_MERGE_MAX_ROWS || (await anyStored(tx.sql, points))) return mergePoints(tx.sql, points);
-  const text = copyText(points);
-  try {
-    await tx.savepoint((sp) => copyInto(sp, 'token_price_points', POINT_COLUMNS, text));
-    return points.length;
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === UNIQUE_VIOLATION) return mergePoints(tx.sql, points, text);
-    if (code === NO_PARTITION) forgetPartitions(tx.database, 'token_price_points');
-    throw error;
-  }
-}
-
-/**
- * Whether the first or last point is stored already: a rewritten tick or an overlapping backfill
- * then skips the COPY that would fail anyway.
- */
-async function anyStored(sql: TransactionSql, points: CopyValue[][]): Promise<boolean> {
-  const ends = [points[0]!, points[points.length - 1]!];
-  const [row] = await sql`
-    select 1
-    from unnest(${ends.map((p) => p[1] as number)}::int[], ${ends.map((p) => (p[0] as Date).toISOString())}::timestamptz[]) as k(token_id, price_time)
-    cross join lateral (select 1 from token_price_points p where p.token_id = k.token_id and p.price_time = k.price_time limit 1) stored
-    limit 1`;
-  return row !== undefined;
-}
-
-/**
- * Inserts the new points and updates the stored ones whose price, price_24h_ago or source differ;
- * returns how many rows that touched. Small batches go as arrays in one statement; large ones
- * through a COPY into a temporary table (per connection, emptied at each commit), which is faster
- * than arrays from about 20,000 rows.
- */
-async function mergePoints(sql: TransactionSql, points: CopyValue[][], text?: string[]): Promise<number> {
-  if (points.length <= ARRAY_MERGE_MAX_ROWS) return mergeFrom(sql, sql`(${pointsAsArrays(sql, points)})`);
-  await sql`create temporary table if not exists token_price_points_stage (like token_price_points) on commit delete rows`;
-  await sql`truncate token_price_points_stage`;
-  await copyInto(sql, 'token_price_points_stage', POINT_COLUMNS, text ?? copyText(points));
-  return mergeFrom(sql, sql`token_price_points_stage`);
-}
-
-function pointsAsArrays(sql: TransactionSql, points: CopyValue[][]) {
-  const column = (i: number) =>
-    points.map((point) => (point[i] instanceof Date ? (point[i] as Date).toISOString() : point[i]));
-  return sql`select * from unnest(${column(0)}::timestamptz[], ${column(1)}::int[], ${column(2)}::int[], ${column(3)}::smallint[], ${column(4)}::numeric[], ${column(5)}::numeric[])
-    as k(price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago)`;
 }
 
 /**
@@ -106,12 +45,15 @@ function pointsAsArrays(sql: TransactionSql, points: CopyValue[][]) {
  * join), so that it probes the primary key of the one partition the row belongs to, whatever the
  * statistics say: as a join it may hash the whole table for a batch of 50.
  */
-async function mergeFrom(sql: TransactionSql, source: ReturnType<TransactionSql>): Promise<number> {
+async function mergePoints(sql: TransactionSql, points: PricePoint[]): Promise<number> {
+  const column = (i: number) => points.map((point) => (point[i] instanceof Date ? point[i].toISOString() : point[i]));
   const [row] = await sql<{ inserted: number; changed: ChangedPoints }[]>`
     with matched as materialized (
       select i.*, s.stored is not null as stored,
              (s.price, s.price_24h_ago, s.source_id) is distinct from (i.price, i.price_24h_ago, i.source_id) as differs
-      from ${source} as i
+      from unnest(${column(0)}::timestamptz[], ${column(1)}::int[], ${column(2)}::int[], ${column(3)}::smallint[],
+                  ${column(4)}::numeric[], ${column(5)}::numeric[])
+           as i(price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago)
       left join lateral (
         select true as stored, p.price, p.price_24h_ago, p.source_id
         from token_price_points p where p.token_id = i.token_id and p.price_time = i.price_time
@@ -146,7 +88,7 @@ interface ChangedPoints {
 
 /**
  * Corrects the stored prices that an answer changed (rare: the upstream revised a price). The
- * planner is kept from hashing the whole table for the few rows, as in mergeFrom.
+ * planner is kept from hashing the whole table for the few rows, as in mergePoints.
  */
 async function updateChanged(sql: TransactionSql, changed: ChangedPoints): Promise<number> {
   if (changed.tokenId.length === 0) return 0;
@@ -168,8 +110,8 @@ async function updateChanged(sql: TransactionSql, changed: ChangedPoints): Promi
  * token's prices as given): a token's new prices are then neighbours in the heap, which lets their
  * index entries fill pages instead of splitting them in halves. Linear, unlike a sort.
  */
-function pricePoints(prices: PriceRow[], tokenIds: Map<string, number>, sourceIds: Map<string, number>): CopyValue[][] {
-  const byToken = new Map<number, CopyValue[][]>();
+function pricePoints(prices: PriceRow[], tokenIds: Map<string, number>, sourceIds: Map<string, number>): PricePoint[] {
+  const byToken = new Map<number, PricePoint[]>();
   for (const price of prices) {
     const tokenId = tokenIds.get(price.coinType)!;
     let points = byToken.get(tokenId);

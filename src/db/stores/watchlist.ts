@@ -11,15 +11,14 @@ import { normalizeCoinType } from '../../chain/coin-type.ts';
 import { ADDRESS_DATASETS, type AddressDataset } from '../../datasets.ts';
 import { InvalidInputError } from '../../errors.ts';
 import type { Database, TransactionSql } from '../client.ts';
-import { copyInto, copyText } from '../copy.ts';
 import { runQuery } from '../query.ts';
 import { withTransaction } from '../transaction.ts';
 
 /**
  * The watchlist: coin types and addresses with their options. Input of any size (a file of
- * 200,000 lines) is read as a stream, each value checked and put in its normal form, and COPYed into
- * a temporary table in batches: no statement carries more than a few parameters, and memory holds
- * one batch. One statement then adds or removes the whole set, in the same transaction: when one
+ * 200,000 lines) is read as a stream, each value checked and put in its normal form, and inserted
+ * into a temporary table in batches of one array parameter each: no statement carries more than one
+ * parameter, and memory holds one batch. One statement then adds or removes the whole set, in the same transaction: when one
  * value is invalid, nothing is written and the error names the first few.
  */
 
@@ -55,8 +54,8 @@ export interface InputValue {
 /** Values given as a list, or a source that reads them (read once per attempt of the transaction). */
 export type WatchlistInput = readonly string[] | (() => AsyncIterable<InputValue>);
 
-/** Values COPYed into the temporary table at a time. */
-const COPY_BATCH = 10_000;
+/** Values inserted into the temporary table at a time (one text[] parameter). */
+const INPUT_BATCH = 10_000;
 /** At most this many bad values are named in an error, so that it stays one screen. */
 const PROBLEMS_SHOWN = 5;
 const PROTOCOL_ID = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -66,7 +65,7 @@ async function* fromList(values: readonly string[]): AsyncIterable<InputValue> {
 }
 
 /**
- * Reads `input`, puts each value through `parse` and COPYs the results into the temporary table
+ * Reads `input`, puts each value through `parse` and inserts the results into the temporary table
  * watchlist_input (value text), batch by batch. Throws one InvalidInputError naming the first bad
  * values (the caller's transaction then writes nothing).
  */
@@ -74,20 +73,20 @@ async function stageInput(sql: TransactionSql, input: WatchlistInput, parse: (va
   await sql`create temporary table watchlist_input (value text not null) on commit drop`;
   const problems: string[] = [];
   let bad = 0;
-  let batch: string[][] = [];
+  let batch: string[] = [];
   const flush = async () => {
-    if (batch.length > 0 && bad === 0) await copyInto(sql, 'watchlist_input', ['value'], copyText(batch));
+    if (batch.length > 0 && bad === 0) await sql`insert into watchlist_input (value) select unnest(${batch}::text[])`;
     batch = [];
   };
   for await (const { value, where } of typeof input === 'function' ? input() : fromList(input)) {
     try {
-      batch.push([parse(value)]);
+      batch.push(parse(value));
     } catch (error) {
       if (!(error instanceof InvalidInputError)) throw error;
       bad += 1;
       if (problems.length < PROBLEMS_SHOWN) problems.push(where ? `${where}: ${error.message}` : error.message);
     }
-    if (batch.length >= COPY_BATCH) await flush();
+    if (batch.length >= INPUT_BATCH) await flush();
   }
   if (bad > 0) {
     const more = bad > problems.length ? `; and ${bad - problems.length} more` : '';

@@ -1,6 +1,11 @@
+/**
+ * A plain COPY of rows into a table: the benchmarks' baseline for the price store's write path
+ * (bench/scenarios/write-path.ts, bench/tools/price-storage.ts). chaintap itself writes a price
+ * job's 50 rows in one statement and has no COPY path.
+ */
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { TransactionSql } from './client.ts';
+import type { TransactionSql } from '../../src/db/client.ts';
 
 export type CopyValue = string | number | Date | null;
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyInto, copyText } from '../../src/db/copy.ts';
+import { copyInto, copyText } from '../../bench/support/copy.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 describe('copyInto', () => {
