@@ -39,6 +39,8 @@ export interface BackfillOutcome {
   jobs: number;
   skipped: number;
   complete: boolean;
+  /** This run's jobs: its outcome is theirs (an earlier run's failed batch may be regrouped into new ones). */
+  jobIds: string[];
 }
 
 /**
@@ -84,6 +86,7 @@ export async function runBackfill(deps: CycleDeps, request: BackfillRequest): Pr
       jobs: plan.jobs.length,
       skipped: plan.skipped,
       complete,
+      jobIds: plan.jobs.map((job) => job.opts.jobId),
     };
   });
 }
@@ -187,7 +190,10 @@ export async function backfillPrices(
       },
     );
     bar.finish();
-    const [runs] = await summarizeRuns(resources.database, ['backfill'], backfillTimes(from, to, intervalMs));
+    // This run's requests only: a request that failed in an earlier run and whose prices are stored
+    // now, or asked again in a new batch, is history, not this run's failure.
+    const times = backfillTimes(from, to, intervalMs);
+    const [runs] = await summarizeRuns(resources.database, ['backfill'], times, outcome.jobIds);
     console.log(
       `backfill: ${outcome.steps} step(s) x ${outcome.coinTypes} token(s); ${outcome.skipped} already stored, ${outcome.jobs} request(s) ${outcome.complete ? 'done' : 'NOT all done'}`,
     );

@@ -11,9 +11,14 @@ export interface RunSummaryRow {
   rowsWritten: number;
 }
 
-/** What ingestion_runs says about the given ticks, per dataset. */
-export async function summarizeRuns(database: Database, datasets: string[], ticks: Date[]): Promise<RunSummaryRow[]> {
-  const rows = await loadRunCounts(database, datasets, ticks);
+/** What ingestion_runs says about the given ticks (with `jobIds`: about those jobs only), per dataset. */
+export async function summarizeRuns(
+  database: Database,
+  datasets: string[],
+  ticks: Date[],
+  jobIds?: string[],
+): Promise<RunSummaryRow[]> {
+  const rows = await loadRunCounts(database, datasets, ticks, jobIds);
   return datasets.map((dataset) => {
     const of = (status: string) => Number(rows.find((r) => r.dataset === dataset && r.status === status)?.jobs ?? 0);
     const mine = rows.filter((r) => r.dataset === dataset);

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { normalizeCoinType } from '../../src/chain/coin-type.ts';
+import { jobId, priceBatchTarget } from '../../src/queue/jobs.ts';
 import { runCli } from '../support/cli.ts';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
 
@@ -85,5 +87,33 @@ describe('chaintap backfill prices', () => {
     const again = await backfill('--from', '2026-11-20T00:00:00Z', '--to', '2026-11-20T03:00:00Z', '--tokens', SUI);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('= 4 request(s); 4 already stored, 0 to send\n');
+  });
+
+  it('judges a run by its own requests: a batch that failed in an earlier run and is asked again in a new batch does not fail it', async () => {
+    // An earlier run asked SUI, USDC and CETUS at 01:00 in one batch, which failed for good; SUI and
+    // USDC are stored since (the test above), so this run asks CETUS alone: a new batch, a new job.
+    const tick = new Date('2026-11-20T01:00:00Z');
+    const usdc = `0x${'d'.repeat(64)}::usdc::USDC`;
+    const cetus = `0x${'e'.repeat(64)}::cetus::CETUS`;
+    const earlier = priceBatchTarget([SUI, usdc, cetus].map(normalizeCoinType), 'backfill');
+    await harness.database.sql`
+      insert into ingestion_runs (job_id, dataset, target, tick, status, attempts, error, started_at, finished_at)
+      values (${jobId('prices', earlier, tick)}, 'backfill', ${earlier}, ${tick}, 'failed', 1,
+              'connection terminated', now(), now())`;
+    const result = await backfill(
+      '--from',
+      tick.toISOString(),
+      '--to',
+      tick.toISOString(),
+      '--tokens',
+      `${SUI},${usdc},${cetus}`,
+    );
+    expect(result.stdout).toContain('= 1 request(s); 0 already stored, 1 to send\n');
+    expect(result.stdout).toContain('backfill: 1 step(s) x 3 token(s); 2 already stored, 1 request(s) done');
+    expect(result.stderr).not.toContain('request(s) failed');
+    expect(result.code).toBe(0);
+    const [stored] = await harness.database.sql<{ n: number }[]>`
+      select count(*)::int as n from token_prices where coin_type = ${normalizeCoinType(cetus)} and price_time = ${tick}`;
+    expect(stored!.n).toBe(1);
   });
 });

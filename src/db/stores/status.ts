@@ -183,8 +183,16 @@ export interface RunCountRow {
   rows: string | null;
 }
 
-/** Runs and rows written per dataset and status, for the given ticks (run-once's summary). */
-export function loadRunCounts(database: Database, datasets: string[], ticks: Date[]): Promise<RunCountRow[]> {
+/**
+ * Runs and rows written per dataset and status, for the given ticks (run-once's summary); with
+ * `jobIds`, only those jobs' runs (a backfill's own requests, not an earlier run's batches).
+ */
+export function loadRunCounts(
+  database: Database,
+  datasets: string[],
+  ticks: Date[],
+  jobIds?: string[],
+): Promise<RunCountRow[]> {
   return runQuery(
     database,
     'status.read',
@@ -192,6 +200,7 @@ export function loadRunCounts(database: Database, datasets: string[], ticks: Dat
       select dataset, status, count(*) as jobs, sum(rows_written) as rows
       from ingestion_runs
       where dataset = any(${datasets}) and tick = any(${ticks.map((tick) => tick.toISOString())}::timestamptz[])
+        and (${jobIds ?? null}::text[] is null or job_id = any(${jobIds ?? null}::text[]))
       group by dataset, status`,
   );
 }
