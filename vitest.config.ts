@@ -1,12 +1,43 @@
 import { defineConfig } from 'vitest/config';
 
+// Test files that measure request pacing against the simulator's rate-limit windows: they run one
+// at a time after the others, because a CPU shared with other test files delays requests by more
+// than the pacer's margin (and the simulator, in the test's process, then sees them bunched).
+const PACED = [
+  'test/upstream/client-simulator.test.ts',
+  'test/upstream/rate-limiter*.test.ts',
+  'test/pipeline/worker-processes.test.ts',
+  'test/pipeline/overload.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/faults/**', 'node_modules/**'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/faults/**', 'node_modules/**', ...PACED],
+          // Most files wait on Postgres, Redis and child processes: three at a time keep 2 cores busy.
+          maxWorkers: 3,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'paced',
+          include: PACED,
+          maxWorkers: 1,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

@@ -6,7 +6,8 @@ export default defineConfig({
     include: ['test/faults/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
-    fileParallelism: false,
+    // Each file has its own database, Redis prefix and servers: two at a time share the 2 cores.
+    maxWorkers: 2,
     testTimeout: 300_000,
     hookTimeout: 120_000,
   },

@@ -181,7 +181,8 @@ describe('chaintap CLI, as a user runs it', () => {
       expect(result.code).toBe(0);
       const lines = result.stdout.split('\n');
       const line = lines[lines.indexOf('quota') + 1]!;
-      expect(line).toMatch(/^ {2}!! upstream requests paused until \S+ \(14 min \d+ s from now\): /);
+      // 900 s less the command's start, rounded to the second.
+      expect(line).toMatch(/^ {2}!! upstream requests paused until \S+ \((14 min \d+|15 min 0) s from now\): /);
       expect(line).toContain(`until ${until.toISOString()} (`);
       expect(line.endsWith(`: ${reason}`)).toBe(true);
     } finally {
