@@ -1,5 +1,6 @@
 import { listWatchedTokens, storedPriceTimes } from '../db/index.ts';
-import { InvalidInputError } from '../errors.ts';
+import { describe, InvalidInputError } from '../errors.ts';
+import { whenReachable } from '../db/when-reachable.ts';
 import { normalizeCoinType } from '../chain/coin-type.ts';
 import { createWorkerPool } from '../worker/workers.ts';
 import { createInterface } from 'node:readline';
@@ -193,15 +194,27 @@ export async function backfillPrices(
     // This run's requests only: a request that failed in an earlier run and whose prices are stored
     // now, or asked again in a new batch, is history, not this run's failure.
     const times = backfillTimes(from, to, intervalMs);
-    const [runs] = await summarizeRuns(resources.database, ['backfill'], times, outcome.jobIds);
+    // Its last jobs may have failed because Postgres refused connections: the outcome is read once
+    // it answers again, so that the person sees what failed rather than the outage's error.
+    const [runs] = await whenReachable(() => summarizeRuns(resources.database, ['backfill'], times, outcome.jobIds), {
+      waitMs: 60_000,
+      onWait: (error) =>
+        context.logger.warn(
+          { err: describe(error) },
+          "PostgreSQL does not answer: waiting to read the backfill's outcome",
+        ),
+    });
     console.log(
       `backfill: ${outcome.steps} step(s) x ${outcome.coinTypes} token(s); ${outcome.skipped} already stored, ${outcome.jobs} request(s) ${outcome.complete ? 'done' : 'NOT all done'}`,
     );
-    if (runs!.failed > 0 || runs!.quarantined > 0) {
+    // A request with no final outcome recorded failed too: its last attempt failed while Postgres was
+    // unreachable, so only BullMQ knows (its run row still says running, or there is none).
+    const failed = outcome.jobIds.length - runs!.succeeded - runs!.quarantined;
+    if (failed > 0 || runs!.quarantined > 0) {
       console.error(
-        `${runs!.failed} request(s) failed and ${runs!.quarantined} were quarantined: run the same command again to retry them`,
+        `${failed} request(s) failed and ${runs!.quarantined} were quarantined: run the same command again to retry them`,
       );
     }
-    process.exitCode = outcome.complete && runs!.failed === 0 ? EXIT.ok : EXIT.failed;
+    process.exitCode = outcome.complete && failed === 0 ? EXIT.ok : EXIT.failed;
   });
 }

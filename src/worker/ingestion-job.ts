@@ -1,6 +1,7 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Context } from '../runtime/context.ts';
 import type { Database } from '../db/client.ts';
+import { whenReachable } from '../db/when-reachable.ts';
 import {
   commitJob,
   quarantinePayload,
@@ -226,6 +227,9 @@ function lockLost(signal: AbortSignal): JobLockLostError | undefined {
   return signal.reason instanceof JobLockLostError ? signal.reason : undefined;
 }
 
+/** How long a job's last attempt waits for Postgres to record its failure (the outage that failed it). */
+const FINAL_FAILURE_RECORD_WAIT_MS = 30_000;
+
 /** Records the failure and returns what to throw to BullMQ, as jobOutcome decides. */
 async function handleFailure<T, Rows>(
   deps: IngestionDeps,
@@ -257,11 +261,23 @@ async function handleFailure<T, Rows>(
     upstream?.body !== undefined && upstream.status !== undefined
       ? rawRecord(spec, upstream.url || spec.endpoint, upstream.status, upstream.body, new Date())
       : undefined;
+  const record = () =>
+    recordJobFailure(deps.database, { run, final, error: message, httpStatus: upstream?.status, raw, fence });
   try {
-    await recordJobFailure(deps.database, { run, final, error: message, httpStatus: upstream?.status, raw, fence });
+    // Postgres itself may be what failed. A job with attempts left records its outcome when it runs
+    // again; a last attempt has no later chance, so it waits for Postgres (within a bound) to record it.
+    await (final
+      ? whenReachable(record, {
+          waitMs: FINAL_FAILURE_RECORD_WAIT_MS,
+          onWait: (waitError) =>
+            logger.warn(
+              { err: describe(waitError), jobId: run.jobId },
+              'PostgreSQL does not answer: waiting to record the job failure',
+            ),
+        })
+      : record());
   } catch (recordError) {
     if (recordError instanceof JobLockLostError) return handleFailure(deps, job, spec, run, recordError, fence);
-    // Postgres itself may be what failed; the job is retried and records its outcome then.
     logger.warn({ err: describe(recordError), jobId: run.jobId }, 'could not record the job failure');
   }
   metrics.jobs.inc({ queue: job.queueName, outcome: final ? 'failed' : 'retried' });

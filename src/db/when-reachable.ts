@@ -1,0 +1,33 @@
+import { sleep } from '../runtime/sleep.ts';
+import { isConnectionLost } from './driver-faults.ts';
+
+export interface ReachableWait {
+  /** How long to keep trying after the first failure; then its error is thrown. */
+  waitMs: number;
+  pollMs?: number;
+  /** Called once, at the first failure (to say what is waited for). */
+  onWait?: (error: unknown) => void;
+}
+
+/**
+ * Runs `work`, and again every `pollMs` while Postgres does not answer (a lost connection, or one
+ * refused while it restarts or refuses connections), for up to `waitMs`. For what must be written
+ * or read once the database is back: a job's final failure, a command's outcome.
+ */
+export async function whenReachable<T>(work: () => Promise<T>, wait: ReachableWait): Promise<T> {
+  const deadline = Date.now() + wait.waitMs;
+  for (let first = true; ; first = false) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!unreachable(error) || Date.now() >= deadline) throw error;
+      if (first) wait.onWait?.(error);
+      await sleep(wait.pollMs ?? 1_000);
+    }
+  }
+}
+
+/** A connection lost, or refused (Postgres restarting). */
+function unreachable(error: unknown): boolean {
+  return isConnectionLost(error) || (error as { code?: unknown } | undefined)?.code === 'ECONNREFUSED';
+}
