@@ -44,7 +44,7 @@ const STYLE = new Html(`
   th, td { text-align: left; padding: 3px 6px; border-bottom: 1px solid #eaeef2; vertical-align: top; }
   th { color: #57606a; font-weight: 600; }
   td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-  td.num { overflow-wrap: anywhere; }
+  td.num { white-space: nowrap; }
   td.time { white-space: nowrap; }
   td.id { max-width: 200px; }
   .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 11px; overflow-wrap: anywhere; }
