@@ -1,7 +1,7 @@
 import Big from 'big.js';
 import { formatDuration } from './duration.ts';
+import { formatSpan } from '../runtime/time-span.ts';
 import {
-  formatAge,
   formatDecimal,
   formatPercent,
   formatTime,
@@ -290,7 +290,7 @@ export function staleCondition(
     subject: rule.dataset,
     holds,
     tick: observation.newestTick,
-    text: `${rule.dataset} ${holds ? 'is stale' : 'is fresh'}: its newest successful tick, ${formatTime(observation.newestTick)}, is ${formatAge(ageMs)} old (max age ${maxAge})`,
+    text: `${rule.dataset} ${holds ? 'is stale' : 'is fresh'}: its newest successful tick, ${formatTime(observation.newestTick)}, is ${formatSpan(ageMs / 1000)} old (max age ${maxAge})`,
     data,
   };
 }

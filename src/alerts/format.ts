@@ -42,15 +42,6 @@ export function tokenLabel(coinType: string, symbol: string | null): string {
   }
 }
 
-/** "42 s", "5 min", "2 h 10 min", "3 d 4 h". */
-export function formatAge(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min`;
-  if (s < 86_400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
-  return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
-}
-
 /** A position id short enough for a sentence: long hex runs shortened as addresses are. */
 export function shortPositionId(positionId: string): string {
   return positionId.replace(/0x[0-9a-f]{40,}/g, (hex) => `${hex.slice(0, 6)}…${hex.slice(-4)}`);

@@ -3,7 +3,7 @@ import { loadDatasetFreshness, loadFailureCounts, loadRecentSchemaDrifts } from 
 import { listWatchedAddresses, type WatchedAddress } from '../db/stores/watchlist.ts';
 import { addressFormatLabel, describeAddressWatch } from '../ops/address-watch.ts';
 import { readQueueDepths } from '../ops/queue-depths.ts';
-import { formatAge } from '../ops/status-page.ts';
+import { formatSpan } from '../runtime/time-span.ts';
 import { loadQuotaStatus, loadUpstreamPause, type QuotaStatus } from '../ops/status-page-data.ts';
 import { snippet } from '../upstream/errors.ts';
 import type { UpstreamPause } from '../upstream/rate-limiter.ts';
@@ -59,7 +59,7 @@ export async function reportStatus(request: { json: boolean }): Promise<void> {
     } else {
       console.log('datasets');
       for (const row of freshness) {
-        const age = row.newestTick ? formatAge(ageSeconds(row.newestTick)!) : 'never';
+        const age = row.newestTick ? formatSpan(ageSeconds(row.newestTick)!) : 'never';
         console.log(
           `  ${row.dataset.padEnd(12)} last tick ${row.newestTick?.toISOString() ?? '-'} (${age} ago), ${row.targets} target(s), stalest ${row.oldestTick?.toISOString() ?? '-'}`,
         );
@@ -116,7 +116,7 @@ function quotaLines({ plan, superseded }: QuotaStatus, pause: UpstreamPause | nu
   const supersededBy = new Map(superseded.map((row) => [row.dataset, row.superseded]));
   const lines = ['quota'];
   if (pause) {
-    const left = formatAge((pause.until.getTime() - now.getTime()) / 1000);
+    const left = formatSpan((pause.until.getTime() - now.getTime()) / 1000);
     lines.push(`  !! upstream requests paused until ${pause.until.toISOString()} (${left} from now): ${pause.reason}`);
   }
   lines.push(

@@ -1,5 +1,5 @@
 import { shortCoinType } from '../chain/coin-type.ts';
-import { formatAge } from '../alerts/format.ts';
+import { formatSpan } from '../runtime/time-span.ts';
 import type { PortfolioNftRow, PortfolioPoint, PortfolioPositionRow } from '../db/stores/reports.ts';
 import { addressFormatLabel, describeAddressWatch } from './address-watch.ts';
 import { renderBarChartSvg, renderOhlcChartSvg, renderTimeChartSvg } from './charts.ts';
@@ -170,7 +170,7 @@ function seriesTable(report: PortfolioReport): Html {
   });
   const note =
     every > 1
-      ? html`<p class="note thinned" data-every="${every}">${valued.toLocaleString('en-US')} times with a value: one row every ${every} (every ${formatAge(every * range.intervalMs)}) and the last. Every row is in the CSV and JSON forms (--format csv, --format json).</p>`
+      ? html`<p class="note thinned" data-every="${every}">${valued.toLocaleString('en-US')} times with a value: one row every ${every} (every ${formatSpan((every * range.intervalMs) / 1000)}) and the last. Every row is in the CSV and JSON forms (--format csv, --format json).</p>`
       : '';
   return html`${note}<table class="series"><thead><tr><th>time, UTC</th><th class="num">positions value (net), USD</th><th class="num">NFT value, USD</th><th class="num">total value, USD</th><th class="num">PnL since first, USD</th><th>positions refresh</th><th>NFT refresh</th></tr></thead><tbody>${rows}</tbody></table>`;
 }

@@ -4,6 +4,7 @@ import type { PortfolioPoint, WatchedAddressValue } from '../db/stores/reports.t
 import { addressFormatLabel, describeAddressWatch } from './address-watch.ts';
 import { Html, html } from './html.ts';
 import { renderSparklineSvg, renderTimeChartSvg, type TimeValue } from './charts.ts';
+import { formatSpan } from '../runtime/time-span.ts';
 import { figureCell, figureText, formatPercent, formatUsd } from './figures.ts';
 import { QUEUE_STATES } from './queue-depths.ts';
 import type { AddressesStatus, Section, StatusPageData } from './status-page-data.ts';
@@ -69,15 +70,6 @@ function formatTime(time: Date | null | undefined): string {
   return time ? `${time.toISOString().slice(0, 19).replace('T', ' ')} UTC` : '—';
 }
 
-/** "42 s", "5 min 3 s", "2 h 10 min", "3 d 4 h". */
-export function formatAge(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
-  if (s < 86_400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
-  return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
-}
-
 function shortCoin(coinType: string): string {
   try {
     return shortCoinType(coinType);
@@ -101,7 +93,7 @@ function freshnessSection(data: StatusPageData): Html {
       return html`<tr data-dataset="${dataset}"><td>${dataset}</td><td class="num">${row?.targets ?? 0}</td><td class="never" colspan="4">no successful run yet</td></tr>`;
     }
     const age = (data.now.getTime() - row.newestTick.getTime()) / 1000;
-    return html`<tr data-dataset="${dataset}"><td>${dataset}</td><td class="num">${row.targets}</td><td class="num freshness">${formatAge(age)}</td><td>${formatTime(row.newestTick)}</td><td>${formatTime(row.oldestTick)}</td><td>${formatTime(row.lastSuccessAt)}</td></tr>`;
+    return html`<tr data-dataset="${dataset}"><td>${dataset}</td><td class="num">${row.targets}</td><td class="num freshness">${formatSpan(age)}</td><td>${formatTime(row.newestTick)}</td><td>${formatTime(row.oldestTick)}</td><td>${formatTime(row.lastSuccessAt)}</td></tr>`;
   });
   return html`<table><thead><tr><th>dataset</th><th class="num">targets</th><th class="num">freshness</th><th>last tick</th><th>stalest target's tick</th><th>last success at</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
@@ -195,7 +187,7 @@ function pauseLine(data: StatusPageData): Html | string {
   if (!data.pause.ok) return failed(data.pause);
   const pause = data.pause.value;
   if (!pause) return '';
-  const left = formatAge((pause.until.getTime() - data.now.getTime()) / 1000);
+  const left = formatSpan((pause.until.getTime() - data.now.getTime()) / 1000);
   return html`<p class="error paused" data-paused-until="${pause.until.toISOString()}">Upstream requests paused until ${formatTime(pause.until)} (${left} from now): ${pause.reason}</p>`;
 }
 
@@ -262,7 +254,7 @@ function replicaLine(replica: Section<ReplicaLag>): Html {
   if (lagSeconds === null) return html`<p class="replica short">${lead}, which has replayed no transaction yet.</p>`;
   if (lagSeconds === 0)
     return html`<p class="replica" data-lag-seconds="0">${lead}: it has replayed all the primary sent.</p>`;
-  return html`<p class="replica${lagSeconds >= 60 ? ' short' : ''}" data-lag-seconds="${lagSeconds.toFixed(3)}">${lead}: ${lagSeconds < 10 ? `${lagSeconds.toFixed(1)} s` : formatAge(lagSeconds)} behind the primary (since its last replayed commit).</p>`;
+  return html`<p class="replica${lagSeconds >= 60 ? ' short' : ''}" data-lag-seconds="${lagSeconds.toFixed(3)}">${lead}: ${lagSeconds < 10 ? `${lagSeconds.toFixed(1)} s` : formatSpan(lagSeconds)} behind the primary (since its last replayed commit).</p>`;
 }
 
 function section(id: string, title: string, body: Html, className?: string): Html {

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../errors.ts';
+import { formatSpan } from '../runtime/time-span.ts';
 import type { UpstreamRate } from '../config/upstream-rate.ts';
 import type { PriceJobData } from '../queue/jobs.ts';
 import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/limits.ts';
@@ -107,7 +108,7 @@ export function describeBackfillEstimate(estimate: BackfillEstimate, rate: Upstr
   const { steps, coinTypes, batches, planned, requests } = estimate;
   return [
     `backfill plan: ${count(steps)} step(s) x ${count(batches)} batch(es) of up to ${MAX_COINS_PER_PRICE_REQUEST} tokens (${count(coinTypes)} token(s)) = ${count(planned)} request(s); ${count(planned - requests)} already stored, ${count(requests)} to send`,
-    `at ${rate.label} (UPSTREAM_RATE) that takes at least ${formatDuration(requests / rate.rps)}, longer while scheduled requests share the quota`,
+    `at ${rate.label} (UPSTREAM_RATE) that takes at least ${formatSpan(Math.ceil(requests / rate.rps))}, longer while scheduled requests share the quota`,
   ];
 }
 
@@ -122,13 +123,4 @@ export function backfillConsent(requests: number, flags: { yes: boolean; termina
 
 function count(value: number): string {
   return value.toLocaleString('en-US');
-}
-
-/** "45 s", "12 min 5 s", "3 h 20 min", "4 d 2 h". */
-function formatDuration(seconds: number): string {
-  const s = Math.max(0, Math.ceil(seconds));
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
-  if (s < 86_400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
-  return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
 }

@@ -191,7 +191,7 @@ describe('conditions', () => {
     expect(staleCondition(rule as never, { newestTick: T(0) }, T(11))).toMatchObject({
       holds: true,
       tick: T(0),
-      text: 'prices is stale: its newest successful tick, 2026-11-21 12:00 UTC, is 11 min old (max age 10m)',
+      text: 'prices is stale: its newest successful tick, 2026-11-21 12:00 UTC, is 11 min 0 s old (max age 10m)',
       data: { age_seconds: 660, newest_tick: T(0).toISOString() },
     });
     expect(staleCondition(rule as never, { newestTick: null }, T(0))).toMatchObject({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StatusPageData } from '../../src/ops/status-page-data.ts';
-import { formatAge, renderStatusPage } from '../../src/ops/status-page.ts';
+import { renderStatusPage } from '../../src/ops/status-page.ts';
 import { parseUpstreamRate } from '../../src/config/upstream-rate.ts';
 import { computeCapacityPlan } from '../../src/scheduler/capacity-plan.ts';
 
@@ -319,15 +319,5 @@ describe('renderStatusPage: watched addresses', () => {
     const page = renderStatusPage(data({ addresses: { ok: false, error: 'Postgres did not answer within 3000 ms' } }));
     expect(page).toMatch(/<section id="addresses"><h2>Watched addresses<\/h2><p class="error">Unavailable: Postgres/);
     expect(page).toContain('1 section(s) unavailable');
-  });
-});
-
-describe('formatAge', () => {
-  it('reads as seconds, minutes, hours or days', () => {
-    expect(formatAge(42.4)).toBe('42 s');
-    expect(formatAge(303)).toBe('5 min 3 s');
-    expect(formatAge(7_800)).toBe('2 h 10 min');
-    expect(formatAge(3 * 86_400 + 4 * 3600 + 5)).toBe('3 d 4 h');
-    expect(formatAge(-3)).toBe('0 s');
   });
 });
