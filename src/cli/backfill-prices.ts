@@ -207,14 +207,16 @@ export async function backfillPrices(
     console.log(
       `backfill: ${outcome.steps} step(s) x ${outcome.coinTypes} token(s); ${outcome.skipped} already stored, ${outcome.jobs} request(s) ${outcome.complete ? 'done' : 'NOT all done'}`,
     );
-    // A request with no final outcome recorded failed too: its last attempt failed while Postgres was
-    // unreachable, so only BullMQ knows (its run row still says running, or there is none).
-    const failed = outcome.jobIds.length - runs!.succeeded - runs!.quarantined;
-    if (failed > 0 || runs!.quarantined > 0) {
+    // Requests without a final outcome recorded: interrupted (Ctrl-C), or whose failure could not be
+    // recorded (their run row still says running, or there is none).
+    const { succeeded, failed, quarantined } = runs!;
+    const unfinished = outcome.jobIds.length - succeeded - failed - quarantined;
+    if (failed > 0 || unfinished > 0 || quarantined > 0) {
+      const notDone = unfinished > 0 ? `, ${unfinished} did not finish` : '';
       console.error(
-        `${failed} request(s) failed and ${runs!.quarantined} were quarantined: run the same command again to retry them`,
+        `${failed} request(s) failed${notDone} and ${quarantined} were quarantined: run the same command again to retry them`,
       );
     }
-    process.exitCode = outcome.complete && failed === 0 ? EXIT.ok : EXIT.failed;
+    process.exitCode = outcome.complete && failed === 0 && unfinished === 0 ? EXIT.ok : EXIT.failed;
   });
 }

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeCoinType } from '../../src/chain/coin-type.ts';
 import { jobId, priceBatchTarget } from '../../src/queue/jobs.ts';
-import { runCli } from '../support/cli.ts';
+import { sleep } from '../../src/runtime/sleep.ts';
+import { runCli, spawnCli } from '../support/cli.ts';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
 
 // `chaintap backfill prices` as a user runs it (stdin is not a terminal here): the plan first, a
@@ -115,5 +116,55 @@ describe('chaintap backfill prices', () => {
     const [stored] = await harness.database.sql<{ n: number }[]>`
       select count(*)::int as n from token_prices where coin_type = ${normalizeCoinType(cetus)} and price_time = ${tick}`;
     expect(stored!.n).toBe(1);
+  });
+});
+
+describe('chaintap backfill prices, interrupted', () => {
+  let slow: PipelineHarness;
+  beforeAll(async () => {
+    // Two requests a second, each answered in 300 ms: a backfill of 12 steps takes about 6 s.
+    slow = await createPipelineHarness({
+      options: { UPSTREAM_RPS: '2' },
+      simulator: { faults: { latencyMs: 300 } },
+    });
+  });
+  afterAll(async () => slow?.close());
+
+  it('Ctrl-C: says how many requests did not finish, exits 1, and a second run completes it', async () => {
+    const args = [
+      'backfill',
+      'prices',
+      '--from',
+      '2026-11-20T00:00:00Z',
+      '--to',
+      '2026-11-20T11:00:00Z',
+      '--tokens',
+      SUI,
+    ];
+    const child = spawnCli(args, slow.env);
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk) => (stdout += chunk));
+    child.stderr?.on('data', (chunk) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const started = Date.now();
+    while (slow.simulator.stats().requests < 2) {
+      if (Date.now() - started > 30_000) throw new Error(`no request reached the simulator:\n${stderr}`);
+      await sleep(50);
+    }
+    child.kill('SIGINT');
+    expect(await exited).toBe(1);
+    expect(stdout).toContain('backfill: 12 step(s) x 1 token(s); 0 already stored, 12 request(s) NOT all done');
+    const line = stderr.split('\n').find((text) => text.includes('did not finish'));
+    expect(line).toMatch(
+      /^0 request\(s\) failed, \d+ did not finish and 0 were quarantined: run the same command again to retry them$/,
+    );
+    const unfinished = Number(/, (\d+) did not finish/.exec(line!)![1]);
+    expect(unfinished).toBeGreaterThan(0);
+    expect(unfinished).toBeLessThan(12);
+
+    const again = await runCli(args, slow.env, 60_000);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/backfill: 12 step\(s\) x 1 token\(s\); \d+ already stored, \d+ request\(s\) done/);
   });
 });
