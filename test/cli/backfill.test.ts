@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeCoinType } from '../../src/chain/coin-type.ts';
 import { jobId, priceBatchTarget } from '../../src/queue/jobs.ts';
-import { sleep } from '../../src/runtime/sleep.ts';
-import { runCli, spawnCli } from '../support/cli.ts';
+import { runCli } from '../support/cli.ts';
+import { startChaintap, waitFor } from '../support/fault-processes.ts';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
 
 // `chaintap backfill prices` as a user runs it (stdin is not a terminal here): the plan first, a
@@ -141,21 +141,12 @@ describe('chaintap backfill prices, interrupted', () => {
       '--tokens',
       SUI,
     ];
-    const child = spawnCli(args, slow.env);
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.on('data', (chunk) => (stdout += chunk));
-    child.stderr?.on('data', (chunk) => (stderr += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    const started = Date.now();
-    while (slow.simulator.stats().requests < 2) {
-      if (Date.now() - started > 30_000) throw new Error(`no request reached the simulator:\n${stderr}`);
-      await sleep(50);
-    }
-    child.kill('SIGINT');
-    expect(await exited).toBe(1);
-    expect(stdout).toContain('backfill: 12 step(s) x 1 token(s); 0 already stored, 12 request(s) NOT all done');
-    const line = stderr.split('\n').find((text) => text.includes('did not finish'));
+    const backfill = startChaintap('backfill', args, slow.env);
+    await waitFor('two requests at the simulator', () => slow.simulator.stats().requests >= 2, 30_000, 50);
+    const { code } = await backfill.stop('SIGINT');
+    expect(code).toBe(1);
+    expect(backfill.lines).toContain('backfill: 12 step(s) x 1 token(s); 0 already stored, 12 request(s) NOT all done');
+    const line = backfill.lines.find((text) => text.includes('did not finish'));
     expect(line).toMatch(
       /^0 request\(s\) failed, \d+ did not finish and 0 were quarantined: run the same command again to retry them$/,
     );

@@ -9,7 +9,7 @@ import {
   compareWithReference,
   faultWatchlist,
   jobCount,
-  recordScenario,
+  expectDataOfReference,
   referenceRun,
   runOutcomes,
   seedWatchlist,
@@ -126,7 +126,7 @@ it('jobs retry through terminated connections and a 10 s outage; the cycle compl
     { n: number }[]
   >`select count(*)::int as n from ingestion_runs where attempts > 1`;
   const { comparison } = await compareWithReference(harness.database, reference);
-  recordScenario('Postgres connections terminated, then unreachable 10 s', comparison, {
+  expectDataOfReference('Postgres connections terminated, then unreachable 10 s', comparison, {
     ...phases,
     jobsRetried: retried!.n,
     atomicityObservations: atomicity.observations,
@@ -134,14 +134,6 @@ it('jobs retry through terminated connections and a 10 s outage; the cycle compl
   });
   // The faults hit jobs: they failed attempts and succeeded on a later one.
   expect(retried!.n).toBeGreaterThan(0);
-  expect(comparison.differences).toEqual({});
-  expect(comparison.tablesDiffering).toEqual([]);
-  expect({
-    duplicates: comparison.duplicates,
-    lost: comparison.lost,
-    changed: comparison.changed,
-    extra: comparison.extra,
-  }).toEqual({ duplicates: 0, lost: 0, changed: 0, extra: 0 });
   expect(atomicity.violations).toEqual([]);
   expect(atomicity.observations).toBeGreaterThan(20);
 });

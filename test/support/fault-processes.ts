@@ -42,11 +42,10 @@ export function startChaintap(name: string, args: string[], env: Record<string, 
   take(child.stdout);
   take(child.stderr);
   let running = true;
+  child.on('exit', () => (running = false));
+  // After its output is read to the end ('close'), so that `lines` holds every line it wrote.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('exit', (code, signal) => {
-      running = false;
-      resolve({ code, signal });
-    });
+    child.on('close', (code, signal) => resolve({ code, signal }));
   });
   return {
     name,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
+import { expect } from 'vitest';
 import type { Database } from '../../src/db/client.ts';
 import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.ts';
 import { runCycle } from '../../src/cli/run-cycle.ts';
@@ -85,6 +86,12 @@ export async function referenceRun(
   }
 }
 
+/** Jobs of the tick finished so far (succeeded, failed for good or superseded), over the datasets. */
+export async function finishedJobs(harness: PipelineHarness, tick = FAULT_TICK): Promise<number> {
+  const progress = await Promise.all(ALL_DATASETS.map((dataset) => harness.tracker.progress(dataset, tick)));
+  return progress.reduce((sum, p) => sum + p.finished, 0);
+}
+
 /**
  * Polls the tick tracker until every dataset's tick is complete. With `workers`, fails at once
  * when every one of them has exited (nothing would finish the tick), showing their last lines.
@@ -159,6 +166,24 @@ export function recordScenario(
   console.log(`[faults] ${JSON.stringify(record)}`);
   if (process.env.FAULTS_REPORT) appendFileSync(process.env.FAULTS_REPORT, `${JSON.stringify(record)}\n`);
   return record;
+}
+
+/**
+ * Records the scenario, then fails unless the run's data equal the fault-free run's: no difference,
+ * no duplicate, lost, changed or extra row, and (unless `checksums` is false, for a comparison
+ * scoped to some targets) every table's checksum the same.
+ */
+export function expectDataOfReference(
+  scenario: string,
+  comparison: DataComparison,
+  notes: Record<string, unknown> = {},
+  { checksums = true }: { checksums?: boolean } = {},
+): void {
+  recordScenario(scenario, comparison, notes);
+  expect(comparison.differences).toEqual({});
+  if (checksums) expect(comparison.tablesDiffering).toEqual([]);
+  const { duplicates, lost, changed, extra } = comparison;
+  expect({ duplicates, lost, changed, extra }).toEqual({ duplicates: 0, lost: 0, changed: 0, extra: 0 });
 }
 
 /** Reads the run's data and compares it with the reference. */

@@ -200,7 +200,7 @@ export function loadRunCounts(
       select dataset, status, count(*) as jobs, sum(rows_written) as rows
       from ingestion_runs
       where dataset = any(${datasets}) and tick = any(${ticks.map((tick) => tick.toISOString())}::timestamptz[])
-        and (${jobIds ?? null}::text[] is null or job_id = any(${jobIds ?? null}::text[]))
+        ${jobIds ? database.sql`and job_id = any(${jobIds})` : database.sql``}
       group by dataset, status`,
   );
 }
