@@ -1,15 +1,8 @@
 import Big from 'big.js';
 import { formatDuration } from './duration.ts';
 import { formatSpan } from '../runtime/time-span.ts';
-import {
-  formatDecimal,
-  formatPercent,
-  formatTime,
-  formatUsd,
-  shortAddress,
-  shortPositionId,
-  tokenLabel,
-} from './format.ts';
+import { groupThousands } from '../runtime/number-text.ts';
+import { formatPercent, formatTime, formatUsd, shortAddress, shortPositionId, tokenLabel } from './format.ts';
 import type { Direction, EpisodeRule } from './rules.ts';
 
 /**
@@ -163,7 +156,7 @@ export function priceCondition(
     (movedText) =>
       observation.refPrice === null
         ? `${label} ${movedText}`
-        : `${label} ${movedText}, from ${formatDecimal(observation.refPrice)} to ${formatDecimal(observation.price)} (price time ${formatTime(observation.priceTime)})`,
+        : `${label} ${movedText}, from ${groupThousands(observation.refPrice)} to ${groupThousands(observation.price)} (price time ${formatTime(observation.priceTime)})`,
   );
   return { ...condition, data: { token: rule.token, symbol: observation.symbol, ...condition.data } };
 }
@@ -218,7 +211,7 @@ export function floorCondition(
     (movedText) =>
       observation.refFloor === null
         ? `${label} ${movedText}`
-        : `${label} ${movedText}, from ${formatDecimal(observation.refFloor)} to ${formatDecimal(observation.floor)}${unit} (as of ${formatTime(observation.at)})`,
+        : `${label} ${movedText}, from ${groupThousands(observation.refFloor)} to ${groupThousands(observation.floor)}${unit} (as of ${formatTime(observation.at)})`,
   );
   return {
     ...condition,

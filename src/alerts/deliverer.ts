@@ -22,7 +22,7 @@ const LANES = 2;
  * How long a claimed delivery is its lane's: the webhook's timeout and time to record the outcome.
  * A lane that dies holding one delays that delivery by at most this long.
  */
-export const DELIVERY_LEASE_MS = 3 * WEBHOOK_TIMEOUT_MS;
+const DELIVERY_LEASE_MS = 3 * WEBHOOK_TIMEOUT_MS;
 /** How often an idle lane looks for due deliveries (retries that came due, other processes' events). */
 const POLL_MS = 1_000;
 /** After a database error, before a lane tries again. */

@@ -1,3 +1,4 @@
+import { groupThousands } from '../runtime/number-text.ts';
 import { shortCoinType } from '../chain/coin-type.ts';
 
 /** How alert texts spell their figures: short enough for a chat line, exact where it matters. */
@@ -15,16 +16,9 @@ export function formatPercent(percent: number): string {
   return `${shown >= 0 ? '+' : '-'}${Math.abs(shown).toFixed(2)} %`;
 }
 
-/** A stored decimal as written (exact), with thousands separators on its integer part. */
-export function formatDecimal(value: string): string {
-  const [whole, fraction] = value.split('.');
-  const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
-}
-
 /** A USD amount rounded to cents: `12,345.68`. */
 export function formatUsd(value: string): string {
-  return formatDecimal(Number(value).toFixed(2));
+  return groupThousands(Number(value).toFixed(2));
 }
 
 /** `0x7d20…b58e` for a long hex address; anything else as given. */

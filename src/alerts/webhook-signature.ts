@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
  * how a receiver verifies them.
  */
 
-export const SECRET_PREFIX = 'whsec_';
+const SECRET_PREFIX = 'whsec_';
 /** The specification's bounds on a secret's key. */
 const MIN_KEY_BYTES = 24;
 const MAX_KEY_BYTES = 64;

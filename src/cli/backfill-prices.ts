@@ -42,6 +42,8 @@ export interface BackfillOutcome {
   complete: boolean;
   /** This run's jobs: its outcome is theirs (an earlier run's failed batch may be regrouped into new ones). */
   jobIds: string[];
+  /** The times those jobs ask for. */
+  ticks: Date[];
 }
 
 /**
@@ -70,14 +72,16 @@ export async function runBackfill(deps: CycleDeps, request: BackfillRequest): Pr
   );
   await request.confirm?.(estimateBackfill(times.length, coinTypes.length, plan.jobs.length));
 
+  const jobIds = plan.jobs.map((job) => job.opts.jobId);
+  const ticks = [...plan.byTick.keys()].map((tick) => new Date(tick));
   return withShutdown(deps.context.logger, async (shutdown) => {
     const pool = createWorkerPool({ ...deps, queueNames: ['prices'] });
     shutdown.add('workers', () => pool.close());
     for (const [tick, ids] of plan.byTick) await deps.tracker.expect('backfill', new Date(tick), ids);
     await enqueueJobs(deps, 'prices', plan.jobs);
-    await retryFailedFromEarlierRuns(deps, new Set(plan.jobs.map((job) => job.opts.jobId)));
+    await retryFailedFromEarlierRuns(deps, new Set(jobIds));
     const complete = await waitForTicks(deps, {
-      streams: [...plan.byTick.keys()].map((tick) => ({ stream: 'backfill' as const, tick: new Date(tick) })),
+      streams: ticks.map((tick) => ({ stream: 'backfill' as const, tick })),
       queues: ['prices'],
       onProgress: request.onProgress,
     });
@@ -87,7 +91,8 @@ export async function runBackfill(deps: CycleDeps, request: BackfillRequest): Pr
       jobs: plan.jobs.length,
       skipped: plan.skipped,
       complete,
-      jobIds: plan.jobs.map((job) => job.opts.jobId),
+      jobIds,
+      ticks,
     };
   });
 }
@@ -192,18 +197,19 @@ export async function backfillPrices(
     );
     bar.finish();
     // This run's requests only: a request that failed in an earlier run and whose prices are stored
-    // now, or asked again in a new batch, is history, not this run's failure.
-    const times = backfillTimes(from, to, intervalMs);
-    // Its last jobs may have failed because Postgres refused connections: the outcome is read once
-    // it answers again, so that the person sees what failed rather than the outage's error.
-    const [runs] = await whenReachable(() => summarizeRuns(resources.database, ['backfill'], times, outcome.jobIds), {
-      waitMs: 60_000,
-      onWait: (error) =>
-        context.logger.warn(
-          { err: describe(error) },
-          "PostgreSQL does not answer: waiting to read the backfill's outcome",
-        ),
-    });
+    // now, or asked again in a new batch, is history, not this run's failure. Read once Postgres
+    // answers: its last jobs may have failed because it refused connections.
+    const [runs] = await whenReachable(
+      () => summarizeRuns(resources.database, ['backfill'], outcome.ticks, outcome.jobIds),
+      {
+        waitMs: 60_000,
+        onWait: (error) =>
+          context.logger.warn(
+            { err: describe(error) },
+            "PostgreSQL does not answer: waiting to read the backfill's outcome",
+          ),
+      },
+    );
     console.log(
       `backfill: ${outcome.steps} step(s) x ${outcome.coinTypes} token(s); ${outcome.skipped} already stored, ${outcome.jobs} request(s) ${outcome.complete ? 'done' : 'NOT all done'}`,
     );

@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.ts';
 
 /** The largest value of a Postgres bigint (int8): the type of chaintap's ids. */
-export const BIGINT_MAX = 9223372036854775807n;
+const BIGINT_MAX = 9223372036854775807n;
 
 /**
  * A whole number from the command line within [min, max], compared exactly (as a BigInt: nothing is

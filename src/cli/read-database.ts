@@ -5,7 +5,7 @@ import { createDatabase, type Database, type DatabaseInstrumentation } from '../
 export const READ_APPLICATION_NAME = 'chaintap-read';
 
 /**
- * The database that reports, the status page and the alert rules' observations read
+ * The database that reports and the status page read
  * (docs/read-replicas.md): DATABASE_READ_URL when set, as a pool of its own (the caller closes it
  * when it is not `primary`); else the primary's handle itself, no second pool. Nothing connects
  * until the first read, and an unreachable replica is not checked at start: a BI replica that is

@@ -105,7 +105,7 @@ export const optionsSchema = z.object({
   UPSTREAM_TIMEOUT_MS: int(100, 600_000).default(15_000),
   /** An answer body larger than this is not read past it: the job quarantines its first bytes. */
   UPSTREAM_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(8 * 1024 * 1024),
-  /** Retries of a timeout or a 5xx within one request (each through the pacer) before the job's attempt fails. */
+  /** Retries of a transient fault (timeout, network error, 408, 5xx, a 2xx that is not JSON) within one request, each through the pacer, before the job's attempt fails. */
   UPSTREAM_MAX_RETRIES: int(0, 2).default(2),
   /**
    * The longest a 429 pauses every process, whatever its Retry-After asks (a longer one is logged as

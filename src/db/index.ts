@@ -15,6 +15,7 @@ export {
   recordJobFailure,
   quarantinePayload,
   recordSupersededRuns,
+  type Fence,
   type RunRecord,
   type SupersededRun,
 } from './stores/jobs.ts';
@@ -45,7 +46,6 @@ export {
 } from './stores/watchlist.ts';
 export {
   applyWatchlist,
-  diffWatchlist,
   type DeclaredAddress,
   type DeclaredWatchlist,
   type WatchlistChanges,

@@ -87,7 +87,7 @@ export async function runQuery<T>(
   }
 }
 
-/** The SQLSTATE of a Postgres error, also when Drizzle wrapped it. */
+/** The SQLSTATE of a Postgres error, also when wrapped (along its `cause` chain). */
 function sqlState(error: unknown): string | undefined {
   for (let e = error; e instanceof Error; e = (e as { cause?: unknown }).cause) {
     const code = (e as { code?: unknown }).code;

@@ -6,7 +6,7 @@ import type { Database } from './client.ts';
  * operational: migrations 0003 and 0012, docs/schema.md), for BI tools: `chaintap demo` makes one
  * and prints its connection URL.
  */
-export const DEMO_READER_LOGIN = 'chaintap_demo_reader';
+const DEMO_READER_LOGIN = 'chaintap_demo_reader';
 
 const SCRAM_ITERATIONS = 4096;
 

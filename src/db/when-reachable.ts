@@ -1,7 +1,7 @@
 import { sleep } from '../runtime/sleep.ts';
 import { isConnectionLost } from './driver-faults.ts';
 
-export interface ReachableWait {
+interface ReachableWait {
   /** How long to keep trying after the first failure; then its error is thrown. */
   waitMs: number;
   pollMs?: number;

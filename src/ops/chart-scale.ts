@@ -1,4 +1,4 @@
-import { groupThousands } from './figures.ts';
+import { groupThousands } from '../runtime/number-text.ts';
 
 /**
  * The numbers behind the charts (src/ops/charts.ts), pure and free of markup: value extents computed

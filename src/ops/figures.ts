@@ -1,5 +1,6 @@
 import Big from 'big.js';
 import { html, type Html } from './html.ts';
+import { groupThousands } from '../runtime/number-text.ts';
 
 /**
  * Figures as a person reads them on the status page and in the HTML reports: USD as money, prices
@@ -20,13 +21,6 @@ function parse(value: string): Big | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** "1234567.891" -> "1,234,567.891" (the integer part grouped by thousands); no sign handled. */
-export function groupThousands(unsigned: string): string {
-  const [integer, fraction] = unsigned.split('.');
-  const grouped = integer!.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
 }
 
 /** "1.500" -> "1.5", "2.000" -> "2". */
@@ -95,7 +89,7 @@ export function formatPercent(percent: number | string, options: { signed?: bool
 /** How a figure is written: money, a price in USD, or a quantity (with its unit). */
 export type FigureFormat = 'usd' | 'usd-price' | 'quantity';
 
-export function formatFigure(value: string, format: FigureFormat, unit?: string): string {
+function formatFigure(value: string, format: FigureFormat, unit?: string): string {
   if (format === 'usd') return formatUsd(value);
   if (format === 'usd-price') return formatUsdPrice(value);
   return formatQuantity(value, unit);

@@ -52,7 +52,7 @@ export function createRedisConnection(
 const FULL_WARNING_MS = 30_000;
 
 /** Redis refuses writes for want of memory (maxmemory reached under noeviction): the commands wait. */
-export class RedisFullError extends Error {
+class RedisFullError extends Error {
   constructor(reply: string) {
     super(
       `Redis is full: it refuses writes (${reply}); workers wait until it has room: raise maxmemory, or give Redis more memory (docs/scaling.md)`,

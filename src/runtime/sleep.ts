@@ -1,5 +1,5 @@
 /** The longest delay a Node timer holds (2^31 - 1 ms, about 24.8 days); past it, setTimeout fires after 1 ms. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Waits `ms` milliseconds (rounded up, so a wait is never cut short; clamped to MAX_TIMER_MS), or

@@ -1,7 +1,7 @@
 /**
  * A span of time as a person reads it: "42 s", "12 min 5 s", "3 h 20 min", "4 d 2 h" (to the nearest
- * second, then the two largest units). The one formatter of ages, waits and estimates shown to people
- * (status, the status page, reports, alert texts, backfill plans).
+ * second, then the two largest units). Ages, waits and estimates on the status page, in status,
+ * reports, alert texts and backfill plans.
  */
 export function formatSpan(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));

@@ -11,7 +11,7 @@ import type { RedisClient } from '../runtime/redis-connection.ts';
  * how far its clock is from Redis's (TIME, the one clock they share), reads the others', and says so
  * when two differ by more than MAX_SCHEDULER_SKEW_MS.
  */
-export const MAX_SCHEDULER_SKEW_MS = 5_000;
+const MAX_SCHEDULER_SKEW_MS = 5_000;
 /** A scheduler not heard of for this long has stopped: its clock no longer counts. */
 const HEARD_WITHIN_MS = 10 * 60_000;
 /** How often a scheduler repeats the warning while the clocks differ. */
@@ -43,7 +43,7 @@ export interface ClockSkewCheck {
 }
 
 /** Redis's clock (TIME): the one clock every scheduler shares. */
-export function redisClock(redis: RedisClient): () => Promise<Date> {
+function redisClock(redis: RedisClient): () => Promise<Date> {
   return async () => {
     const [seconds, micros] = await redis.time();
     return new Date(Number(seconds) * 1000 + Math.floor(Number(micros) / 1000));

@@ -48,7 +48,7 @@ export interface UpstreamRequest<T> {
 export interface UpstreamHttpSettings {
   /** Waits for the rate limit, sends with the key, reads the body (transport.ts). */
   transport: UpstreamTransport;
-  /** Timeouts and 5xx retried within one request (UPSTREAM_MAX_RETRIES, at most 2). */
+  /** Transient faults retried within one request (retry-policy.ts; UPSTREAM_MAX_RETRIES, at most 2). */
   maxRetries: number;
   /** The longest a 429 pauses the budget, whatever its Retry-After (UPSTREAM_MAX_PAUSE_MS). */
   maxPauseMs: number;
@@ -65,7 +65,8 @@ export interface UpstreamHttp {
 /**
  * The one place that decides about upstream answers: every attempt goes out through the transport
  * (which waits for the shared rate limit and carries the key), is measured and logged, and its
- * outcome is classified (errors.ts). A timeout or a 5xx is retried here, at most maxRetries times,
+ * outcome is classified (errors.ts). A transient fault (a timeout, a network error, a 408 or 5xx, a
+ * 2xx that is not JSON) is retried here, at most maxRetries times,
  * each retry through the pacer again. A 429 is not retried here: it pauses the shared budget once,
  * for its Retry-After capped at maxPauseMs, and goes to the caller as RateLimitedError with the
  * pause's end (the job waits until then without spending an attempt).

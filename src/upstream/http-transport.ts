@@ -128,21 +128,8 @@ async function readBody(body: Readable, maxBytes: number, declaredBytes: number 
     // Leaving the loop destroys the stream.
     if (bytesRead > maxBytes || (announcedTooLarge && bytesRead >= keepBytes)) break;
   }
-  if (bytesRead <= maxBytes && !announcedTooLarge) return { kind: 'whole', bytes: concat(chunks, bytesRead) };
-  return { kind: 'oversized', start: concat(chunks, Math.min(bytesRead, keepBytes)), bytesRead };
-}
-
-/** The chunks' first `length` bytes in one buffer. */
-function concat(chunks: Buffer[], length: number): Uint8Array {
-  const bytes = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    if (offset >= length) break;
-    const part = chunk.subarray(0, length - offset);
-    bytes.set(part, offset);
-    offset += part.byteLength;
-  }
-  return bytes;
+  if (bytesRead <= maxBytes && !announcedTooLarge) return { kind: 'whole', bytes: Buffer.concat(chunks, bytesRead) };
+  return { kind: 'oversized', start: Buffer.concat(chunks, Math.min(bytesRead, keepBytes)), bytesRead };
 }
 
 /** At most `maxBytes` of UTF-8 bytes, cut before a character rather than through it. */

@@ -6,6 +6,7 @@ import {
   commitJob,
   quarantinePayload,
   recordJobFailure,
+  type Fence,
   type RawRecord,
   type RunRecord,
   type Tx,
@@ -206,7 +207,7 @@ async function quarantine<T, Rows>(
   spec: IngestionSpec<T, Rows>,
   run: RunRecord,
   payload: UnreadablePayload,
-  fence: () => Promise<void>,
+  fence: Fence,
   elements?: QuarantinedElement[],
 ): Promise<JobResult> {
   const { reason } = payload;
@@ -237,7 +238,7 @@ async function handleFailure<T, Rows>(
   spec: IngestionSpec<T, Rows>,
   run: RunRecord,
   error: unknown,
-  fence: () => Promise<void>,
+  fence: Fence,
 ): Promise<Error> {
   const { metrics, logger } = deps.context;
   if (error instanceof JobLockLostError) {

@@ -6,7 +6,8 @@ import { AuthError, InvalidPayloadError, OversizedPayloadError, RateLimitedError
  * What the queue does with a job whose attempt threw:
  * - quarantine: the payload cannot be read, or is too large to; its body (or the first bytes of it)
  *   is kept aside and the job completes.
- * - rate_limited: the queue waits for Retry-After; the attempt is not counted.
+ * - rate_limited: the job waits, delayed, until the shared pause (Retry-After, capped by
+ *   UPSTREAM_MAX_PAUSE_MS) ends; the attempt is not counted.
  * - stop_and_alert: the API key was rejected; the job fails without retries and an error is logged.
  * - fail: retrying cannot help (UnrecoverableError); the job fails at once.
  * - retry: another attempt, after the queue's backoff, while attempts remain.

@@ -53,15 +53,12 @@ export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
   const connections: RedisClient[] = [];
   const priceGaps = createPriceGaps(deps.redis, options.QUEUE_PREFIX);
 
+  const ingestion: IngestionDeps = { context, database: deps.database, tracker: deps.tracker, priceGaps };
+  const topology = redisTopology(options);
+
   const workers = names.map((name) => {
-    const ingestion: IngestionDeps = {
-      context,
-      database: deps.database,
-      tracker: deps.tracker,
-      priceGaps,
-    };
     const process = processorFor(name, ingestion, client);
-    const connection = createRedisConnection(redisTopology(options), 'worker');
+    const connection = createRedisConnection(topology, 'worker');
     connections.push(connection);
     /** Each running job's abort, for when its lock is lost. */
     const running = new Map<string, AbortController>();
@@ -80,7 +77,8 @@ export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
         connection,
         prefix: queueKeyPrefix(options.QUEUE_PREFIX, name),
         concurrency: concurrencyOf(name, options),
-        // The lock is renewed while a job runs; it expiring means the worker died: another takes the job.
+        // The lock is renewed while a job runs; when it expires (the worker died, or was starved past
+        // JOB_LOCK_MS), another worker takes the job and this one stops it (lockRenewalFailed).
         lockDuration: options.JOB_LOCK_MS,
         stalledInterval: options.JOB_LOCK_MS,
         maxStalledCount: 3,

@@ -1,10 +1,9 @@
 import { Command } from 'commander';
 import { CONFIRM_ABOVE_REQUESTS, parseBackfillInterval } from '../../scheduler/backfill-plan.ts';
 import { parseTime, TIME_FORMS } from '../parse-time.ts';
+import { groupThousands } from '../../runtime/number-text.ts';
 
-// 10,000, grouped by hand: toLocaleString loads ICU's data on its first call, about 60 ms of every
-// start if the declaration did it.
-const CONFIRM_ABOVE = String(CONFIRM_ABOVE_REQUESTS).replace(/\B(?=(\d{3})+$)/g, ',');
+const CONFIRM_ABOVE = groupThousands(String(CONFIRM_ABOVE_REQUESTS));
 
 export function backfillCommand(): Command {
   const backfill = new Command('backfill').description('fill past data through the upstream');

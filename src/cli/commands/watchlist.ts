@@ -40,7 +40,7 @@ function shown<T>(items: T[], line: (item: T) => string): string[] {
 }
 
 /** "tokens: 2 added, 1 removed, 10 unchanged", each change on a line (+ added, ~ updated, - removed). */
-export function describeChanges(changes: WatchlistChanges, dryRun: boolean): string[] {
+function describeChanges(changes: WatchlistChanges, dryRun: boolean): string[] {
   const { tokens, addresses } = changes;
   const verb = (done: string, would: string) => (dryRun ? would : done);
   return [

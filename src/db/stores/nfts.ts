@@ -80,7 +80,8 @@ const TOKEN_UPDATE = newestWins(
  *
  * Each statement takes its rows as one array per column (unnest), so its text never changes and it
  * is prepared once per connection; none needs another's result, so all are sent together
- * (postgres.js pipelines them; Postgres runs them in order): one round trip per job.
+ * (postgres.js pipelines them; Postgres runs them in order), after the month's partition is made
+ * sure of: two round trips per job.
  */
 export async function writeNftHoldings(
   tx: Tx,

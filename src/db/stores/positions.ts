@@ -21,14 +21,14 @@ export interface PositionsWriteContext {
  * changes nothing. History follows the newest tick only: an older tick arriving late never moves
  * last_seen_at back, nor closes or reopens a position.
  *
- * The entries' tokens come first: from this process's memory once known, else inserted or read in
- * one statement (resolvePositionTokens), so that the snapshot rows carry token ids and the
+ * The entries' tokens come first, inserted or read in one statement (resolvePositionTokens), so that the snapshot rows carry token ids and the
  * differences computed here (jsonDelta: an entry's token object against its position_tokens row, a
  * snapshot's extra against positions.snapshot_extra; no digest or SQL function per entry in
  * Postgres). Each statement's text never changes (rows travel as one array per column, or as one
  * JSON document for the snapshot rows), so it is prepared once per connection; the statements up to
  * the positions' stored extras are sent together (postgres.js pipelines them; Postgres runs them in
- * order), then the snapshot rows: two round trips per job once its tokens are known. Counts are of
+ * order), then the snapshot rows: with the month's partitions made sure of and the tokens, four
+ * round trips per job. Counts are of
  * the rows of the data contract's tables and views.
  */
 export async function writePositions(

@@ -18,7 +18,8 @@ interface CatalogRow {
 export async function recordTokens(tx: Tx, tokens: TokenRow[]): Promise<{ ids: Map<string, number>; written: number }> {
   if (tokens.length === 0) return { ids: new Map(), written: 0 };
   const rows = await writeCatalog(tx.sql, tokens);
-  const missing = tokens.filter((token) => !rows.some((row) => row.coinType === token.coinType));
+  const found = new Set(rows.map((row) => row.coinType));
+  const missing = tokens.filter((token) => !found.has(token.coinType));
   // Inserted meanwhile by a transaction this statement's snapshot predates (its insert waited for
   // that commit, then did nothing): written again, so that what this answer moves (an earlier
   // first_seen_at) is not lost; the new statement sees the row.

@@ -118,7 +118,7 @@ export function removeWatchedTokens(database: Database, input: WatchlistInput): 
   });
 }
 
-export interface WatchedToken {
+interface WatchedToken {
   coinType: string;
   addedAt: Date;
 }
