@@ -71,6 +71,9 @@ export interface UpstreamHttp {
  * for its Retry-After capped at maxPauseMs, and goes to the caller as RateLimitedError with the
  * pause's end (the job waits until then without spending an attempt).
  */
+/** What an error about an answer carries: which request, which attempt, what came back. */
+type AnswerFields = { operation: UpstreamOperation; url: string; attempts: number; status: number; body: string };
+
 export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp {
   const { transport, maxRetries, maxPauseMs, metrics } = settings;
   const logger = settings.logger.child({ component: 'upstream' });
@@ -113,21 +116,14 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
         declaredBytes,
       });
     }
-    return classify(request, { operation, url: path, attempts, status, body }, durationMs, outcome.retryAfter);
+    const answer = { operation, url: path, attempts, status, body };
+    if (status === 429) throw await pauseFor(answer, parseRetryAfterMs(outcome.retryAfter));
+    return classify(request, answer, durationMs);
   }
 
-  function classify<T>(
-    request: UpstreamRequest<T>,
-    answer: { operation: UpstreamOperation; url: string; attempts: number; status: number; body: string },
-    durationMs: number,
-    retryAfter: string | string[] | undefined,
-  ): UpstreamResponse<T> {
+  function classify<T>(request: UpstreamRequest<T>, answer: AnswerFields, durationMs: number): UpstreamResponse<T> {
     const { status, body } = answer;
     if (status === 401 || status === 403) throw new AuthError(answer);
-    if (status === 429) {
-      const retryAfterMs = parseRetryAfterMs(retryAfter);
-      throw new RateLimitedError({ ...answer, retryAfterMs, resumeAt: new Date(Date.now() + retryAfterMs) });
-    }
     if (status >= 500 || status === 408) {
       throw new TransientError(`the upstream failed (HTTP ${status})${snippet(body)}`, {
         ...answer,
@@ -155,9 +151,9 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
     metrics.upstreamLatency.observe({ operation }, durationMs / 1000);
   }
 
-  /** Pauses the shared budget for a 429 (its Retry-After, capped) and says until when. */
-  async function pauseFor(error: RateLimitedError): Promise<RateLimitedError> {
-    const { operation, retryAfterMs } = error;
+  /** Pauses the shared budget for a 429 (its Retry-After, capped): the error says until when. */
+  async function pauseFor(answer: AnswerFields, retryAfterMs: number): Promise<RateLimitedError> {
+    const { operation } = answer;
     metrics.upstreamRateLimited.inc({ operation });
     const capped = retryAfterMs > maxPauseMs;
     const reason =
@@ -173,11 +169,10 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
       );
     }
     logger.debug(
-      { operation, url: error.url, retryAfterMs, resumeAt: resumeAt.toISOString() },
+      { operation, url: answer.url, retryAfterMs, resumeAt: resumeAt.toISOString() },
       'upstream rate limited',
     );
-    const { url, status, body, attempts } = error;
-    return new RateLimitedError({ operation, url, status, body, attempts, retryAfterMs, resumeAt });
+    return new RateLimitedError({ ...answer, retryAfterMs, resumeAt });
   }
 
   return {
@@ -186,7 +181,6 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
         try {
           return await attempt(request, attempts);
         } catch (error) {
-          if (error instanceof RateLimitedError) throw await pauseFor(error);
           if (!(error instanceof TransientError) || attempts > maxRetries) throw error;
           const delayMs = backoffDelayMs(attempts - 1);
           metrics.upstreamRetries.inc({ operation: request.operation, reason: error.reason });
