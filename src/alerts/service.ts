@@ -5,8 +5,7 @@ import { SNAPSHOT_CHANNEL } from '../queue/tick-notification.ts';
 import type { Context } from '../runtime/context.ts';
 import { startDeliverer } from './deliverer.ts';
 import { evaluateAndRecord } from './evaluator.ts';
-import { loadRulesFile } from './rules-file.ts';
-import type { AlertRule, AlertRules, Environment } from './rules.ts';
+import type { AlertRule, AlertRules } from './rules.ts';
 
 /** Every rule is evaluated this often too, so that a notification lost with a connection costs at most this. */
 const SWEEP_MS = 60_000;
@@ -39,10 +38,8 @@ export interface AlertsDeps {
   context: Context;
   /** The primary: the rules' observations, their states, the outbox and its deliveries. */
   database: Database;
-  /** The rules file (YAML or JSON), as ALERT_RULES or `chaintap alerts --rules` name it. */
-  rulesFile: string;
-  /** The environment the webhooks' `secret_env` variables are read from. */
-  env?: Environment;
+  /** The rules, with their webhooks (loadRulesFile: checked before anything connects). */
+  rules: AlertRules;
 }
 
 /**
@@ -51,8 +48,7 @@ export interface AlertsDeps {
  * connection (re)connects and once a minute; records the events in the outbox and delivers them.
  * `chaintap alerts` runs it, and `chaintap start` when ALERT_RULES is set.
  */
-export async function startAlerts({ context, database, rulesFile, env }: AlertsDeps): Promise<AlertsService> {
-  const rules = await loadRulesFile(rulesFile, env);
+export async function startAlerts({ context, database, rules }: AlertsDeps): Promise<AlertsService> {
   const logger = context.logger.child({ component: 'alerts' });
   const { metrics } = context;
   const deliverer = startDeliverer({ database, logger, metrics, webhooks: rules.webhooks });

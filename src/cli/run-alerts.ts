@@ -16,7 +16,7 @@ import { createCliContext, untilShutdown } from './runtime.ts';
  * anything connects.
  */
 export async function runAlerts(rulesFile: string, withOps: boolean): Promise<void> {
-  await loadRulesFile(rulesFile, process.env);
+  const rules = await loadRulesFile(rulesFile, process.env);
   const context = createCliContext();
   await withShutdown(context.logger, async (shutdown) => {
     const { options, metrics, logger } = context;
@@ -38,7 +38,7 @@ export async function runAlerts(rulesFile: string, withOps: boolean): Promise<vo
       ops = createOpsServer({ context, ...resources, readDatabase });
       shutdown.add('ops server', () => ops!.close());
     }
-    const alerts = await startAlerts({ context, database, rulesFile, env: process.env });
+    const alerts = await startAlerts({ context, database, rules });
     shutdown.add('alerts', () => alerts.close());
     if (ops) context.logger.info({ url: await ops.listen() }, 'ops server listening');
     await untilShutdown(context);

@@ -1,4 +1,5 @@
 import { startAlerts } from '../alerts/service.ts';
+import { loadRulesFile } from '../alerts/rules-file.ts';
 import { assertSafeOpsExposure } from '../ops/exposure.ts';
 import { createOpsServer } from '../ops/server.ts';
 import { floorToMinute } from '../scheduler/cron-slots.ts';
@@ -63,12 +64,8 @@ export async function runServices(selection: ServiceSelection, context: Context)
       await scheduler.start();
     }
     if (selection.alerts && context.options.ALERT_RULES) {
-      const alerts = await startAlerts({
-        context,
-        database: resources.database,
-        rulesFile: context.options.ALERT_RULES,
-        env: process.env,
-      });
+      const rules = await loadRulesFile(context.options.ALERT_RULES, process.env);
+      const alerts = await startAlerts({ context, database: resources.database, rules });
       shutdown.add('alerts', () => alerts.close());
     }
     if (selection.produceNow) {
