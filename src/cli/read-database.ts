@@ -1,5 +1,7 @@
 import type { Options } from '../config/options.ts';
 import { createDatabase, type Database, type DatabaseInstrumentation } from '../db/client.ts';
+import type { Context } from '../runtime/context.ts';
+import type { Shutdown } from '../runtime/shutdown.ts';
 
 /** How the read pool's connections show in pg_stat_activity on the replica. */
 export const READ_APPLICATION_NAME = 'chaintap-read';
@@ -20,4 +22,15 @@ export function openReadDatabase(
   const url = options.DATABASE_READ_URL;
   if (url === undefined) return primary;
   return createDatabase(url, { ...pool, applicationName: READ_APPLICATION_NAME });
+}
+
+/** A long-running process's read database (openReadDatabase), its own pool closed at shutdown. */
+export function openServiceReadDatabase(
+  { options, metrics, logger }: Context,
+  shutdown: Shutdown,
+  primary: Database,
+): Database {
+  const readDatabase = openReadDatabase(options, primary, { max: options.DATABASE_POOL_SIZE, metrics, logger });
+  if (readDatabase !== primary) shutdown.add('postgres (DATABASE_READ_URL)', () => readDatabase.close());
+  return readDatabase;
 }

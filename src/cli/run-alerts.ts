@@ -6,7 +6,7 @@ import { createDatabase, type Database } from '../db/client.ts';
 import { createOpsServer, type OpsServer } from '../ops/server.ts';
 import { withShutdown } from '../runtime/shutdown.ts';
 import { withDatabases } from './commands/database-command.ts';
-import { openReadDatabase } from './read-database.ts';
+import { openServiceReadDatabase } from './read-database.ts';
 import { openResources, type Resources } from './resources.ts';
 import { createCliContext, untilShutdown } from './runtime.ts';
 
@@ -33,8 +33,7 @@ export async function runAlerts(rulesFile: string, withOps: boolean): Promise<vo
     let ops: OpsServer | undefined;
     if (resources) {
       // The ops server's status page reads a read replica when there is one (docs/read-replicas.md).
-      const readDatabase = openReadDatabase(options, database, { max: options.DATABASE_POOL_SIZE, metrics, logger });
-      if (readDatabase !== database) shutdown.add('postgres (DATABASE_READ_URL)', () => readDatabase.close());
+      const readDatabase = openServiceReadDatabase(context, shutdown, database);
       ops = createOpsServer({ context, ...resources, readDatabase });
       shutdown.add('ops server', () => ops!.close());
     }

@@ -7,7 +7,7 @@ import { produceTick } from '../scheduler/producer.ts';
 import { createScheduler } from '../scheduler/scheduler.ts';
 import { createWorkerPool } from '../worker/workers.ts';
 import { openResources, openUpstreamClient } from './resources.ts';
-import { openReadDatabase } from './read-database.ts';
+import { openServiceReadDatabase } from './read-database.ts';
 import type { Context } from '../runtime/context.ts';
 import { withShutdown } from '../runtime/shutdown.ts';
 import { untilShutdown } from './runtime.ts';
@@ -35,13 +35,7 @@ export async function runServices(selection: ServiceSelection, context: Context)
   await withShutdown(context.logger, async (shutdown) => {
     const resources = await openResources(context, shutdown);
     // What the status page and the reports read (docs/read-replicas.md).
-    const { options, metrics, logger } = context;
-    const readDatabase = openReadDatabase(options, resources.database, {
-      max: options.DATABASE_POOL_SIZE,
-      metrics,
-      logger,
-    });
-    if (readDatabase !== resources.database) shutdown.add('postgres (DATABASE_READ_URL)', () => readDatabase.close());
+    const readDatabase = openServiceReadDatabase(context, shutdown, resources.database);
     const client = selection.workers ? openUpstreamClient(context) : undefined;
     if (client) shutdown.add('upstream client', () => client.close());
     const ops = selection.ops
