@@ -3,7 +3,7 @@ import { addWatchedAddresses, addWatchedTokens, removeWatchedAddresses } from '.
 import { createScheduler, type Scheduler } from '../../src/scheduler/scheduler.ts';
 import { createWorkerPool, type WorkerPool } from '../../src/worker/workers.ts';
 import { sleep } from '../../src/runtime/sleep.ts';
-import { createFakeSchedulerClock, type FakeSchedulerClock } from '../support/fake-scheduler-clock.ts';
+import { createFakeSchedulerClock } from '../support/fake-scheduler-clock.ts';
 import { createPipelineHarness, WORLD_TIME, type PipelineHarness, producerDeps } from '../support/pipeline.ts';
 import { priceGapsKey } from '../../src/queue/redis-keys.ts';
 
@@ -26,7 +26,8 @@ const minute = (k: number) => new Date(T0.getTime() + k * MINUTE);
 
 interface Run {
   harness: PipelineHarness;
-  clock: FakeSchedulerClock;
+  /** Moves the world clock, then the scheduler's, to `time`. */
+  moveTo(time: Date): Promise<void>;
   scheduler: Scheduler;
   pool: WorkerPool;
   stopWorld(): void;
@@ -59,20 +60,29 @@ async function startRun(options: Record<string, string> = {}): Promise<Run> {
   });
   await addWatchedTokens(harness.database, TOKENS);
   await addWatchedAddresses(harness.database, ADDRESSES, {});
-  // The world clock follows the simulated minutes, continuously.
-  const realStart = Date.now();
-  const follow = () =>
-    harness.simulator.setClockOffset(
-      T0.getTime() - WORLD_TIME + ((Date.now() - realStart) * MINUTE) / REAL_MS_PER_MINUTE,
-    );
+  // The world clock follows the scheduler's simulated minutes, continuously: moved to each time the
+  // scheduler's clock is moved to (a slot, or a third of a minute into it) just before the scheduler
+  // is, then on at the same pace. Following the real time since the start instead trailed the
+  // scheduler's clock: a slot's price job that asked within milliseconds got the minute before's.
+  const clock = createFakeSchedulerClock(new Date(T0.getTime() - 1_000));
+  let movedTo = clock.now().getTime();
+  let movedAt = Date.now();
+  const follow = () => {
+    const sinceMove = Math.min(((Date.now() - movedAt) * MINUTE) / REAL_MS_PER_MINUTE, MINUTE / 3 - 1_000);
+    harness.simulator.setClockOffset(movedTo + sinceMove - WORLD_TIME);
+  };
+  const moveTo = async (time: Date) => {
+    [movedTo, movedAt] = [time.getTime(), Date.now()];
+    follow();
+    await clock.advanceTo(time);
+  };
   follow();
   const world = setInterval(follow, 20);
-  const clock = createFakeSchedulerClock(new Date(T0.getTime() - 1_000));
   const producer = producerDeps(harness);
   const scheduler = createScheduler({ ...producer, clock });
   await scheduler.start();
   const pool = createWorkerPool({ ...producer, client: harness.client });
-  return { harness, clock, scheduler, pool, stopWorld: () => clearInterval(world) };
+  return { harness, moveTo, scheduler, pool, stopWorld: () => clearInterval(world) };
 }
 
 /** Runs simulated minutes from..to (inclusive), one every REAL_MS_PER_MINUTE; returns the backlog seen. */
@@ -80,11 +90,11 @@ async function runMinutes(current: Run, from: number, to: number): Promise<Recor
   const samples: Record<string, number>[] = [];
   for (let k = from; k <= to; k += 1) {
     const due = Date.now() + REAL_MS_PER_MINUTE;
-    await current.clock.advanceTo(minute(k));
+    await current.moveTo(minute(k));
     // Twice more within the minute: the catch-up timer fires, the backlog is sampled.
     for (const part of [1, 2]) {
       await sleep(REAL_MS_PER_MINUTE / 3);
-      await current.clock.advanceTo(new Date(minute(k).getTime() + (part * MINUTE) / 3));
+      await current.moveTo(new Date(minute(k).getTime() + (part * MINUTE) / 3));
       samples.push(await backlog(current.harness));
     }
     await sleep(Math.max(0, due - Date.now()));
