@@ -48,11 +48,6 @@ export function createScheduler(
   let filling: Promise<void> | undefined;
 
   async function produce(queue: CronQueue, slot: Date): Promise<void> {
-    if (queue === 'prices') {
-      await clockSkew
-        .check(now())
-        .catch((error: unknown) => logger.debug({ err: describe(error) }, "could not compare the schedulers' clocks"));
-    }
     try {
       const { superseded } = await produceTick(deps, queue, slot);
       if (superseded > 0) await warnIfOverBudget({ queue, tick: slot.toISOString(), superseded });
@@ -62,6 +57,13 @@ export function createScheduler(
       }
     } catch (error) {
       logger.error({ queue, tick: slot.toISOString(), err: describe(error) }, 'could not enqueue tick');
+    }
+    // After the tick is enqueued: a diagnostic never delays the slot's prices (it reads its own
+    // clock and Redis's together, whenever it runs).
+    if (queue === 'prices') {
+      await clockSkew
+        .check(now())
+        .catch((error: unknown) => logger.debug({ err: describe(error) }, "could not compare the schedulers' clocks"));
     }
   }
 
