@@ -2,25 +2,16 @@ import { sleep } from '../runtime/sleep.ts';
 import type { Database } from './client.ts';
 import { dailyCutoffOf, hourlyCutoffOf } from './downsample.ts';
 import { partitionsOf } from './partitions.ts';
-import { runQuery } from './query.ts';
-import { withTransaction } from './transaction.ts';
+import { runQuery, runSql } from './query.ts';
 
 /**
- * Gives the space that downsampling freed back to the system. Postgres reuses the space of deleted
- * rows only for new rows of the same table, and a past month's partition gets none: its file would
- * keep the size of every tick. So once a month's partition is wholly thinned to a tier (hourly past
- * `fullResolutionDays`, daily past `hourlyDays`), it is rewritten with VACUUM FULL, once per tier.
+ * Gives back the space downsampling freed: a past month's partition gets no new rows to reuse it, so
+ * once wholly thinned to a tier it is rewritten with VACUUM FULL, once per tier (recorded in
+ * dataset_watermarks: dataset `compact`, target "<partition> <tier>").
  *
- * VACUUM FULL keeps the rows that a transaction still running might see, and xids are shared by
- * the whole cluster: it could keep every row the thinning just deleted. So it first waits (at most
- * `horizonTimeoutMs`) until no session anywhere in the cluster has a transaction or snapshot older
- * than the moment it starts; else it leaves the partitions for the next run.
- *
- * VACUUM FULL locks that one partition (ACCESS EXCLUSIVE) while it rewrites it: queries reading
- * that month wait, other months and live ingestion (which writes the current month) go on. It waits
- * at most `lockTimeoutMs` for queries already running on the partition; when it cannot get the
- * lock it leaves the partition for the next run. Done rewrites are recorded in dataset_watermarks
- * (dataset `compact`, target "<partition> <tier>").
+ * VACUUM FULL keeps rows any older transaction of the cluster might see, so it first waits (at most
+ * `horizonTimeoutMs`) until none is left. It locks only its partition (ACCESS EXCLUSIVE), waiting at
+ * most `lockTimeoutMs`; what it cannot do in time is left for the next run.
  */
 export interface CompactionSettings {
   /** The downsampling settings, and the time its last run thinned the history as of. */
@@ -38,7 +29,6 @@ export interface CompactionOutcome {
   busy: string[];
 }
 
-/** The downsampled tables whose past months are rewritten. */
 const THINNED_TABLES = ['position_snapshot_points', 'nft_holding_snapshots'] as const;
 const WATERMARK_DATASET = 'compact';
 const LOCK_NOT_AVAILABLE = '55P03';
@@ -59,32 +49,27 @@ export async function compactThinnedPartitions(
   database: Database,
   settings: CompactionSettings,
 ): Promise<CompactionOutcome> {
-  const outcome: CompactionOutcome = { compacted: [], busy: [] };
-  const done = new Set(
-    (
-      await runQuery(
-        database,
-        'compaction.read',
-        () => database.sql<{ target: string }[]>`
-    select target from dataset_watermarks where dataset = ${WATERMARK_DATASET}`,
-      )
-    ).map((row) => row.target),
-  );
+  const done = await runSql(database, 'compaction.read')<{ target: string }[]>`
+    select target from dataset_watermarks where dataset = ${WATERMARK_DATASET}`;
   const due: { name: string; target: string }[] = [];
   for (const table of THINNED_TABLES) {
     for (const partition of await partitionsOf(database, table)) {
       const tier = thinnedTier(partition.to, settings);
       const target = `${partition.name} ${tier}`;
-      if (tier !== null && !done.has(target)) due.push({ name: partition.name, target });
+      if (tier !== null && !done.some((row) => row.target === target)) due.push({ name: partition.name, target });
     }
   }
+  const outcome: CompactionOutcome = { compacted: [], busy: [] };
   if (due.length === 0) return outcome;
   if (!(await waitForOlderTransactions(database, settings.horizonTimeoutMs))) {
     return { compacted: [], busy: due.map((partition) => partition.target) };
   }
   for (const { name, target } of due) {
     if (await vacuumFull(database, name, settings.lockTimeoutMs)) {
-      await recordCompaction(database, target, settings.thinnedAt);
+      await runSql(database, 'compaction.record')`
+        insert into dataset_watermarks (dataset, target, last_success_tick, last_success_at)
+        values (${WATERMARK_DATASET}, ${target}, ${settings.thinnedAt}, now())
+        on conflict (dataset, target) do update set last_success_tick = excluded.last_success_tick, last_success_at = excluded.last_success_at`;
       outcome.compacted.push(target);
     } else {
       outcome.busy.push(target);
@@ -95,30 +80,20 @@ export async function compactThinnedPartitions(
 
 /** True once no session of the cluster has a transaction or snapshot from before this call; false after `timeoutMs`. */
 async function waitForOlderTransactions(database: Database, timeoutMs: number): Promise<boolean> {
-  const [{ now }] = await runQuery(
-    database,
-    'compaction.read',
-    () => database.sql<{ now: string }[]>`select xid(pg_current_xact_id())::text as now`,
-  );
+  const [{ now }] = await runSql(database, 'compaction.read')<{ now: string }[]>`
+    select xid(pg_current_xact_id())::text as now`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [{ older }] = await runQuery(
-      database,
-      'compaction.read',
-      () => database.sql<{ older: number }[]>`
+    const [{ older }] = await runSql(database, 'compaction.read')<{ older: number }[]>`
       select count(*)::int as older from pg_stat_activity
-      where pid <> pg_backend_pid() and (age(backend_xid) >= age(${now}::xid) or age(backend_xmin) >= age(${now}::xid))`,
-    );
+      where pid <> pg_backend_pid() and (age(backend_xid) >= age(${now}::xid) or age(backend_xmin) >= age(${now}::xid))`;
     if (older === 0) return true;
     if (Date.now() >= deadline) return false;
     await sleep(200);
   }
 }
 
-/**
- * VACUUM FULL of one partition on a connection of its own (it cannot run in a transaction); false when its lock was
- * busy.
- */
+/** VACUUM FULL on a connection of its own (it cannot run in a transaction); false when the lock was busy. */
 async function vacuumFull(database: Database, partition: string, lockTimeoutMs: number): Promise<boolean> {
   return runQuery(database, 'compaction.vacuum', async () => {
     const connection = await database.sql.reserve();
@@ -134,15 +109,4 @@ async function vacuumFull(database: Database, partition: string, lockTimeoutMs: 
       connection.release();
     }
   });
-}
-
-async function recordCompaction(database: Database, target: string, at: Date): Promise<void> {
-  await withTransaction(
-    database,
-    'compaction.record',
-    ({ sql }) => sql`
-    insert into dataset_watermarks (dataset, target, last_success_tick, last_success_at)
-    values (${WATERMARK_DATASET}, ${target}, ${at}, now())
-    on conflict (dataset, target) do update set last_success_tick = excluded.last_success_tick, last_success_at = excluded.last_success_at`,
-  );
 }

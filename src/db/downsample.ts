@@ -1,20 +1,14 @@
+import type { Database, Sql } from './client.ts';
 import { partitionsOf, type Partition } from './partitions.ts';
-import { runQuery } from './query.ts';
+import { runSql } from './query.ts';
 import { withTransaction } from './transaction.ts';
-import type { Database } from './client.ts';
 
 /**
- * Downsampling of the snapshot history. Every tick is kept for `fullResolutionDays`; older than
- * that, one snapshot per hour (UTC) of each position or collection of an owner; older than
- * `hourlyDays`, one per day (UTC). The one kept is the last of its hour or day, so a kept row
- * stays kept when it moves on to the daily tier, and the newest history is never touched. The
- * reporting views read whatever snapshots exist, so they answer over the whole history, at the
- * resolution kept. The refresh records (position_refreshes, nft_refreshes) are thinned the same
- * way per owner; a position snapshot's amount and farming entries are part of its row.
- *
- * Deletions run in short statements: one UTC day of one partition for at most SERIES_PER_BATCH
- * positions or (owner, collection) pairs, so that no lock is held for long and live
- * ingestion (which writes the newest month) never waits on it.
+ * Downsampling of the snapshot history: every tick is kept for `fullResolutionDays`, then the last
+ * snapshot of each UTC hour per series, then past `hourlyDays` the last of each UTC day (so a kept
+ * row stays kept in the next tier). The refresh records are thinned the same way per owner.
+ * Deletions run one UTC day of one partition and SERIES_PER_BATCH series at a time, so that no lock
+ * is held for long and live ingestion (which writes the newest month) never waits on it.
  */
 export interface DownsampleSettings {
   /** Days every tick is kept; 0 turns downsampling off. */
@@ -38,20 +32,13 @@ export interface DownsampleOutcome {
 
 interface HistoryTable {
   table: string;
-  /** What one kept series is: a position, an owner's collection, or the owner's refreshes. */
+  /** The columns naming one kept series (constant identifiers). */
   keys: readonly string[];
-  /** SQL type of the key columns. */
   keyType: 'text' | 'bigint';
 }
 
-interface HistoryGroup {
-  /** The partitioned snapshot table whose partitions (months) bound the work. */
-  snapshots: HistoryTable;
-  /** Its refresh records (not partitioned). */
-  refreshes: HistoryTable;
-}
-
-const GROUPS: readonly HistoryGroup[] = [
+/** Each partitioned snapshot table with its (unpartitioned) refresh records. */
+const GROUPS: readonly { snapshots: HistoryTable; refreshes: HistoryTable }[] = [
   {
     snapshots: { table: 'position_snapshot_points', keys: ['position_key'], keyType: 'bigint' },
     refreshes: { table: 'position_refreshes', keys: ['owner'], keyType: 'text' },
@@ -65,12 +52,8 @@ const GROUPS: readonly HistoryGroup[] = [
 const DAY_MS = 86_400_000;
 /** Series per delete statement: a day of 15-minute ticks of 64 positions is about 6,000 snapshots. */
 const SERIES_PER_BATCH = 64;
-/**
- * Ticks written late (a job retried after an outage) can land behind an earlier run: each run looks
- * this far behind where the previous one stopped. Rows already thinned cost little to look at again.
- */
+/** Ticks written late (a job retried after an outage) may land behind the previous run: look back this far. */
 const LATE_WRITE_MARGIN_MS = DAY_MS;
-/** Where a run records how far it got (dataset_watermarks), per settings. */
 const WATERMARK_DATASET = 'downsample';
 
 /** The watermark target of a setting pair: a run with other settings starts from the beginning. */
@@ -79,10 +62,8 @@ export function downsampleTarget(settings: DownsampleSettings): string {
 }
 
 /**
- * The time windows whose snapshots may need thinning at `now`, given that a run with the same
- * settings completed at `since` (null: never). Rows before `since - fullResolutionDays` were thinned
- * to hourly, rows before `since - hourlyDays` to daily, by that run. Pure; windows are [from, to),
- * sorted and disjoint, `from` null for "from the beginning".
+ * The windows [from, to) that may need thinning at `now`, given that a run with the same settings
+ * completed at `since` (null: never; `from` null: from the beginning). Pure; sorted and disjoint.
  */
 export function downsampleWindows(
   settings: DownsampleSettings,
@@ -121,33 +102,43 @@ export function dailyCutoffOf(settings: DownsampleSettings, now: Date): number |
 }
 
 /**
- * Thins the snapshot history as of `now` (see the module comment), from where the previous complete
- * run with the same settings stopped, and records how far it got. Safe to run concurrently with
- * ingestion and to interrupt: an interrupted run leaves no watermark and the next one redoes its windows.
+ * Thins the history as of `now` from where the previous complete run with the same settings
+ * stopped, and records how far it got. Safe alongside ingestion and to interrupt: an interrupted
+ * run leaves no watermark, so the next one redoes its windows.
  */
 export async function downsampleSnapshots(database: Database, request: DownsampleRequest): Promise<DownsampleOutcome> {
   const deleted: Record<string, number> = {};
   if (request.fullResolutionDays <= 0) return { deleted, days: 0, since: null };
   const target = downsampleTarget(request);
-  const since = await previousRun(database, target);
+  const [previous] = await runSql(database, 'downsample.read')<{ tick: Date }[]>`
+    select last_success_tick as tick from dataset_watermarks where dataset = ${WATERMARK_DATASET} and target = ${target}`;
+  const since = previous?.tick ?? null;
   const windows = downsampleWindows(request, request.now, since);
   const dailyCutoff = dailyCutoffOf(request, request.now);
   let days = 0;
-  for (const group of GROUPS) {
-    for (const partition of await partitionsOf(database, group.snapshots.table)) {
+  for (const { snapshots, refreshes } of GROUPS) {
+    for (const partition of await partitionsOf(database, snapshots.table)) {
       for (const day of daysOf(windows, partition)) {
         days++;
-        for (const table of [
-          { ...group.snapshots, relation: partition.name },
-          { ...group.refreshes, relation: group.refreshes.table },
-        ]) {
-          const count = await thinDay(database, table, day, dailyCutoff);
+        for (const [table, relation] of [
+          [snapshots, partition.name],
+          [refreshes, refreshes.table],
+        ] as const) {
+          const count = await thinDay(database, table, relation, day, dailyCutoff);
           if (count > 0) deleted[table.table] = (deleted[table.table] ?? 0) + count;
         }
       }
     }
   }
-  await recordRun(database, target, request.now);
+  // Recorded for dataset_freshness; runs with other settings are forgotten.
+  await withTransaction(database, 'downsample.record', async ({ sql }) => {
+    await sql`delete from dataset_watermarks where dataset = ${WATERMARK_DATASET} and target <> ${target}`;
+    await sql`
+      insert into dataset_watermarks (dataset, target, last_success_tick, last_success_at)
+      values (${WATERMARK_DATASET}, ${target}, ${request.now}, now())
+      on conflict (dataset, target) do update
+      set last_success_tick = greatest(dataset_watermarks.last_success_tick, excluded.last_success_tick), last_success_at = excluded.last_success_at`;
+  });
   return { deleted, days, since };
 }
 
@@ -169,22 +160,18 @@ function daysOf(windows: { from: Date | null; to: Date }[], partition: Partition
 }
 
 /**
- * Deletes, within one day of one relation, every row that is not the last of its bucket (its hour,
- * or its day when older than the daily cutoff) for its series, in batches of series. The series
- * are walked through the (keys..., snapshot_at) index one key step at a time (a loose index scan),
- * so that a batch touches only its series' rows of that day.
+ * Deletes, within one day of `relation`, every row that is not the last of its bucket (its hour, or
+ * its day before the daily cutoff) for its series, a batch of series at a time.
  */
 async function thinDay(
   database: Database,
-  table: HistoryTable & { relation: string },
+  table: HistoryTable,
+  relation: string,
   day: { from: Date; to: Date },
   dailyCutoff: number | null,
 ): Promise<number> {
   const { sql } = database;
-  const relation = sql(table.relation);
-  const keyList = sql(table.keys as string[]);
-  const matches = (a: string, b: string) =>
-    sql.unsafe(table.keys.map((key) => `${a}.${quoteIdent(key)} = ${b}.${quoteIdent(key)}`).join(' and '));
+  const keys = (alias: string) => qualified(sql, table, alias);
   const bucketEnd =
     dailyCutoff === null
       ? sql`date_trunc('hour', s.snapshot_at, 'UTC') + interval '1 hour'`
@@ -193,89 +180,59 @@ async function thinDay(
   let deleted = 0;
   let after: string[] | null = null;
   for (;;) {
-    const series = await nextSeries(database, table, after);
+    const series = await nextSeries(database, table, relation, after);
     if (series.length === 0) return deleted;
     after = table.keys.map((key) => series[series.length - 1]![key]!);
-    const columns = table.keys.map((key) => series.map((row) => row[key]!));
-    const array = (column: string[]) =>
-      table.keyType === 'bigint' ? sql`${column}::bigint[]` : sql`${column}::text[]`;
-    const batch =
-      columns.length === 2
-        ? sql`unnest(${array(columns[0]!)}, ${array(columns[1]!)})`
-        : sql`unnest(${array(columns[0]!)})`;
-    // runQuery runs a deadlock victim again (a delete may meet ingestion's locks on the same rows).
-    const result = await runQuery(
-      database,
-      'downsample.delete',
-      () => sql`
-      delete from ${relation} s
-      using ${batch} as k(${keyList})
-      where ${matches('s', 'k')}
+    const arrays = table.keys.map((key) => series.map((row) => row[key]!));
+    // runSql runs a deadlock victim again (a delete may meet ingestion's locks on the same rows).
+    const result = await runSql(database, 'downsample.delete')`
+      delete from ${sql(relation)} s
+      using unnest(${typedList(sql, arrays, `${table.keyType}[]`)}) as k(${sql(table.keys as string[])})
+      where (${keys('s')}) = (${keys('k')})
         and s.snapshot_at >= ${day.from} and s.snapshot_at < ${day.to}
         and exists (
-          select 1 from ${relation} n
-          where ${matches('n', 's')} and n.snapshot_at > s.snapshot_at and n.snapshot_at < ${bucketEnd}
-        )`,
-    );
+          select 1 from ${sql(relation)} n
+          where (${keys('n')}) = (${keys('s')}) and n.snapshot_at > s.snapshot_at and n.snapshot_at < ${bucketEnd}
+        )`;
     deleted += result.count;
   }
 }
 
-/** The next SERIES_PER_BATCH distinct series of a relation after `after`, in index order. */
+/**
+ * The next SERIES_PER_BATCH distinct series of a relation after `after`, walked through its
+ * (keys..., snapshot_at) index one key step at a time (a loose index scan). Keys come back as text.
+ */
 async function nextSeries(
   database: Database,
-  table: HistoryTable & { relation: string },
+  table: HistoryTable,
+  relation: string,
   after: string[] | null,
 ): Promise<Record<string, string>[]> {
   const { sql } = database;
-  const relation = sql(table.relation);
+  const keys = (alias: string) => qualified(sql, table, alias);
   const keyList = sql(table.keys as string[]);
-  const tuple = (alias: string) => sql.unsafe(table.keys.map((key) => `${alias}.${quoteIdent(key)}`).join(', '));
-  const value = (key: string) => (table.keyType === 'bigint' ? sql`${key}::bigint` : sql`${key}::text`);
-  const values =
-    after === null ? null : after.length === 2 ? sql`${value(after[0]!)}, ${value(after[1]!)}` : value(after[0]!);
+  const from = sql(relation);
   const first =
-    values === null
-      ? sql`select ${keyList} from ${relation} t order by ${keyList} limit 1`
-      : sql`select ${keyList} from ${relation} t where (${tuple('t')}) > (${values}) order by ${keyList} limit 1`;
-  // Keys come back as text, whatever their type, and go back in through value() above.
-  return runQuery(
-    database,
-    'downsample.read',
-    () => sql<Record<string, string>[]>`
+    after === null
+      ? sql`select ${keyList} from ${from} t order by ${keyList} limit 1`
+      : sql`select ${keyList} from ${from} t where (${keys('t')}) > (${typedList(sql, after, table.keyType)}) order by ${keyList} limit 1`;
+  return runSql(database, 'downsample.read')<Record<string, string>[]>`
     with recursive series as (
       (select f.*, 1 as n from (${first}) f)
       union all
       (select x.*, p.n + 1 from series p cross join lateral (
-        select ${keyList} from ${relation} t where (${tuple('t')}) > (${tuple('p')}) order by ${keyList} limit 1
+        select ${keyList} from ${from} t where (${keys('t')}) > (${keys('p')}) order by ${keyList} limit 1
       ) x where p.n < ${SERIES_PER_BATCH})
     )
-    select ${sql.unsafe(table.keys.map((key) => `${quoteIdent(key)}::text`).join(', '))} from series`,
-  );
+    select ${sql.unsafe(table.keys.map((key) => `${key}::text`).join(', '))} from series`;
 }
 
-function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
+/** The key columns of `table` as `alias.key, ...` (constant identifiers). */
+function qualified(sql: Sql, table: HistoryTable, alias: string) {
+  return sql.unsafe(table.keys.map((key) => `${alias}.${key}`).join(', '));
 }
 
-async function previousRun(database: Database, target: string): Promise<Date | null> {
-  const [row] = await runQuery(
-    database,
-    'downsample.read',
-    () => database.sql<{ tick: Date }[]>`
-    select last_success_tick as tick from dataset_watermarks where dataset = ${WATERMARK_DATASET} and target = ${target}`,
-  );
-  return row?.tick ?? null;
-}
-
-/** Records the run (dataset_freshness shows it) and forgets runs with other settings. */
-async function recordRun(database: Database, target: string, now: Date): Promise<void> {
-  await withTransaction(database, 'downsample.record', async ({ sql }) => {
-    await sql`delete from dataset_watermarks where dataset = ${WATERMARK_DATASET} and target <> ${target}`;
-    await sql`
-      insert into dataset_watermarks (dataset, target, last_success_tick, last_success_at)
-      values (${WATERMARK_DATASET}, ${target}, ${now}, now())
-      on conflict (dataset, target) do update
-      set last_success_tick = greatest(dataset_watermarks.last_success_tick, excluded.last_success_tick), last_success_at = excluded.last_success_at`;
-  });
+/** The values as the parameter list `$1::type, $2::type, ...`. */
+function typedList(sql: Sql, values: (string | string[])[], type: string) {
+  return values.map((value) => sql`${value}::${sql.unsafe(type)}`).reduce((list, item) => sql`${list}, ${item}`);
 }

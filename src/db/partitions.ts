@@ -1,5 +1,5 @@
 import type { Database } from './client.ts';
-import { runQuery } from './query.ts';
+import { runQuery, runSql } from './query.ts';
 import { withTransaction, type Tx } from './transaction.ts';
 
 /** The tables range-partitioned by month (UTC) of their time column; referenced tables first. */
@@ -76,14 +76,10 @@ export interface Partition {
 
 /** The partitions of a table with their bounds, oldest first. */
 export async function partitionsOf(database: Database, table: string): Promise<Partition[]> {
-  const rows = await runQuery(
-    database,
-    'partitions.list',
-    () => database.sql<{ name: string; bounds: string }[]>`
+  const rows = await runSql(database, 'partitions.list')<{ name: string; bounds: string }[]>`
     select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bounds
     from pg_inherits i join pg_class c on c.oid = i.inhrelid
-    where i.inhparent = ${`public.${table}`}::regclass`,
-  );
+    where i.inhparent = ${`public.${table}`}::regclass`;
   const partitions: Partition[] = [];
   for (const { name, bounds } of rows) {
     const match = /FROM \('([^']+)'\) TO \('([^']+)'\)/.exec(bounds);
@@ -143,18 +139,14 @@ async function renameWithIndexes(tx: Tx, name: string, newName: string): Promise
 export async function compactPriceIndexes(database: Database, now: Date): Promise<string[]> {
   const current = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const previous = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
-  const rows = await runQuery(
-    database,
-    'partitions.list',
-    () => database.sql<{ index: string }[]>`
+  const rows = await runSql(database, 'partitions.list')<{ index: string }[]>`
     select x.indexrelid::regclass::text as index
     from pg_inherits i
     join pg_class c on c.oid = i.inhrelid
     join pg_index x on x.indrelid = c.oid and x.indisprimary
     where i.inhparent = 'public.token_price_points'::regclass
       and c.relname = any(${[monthOf(previous), monthOf(current)].map((month) => `token_price_points_p${month.slice(0, 4)}_${month.slice(5, 7)}`)}::text[])
-    order by 1`,
-  );
+    order by 1`;
   for (const { index } of rows) {
     await runQuery(database, 'partitions.reindex', () => database.sql.unsafe(`reindex index concurrently ${index}`));
   }

@@ -1,13 +1,10 @@
+import type postgres from 'postgres';
 import { describe } from '../errors.ts';
 import { sleep } from '../runtime/sleep.ts';
 import type { Database } from './client.ts';
 import type { RunRecord } from './stores/jobs.ts';
 
-/**
- * The database operations chaintap runs, as named in the `store` label of
- * chaintap_db_query_duration_seconds and in logs: a fixed list, so that the label's cardinality is
- * small. A job's whole transaction is named after its dataset (`positions.write`).
- */
+/** The `store` label of chaintap_db_query_duration_seconds and logs: a fixed list keeps its cardinality small. */
 export type StoreOperation =
   | `${RunRecord['dataset']}.write`
   | 'jobs.record_failure'
@@ -48,12 +45,9 @@ const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
 const MAX_ATTEMPTS = 4;
 
 /**
- * Runs one database operation (one statement, or one whole transaction) and is the one place that
- * retries, logs and measures it. A deadlock victim or serialization failure runs again after a
- * short random pause; `work` must therefore be the whole unit Postgres rolled back (never a
- * statement inside a transaction). The duration, retries included, is observed once in
- * chaintap_db_query_duration_seconds with the outcome; a failure is logged once, by its SQLSTATE,
- * never with the SQL text or its parameters.
+ * Runs one operation (a statement or a whole transaction): the one place that retries, measures and
+ * logs. A deadlock victim runs again, so `work` must be the whole unit Postgres rolled back. A
+ * failure is logged by its SQLSTATE, never with the SQL text or parameters.
  */
 export async function runQuery<T>(
   database: Database,
@@ -85,6 +79,14 @@ export async function runQuery<T>(
       throw error;
     }
   }
+}
+
+/** A tag that runs one statement through runQuery: `await runSql(database, 'status.read')<Row[]>\`select ...\``. */
+export function runSql(database: Database, operation: StoreOperation) {
+  return <T extends readonly object[] = postgres.Row[]>(
+    template: TemplateStringsArray,
+    ...parameters: postgres.ParameterOrFragment<never>[]
+  ) => runQuery(database, operation, () => database.sql<T>(template, ...parameters));
 }
 
 /** The SQLSTATE of a Postgres error, also when wrapped (along its `cause` chain). */

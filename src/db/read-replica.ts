@@ -1,5 +1,5 @@
 import type { Database } from './client.ts';
-import { runQuery } from './query.ts';
+import { runSql } from './query.ts';
 
 /** The read database (DATABASE_READ_URL, docs/read-replicas.md): how far it is behind the primary. */
 
@@ -22,17 +22,13 @@ export interface ReplicaLag {
 }
 
 export async function loadReplicaLag(readDatabase: Database): Promise<ReplicaLag> {
-  const [row] = await runQuery(
-    readDatabase,
-    'status.read',
-    () => readDatabase.sql<{ inRecovery: boolean; lagSeconds: number | null }[]>`
+  const [row] = await runSql(readDatabase, 'status.read')<{ inRecovery: boolean; lagSeconds: number | null }[]>`
     select pg_is_in_recovery() as "inRecovery",
            case
              when not pg_is_in_recovery() then 0
              when pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() and exists (select 1 from pg_stat_wal_receiver)
                then 0
              else greatest(0, extract(epoch from now() - pg_last_xact_replay_timestamp()))
-           end::float8 as "lagSeconds"`,
-  );
+           end::float8 as "lagSeconds"`;
   return { inRecovery: row!.inRecovery, lagSeconds: row!.lagSeconds };
 }

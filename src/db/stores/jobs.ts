@@ -1,7 +1,7 @@
 import type { Database } from '../client.ts';
 import type { RunStatus } from '../schema/index.ts';
 import type { QuarantinedElement } from '../schema/rows.ts';
-import { runQuery } from '../query.ts';
+import { runSql } from '../query.ts';
 import { storableText } from '../storable-text.ts';
 import { withTransaction, type Tx } from '../transaction.ts';
 import { insertRawResponses, type RawRecord } from './raw-responses.ts';
@@ -155,11 +155,10 @@ export async function quarantinePayload(
 export async function pruneQuarantinedPayloads(database: Database, olderThanDays: number, now: Date): Promise<number> {
   if (olderThanDays <= 0) return 0;
   const cutoff = new Date(now.getTime() - olderThanDays * 86_400_000);
-  const result = await runQuery(
+  const result = await runSql(
     database,
     'quarantined_payloads.prune',
-    () => database.sql`delete from quarantined_payloads where received_at < ${cutoff}`,
-  );
+  )`delete from quarantined_payloads where received_at < ${cutoff}`;
   return result.count;
 }
 
@@ -171,11 +170,7 @@ export async function pruneQuarantinedPayloads(database: Database, olderThanDays
 export async function pruneIngestionRuns(database: Database, olderThanDays: number, now: Date): Promise<number> {
   if (olderThanDays <= 0) return 0;
   const cutoff = new Date(now.getTime() - olderThanDays * 86_400_000);
-  const result = await runQuery(
-    database,
-    'ingestion_runs.prune',
-    () => database.sql`delete from ingestion_runs where tick < ${cutoff}`,
-  );
+  const result = await runSql(database, 'ingestion_runs.prune')`delete from ingestion_runs where tick < ${cutoff}`;
   return result.count;
 }
 
@@ -262,10 +257,7 @@ export async function recordSupersededRuns(database: Database, runs: SupersededR
   if (runs.length === 0) return;
   const now = new Date();
   const column = <T>(pick: (run: SupersededRun) => T) => runs.map(pick);
-  await runQuery(
-    database,
-    'jobs.record_superseded',
-    () => database.sql`
+  await runSql(database, 'jobs.record_superseded')`
     insert into ingestion_runs as r (job_id, dataset, target, tick, status, attempts, error, started_at, finished_at)
     select job_id, dataset, target, tick, 'superseded', 0, error, ${now}, ${now}
     from unnest(${column((run) => run.jobId)}::text[], ${column((run) => run.dataset)}::text[],
@@ -274,6 +266,5 @@ export async function recordSupersededRuns(database: Database, runs: SupersededR
          as x(job_id, dataset, target, tick, error)
     on conflict (dataset, target, tick) do update set
       status = 'superseded', error = excluded.error, finished_at = excluded.finished_at
-    where r.status in ('running', 'retrying')`,
-  );
+    where r.status in ('running', 'retrying')`;
 }

@@ -2,7 +2,7 @@ import { normalizeCoinType } from '../../chain/coin-type.ts';
 import type { NormalizedTokenPrices, PriceRow } from '../schema/rows.ts';
 import type { Database, TransactionSql } from '../client.ts';
 import { ensureMonthPartitions } from '../partitions.ts';
-import { runQuery } from '../query.ts';
+import { runSql } from '../query.ts';
 import type { Tx } from '../transaction.ts';
 import { priceSourceIds } from './price-sources.ts';
 import { recordTokens } from './token-catalog.ts';
@@ -141,15 +141,11 @@ export async function storedPriceTimes(
   const normal = [...new Set(coinTypes.map((coinType) => normalizeCoinType(coinType)))];
   const stored = new Map<string, Set<number>>(normal.map((coinType) => [coinType, new Set<number>()]));
   if (normal.length === 0) return stored;
-  const rows = await runQuery(
-    database,
-    'prices.read',
-    () => database.sql<{ coinType: string; priceTime: Date }[]>`
+  const rows = await runSql(database, 'prices.read')<{ coinType: string; priceTime: Date }[]>`
     select t.coin_type as "coinType", p.price_time as "priceTime"
     from token_catalog t
     join token_price_points p on p.token_id = t.id
-    where t.coin_type = any(${normal}::text[]) and p.price_time >= ${from} and p.price_time < ${to}`,
-  );
+    where t.coin_type = any(${normal}::text[]) and p.price_time >= ${from} and p.price_time < ${to}`;
   for (const row of rows) stored.get(row.coinType)!.add(row.priceTime.getTime());
   return stored;
 }

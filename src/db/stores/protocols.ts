@@ -1,7 +1,7 @@
 import type { ProtocolRow } from '../schema/rows.ts';
 import { lastByKey } from '../last-by-key.ts';
 import type { Database } from '../client.ts';
-import { runQuery } from '../query.ts';
+import { runSql } from '../query.ts';
 import type { Tx } from '../transaction.ts';
 
 /**
@@ -39,11 +39,8 @@ export async function upsertProtocols(tx: Tx, rows: ProtocolRow[]): Promise<numb
 
 /** Every known protocol id (for checking a watchlist's protocol filter). */
 export async function listProtocolIds(database: Database): Promise<string[]> {
-  const rows = await runQuery(
-    database,
-    'protocols.list',
-    () =>
-      database.sql<{ protocolId: string }[]>`select protocol_id as "protocolId" from protocols order by protocol_id`,
-  );
+  const rows = await runSql(database, 'protocols.list')<
+    { protocolId: string }[]
+  >`select protocol_id as "protocolId" from protocols order by protocol_id`;
   return rows.map((row) => row.protocolId);
 }

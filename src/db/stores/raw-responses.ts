@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Database } from '../client.ts';
-import { runQuery } from '../query.ts';
+import { runSql } from '../query.ts';
 import { decodeRawBody } from '../raw-body-compression.ts';
 import type { Tx } from '../transaction.ts';
 
@@ -86,17 +86,14 @@ export async function readRawResponses(
   database: Database,
   filter: RawResponseFilter = {},
 ): Promise<StoredRawResponse[]> {
-  const rows = await runQuery(
-    database,
-    'raw_responses.read',
-    () => database.sql<
-      (Omit<StoredRawResponse, 'body'> & {
-        body: string | null;
-        bodyBytes: Buffer | null;
-        bodyZlib: Buffer | null;
-        dictionaryZlib: Buffer | null;
-      })[]
-    >`
+  const rows = await runSql(database, 'raw_responses.read')<
+    (Omit<StoredRawResponse, 'body'> & {
+      body: string | null;
+      bodyBytes: Buffer | null;
+      bodyZlib: Buffer | null;
+      dictionaryZlib: Buffer | null;
+    })[]
+  >`
     select r.id::text, r.received_at as "receivedAt", r.dataset, r.endpoint, r.target, r.tick, r.http_status as "httpStatus", r.sha256,
            r.body, r.body_bytes as "bodyBytes", r.body_zlib as "bodyZlib", d.body_zlib as "dictionaryZlib"
     from raw_responses r
@@ -106,8 +103,7 @@ export async function readRawResponses(
       and (${filter.target ?? null}::text is null or r.target = ${filter.target ?? null})
       and (${filter.tick ?? null}::timestamptz is null or r.tick = ${filter.tick ?? null})
     order by r.id desc
-    limit ${filter.limit ?? 100}`,
-  );
+    limit ${filter.limit ?? 100}`;
   return rows.map(({ body, bodyBytes, bodyZlib, dictionaryZlib, ...row }) => ({
     ...row,
     // A row the previous release wrote in the zlib form, not converted yet (src/db/raw-body-conversion.ts).
@@ -124,24 +120,16 @@ export async function pruneRawResponses(database: Database, olderThanDays: numbe
   const cutoff = new Date(now.getTime() - olderThanDays * 86_400_000);
   let pruned = 0;
   for (;;) {
-    const result = await runQuery(
-      database,
-      'raw_responses.prune',
-      () => database.sql`
+    const result = await runSql(database, 'raw_responses.prune')`
       delete from raw_responses
-      where id in (select id from raw_responses where received_at < ${cutoff} order by received_at limit ${PRUNE_BATCH})`,
-    );
+      where id in (select id from raw_responses where received_at < ${cutoff} order by received_at limit ${PRUNE_BATCH})`;
     pruned += result.count;
     if (result.count < PRUNE_BATCH) break;
   }
   // Only dictionaries from before the cutoff: a worker of the previous release may be about to give
   // a newer one its first body.
-  await runQuery(
-    database,
-    'raw_responses.prune',
-    () => database.sql`
+  await runSql(database, 'raw_responses.prune')`
     delete from raw_body_dictionaries d
-    where d.created_at < ${cutoff} and not exists (select 1 from raw_responses r where r.dictionary_id = d.id)`,
-  );
+    where d.created_at < ${cutoff} and not exists (select 1 from raw_responses r where r.dictionary_id = d.id)`;
   return pruned;
 }

@@ -1,6 +1,6 @@
 import type { AddressDataset } from '../../datasets.ts';
 import type { Database } from '../client.ts';
-import { runQuery } from '../query.ts';
+import { runSql } from '../query.ts';
 
 /**
  * The readers behind `chaintap report` and the ops server's report page: SQL over the documented
@@ -30,17 +30,13 @@ export interface AddressPresence {
 }
 
 export async function loadAddressPresence(database: Database, address: string): Promise<AddressPresence> {
-  const [row] = await runQuery(
-    database,
-    'reports.read',
-    () => database.sql<(AddressWatch & { isWatched: boolean; hasData: boolean })[]>`
+  const [row] = await runSql(database, 'reports.read')<(AddressWatch & { isWatched: boolean; hasData: boolean })[]>`
       select w.address is not null as "isWatched", w.datasets, w.chain, w.protocols, w.nft_chain as "nftChain",
              w.include_pnl as "includePnl",
              exists (select 1 from position_refreshes where owner = ${address})
                or exists (select 1 from nft_refreshes where owner = ${address}) as "hasData"
       from (select 1) one
-      left join watched_addresses w on w.address = ${address}`,
-  );
+      left join watched_addresses w on w.address = ${address}`;
   const { isWatched, hasData, ...watch } = row!;
   return { watched: isWatched ? watch : null, hasData };
 }
@@ -77,10 +73,7 @@ export function loadPortfolioSeries(
   input: { owners: string[]; from: Date; to: Date; intervalMs: number },
 ): Promise<PortfolioPoint[]> {
   const { owners, from, to, intervalMs } = input;
-  return runQuery(
-    database,
-    'reports.read',
-    () => database.sql<PortfolioPoint[]>`
+  return runSql(database, 'reports.read')<PortfolioPoint[]>`
       with owners as (select unnest(${owners}::text[]) as owner),
       times as (
         select o.owner, t.time
@@ -156,8 +149,7 @@ export function loadPortfolioSeries(
              positions_snapshot_at as "positionsSnapshotAt",
              nft_snapshot_at as "nftSnapshotAt"
       from totals
-      order by owner, time`,
-  );
+      order by owner, time`;
 }
 
 export interface PortfolioPositionRow {
@@ -184,10 +176,7 @@ export interface PortfolioPositionRow {
 
 /** Every position of the owner's latest positions refresh at or before `at` (position_pnl), nested ones after their parent. */
 export function loadPortfolioPositions(database: Database, owner: string, at: Date): Promise<PortfolioPositionRow[]> {
-  return runQuery(
-    database,
-    'reports.read',
-    () => database.sql<PortfolioPositionRow[]>`
+  return runSql(database, 'reports.read')<PortfolioPositionRow[]>`
       select p.snapshot_at as "snapshotAt", p.position_id as "positionId", p.parent_position_id as "parentPositionId",
              p.protocol_id as "protocolId", pr.name as "protocolName", p.type, p.chain,
              p.input_value::text as "inputValue", p.current_value::text as "currentValue",
@@ -200,8 +189,7 @@ export function loadPortfolioPositions(database: Database, owner: string, at: Da
         and p.snapshot_at = (
           select max(r.snapshot_at) from position_refreshes r where r.owner = ${owner} and r.snapshot_at <= ${at}
         )
-      order by coalesce(p.parent_position_id, p.position_id), p.parent_position_id nulls first, p.position_id`,
-  );
+      order by coalesce(p.parent_position_id, p.position_id), p.parent_position_id nulls first, p.position_id`;
 }
 
 export interface PortfolioNftRow {
@@ -221,10 +209,7 @@ export interface PortfolioNftRow {
 
 /** Every collection of the owner's latest NFT refresh at or before `at` (nft_pnl), most valuable first. */
 export function loadPortfolioNfts(database: Database, owner: string, at: Date): Promise<PortfolioNftRow[]> {
-  return runQuery(
-    database,
-    'reports.read',
-    () => database.sql<PortfolioNftRow[]>`
+  return runSql(database, 'reports.read')<PortfolioNftRow[]>`
       select n.snapshot_at as "snapshotAt", n.collection_id as "collectionId", n.collection_name as "collectionName",
              n.chain, n.token_count as "tokenCount", n.floor_price_native::text as "floorPriceNative",
              n.native_token_symbol as "nativeTokenSymbol", n.native_price_usd::text as "nativePriceUsd",
@@ -235,8 +220,7 @@ export function loadPortfolioNfts(database: Database, owner: string, at: Date): 
         and n.snapshot_at = (
           select max(r.snapshot_at) from nft_refreshes r where r.owner = ${owner} and r.snapshot_at <= ${at}
         )
-      order by n.value_usd desc nulls last, n.collection_id`,
-  );
+      order by n.value_usd desc nulls last, n.collection_id`;
 }
 
 export interface WatchedAddressValue {
@@ -257,10 +241,7 @@ export interface WatchedAddressValue {
 
 /** Every watched address with its options and its latest_portfolio row (values null when never refreshed). */
 export function loadWatchedAddressValues(database: Database): Promise<WatchedAddressValue[]> {
-  return runQuery(
-    database,
-    'reports.read',
-    () => database.sql<WatchedAddressValue[]>`
+  return runSql(database, 'reports.read')<WatchedAddressValue[]>`
       select w.address, w.datasets, w.chain, w.nft_chain as "nftChain",
              l.positions_value::text as "positionsValue", l.positions_asset_value::text as "positionsAssetValue",
              l.positions_debt_value::text as "positionsDebtValue", l.nft_value::text as "nftValue",
@@ -268,8 +249,7 @@ export function loadWatchedAddressValues(database: Database): Promise<WatchedAdd
              l.nft_snapshot_at as "nftSnapshotAt"
       from watched_addresses w
       left join latest_portfolio l on l.owner = w.address
-      order by w.address`,
-  );
+      order by w.address`;
 }
 
 export interface PriceTokenSpan {
@@ -288,10 +268,7 @@ export function loadPriceTokenSpans(
   input: { coinTypes: string[]; from: Date; to: Date },
 ): Promise<PriceTokenSpan[]> {
   const { coinTypes, from, to } = input;
-  return runQuery(
-    database,
-    'reports.read',
-    () => database.sql<PriceTokenSpan[]>`
+  return runSql(database, 'reports.read')<PriceTokenSpan[]>`
       select c.coin_type as "coinType", t.symbol,
              (select p.price_time from token_prices p where p.coin_type = c.coin_type
               order by p.price_time limit 1) as "firstPriceTime",
@@ -301,8 +278,7 @@ export function loadPriceTokenSpans(
                      and p.price_time >= ${from} and p.price_time < ${to}) as "pricedInRange"
       from unnest(${coinTypes}::text[]) with ordinality as c(coin_type, n)
       left join tokens t on t.coin_type = c.coin_type
-      order by c.n`,
-  );
+      order by c.n`;
 }
 
 export interface PriceBucket {

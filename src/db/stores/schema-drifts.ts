@@ -1,5 +1,5 @@
 import type { Database } from '../client.ts';
-import { runQuery } from '../query.ts';
+import { runSql } from '../query.ts';
 import type { SchemaDrift } from '../schema/rows.ts';
 
 /**
@@ -18,10 +18,7 @@ export async function recordSchemaDrifts(
   if (drifts.length === 0) return;
   // In key order, so that concurrent jobs lock the rows they share in the same order.
   const sorted = [...drifts].sort((a, b) => driftKey(a).localeCompare(driftKey(b)));
-  await runQuery(
-    database,
-    'schema_drifts.record',
-    () => database.sql`
+  await runSql(database, 'schema_drifts.record')`
       insert into schema_drifts as d (dataset, field, shape, first_seen_at, last_seen_at, count)
       select ${dataset}, field, shape, ${tick}::timestamptz, ${tick}::timestamptz, 1
       from unnest(${sorted.map((d) => d.field)}::text[], ${sorted.map((d) => d.shape)}::text[]) as t(field, shape)
@@ -29,8 +26,7 @@ export async function recordSchemaDrifts(
         set first_seen_at = least(d.first_seen_at, excluded.first_seen_at),
             last_seen_at = greatest(d.last_seen_at, excluded.last_seen_at),
             count = d.count + (excluded.last_seen_at > d.last_seen_at)::int
-        where excluded.last_seen_at > d.last_seen_at or excluded.first_seen_at < d.first_seen_at`,
-  );
+        where excluded.last_seen_at > d.last_seen_at or excluded.first_seen_at < d.first_seen_at`;
 }
 
 function driftKey(drift: SchemaDrift): string {

@@ -1,5 +1,5 @@
 import type { Database } from '../client.ts';
-import { runQuery } from '../query.ts';
+import { runSql } from '../query.ts';
 
 /**
  * The read-only queries behind the status page and the scrape-time gauges. Each one is bounded
@@ -18,10 +18,7 @@ export interface DatasetFreshnessRow {
 }
 
 export function loadDatasetFreshness(database: Database): Promise<DatasetFreshnessRow[]> {
-  return runQuery(
-    database,
-    'status.read',
-    () => database.sql<DatasetFreshnessRow[]>`
+  return runSql(database, 'status.read')<DatasetFreshnessRow[]>`
     select dataset,
            count(*)::int as targets,
            max(last_success_tick) as "newestTick",
@@ -29,8 +26,7 @@ export function loadDatasetFreshness(database: Database): Promise<DatasetFreshne
            max(last_success_at) as "lastSuccessAt"
     from dataset_freshness
     group by dataset
-    order by dataset`,
-  );
+    order by dataset`;
 }
 
 export interface FailedRunRow {
@@ -48,17 +44,13 @@ export interface FailedRunRow {
 
 /** Newest first. `order by r.id`, not the text `id` of the output: that would sort as text and scan the table. */
 export function loadRecentFailures(database: Database, limit: number): Promise<FailedRunRow[]> {
-  return runQuery(
-    database,
-    'status.read',
-    () => database.sql<FailedRunRow[]>`
+  return runSql(database, 'status.read')<FailedRunRow[]>`
     select id::text, dataset, target, tick, status, attempts, http_status as "httpStatus",
            left(error, 300) as error, started_at as "startedAt", finished_at as "finishedAt"
     from ingestion_runs r
     where status in ('failed', 'retrying', 'quarantined')
     order by r.id desc
-    limit ${limit}`,
-  );
+    limit ${limit}`;
 }
 
 export interface QuarantinedRow {
@@ -73,16 +65,12 @@ export interface QuarantinedRow {
 }
 
 export function loadRecentQuarantined(database: Database, limit: number): Promise<QuarantinedRow[]> {
-  return runQuery(
-    database,
-    'status.read',
-    () => database.sql<QuarantinedRow[]>`
+  return runSql(database, 'status.read')<QuarantinedRow[]>`
     select id::text, received_at as "receivedAt", dataset, endpoint, target, tick,
            http_status as "httpStatus", left(reason, 300) as reason
     from quarantined_payloads q
     order by q.id desc
-    limit ${limit}`,
-  );
+    limit ${limit}`;
 }
 
 export interface WatchedTokenRow {
@@ -94,15 +82,11 @@ export interface WatchedTokenRow {
 }
 
 export function loadWatchedTokens(database: Database): Promise<WatchedTokenRow[]> {
-  return runQuery(
-    database,
-    'status.read',
-    () => database.sql<WatchedTokenRow[]>`
+  return runSql(database, 'status.read')<WatchedTokenRow[]>`
     select w.coin_type as "coinType", l.symbol, l.price, l.price_24h_ago as "price24hAgo", l.price_time as "priceTime"
     from watched_tokens w
     left join latest_token_prices l on l.coin_type = w.coin_type
-    order by coalesce(l.symbol, w.coin_type), w.coin_type`,
-  );
+    order by coalesce(l.symbol, w.coin_type), w.coin_type`;
 }
 
 export interface PriceRow {
@@ -113,16 +97,12 @@ export interface PriceRow {
 
 /** Every price of a watched token since `since`, oldest first per token. */
 export function loadWatchedTokenPrices(database: Database, since: Date): Promise<PriceRow[]> {
-  return runQuery(
-    database,
-    'status.read',
-    () => database.sql<PriceRow[]>`
+  return runSql(database, 'status.read')<PriceRow[]>`
     select p.coin_type as "coinType", p.price_time as "priceTime", p.price
     from token_prices p
     where p.price_time >= ${since}
       and p.coin_type in (select coin_type from watched_tokens)
-    order by p.coin_type, p.price_time`,
-  );
+    order by p.coin_type, p.price_time`;
 }
 
 export interface SchemaDriftRow {
@@ -137,15 +117,11 @@ export interface SchemaDriftRow {
 
 /** Fields the upstream sent in another shape than documented and that were seen in the last 24 hours. */
 export function loadRecentSchemaDrifts(database: Database): Promise<SchemaDriftRow[]> {
-  return runQuery(
-    database,
-    'status.read',
-    () => database.sql<SchemaDriftRow[]>`
+  return runSql(database, 'status.read')<SchemaDriftRow[]>`
     select dataset, field, shape, first_seen_at as "firstSeenAt", last_seen_at as "lastSeenAt", count::float8 as count
     from schema_drifts
     where last_seen_at > now() - interval '24 hours'
-    order by dataset, field, shape`,
-  );
+    order by dataset, field, shape`;
 }
 
 export interface FailureCount {
@@ -159,10 +135,7 @@ export interface FailureCount {
 
 /** Failed and quarantined runs of the last 24 hours, with auth failures counted apart and the latest quarantine's reason. */
 export function loadFailureCounts(database: Database): Promise<FailureCount[]> {
-  return runQuery(
-    database,
-    'status.read',
-    () => database.sql<FailureCount[]>`
+  return runSql(database, 'status.read')<FailureCount[]>`
     select dataset,
            count(*) filter (where status = 'failed')::int as failed,
            count(*) filter (where status = 'quarantined')::int as quarantined,
@@ -172,8 +145,7 @@ export function loadFailureCounts(database: Database): Promise<FailureCount[]> {
     where coalesce(finished_at, started_at) > now() - interval '24 hours'
       and status in ('failed', 'quarantined')
     group by dataset
-    order by dataset`,
-  );
+    order by dataset`;
 }
 
 export interface RunCountRow {
@@ -193,16 +165,12 @@ export function loadRunCounts(
   ticks: Date[],
   jobIds?: string[],
 ): Promise<RunCountRow[]> {
-  return runQuery(
-    database,
-    'status.read',
-    () => database.sql<RunCountRow[]>`
+  return runSql(database, 'status.read')<RunCountRow[]>`
       select dataset, status, count(*) as jobs, sum(rows_written) as rows
       from ingestion_runs
       where dataset = any(${datasets}) and tick = any(${ticks.map((tick) => tick.toISOString())}::timestamptz[])
         ${jobIds ? database.sql`and job_id = any(${jobIds})` : database.sql``}
-      group by dataset, status`,
-  );
+      group by dataset, status`;
 }
 
 export interface SupersededCount {
@@ -216,14 +184,10 @@ export interface SupersededCount {
  * Datasets with none are absent.
  */
 export function loadSupersededCounts(database: Database, since: Date): Promise<SupersededCount[]> {
-  return runQuery(
-    database,
-    'status.read',
-    () => database.sql<SupersededCount[]>`
+  return runSql(database, 'status.read')<SupersededCount[]>`
     select dataset, count(*)::int as superseded
     from ingestion_runs
     where status = 'superseded' and finished_at > ${since}
     group by dataset
-    order by dataset`,
-  );
+    order by dataset`;
 }

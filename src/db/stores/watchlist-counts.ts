@@ -1,5 +1,5 @@
 import type { Database } from '../client.ts';
-import { runQuery } from '../query.ts';
+import { runSql } from '../query.ts';
 
 /** How many tokens and addresses are watched, and for what: what the capacity plan multiplies by the crons. */
 export interface WatchlistCounts {
@@ -12,17 +12,13 @@ export interface WatchlistCounts {
 
 /** One statement, the counts over the two tables (the watchlist is small next to the data). */
 export async function loadWatchlistCounts(database: Database): Promise<WatchlistCounts> {
-  const [row] = await runQuery(
-    database,
-    'watchlist.list',
-    () => database.sql<WatchlistCounts[]>`
+  const [row] = await runSql(database, 'watchlist.list')<WatchlistCounts[]>`
     select (select count(*) from watched_tokens)::int as tokens, a.*
     from (
       select count(*)::int as addresses,
              (count(*) filter (where 'positions' = any(datasets)))::int as "positionAddresses",
              (count(*) filter (where 'nfts' = any(datasets)))::int as "nftAddresses"
       from watched_addresses
-    ) a`,
-  );
+    ) a`;
   return row!;
 }

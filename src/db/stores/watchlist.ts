@@ -11,7 +11,7 @@ import { normalizeCoinType } from '../../chain/coin-type.ts';
 import { ADDRESS_DATASETS, type AddressDataset } from '../../datasets.ts';
 import { InvalidInputError } from '../../errors.ts';
 import type { Database, TransactionSql } from '../client.ts';
-import { runQuery } from '../query.ts';
+import { runSql } from '../query.ts';
 import { withTransaction } from '../transaction.ts';
 
 /**
@@ -125,12 +125,8 @@ interface WatchedToken {
 
 /** The token watchlist, in coin type order. */
 export async function listWatchedTokenRows(database: Database): Promise<WatchedToken[]> {
-  return runQuery(
-    database,
-    'watchlist.list',
-    () => database.sql<WatchedToken[]>`
-      select coin_type as "coinType", added_at as "addedAt" from watched_tokens order by coin_type`,
-  );
+  return runSql(database, 'watchlist.list')<WatchedToken[]>`
+      select coin_type as "coinType", added_at as "addedAt" from watched_tokens order by coin_type`;
 }
 
 /** The watched coin types, in order. */
@@ -251,13 +247,9 @@ export function removeWatchedAddresses(database: Database, input: WatchlistInput
 
 /** The watched addresses in address order; the first `limit` only when given. */
 export async function listWatchedAddresses(database: Database, limit?: number): Promise<WatchedAddress[]> {
-  const rows = await runQuery(
-    database,
-    'watchlist.list',
-    () => database.sql<Omit<WatchedAddress, 'format'>[]>`
+  const rows = await runSql(database, 'watchlist.list')<Omit<WatchedAddress, 'format'>[]>`
       select address, datasets, chain, protocols, nft_chain as "nftChain", include_pnl as "includePnl",
              added_at as "addedAt"
-      from watched_addresses order by address ${limit === undefined ? database.sql`` : database.sql`limit ${limit}`}`,
-  );
+      from watched_addresses order by address ${limit === undefined ? database.sql`` : database.sql`limit ${limit}`}`;
   return rows.map((row) => ({ ...row, format: readAddress(row.address)?.format ?? null }));
 }

@@ -1,5 +1,5 @@
 import type { Database } from '../client.ts';
-import { runQuery } from '../query.ts';
+import { runSql } from '../query.ts';
 
 /**
  * When each target of a dataset last succeeded (dataset_watermarks): the producer serves the
@@ -7,11 +7,7 @@ import { runQuery } from '../query.ts';
  * instead of the same ones always waiting.
  */
 export async function loadTargetWatermarks(database: Database, dataset: string): Promise<Map<string, Date>> {
-  const rows = await runQuery(
-    database,
-    'watermarks.read',
-    () => database.sql<{ target: string; tick: Date }[]>`
-    select target, last_success_tick as tick from dataset_watermarks where dataset = ${dataset}`,
-  );
+  const rows = await runSql(database, 'watermarks.read')<{ target: string; tick: Date }[]>`
+    select target, last_success_tick as tick from dataset_watermarks where dataset = ${dataset}`;
   return new Map(rows.map((row) => [row.target, row.tick]));
 }
