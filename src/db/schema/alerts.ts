@@ -1,19 +1,15 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
-/** A delivery's state: sent and acknowledged, still to send (retried with backoff), or given up. */
-export const ALERT_DELIVERY_STATES = ['pending', 'delivered', 'failed'] as const;
-export type AlertDeliveryState = (typeof ALERT_DELIVERY_STATES)[number];
-
+/** Sent and acknowledged, still to send (retried with backoff), or given up. */
+export type AlertDeliveryState = 'pending' | 'delivered' | 'failed';
 /** `firing`: a condition started or a position event happened; `resolved`: an episode ended. */
-export const ALERT_EVENT_STATUSES = ['firing', 'resolved'] as const;
-export type AlertEventStatus = (typeof ALERT_EVENT_STATUSES)[number];
+export type AlertEventStatus = 'firing' | 'resolved';
 
 /**
- * The alerts outbox (docs/alerts.md): one row per event and webhook, written before anything is
- * sent. The key is the event's idempotency key with the webhook, so an event is recorded once
- * however many processes evaluate it. The webhook's URL is not stored (a Slack URL is a secret and
- * chaintap_reader can read every table): `webhook` is the first 16 hex digits of its SHA-256.
+ * The alerts outbox (docs/alerts.md): one row per event and webhook, written before sending, keyed
+ * so that an event is recorded once. `webhook` is the first 16 hex digits of the URL's SHA-256: a
+ * Slack URL is a secret and chaintap_reader reads every table.
  */
 export const alertEvents = pgTable(
   'alert_events',
@@ -37,11 +33,7 @@ export const alertEvents = pgTable(
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     deliveredAt: timestamp('delivered_at', { withTimezone: true }),
-    /**
-     * Who is sending the row now (a deliverer lane: host, pid, lane) and until when: no other claims
-     * it before then. A sender that dies after its POST leaves the lease to run out, and the row is
-     * sent again with the same idempotency key.
-     */
+    /** The deliverer lane sending the row, and until when; a dead sender's row is sent again after it. */
     leaseOwner: text('lease_owner'),
     leaseUntil: timestamp('lease_until', { withTimezone: true }),
   },
@@ -58,11 +50,7 @@ export const alertEvents = pgTable(
   ],
 );
 
-/**
- * What the evaluator remembers per rule and subject, so that a condition that stays true is one
- * episode: the open episode's start event, when an alert last fired (cooldown), and for the position
- * rules the tick from which changes count (the baseline: what existed before the rule is not news).
- */
+/** What the evaluator remembers per rule and subject: a condition that stays true is one episode. */
 export const alertStates = pgTable(
   'alert_states',
   {

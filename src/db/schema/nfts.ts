@@ -36,22 +36,25 @@ export const nftCollections = pgTable('nft_collections', {
   lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull(),
 });
 
-/**
- * One row per (owner, collection) per tick (partitioned by month of snapshot_at). PnL columns are
- * null when the upstream gave no `profit` (PnL not requested), never zero.
- */
+/** A holding as answered: columns of nft_holding_snapshots and of the view nft_pnl. */
+export const nftHoldingColumns = () => ({
+  owner: text('owner').notNull(),
+  collectionId: text('collection_id').notNull(),
+  snapshotAt: timestamp('snapshot_at', { withTimezone: true }).notNull(),
+  chain: text('chain'),
+  tokenCount: integer('token_count').notNull(),
+  floorPrice: numeric('floor_price'),
+  marketPrice: numeric('market_price'),
+  /** Null when the upstream gave no `profit` (PnL not requested), never zero. */
+  realizedPnl: numeric('realized_pnl'),
+  unrealizedPnl: numeric('unrealized_pnl'),
+});
+
+/** One row per (owner, collection) per tick, partitioned by month of snapshot_at. */
 export const nftHoldingSnapshots = pgTable(
   'nft_holding_snapshots',
   {
-    owner: text('owner').notNull(),
-    collectionId: text('collection_id').notNull(),
-    snapshotAt: timestamp('snapshot_at', { withTimezone: true }).notNull(),
-    chain: text('chain'),
-    tokenCount: integer('token_count').notNull(),
-    floorPrice: numeric('floor_price'),
-    marketPrice: numeric('market_price'),
-    realizedPnl: numeric('realized_pnl'),
-    unrealizedPnl: numeric('unrealized_pnl'),
+    ...nftHoldingColumns(),
     /** Fields of the holding group no column maps. */
     extra: jsonb('extra').$type<Record<string, unknown>>(),
   },

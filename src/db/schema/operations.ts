@@ -15,8 +15,17 @@ import {
 import { bytea } from './bytea.ts';
 
 /** `superseded`: replaced by the same target's job of a newer tick before it ran (docs/quota.md). */
-export const RUN_STATUSES = ['running', 'succeeded', 'retrying', 'failed', 'quarantined', 'superseded'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
+export type RunStatus = 'running' | 'succeeded' | 'retrying' | 'failed' | 'quarantined' | 'superseded';
+
+/** The job a response belongs to: columns of raw_responses and quarantined_payloads. */
+const responseColumns = () => ({
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
+  dataset: text('dataset').notNull(),
+  endpoint: text('endpoint').notNull(),
+  target: text('target').notNull(),
+  tick: timestamp('tick', { withTimezone: true }).notNull(),
+});
 
 /** One row per job (dataset, target, tick): its latest outcome. */
 export const ingestionRuns = pgTable(
@@ -51,11 +60,7 @@ export const ingestionRuns = pgTable(
   ],
 );
 
-/**
- * The dictionaries of raw bodies stored zlib-compressed (migration 0007): `chaintap migrate` turns
- * such rows into text (0017) and then deletes the dictionaries no row uses. Kept while workers of the
- * release before 0017 may still write them during a rollout; a later release drops it.
- */
+/** Dictionaries of the zlib raw bodies of 0007, kept while workers before 0017 may write them. */
 export const rawBodyDictionaries = pgTable(
   'raw_body_dictionaries',
   {
@@ -70,19 +75,13 @@ export const rawBodyDictionaries = pgTable(
 );
 
 /**
- * Every upstream response body as received (never the request headers, so never the key), readable
- * from SQL: `body` is the text, compressed by Postgres itself (TOAST, lz4 where the server has it).
- * The same body for the same job is stored once. Pruned after RAW_RETENTION_DAYS.
+ * Every upstream response body as received (never the request, so never the key), once per job,
+ * compressed by Postgres (TOAST). Pruned after RAW_RETENTION_DAYS.
  */
 export const rawResponses = pgTable(
   'raw_responses',
   {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
-    receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
-    dataset: text('dataset').notNull(),
-    endpoint: text('endpoint').notNull(),
-    target: text('target').notNull(),
-    tick: timestamp('tick', { withTimezone: true }).notNull(),
+    ...responseColumns(),
     httpStatus: integer('http_status').notNull(),
     /** SHA-256 (hex) of the body's UTF-8 bytes. */
     sha256: text('sha256').notNull(),
@@ -90,7 +89,7 @@ export const rawResponses = pgTable(
     body: text('body'),
     /** A body with a NUL character, which a text column cannot hold: its UTF-8 bytes, as received. */
     bodyBytes: bytea('body_bytes'),
-    /** Written by the release before migration 0017 only (see raw_body_dictionaries): converted by `chaintap migrate`. */
+    /** Written by releases before 0017 only; `chaintap migrate` converts it. */
     bodyZlib: bytea('body_zlib'),
     dictionaryId: bigint('dictionary_id', { mode: 'number' }).references(() => rawBodyDictionaries.id),
   },
@@ -102,20 +101,11 @@ export const rawResponses = pgTable(
   ],
 );
 
-/**
- * What could not be read, with the reason: nothing is dropped silently. A whole body when its
- * envelope failed (element_index null), else one row per element that could not be read, holding
- * the element as received and its index in the answer.
- */
+/** What could not be read, with the reason: a whole body (element_index null) or one element. */
 export const quarantinedPayloads = pgTable(
   'quarantined_payloads',
   {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
-    receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
-    dataset: text('dataset').notNull(),
-    endpoint: text('endpoint').notNull(),
-    target: text('target').notNull(),
-    tick: timestamp('tick', { withTimezone: true }).notNull(),
+    ...responseColumns(),
     httpStatus: integer('http_status'),
     reason: text('reason').notNull(),
     body: text('body').notNull(),
@@ -135,10 +125,7 @@ export const quarantinedPayloads = pgTable(
   ],
 );
 
-/**
- * Fields the upstream sent in another shape than documented (src/normalize/schema-drift.ts), per
- * dataset, field and shape: when first and last seen, and how many times.
- */
+/** Fields the upstream sent in another shape than documented (src/normalize/schema-drift.ts). */
 export const schemaDrifts = pgTable(
   'schema_drifts',
   {

@@ -44,10 +44,7 @@ export const positions = pgTable(
     closedAt: timestamp('closed_at', { withTimezone: true }),
     /** Compact key of the position in its snapshots. */
     positionKey: bigint('position_key', { mode: 'number' }).notNull().generatedByDefaultAsIdentity(),
-    /**
-     * The `extra` of the position's first stored snapshot, never changed afterwards: snapshots store
-     * only how their `extra` differs from it (see position_snapshot_points).
-     */
+    /** The `extra` of its first snapshot, never changed: snapshots store their difference from it. */
     snapshotExtra: jsonb('snapshot_extra').$type<Record<string, unknown>>(),
   },
   (t) => [
@@ -64,12 +61,9 @@ export const positionAmountKind = pgEnum('position_amount_kind', [
 ]);
 
 /**
- * The tokens amount entries name, stored once and referenced by a 4-byte id from every snapshot:
- * coin type (or address) and symbol, and whether the entry's `token` came as an object. `info` is
- * the first such object seen, never changed afterwards: entries store only how their object differs
- * from it (see position_snapshot_points). `digest` (sha256 of
- * token, symbol and whether it is an object) is the key, so that a token of any length is found
- * through a small index.
+ * The tokens amount entries name, stored once for a 4-byte id. `info`: the first token object seen,
+ * which entries store their own object's difference from. `digest` keys a token of any length in a
+ * small index.
  */
 export const positionTokens = pgTable(
   'position_tokens',
@@ -85,52 +79,38 @@ export const positionTokens = pgTable(
   (t) => [unique('position_tokens_digest_key').on(t.digest)],
 );
 
-/** A position snapshot's values: columns of position_snapshot_points and of the view position_snapshots. */
+/**
+ * A position snapshot's values in USD (columns of position_snapshot_points and of the views
+ * position_snapshots and position_pnl); the worth columns are docs/schema.md's "What a wallet is worth".
+ */
 export const snapshotValueColumns = () => ({
-  fee: numeric('fee'),
   inputValue: numeric('input_value'),
   yieldCollectedValue: numeric('yield_collected_value'),
   currentValue: numeric('current_value'),
   currentYieldValue: numeric('current_yield_value'),
-  ...snapshotWorthColumns(),
-});
-
-/**
- * What a position snapshot is worth, in USD (src/normalize/position-worth.ts, docs/schema.md "What a
- * wallet is worth"): what it holds, what it owes (a Borrow's debt; 0 for every other type), the
- * difference, its profit and loss where the answer supports one (null for a Borrow), and the health
- * factor a Borrow answers in `current.healthy`.
- */
-export const snapshotWorthColumns = () => ({
   assetValue: numeric('asset_value'),
   debtValue: numeric('debt_value'),
   netValue: numeric('net_value'),
+  /** Null for a Borrow: its answer holds no basis for one. */
   pnl: numeric('pnl'),
   healthFactor: numeric('health_factor'),
 });
 
 /**
- * One row per position per tick (partitioned by month of snapshot_at), with the position's amount
- * and farming entries as arrays in the row: a position snapshot is written, rewritten and
- * downsampled as one row, and stored in about a third of the space of one row per entry (no
- * repeated key, tuple header or index entry per entry). Readers use the views position_snapshots,
- * position_amounts and position_farming, which give back the data contract's rows.
+ * One row per position per tick (partitioned by month of snapshot_at), its amount and farming
+ * entries as arrays in the row: a third of the space of a row per entry. Readers use the views
+ * position_snapshots, position_amounts and position_farming.
  *
- * Amount entries are stored grouped by kind (in the enum's order), each kind's list in its order:
- * an entry's `idx` is its place within its kind's run. An empty list, and a jsonb array whose every
- * element would be null, are stored as NULL.
- *
- * What repeats from tick to tick is stored once: `extra` is stored as its difference from the
- * position's positions.snapshot_extra, and an entry's token object as its difference from its
- * position_tokens.info (src/db/json-delta.ts: NULL when equal, the top-level keys that changed when
- * only values changed or keys were added, else the whole value in a one-element array). The views
- * apply them back (chaintap_jsonb_patch).
+ * Amount entries are grouped by kind in the enum's order (`idx`: the place in its kind's run); an
+ * empty list, or a jsonb list of nulls, is NULL. `extra` and token objects are stored as their
+ * difference (src/db/json-delta.ts) from positions.snapshot_extra and position_tokens.info.
  */
 export const positionSnapshotPoints = pgTable(
   'position_snapshot_points',
   {
     positionKey: bigint('position_key', { mode: 'number' }).notNull(),
     snapshotAt: timestamp('snapshot_at', { withTimezone: true }).notNull(),
+    fee: numeric('fee'),
     ...snapshotValueColumns(),
     /** Fields of the position that no column maps, as their difference from positions.snapshot_extra. */
     extra: jsonb('extra').$type<Record<string, unknown>>(),
@@ -161,10 +141,7 @@ export const positionSnapshotPoints = pgTable(
   ],
 );
 
-/**
- * One row per successful positions refresh of an address: the tick it stands for, even when the
- * address held nothing then, so that "latest" never falls back to an older tick.
- */
+/** One row per successful positions refresh, even of nothing: "latest" never falls back to an older tick. */
 export const positionRefreshes = pgTable(
   'position_refreshes',
   {

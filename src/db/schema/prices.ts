@@ -1,10 +1,6 @@
 import { integer, numeric, pgTable, primaryKey, smallint, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
-/**
- * Every token the price operation answered for: what changes rarely (so that storing a price never
- * writes here once the token is known). Readers use the `tokens` view, which adds last_seen_at from
- * the stored prices. `id` is the compact surrogate the price points carry.
- */
+/** What rarely changes of each priced token (storing a price writes nothing here); read through `tokens`. */
 export const tokenCatalog = pgTable(
   'token_catalog',
   {
@@ -27,11 +23,9 @@ export const priceSources = pgTable('price_sources', {
 });
 
 /**
- * One row per price the upstream reported, range-partitioned by month of price_time (the
- * partitioning is added by hand in the migration). Kept at 64 bytes a tuple: columns ordered so
- * that nothing is padded, the token and source as small integers, and fetched_at as whole seconds
- * after price_time. No foreign keys: they would add a trigger call per row; the writer records
- * tokens and sources in the same transaction first. Readers use the token_prices view.
+ * One row per price, partitioned by month of price_time, read through token_prices. 64 bytes a
+ * tuple: no padding, small-integer ids, fetched_at as seconds after price_time. No foreign keys:
+ * a trigger call per row; the writer records tokens and sources first.
  */
 export const tokenPricePoints = pgTable(
   'token_price_points',

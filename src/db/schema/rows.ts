@@ -7,6 +7,7 @@ import type {
   positions,
   positionSnapshots,
   protocols,
+  tokenPrices,
 } from './index.ts';
 
 /** An insert row with every column present (null rather than missing), as normalizers produce them. */
@@ -24,15 +25,7 @@ export interface TokenRow {
   lastPriceTime: Date | null;
 }
 
-/** One row of the token_prices view (stored compactly in token_price_points). */
-export interface PriceRow {
-  coinType: string;
-  priceTime: Date;
-  price: string;
-  price24hAgo: string | null;
-  source: string | null;
-  fetchedAt: Date;
-}
+export type PriceRow = typeof tokenPrices.$inferSelect;
 
 export interface NormalizedTokenPrices {
   tokens: TokenRow[];
@@ -70,18 +63,13 @@ export interface NormalizedNftHoldings {
 
 /** An element of an answer (a price entry, a position, an NFT group) that cannot be read at all. */
 export interface QuarantinedElement {
-  /** Its index in the answer's list. */
+  /** Its index in the answer's list, and the element as received. */
   index: number;
-  /** As received. */
   element: unknown;
   reason: string;
 }
 
-/**
- * A field that came in a shape other than the documented one (`shape`: numeric_string and
- * value_object are read; any other shape leaves the column null and the value in `extra`), with how
- * many times it did in one answer.
- */
+/** A field in another shape than documented (numeric_string, value_object are read), and how often. */
 export interface SchemaDrift {
   field: string;
   shape: string;

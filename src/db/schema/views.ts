@@ -1,11 +1,17 @@
 import { boolean, date, integer, jsonb, numeric, pgView, text, timestamp } from 'drizzle-orm/pg-core';
+import { nftHoldingColumns } from './nfts.ts';
 import { positionAmountKind, snapshotValueColumns } from './positions.ts';
 
-/**
- * The reporting views, typed for queries. They are created by hand-written SQL migrations
- * (`.existing()`: drizzle-kit does not generate them); docs/schema.md describes each one.
- */
+// The reporting views (docs/schema.md), made by hand-written SQL migrations: drizzle-kit leaves `.existing()` ones alone.
 const at = (name: string) => timestamp(name, { withTimezone: true });
+const priceColumns = () => ({
+  coinType: text('coin_type').notNull(),
+  priceTime: at('price_time').notNull(),
+  price: numeric('price').notNull(),
+  price24hAgo: numeric('price_24h_ago'),
+  source: text('source'),
+  fetchedAt: at('fetched_at').notNull(),
+});
 
 /** The data contract's tokens: token_catalog plus last_seen_at from the newest stored price. */
 export const tokens = pgView('tokens', {
@@ -18,20 +24,14 @@ export const tokens = pgView('tokens', {
 }).existing();
 
 /** One row per stored price (over token_price_points): the data contract's token_prices. */
-export const tokenPrices = pgView('token_prices', {
-  coinType: text('coin_type').notNull(),
-  priceTime: at('price_time').notNull(),
-  price: numeric('price').notNull(),
-  price24hAgo: numeric('price_24h_ago'),
-  source: text('source'),
-  fetchedAt: at('fetched_at').notNull(),
-}).existing();
+export const tokenPrices = pgView('token_prices', priceColumns()).existing();
 
 /** One row per position per tick (over position_snapshot_points): the data contract's position_snapshots. */
 export const positionSnapshots = pgView('position_snapshots', {
   owner: text('owner').notNull(),
   positionId: text('position_id').notNull(),
   snapshotAt: at('snapshot_at').notNull(),
+  fee: numeric('fee'),
   ...snapshotValueColumns(),
   extra: jsonb('extra').$type<Record<string, unknown>>(),
 }).existing();
@@ -66,13 +66,8 @@ export const positionFarming = pgView('position_farming', {
 }).existing();
 
 export const latestTokenPrices = pgView('latest_token_prices', {
-  coinType: text('coin_type').notNull(),
+  ...priceColumns(),
   symbol: text('symbol'),
-  price: numeric('price').notNull(),
-  price24hAgo: numeric('price_24h_ago'),
-  priceTime: at('price_time').notNull(),
-  source: text('source'),
-  fetchedAt: at('fetched_at').notNull(),
 }).existing();
 
 export const tokenPricesDailyOhlc = pgView('token_prices_daily_ohlc', {
@@ -132,33 +127,16 @@ export const positionPnl = pgView('position_pnl', {
   type: text('type').notNull(),
   chain: text('chain').notNull(),
   snapshotAt: at('snapshot_at').notNull(),
-  inputValue: numeric('input_value'),
-  yieldCollectedValue: numeric('yield_collected_value'),
-  currentValue: numeric('current_value'),
-  currentYieldValue: numeric('current_yield_value'),
-  /** Null for a Borrow (docs/schema.md, "What a wallet is worth"). */
-  pnl: numeric('pnl'),
+  ...snapshotValueColumns(),
   upstreamPositionId: text('upstream_position_id').notNull(),
   /** Set for a position nested in another's amount list; latest_portfolio leaves such positions out. */
   parentPositionId: text('parent_position_id'),
-  assetValue: numeric('asset_value'),
-  debtValue: numeric('debt_value'),
-  netValue: numeric('net_value'),
-  healthFactor: numeric('health_factor'),
 }).existing();
 
 /** Each NFT holding at each snapshot: as answered (native units) and valued in USD (docs/schema.md). */
 export const nftPnl = pgView('nft_pnl', {
-  owner: text('owner').notNull(),
-  collectionId: text('collection_id').notNull(),
+  ...nftHoldingColumns(),
   collectionName: text('collection_name'),
-  chain: text('chain'),
-  snapshotAt: at('snapshot_at').notNull(),
-  tokenCount: integer('token_count').notNull(),
-  floorPrice: numeric('floor_price'),
-  marketPrice: numeric('market_price'),
-  realizedPnl: numeric('realized_pnl'),
-  unrealizedPnl: numeric('unrealized_pnl'),
   nativeTokenSymbol: text('native_token_symbol'),
   /** floorPrice as answered: in the chain's native token. */
   floorPriceNative: numeric('floor_price_native'),
