@@ -1,18 +1,14 @@
 import type { NftCollectionRow, NftHoldingSnapshotRow, NftTokenRow, NormalizedNftHoldings } from '../schema/rows.ts';
-import { lastByKey } from '../last-by-key.ts';
-import { jsonText } from '../json-text.ts';
 import { ensureMonthPartitions } from '../partitions.ts';
 import type { Tx } from '../transaction.ts';
+import { jsonText, lastByKey, newestWins, overwrite, writtenCounts } from './upsert.ts';
 
 export interface NftWriteContext {
   owner: string;
   snapshotAt: Date;
   /** The chain the refresh covered ('ALL' or one chain): only tokens of that scope are released. */
   scopeChain: string;
-  /**
-   * Every group of the answer was read: the tokens of the scope it did not return are released (and
-   * a rewrite of the tick drops the holdings it lost); the default. False: nothing released or dropped.
-   */
+  /** Every group was read (the default): tokens of the scope not returned are released, lost holdings dropped. */
   complete?: boolean;
 }
 
@@ -20,68 +16,23 @@ const iso = (time: Date) => time.toISOString();
 /** postgres.js sends an array of booleans as one boolean: booleans travel as text. */
 const boolText = (value: boolean | null) => (value === null ? null : String(value));
 
-/**
- * The ON CONFLICT assignments of a table with history: descriptive columns from the newest answer
- * only (an older tick never overwrites them), first/last seen widened, and the condition that
- * touches a row only when one of them moves.
- */
-function newestWins(
-  columns: readonly string[],
-  more: Record<string, string> = {},
-): { set: string; changed: string; unchanged: string } {
-  const newest = (column: string) =>
-    `case when excluded.last_seen_at >= t.last_seen_at then excluded.${column} else t.${column} end`;
-  const values: Record<string, string> = {
-    ...Object.fromEntries(columns.map((column) => [column, newest(column)])),
-    first_seen_at: 'least(t.first_seen_at, excluded.first_seen_at)',
-    last_seen_at: 'greatest(t.last_seen_at, excluded.last_seen_at)',
-    ...more,
-  };
-  const names = Object.keys(values);
-  const changed = `(${names.map((name) => `t.${name}`).join(', ')}) is distinct from (${names.map((name) => values[name]).join(', ')})`;
-  return {
-    set: names.map((name) => `${name} = ${values[name]}`).join(', '),
-    changed,
-    // The same test before the insert, against the incoming row `i`: true when the upsert would change nothing.
-    unchanged: `not (${changed.replaceAll('excluded.', 'i.')})`,
-  };
-}
-
-const COLLECTION_UPDATE = newestWins([
-  'chain',
-  'name',
-  'description',
-  'external_url',
-  'image_url',
-  'total_items',
-  'verified',
-  'scam',
-  'native_token_name',
-  'native_token_symbol',
-  'native_token_decimals',
-  'native_token_cmc_id',
-  'native_token_cmc_slug',
-  'native_token_cg_id',
-  'extra',
-]);
+const COLLECTION_UPDATE = newestWins(`chain, name, description, external_url, image_url, total_items, verified, scam,
+  native_token_name, native_token_symbol, native_token_decimals, native_token_cmc_id, native_token_cmc_slug, native_token_cg_id, extra`);
 const TOKEN_UPDATE = newestWins(
-  ['chain', 'contract_address', 'name', 'image_url', 'rank', 'rarity_score', 'royalty', 'price', 'cost', 'extra'],
+  'chain, contract_address, name, image_url, rank, rarity_score, royalty, price, cost, extra',
   {
     // Seen at or after the tick that released it: held again.
     released_at: 'case when excluded.last_seen_at >= t.released_at then null else t.released_at end',
   },
 );
+const HOLDING_UPDATE = overwrite('chain, token_count, floor_price, market_price, realized_pnl, unrealized_pnl, extra');
+const REFRESH_UPDATE = overwrite('scope_chain, collection_count, token_count');
 
 /**
- * Writes one owner's NFT holdings at one tick: collections, one holding snapshot per collection,
- * the tokens held (released when a refresh covering their chain no longer returns them, held again
- * when they come back), and the refresh itself. Keyed by the tick: writing the same answer again
- * changes nothing; an older tick arriving late never moves history back.
- *
- * Each statement takes its rows as one array per column (unnest), so its text never changes and it
- * is prepared once per connection; none needs another's result, so all are sent together
- * (postgres.js pipelines them; Postgres runs them in order), after the month's partition is made
- * sure of: two round trips per job.
+ * Writes one owner's NFT holdings at one tick: collections, holdings, the tokens held (released when
+ * a refresh of their chain no longer returns them) and the refresh. Writing an answer again changes
+ * nothing; a late older tick never moves history back. Rows travel as one array per column, so each
+ * statement is prepared once; none needs another's result, so all are pipelined: two round trips.
  */
 export async function writeNftHoldings(
   tx: Tx,
@@ -97,39 +48,27 @@ export async function writeNftHoldings(
     chain: row.chain ?? (scope === 'ALL' ? null : scope),
   });
   const tokens = normalized.tokens.map(scoped);
+  const collectionIds = normalized.holdings.map((holding) => holding.collectionId);
   const [collections, , holdings, upserted, released, refreshes] = await Promise.all([
     upsertCollections(tx, normalized.collections.map(scoped)),
-    complete
-      ? deleteStaleHoldings(
-          tx,
-          ctx,
-          scope,
-          normalized.holdings.map((holding) => holding.collectionId),
-        )
-      : undefined,
+    complete ? deleteStaleHoldings(tx, ctx, scope, collectionIds) : undefined,
     upsertHoldings(tx, normalized.holdings.map(scoped)),
     upsertTokens(tx, tokens),
     complete ? releaseMissing(tx, ctx, scope, tokens) : 0,
     recordRefresh(tx, ctx, scope, normalized),
   ]);
-  const written: Record<string, number> = {};
-  const count = (table: string, n: number) => {
-    if (n > 0) written[table] = (written[table] ?? 0) + n;
-  };
-  count('nft_collections', collections);
-  count('nft_holding_snapshots', holdings);
-  count('nft_tokens', upserted);
-  count('nft_tokens', released);
-  count('nft_refreshes', refreshes);
-  return written;
+  return writtenCounts({
+    nft_collections: collections,
+    nft_holding_snapshots: holdings,
+    nft_tokens: upserted + released,
+    nft_refreshes: refreshes,
+  });
 }
 
 /**
- * Collections are shared by every owner. Rows already stored as they would be written are left out
- * before the upsert: ON CONFLICT DO UPDATE locks a conflicting row even when it changes nothing, and
- * that lock, held to the end of the job's transaction, would make every concurrent NFT job holding
- * the same collection wait. The rest go in key order (one lock order for concurrent jobs). The
- * descriptive columns come from the newest answer only.
+ * Collections are shared by every owner. Rows stored as they would be written are left out first:
+ * ON CONFLICT DO UPDATE locks a row even when it changes nothing, and every concurrent job holding
+ * the collection would wait on that lock. The rest go in key order.
  */
 async function upsertCollections(tx: Tx, rows: NftCollectionRow[]): Promise<number> {
   if (rows.length === 0) return 0;
@@ -151,8 +90,7 @@ async function upsertCollections(tx: Tx, rows: NftCollectionRow[]): Promise<numb
       as i(collection_id, chain, name, description, external_url, image_url, total_items, verified, scam, native_token_name,
            native_token_symbol, native_token_decimals, native_token_cmc_id, native_token_cmc_slug, native_token_cg_id, extra, first_seen_at, last_seen_at)
     where not exists (select 1 from nft_collections t where t.collection_id = i.collection_id and ${tx.sql.unsafe(COLLECTION_UPDATE.unchanged)})
-    on conflict (collection_id) do update set ${tx.sql.unsafe(COLLECTION_UPDATE.set)}
-    where ${tx.sql.unsafe(COLLECTION_UPDATE.changed)}`;
+    on conflict (collection_id) ${tx.sql.unsafe(COLLECTION_UPDATE.update)}`;
   return result.count;
 }
 
@@ -176,11 +114,7 @@ async function upsertHoldings(tx: Tx, rows: NftHoldingSnapshotRow[]): Promise<nu
       ${rows.map((r) => r.marketPrice)}::numeric[], ${rows.map((r) => r.realizedPnl)}::numeric[], ${rows.map((r) => r.unrealizedPnl)}::numeric[],
       ${rows.map((r) => jsonText(r.extra))}::text[])
       as i(owner, collection_id, snapshot_at, chain, token_count, floor_price, market_price, realized_pnl, unrealized_pnl, extra)
-    on conflict (owner, collection_id, snapshot_at) do update set
-      chain = excluded.chain, token_count = excluded.token_count, floor_price = excluded.floor_price, market_price = excluded.market_price,
-      realized_pnl = excluded.realized_pnl, unrealized_pnl = excluded.unrealized_pnl, extra = excluded.extra
-    where (t.chain, t.token_count, t.floor_price, t.market_price, t.realized_pnl, t.unrealized_pnl, t.extra) is distinct from
-          (excluded.chain, excluded.token_count, excluded.floor_price, excluded.market_price, excluded.realized_pnl, excluded.unrealized_pnl, excluded.extra)`;
+    on conflict (owner, collection_id, snapshot_at) ${tx.sql.unsafe(HOLDING_UPDATE)}`;
   return result.count;
 }
 
@@ -201,8 +135,7 @@ async function upsertTokens(tx: Tx, rows: NftTokenRow[]): Promise<number> {
       ${rows.map((r) => iso(r.lastSeenAt))}::timestamptz[], ${rows.map((r) => (r.releasedAt ? iso(r.releasedAt) : null))}::timestamptz[])
       as i(owner, collection_id, token_id, chain, contract_address, name, image_url, rank, rarity_score, royalty, price, cost, extra,
            first_seen_at, last_seen_at, released_at)
-    on conflict (owner, collection_id, token_id) do update set ${tx.sql.unsafe(TOKEN_UPDATE.set)}
-    where ${tx.sql.unsafe(TOKEN_UPDATE.changed)}`;
+    on conflict (owner, collection_id, token_id) ${tx.sql.unsafe(TOKEN_UPDATE.update)}`;
   return result.count;
 }
 
@@ -232,8 +165,6 @@ async function recordRefresh(
   const result = await tx.sql`
     insert into nft_refreshes as t (owner, snapshot_at, scope_chain, collection_count, token_count)
     values (${ctx.owner}, ${ctx.snapshotAt}, ${scope}, ${normalized.holdings.length}, ${normalized.tokens.length})
-    on conflict (owner, snapshot_at) do update set
-      scope_chain = excluded.scope_chain, collection_count = excluded.collection_count, token_count = excluded.token_count
-    where (t.scope_chain, t.collection_count, t.token_count) is distinct from (excluded.scope_chain, excluded.collection_count, excluded.token_count)`;
+    on conflict (owner, snapshot_at) ${tx.sql.unsafe(REFRESH_UPDATE)}`;
   return result.count;
 }

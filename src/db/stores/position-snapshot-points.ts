@@ -2,54 +2,22 @@ import type { NormalizedPositions, PositionAmountKind, PositionAmountRow, Positi
 import { jsonDelta } from '../json-delta.ts';
 import type { KnownPositionToken } from './position-tokens.ts';
 
-/**
- * A position snapshot in its stored form (a row of position_snapshot_points), as the JSON object
- * the writer sends: its `extra` as the difference from positions.snapshot_extra, its amount and
- * farming entries as parallel arrays, each entry's token as its position_tokens id and its token
- * object as the difference from that row's (jsonDelta).
- */
-export interface SnapshotPoint {
-  position_id: string;
-  fee: string | null;
-  input_value: string | null;
-  yield_collected_value: string | null;
-  current_value: string | null;
-  current_yield_value: string | null;
-  asset_value: string | null;
-  debt_value: string | null;
-  net_value: string | null;
-  pnl: string | null;
-  health_factor: string | null;
-  extra: unknown;
-  amount_kinds: PositionAmountKind[] | null;
-  amount_tokens: number[] | null;
-  amount_token_info: unknown[] | null;
-  amounts: (string | null)[] | null;
-  amount_values: (string | null)[] | null;
-  amount_extras: (Record<string, unknown> | null)[] | null;
-  farming_base_apr: (string | null)[] | null;
-  farming_rewards_apr: (string | null)[] | null;
-  farming_total_apr: (string | null)[] | null;
-  farming_total_apy: (string | null)[] | null;
-  farming_rewards: unknown[] | null;
-  farming_extras: (Record<string, unknown> | null)[] | null;
-}
+/** A row of position_snapshot_points as the JSON object the writer sends. */
+export type SnapshotPoint = ReturnType<typeof snapshotPoints>[number];
 
 /** The enum's order: the order amount entries are stored in (the views derive `idx` from it). */
 const KIND_ORDER: readonly PositionAmountKind[] = ['input', 'yield_collected', 'current_token', 'current_yield'];
 
 /**
- * The stored form of each snapshot: amount entries grouped by kind in the enum's order, each kind's
- * entries in `idx` order, farming entries in `idx` order. An empty list is null, and so is a jsonb
- * list whose every element is null (nothing to store). `tokenOf` holds the position_tokens row of
- * every amount entry's token (resolvePositionTokens), `snapshotExtraOf` the positions.snapshot_extra
- * of each position that has one. Pure.
+ * The stored form of each snapshot (see position_snapshot_points): entries as parallel arrays, each
+ * entry's token as its position_tokens id (`tokenOf`), `extra` and token objects as their jsonDelta
+ * from positions.snapshot_extra (`snapshotExtraOf`) and position_tokens.info. Pure.
  */
 export function snapshotPoints(
   normalized: NormalizedPositions,
   tokenOf: ReadonlyMap<PositionAmountRow, KnownPositionToken>,
   snapshotExtraOf: ReadonlyMap<string, Record<string, unknown>>,
-): SnapshotPoint[] {
+) {
   const tokenOfEntry = (entry: PositionAmountRow): KnownPositionToken => {
     const token = tokenOf.get(entry);
     if (!token)

@@ -1,8 +1,7 @@
-import type { PositionAmountRow } from '../schema/rows.ts';
-import { lastByKey } from '../last-by-key.ts';
 import type { TransactionSql } from '../client.ts';
-import { jsonText } from '../json-text.ts';
+import type { PositionAmountRow } from '../schema/rows.ts';
 import type { Tx } from '../transaction.ts';
+import { jsonText, lastByKey } from './upsert.ts';
 
 /** A position_tokens row: rows are never changed once inserted. */
 export interface KnownPositionToken {
@@ -17,9 +16,8 @@ function positionTokenKey(row: Pick<PositionAmountRow, 'token' | 'tokenSymbol' |
 }
 
 /**
- * The position_tokens row of each amount entry's token, inserted or read. Tokens not stored yet are
- * inserted in key order (with the first token object seen for each), so that concurrent jobs never
- * wait on each other but for a token both insert first. `inserted` counts the new rows.
+ * The position_tokens row of each amount entry's token, inserted (in key order, with the first token
+ * object seen) or read. `inserted` counts the new rows.
  */
 export async function resolvePositionTokens(
   tx: Tx,

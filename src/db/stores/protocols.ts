@@ -1,24 +1,21 @@
-import type { ProtocolRow } from '../schema/rows.ts';
-import { lastByKey } from '../last-by-key.ts';
 import type { Database } from '../client.ts';
+import type { ProtocolRow } from '../schema/rows.ts';
 import { runSql } from '../query.ts';
 import type { Tx } from '../transaction.ts';
+import { lastByKey, writtenCounts } from './upsert.ts';
 
 /**
  * Upserts protocols (from the protocol list or from positions' meta). A field the answer leaves out
  * keeps its stored value; a row is touched only when a field changes.
  */
 export async function writeProtocols(tx: Tx, rows: ProtocolRow[]): Promise<Record<string, number>> {
-  const written = await upsertProtocols(tx, rows);
-  return written > 0 ? { protocols: written } : {};
+  return writtenCounts({ protocols: await upsertProtocols(tx, rows) });
 }
 
 /**
- * The upsert of writeProtocols; returns how many rows it wrote. Protocols are shared by every owner:
- * rows already stored as they would be written are left out before the upsert, because ON CONFLICT
- * DO UPDATE locks a conflicting row even when it changes nothing, and that lock, held to the end of
- * the job's transaction, would make every concurrent positions job naming the same protocol wait.
- * The rest go in key order (one lock order for concurrent jobs).
+ * Returns how many rows it wrote. Protocols are shared by every owner: rows stored as they would be
+ * written are left out first (a no-op ON CONFLICT still locks the row for the rest of the job), the
+ * rest go in key order.
  */
 export async function upsertProtocols(tx: Tx, rows: ProtocolRow[]): Promise<number> {
   if (rows.length === 0) return 0;
