@@ -17,26 +17,15 @@ export interface RunRecord {
   startedAt: Date;
 }
 
-/** How many elements of the answer were stored, and those quarantined alone. */
-export interface ElementCounts {
-  stored: number;
-  quarantined: QuarantinedElement[];
-}
-
 /** Error texts are cut to this length (an upstream error body may be large; the raw body is kept). */
 const MAX_ERROR_LENGTH = 4000;
 
-/**
- * Runs last inside a job's transaction, just before it commits: throws (and so rolls everything back)
- * when the job is no longer this worker's (src/worker/job-lock.ts).
- */
+/** Runs last in a job's transaction: throws, rolling it back, when the job is no longer this worker's. */
 export type Fence = () => Promise<void>;
 
 /**
- * The job's one transaction: its rows (`write`), its raw responses, its ingestion_runs row
- * (succeeded, with its element counts), the elements quarantined alone (linked to the first raw
- * response), the schema drifts seen, and its dataset watermark commit together or not at all.
- * Measured as one operation named after the dataset (`positions.write`).
+ * The job's one transaction: its rows (`write`), raw responses, succeeded ingestion_runs row, the
+ * elements quarantined alone and its dataset watermark commit together or not at all.
  */
 export async function commitJob(
   database: Database,
@@ -45,7 +34,8 @@ export async function commitJob(
     raw: RawRecord[];
     httpStatus?: number;
     write: (tx: Tx) => Promise<Record<string, number>>;
-    elements?: ElementCounts;
+    /** How many elements were stored, and those quarantined alone. */
+    elements?: { stored: number; quarantined: QuarantinedElement[] };
     fence?: Fence;
   },
 ): Promise<{ rowsWritten: number; byTable: Record<string, number> }> {
@@ -56,19 +46,13 @@ export async function commitJob(
     // Sent together: postgres.js pipelines them (one round trip), Postgres runs them in order.
     const [rawIds] = await Promise.all([
       insertRawResponses(tx, args.raw),
-      upsertRun(
-        tx,
-        args.run,
-        {
-          status: 'succeeded',
-          httpStatus: args.httpStatus ?? null,
-          rowsWritten,
-          elementsStored: args.elements?.stored ?? 0,
-          elementsQuarantined: quarantined.length,
-          error: null,
-        },
-        true,
-      ),
+      upsertRun(tx, args.run, {
+        status: 'succeeded',
+        httpStatus: args.httpStatus,
+        rowsWritten,
+        elementsStored: args.elements?.stored,
+        elementsQuarantined: quarantined.length,
+      }),
       advanceWatermark(tx, args.run),
     ]);
     if (quarantined.length > 0 && args.raw[0])
@@ -78,11 +62,7 @@ export async function commitJob(
   });
 }
 
-/**
- * Records a failed attempt: `final` (no retry left, or not retryable) gives status failed, else
- * retrying. The error body, when the upstream sent one, is kept in raw_responses. A tick that has
- * succeeded keeps its succeeded row.
- */
+/** Records a failed attempt (`final`: failed, else retrying), keeping the error body; a succeeded row stays. */
 export async function recordJobFailure(
   database: Database,
   args: { run: RunRecord; final: boolean; error: string; httpStatus?: number; raw?: RawRecord; fence?: Fence },
@@ -90,28 +70,14 @@ export async function recordJobFailure(
   await withTransaction(database, 'jobs.record_failure', async (tx) => {
     if (args.raw) await insertRawResponses(tx, [args.raw]);
     const status = args.final ? 'failed' : 'retrying';
-    await upsertRun(
-      tx,
-      args.run,
-      {
-        status,
-        httpStatus: args.httpStatus ?? null,
-        rowsWritten: 0,
-        elementsStored: 0,
-        elementsQuarantined: 0,
-        error: args.error,
-      },
-      false,
-    );
+    await upsertRun(tx, args.run, { status, httpStatus: args.httpStatus, error: args.error });
     await args.fence?.();
   });
 }
 
 /**
- * An answer that could not be stored: in one transaction, the raw body, its quarantined_payloads
- * rows with the reason and the run's status quarantined. Without `elements` the whole body is one
- * row (its envelope could not be read); with them (every element was unreadable), one row per
- * element, with its index. The same body for the same job is quarantined once.
+ * An answer that could not be stored: its raw body, quarantined_payloads rows and the run's status
+ * quarantined, in one transaction. One row for the whole body, or one per element with `elements`.
  */
 export async function quarantinePayload(
   database: Database,
@@ -130,48 +96,38 @@ export async function quarantinePayload(
         on conflict (raw_response_id) where element_index is null
         do update set reason = excluded.reason where q.reason is distinct from excluded.reason`;
     }
-    await upsertRun(
-      tx,
-      args.run,
-      {
-        status: 'quarantined',
-        httpStatus: args.raw.httpStatus,
-        rowsWritten: 0,
-        elementsStored: 0,
-        elementsQuarantined: args.elements?.length ?? 0,
-        error: args.reason,
-      },
-      false,
-    );
+    await upsertRun(tx, args.run, {
+      status: 'quarantined',
+      httpStatus: args.raw.httpStatus,
+      elementsQuarantined: args.elements?.length,
+      error: args.reason,
+    });
     await args.fence?.();
   });
 }
 
-/**
- * Deletes quarantined payloads received more than `olderThanDays` days before `now`
- * (QUARANTINE_RETENTION_DAYS; 0 keeps them all and deletes nothing). One statement: the table holds
- * only what could not be read, each body at most an answer's size. Returns how many rows.
- */
-export async function pruneQuarantinedPayloads(database: Database, olderThanDays: number, now: Date): Promise<number> {
-  if (olderThanDays <= 0) return 0;
-  const cutoff = new Date(now.getTime() - olderThanDays * 86_400_000);
-  const result = await runSql(
-    database,
-    'quarantined_payloads.prune',
-  )`delete from quarantined_payloads where received_at < ${cutoff}`;
-  return result.count;
+/** Deletes quarantined payloads received `olderThanDays` before `now` (QUARANTINE_RETENTION_DAYS; 0 keeps all). */
+export function pruneQuarantinedPayloads(database: Database, olderThanDays: number, now: Date): Promise<number> {
+  return pruneOlderThan(database, 'quarantined_payloads', 'received_at', olderThanDays, now);
 }
 
-/**
- * Deletes the ingestion_runs rows of ticks more than `olderThanDays` days before `now`
- * (RUNS_RETENTION_DAYS; 0 keeps them all). Nothing reads old runs (freshness comes from
- * dataset_watermarks); without this they grow by one row per job for ever. Returns how many rows.
- */
-export async function pruneIngestionRuns(database: Database, olderThanDays: number, now: Date): Promise<number> {
+/** Deletes runs of ticks `olderThanDays` before `now` (RUNS_RETENTION_DAYS; 0 keeps all): nothing reads them. */
+export function pruneIngestionRuns(database: Database, olderThanDays: number, now: Date): Promise<number> {
+  return pruneOlderThan(database, 'ingestion_runs', 'tick', olderThanDays, now);
+}
+
+/** One statement: these tables hold a row per job or unreadable answer. Returns how many rows. */
+async function pruneOlderThan(
+  database: Database,
+  table: 'quarantined_payloads' | 'ingestion_runs',
+  column: string,
+  olderThanDays: number,
+  now: Date,
+): Promise<number> {
   if (olderThanDays <= 0) return 0;
   const cutoff = new Date(now.getTime() - olderThanDays * 86_400_000);
-  const result = await runSql(database, 'ingestion_runs.prune')`delete from ingestion_runs where tick < ${cutoff}`;
-  return result.count;
+  const { sql } = database;
+  return (await runSql(database, `${table}.prune`)`delete from ${sql(table)} where ${sql(column)} < ${cutoff}`).count;
 }
 
 /** One quarantined_payloads row per element, holding the element as received (JSON) and its index. */
@@ -194,36 +150,35 @@ async function insertQuarantinedElements(
 }
 
 /**
- * One ingestion_runs row per (dataset, target, tick), holding the latest outcome. Only a success
- * replaces a succeeded row: a failed re-run of a tick whose rows are stored does not hide them.
- * The row changes only when one of its values moves (finished_at alone does not count).
+ * One ingestion_runs row per (dataset, target, tick), holding the latest outcome; only a success
+ * replaces a succeeded one. The row changes only when a value moves (finished_at alone does not).
  */
 async function upsertRun(
   tx: Tx,
   run: RunRecord,
   outcome: {
     status: RunStatus;
-    httpStatus: number | null;
-    rowsWritten: number;
-    elementsStored: number;
-    elementsQuarantined: number;
-    error: string | null;
+    httpStatus?: number;
+    rowsWritten?: number;
+    elementsStored?: number;
+    elementsQuarantined?: number;
+    error?: string;
   },
-  success: boolean,
 ): Promise<void> {
   // An upstream's text may hold what Postgres text cannot (a NUL): stored escaped.
-  const error = outcome.error === null ? null : storableText(outcome.error.slice(0, MAX_ERROR_LENGTH));
+  const error = outcome.error === undefined ? null : storableText(outcome.error.slice(0, MAX_ERROR_LENGTH));
+  const { status, httpStatus = null, rowsWritten = 0, elementsStored = 0, elementsQuarantined = 0 } = outcome;
   await tx.sql`
     insert into ingestion_runs as r (job_id, dataset, target, tick, status, attempts, http_status, rows_written,
                                      elements_stored, elements_quarantined, error, started_at, finished_at)
-    values (${run.jobId}, ${run.dataset}, ${run.target}, ${run.tick}, ${outcome.status}, ${run.attempts}, ${outcome.httpStatus},
-            ${outcome.rowsWritten}, ${outcome.elementsStored}, ${outcome.elementsQuarantined}, ${error}, ${run.startedAt}, ${new Date()})
+    values (${run.jobId}, ${run.dataset}, ${run.target}, ${run.tick}, ${status}, ${run.attempts}, ${httpStatus},
+            ${rowsWritten}, ${elementsStored}, ${elementsQuarantined}, ${error}, ${run.startedAt}, ${new Date()})
     on conflict (dataset, target, tick) do update set
       job_id = excluded.job_id, status = excluded.status, attempts = excluded.attempts, http_status = excluded.http_status,
       rows_written = excluded.rows_written, elements_stored = excluded.elements_stored,
       elements_quarantined = excluded.elements_quarantined, error = excluded.error, started_at = excluded.started_at,
       finished_at = excluded.finished_at
-    where (${success} or r.status <> 'succeeded')
+    where (${status === 'succeeded'} or r.status <> 'succeeded')
       and (r.job_id, r.status, r.attempts, r.http_status, r.rows_written, r.elements_stored, r.elements_quarantined, r.error, r.started_at)
           is distinct from
           (excluded.job_id, excluded.status, excluded.attempts, excluded.http_status, excluded.rows_written, excluded.elements_stored,
@@ -249,9 +204,8 @@ export interface SupersededRun {
 }
 
 /**
- * Records superseded jobs in ingestion_runs (status superseded, the newer tick in `error`), in one
- * statement. A run that already has a final outcome keeps it: only a missing row, or one left
- * running or retrying (a job that failed once, or was taken back from a dead worker), is marked.
+ * Records superseded jobs (the newer tick in `error`) in one statement; only a missing run, or one
+ * left running or retrying, is marked: a final outcome stays.
  */
 export async function recordSupersededRuns(database: Database, runs: SupersededRun[]): Promise<void> {
   if (runs.length === 0) return;

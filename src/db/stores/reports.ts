@@ -1,26 +1,16 @@
 import type { AddressDataset } from '../../datasets.ts';
 import type { Database } from '../client.ts';
 import { runSql } from '../query.ts';
+import type { nftPnl, positionPnl, watchedAddresses } from '../schema/index.ts';
 
-/**
- * The readers behind `chaintap report` and the ops server's report page: SQL over the documented
- * views (position_pnl, nft_pnl, token_prices, and the refresh views that value each successful
- * refresh: position_refresh_values, nft_refresh_values). Every amount is Postgres `numeric` text, summed and
- * subtracted in SQL, never through a JavaScript number.
- */
+// The readers behind `chaintap report` and the report page, over the documented views. Amounts are
+// Postgres `numeric` text, summed in SQL, never through a JavaScript number.
 
 /** A step length as Postgres reads it: a count of milliseconds, so that a day is 24 hours, never a calendar day. */
 const interval = (ms: number) => `${ms} milliseconds`;
 
 /** How an address is watched: what it is refreshed for, and on which chains. */
-export interface AddressWatch {
-  datasets: AddressDataset[];
-  /** Positions chain filter; null: every chain. */
-  chain: string | null;
-  protocols: string[] | null;
-  nftChain: string;
-  includePnl: boolean;
-}
+export type AddressWatch = Omit<typeof watchedAddresses.$inferSelect, 'address' | 'addedAt'>;
 
 export interface AddressPresence {
   /** Null when the address is not watched. */
@@ -44,10 +34,7 @@ export async function loadAddressPresence(database: Database, address: string): 
 export interface PortfolioPoint {
   owner: string;
   time: Date;
-  /**
-   * Net worth of the positions refresh in force: Σ net_value (assets − debt) of its top-level
-   * positions (position_refresh_values); null: none yet.
-   */
+  /** Σ net_value (assets − debt) of the top-level positions of the refresh in force; null: none yet. */
   positionsValue: string | null;
   /** Its two sides: Σ asset_value and Σ debt_value of the same positions. */
   positionsAssetValue: string | null;
@@ -63,10 +50,8 @@ export interface PortfolioPoint {
 }
 
 /**
- * The portfolio of each owner at `from` and every `intervalMs` after it up to and including `to`:
- * at each time, the latest positions refresh and the latest NFT refresh at or before it (no
- * interpolation), valued by the refresh views (position_refresh_values, nft_refresh_values) as
- * latest_portfolio values the latest ones. Ordered by owner, then time.
+ * Each owner's portfolio at `from` and every `intervalMs` up to `to`: at each time, the latest
+ * refreshes at or before it, valued by the refresh views as latest_portfolio values the latest.
  */
 export function loadPortfolioSeries(
   database: Database,
@@ -80,8 +65,7 @@ export function loadPortfolioSeries(
         from owners o
         cross join generate_series(${from}::timestamptz, ${to}::timestamptz, ${interval(intervalMs)}::interval) as t(time)
       ),
-      -- The refreshes in force at some time of the series (the last one at or before \`from\`, then
-      -- each one up to \`to\`), each valued once by its refresh view however many times it is in
+      -- The refreshes in force at some time of the series, each valued once however long it is in
       -- force: a year at 10m over refreshes every 6 hours is 1,461 sums, not 52,561.
       positions_refreshes as (
         select r.owner, r.snapshot_at, r.net_value, r.asset_value, r.debt_value
@@ -97,8 +81,8 @@ export function loadPortfolioSeries(
           and r.snapshot_at >= coalesce((select max(f.snapshot_at) from nft_refreshes f
                                          where f.owner = o.owner and f.snapshot_at <= ${from}::timestamptz), '-infinity')
       ),
-      -- Times and refreshes in one ordered list (a refresh before a time it equals): each time takes
-      -- the refresh before it by counting the refreshes so far, in one pass instead of a lookup per time.
+      -- Times and refreshes in one ordered list: each time takes the refresh before it by counting
+      -- the refreshes so far, in one pass instead of a lookup per time.
       events as (
         select owner, time, 1 as kind, null::timestamptz as positions_at, null::numeric as positions_value,
                null::numeric as positions_asset_value, null::numeric as positions_debt_value,
@@ -125,16 +109,11 @@ export function loadPortfolioSeries(
                max(nft_value) over (partition by owner, nft_seen) as nft_value_usd
         from counted
       ),
-      points as (
-        select owner, time, positions_snapshot_at, positions_value, positions_asset_value, positions_debt_value,
-               nft_snapshot_at, nft_value_usd
-        from carried where kind = 1
-      ),
       totals as (
         select *,
                case when positions_snapshot_at is null and nft_snapshot_at is null then null
                     else coalesce(positions_value, 0) + coalesce(nft_value_usd, 0) end as total_value
-        from points
+        from carried where kind = 1
       )
       select owner, time,
              positions_value::text as "positionsValue",
@@ -142,8 +121,7 @@ export function loadPortfolioSeries(
              positions_debt_value::text as "positionsDebtValue",
              nft_value_usd::text as "nftValueUsd",
              total_value::text as "totalValue",
-             -- The first row with a value is the first of the ordering, so the default frame (up to
-             -- the current row) holds it: no need to hold the whole partition for each row.
+             -- The first row with a value comes first, so the default frame (up to this row) holds it.
              (total_value - first_value(total_value) over (
                partition by owner order by total_value is null, time))::text as pnl,
              positions_snapshot_at as "positionsSnapshotAt",
@@ -152,27 +130,9 @@ export function loadPortfolioSeries(
       order by owner, time`;
 }
 
-export interface PortfolioPositionRow {
-  snapshotAt: Date;
-  positionId: string;
-  /** Set for a position nested in another's amount list (its value is part of the parent's). */
-  parentPositionId: string | null;
-  protocolId: string | null;
+export type PortfolioPositionRow = Omit<typeof positionPnl.$inferSelect, 'owner' | 'upstreamPositionId'> & {
   protocolName: string | null;
-  type: string;
-  chain: string;
-  inputValue: string | null;
-  currentValue: string | null;
-  currentYieldValue: string | null;
-  yieldCollectedValue: string | null;
-  /** Null for a Borrow (its answer holds no basis for one: docs/schema.md). */
-  pnl: string | null;
-  assetValue: string | null;
-  debtValue: string | null;
-  /** asset − debt: what the position adds to the wallet (a nested one is counted in its parent's). */
-  netValue: string | null;
-  healthFactor: string | null;
-}
+};
 
 /** Every position of the owner's latest positions refresh at or before `at` (position_pnl), nested ones after their parent. */
 export function loadPortfolioPositions(database: Database, owner: string, at: Date): Promise<PortfolioPositionRow[]> {
@@ -192,20 +152,10 @@ export function loadPortfolioPositions(database: Database, owner: string, at: Da
       order by coalesce(p.parent_position_id, p.position_id), p.parent_position_id nulls first, p.position_id`;
 }
 
-export interface PortfolioNftRow {
-  snapshotAt: Date;
-  collectionId: string;
-  collectionName: string | null;
-  chain: string | null;
-  tokenCount: number;
-  /** The collection's floor in its chain's native token (`nativeTokenSymbol`). */
-  floorPriceNative: string | null;
-  nativeTokenSymbol: string | null;
-  nativePriceUsd: string | null;
-  valueUsd: string | null;
-  realizedPnl: string | null;
-  unrealizedPnl: string | null;
-}
+export type PortfolioNftRow = Omit<
+  typeof nftPnl.$inferSelect,
+  'owner' | 'floorPrice' | 'marketPrice' | 'marketPriceUsd' | 'nativePriceSource'
+>;
 
 /** Every collection of the owner's latest NFT refresh at or before `at` (nft_pnl), most valuable first. */
 export function loadPortfolioNfts(database: Database, owner: string, at: Date): Promise<PortfolioNftRow[]> {

@@ -1,11 +1,9 @@
 import type { Database } from '../client.ts';
 import { runSql } from '../query.ts';
+import type { schemaDrifts, tokenPrices } from '../schema/index.ts';
 
-/**
- * The read-only queries behind the status page and the scrape-time gauges. Each one is bounded
- * (LIMIT, a time window on an indexed column, or one row per dataset) because the page reloads
- * every 30 s and Prometheus scrapes every worker.
- */
+// The queries behind the status page and the scrape-time gauges, each bounded (LIMIT, an indexed
+// time window, a row per dataset): the page reloads every 30 s and Prometheus scrapes every worker.
 
 export interface DatasetFreshnessRow {
   dataset: string;
@@ -89,11 +87,7 @@ export function loadWatchedTokens(database: Database): Promise<WatchedTokenRow[]
     order by coalesce(l.symbol, w.coin_type), w.coin_type`;
 }
 
-export interface PriceRow {
-  coinType: string;
-  priceTime: Date;
-  price: string;
-}
+export type PriceRow = Pick<typeof tokenPrices.$inferSelect, 'coinType' | 'priceTime' | 'price'>;
 
 /** Every price of a watched token since `since`, oldest first per token. */
 export function loadWatchedTokenPrices(database: Database, since: Date): Promise<PriceRow[]> {
@@ -105,15 +99,7 @@ export function loadWatchedTokenPrices(database: Database, since: Date): Promise
     order by p.coin_type, p.price_time`;
 }
 
-export interface SchemaDriftRow {
-  dataset: string;
-  field: string;
-  shape: string;
-  firstSeenAt: Date;
-  lastSeenAt: Date;
-  /** Times seen since first_seen_at. */
-  count: number;
-}
+export type SchemaDriftRow = typeof schemaDrifts.$inferSelect;
 
 /** Fields the upstream sent in another shape than documented and that were seen in the last 24 hours. */
 export function loadRecentSchemaDrifts(database: Database): Promise<SchemaDriftRow[]> {
@@ -155,10 +141,7 @@ export interface RunCountRow {
   rows: string | null;
 }
 
-/**
- * Runs and rows written per dataset and status, for the given ticks (run-once's summary); with
- * `jobIds`, only those jobs' runs (a backfill's own requests, not an earlier run's batches).
- */
+/** Runs and rows written per dataset and status at the given ticks; with `jobIds`, only those jobs' runs. */
 export function loadRunCounts(
   database: Database,
   datasets: string[],
@@ -178,11 +161,7 @@ export interface SupersededCount {
   superseded: number;
 }
 
-/**
- * Jobs replaced by a newer tick of their target before they ran, recorded since `since` (status
- * and the status page: the last hour): how far the watchlist overruns the quota right now.
- * Datasets with none are absent.
- */
+/** Jobs superseded since `since`, per dataset (absent: none): how far the watchlist overruns the quota. */
 export function loadSupersededCounts(database: Database, since: Date): Promise<SupersededCount[]> {
   return runSql(database, 'status.read')<SupersededCount[]>`
     select dataset, count(*)::int as superseded

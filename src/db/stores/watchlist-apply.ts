@@ -1,22 +1,9 @@
-import type { AddressDataset } from '../../datasets.ts';
 import type { Database } from '../client.ts';
+import type { watchedAddresses } from '../schema/index.ts';
 import { withTransaction } from '../transaction.ts';
 
-/**
- * `chaintap watchlist apply`: makes the watchlist equal to a declared one (tokens, and addresses with
- * every option), in one transaction that locks the watchlist against other writers meanwhile. What
- * changes is worked out first (diffWatchlist, pure), so a dry run says exactly what a real run does.
- */
-
 /** An address as declared: every option given (a file's defaults filled in). */
-export interface DeclaredAddress {
-  address: string;
-  datasets: AddressDataset[];
-  chain: string | null;
-  protocols: string[] | null;
-  nftChain: string;
-  includePnl: boolean;
-}
+export type DeclaredAddress = Omit<typeof watchedAddresses.$inferSelect, 'addedAt'>;
 
 /** The whole watchlist as a file declares it: coin types and addresses in their normal forms, each once. */
 export interface DeclaredWatchlist {
@@ -45,7 +32,7 @@ function sameOptions(a: DeclaredAddress, b: DeclaredAddress): boolean {
 }
 
 /** What makes `current` equal to `declared`. Pure; lists in the order of their inputs. */
-export function diffWatchlist(current: DeclaredWatchlist, declared: DeclaredWatchlist): WatchlistChanges {
+function diffWatchlist(current: DeclaredWatchlist, declared: DeclaredWatchlist): WatchlistChanges {
   const declaredTokens = new Set(declared.tokens);
   const currentTokens = new Set(current.tokens);
   const currentAddresses = new Map(current.addresses.map((watched) => [watched.address, watched]));
@@ -75,8 +62,8 @@ export function diffWatchlist(current: DeclaredWatchlist, declared: DeclaredWatc
 }
 
 /**
- * Makes the watchlist equal to `declared` and returns what changed; with `dryRun`, only what would
- * change. Each list goes to Postgres as one array parameter, whatever its length.
+ * `chaintap watchlist apply`: makes the watchlist equal to `declared` in one transaction, and returns
+ * what changed (with `dryRun`, what would: the same diff, so a dry run says exactly what a run does).
  */
 export function applyWatchlist(
   database: Database,

@@ -12,27 +12,19 @@ import { ADDRESS_DATASETS, type AddressDataset } from '../../datasets.ts';
 import { InvalidInputError } from '../../errors.ts';
 import type { Database, TransactionSql } from '../client.ts';
 import { runSql } from '../query.ts';
+import type { watchedAddresses, watchedTokens } from '../schema/index.ts';
 import { withTransaction } from '../transaction.ts';
 
 /**
- * The watchlist: coin types and addresses with their options. Input of any size (a file of
- * 200,000 lines) is read as a stream, each value checked and put in its normal form, and inserted
- * into a temporary table in batches of one array parameter each: no statement carries more than one
- * parameter, and memory holds one batch. One statement then adds or removes the whole set, in the same transaction: when one
- * value is invalid, nothing is written and the error names the first few.
+ * The watchlist. Input of any size is streamed, each value checked and normalized, into a temporary
+ * table one array parameter at a time; one statement then adds or removes the whole set in the same
+ * transaction: when a value is invalid, nothing is written and the error names the first few.
  */
 
-export interface WatchedAddress {
-  address: string;
+export type WatchedAddress = typeof watchedAddresses.$inferSelect & {
   /** The address's format (src/chain/address.ts); null for a value stored before it was checked. */
   format: AddressFormat | null;
-  datasets: AddressDataset[];
-  chain: string | null;
-  protocols: string[] | null;
-  nftChain: string;
-  includePnl: boolean;
-  addedAt: Date;
-}
+};
 
 export interface WatchedAddressOptions {
   /** positions, nfts or both. */
@@ -60,15 +52,7 @@ const INPUT_BATCH = 10_000;
 const PROBLEMS_SHOWN = 5;
 const PROTOCOL_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 
-async function* fromList(values: readonly string[]): AsyncIterable<InputValue> {
-  for (const value of values) yield { value };
-}
-
-/**
- * Reads `input`, puts each value through `parse` and inserts the results into the temporary table
- * watchlist_input (value text), batch by batch. Throws one InvalidInputError naming the first bad
- * values (the caller's transaction then writes nothing).
- */
+/** Parses `input` into the temporary table watchlist_input; one InvalidInputError names the first bad values. */
 async function stageInput(sql: TransactionSql, input: WatchlistInput, parse: (value: string) => string): Promise<void> {
   await sql`create temporary table watchlist_input (value text not null) on commit drop`;
   const problems: string[] = [];
@@ -78,7 +62,8 @@ async function stageInput(sql: TransactionSql, input: WatchlistInput, parse: (va
     if (batch.length > 0 && bad === 0) await sql`insert into watchlist_input (value) select unnest(${batch}::text[])`;
     batch = [];
   };
-  for await (const { value, where } of typeof input === 'function' ? input() : fromList(input)) {
+  const values = typeof input === 'function' ? input() : input.map((value): InputValue => ({ value }));
+  for await (const { value, where } of values) {
     try {
       batch.push(parse(value));
     } catch (error) {
@@ -118,10 +103,7 @@ export function removeWatchedTokens(database: Database, input: WatchlistInput): 
   });
 }
 
-interface WatchedToken {
-  coinType: string;
-  addedAt: Date;
-}
+type WatchedToken = typeof watchedTokens.$inferSelect;
 
 /** The token watchlist, in coin type order. */
 export async function listWatchedTokenRows(database: Database): Promise<WatchedToken[]> {
@@ -153,7 +135,7 @@ const COLUMN_TYPES: Record<keyof AddressColumns, string> = {
 };
 
 /** positions, nfts or both: "nfts,positions" gives ['positions', 'nfts']. */
-export function parseAddressDatasets(values: readonly string[]): AddressDataset[] {
+function parseAddressDatasets(values: readonly string[]): AddressDataset[] {
   const given = values.map((value) => value.trim().toLowerCase()).filter(Boolean);
   const unknown = given.filter((value) => !(ADDRESS_DATASETS as readonly string[]).includes(value));
   if (unknown.length > 0 || given.length === 0) {
@@ -187,11 +169,8 @@ export function parseAddressOptions(opts: WatchedAddressOptions): AddressColumns
 }
 
 /**
- * Adds addresses, or updates the options of watched ones: the options given replace the stored
- * ones, the others keep their value (defaults for a new address: both datasets, every chain and
- * protocol, NFTs on ALL, no PnL). An address is refused, and nothing written, when a chain given
- * takes another address format (src/chain/address.ts). `updated` counts watched addresses whose
- * options changed.
+ * Adds addresses, or replaces the options given of watched ones (`updated` counts those that
+ * changed). An address is refused when a chain given takes another address format.
  */
 export async function addWatchedAddresses(
   database: Database,
