@@ -1,9 +1,5 @@
-/**
- * Faults of the Postgres driver (postgres.js 3.4.9, the newest release) that chaintap works around
- * until fixed releases exist. Each would otherwise end the whole process when Postgres drops a
- * connection (a restart, a failover, pg_terminate_backend), although the data are safe: a job's
- * transaction is rolled back by Postgres and the job is retried.
- */
+// Faults of postgres.js 3.4.9 that would end the process when Postgres drops a connection, although
+// the data are safe (Postgres rolls the job's transaction back and the job is retried).
 
 /** Driver and socket codes of a connection that is gone. */
 const LOST_CONNECTION_CODES = new Set([
@@ -26,10 +22,8 @@ export function isConnectionLost(error: unknown): boolean {
 }
 
 /**
- * The driver fetches the array types as the first query of every new connection and drops that
- * promise, so a connection lost during it surfaces as an unhandled rejection, which ends a Node
- * process (porsager/postgres#1192, #1223). The driver fetches them again on its next connection:
- * this rejection can be ignored. The error carries the query text (postgres.js adds it).
+ * The array-type fetch of a new connection, lost: the driver drops that promise, so it surfaces as an
+ * unhandled rejection (porsager/postgres#1192, #1223), and fetches them again on its next connection.
  */
 export function isLostArrayTypeFetch(reason: unknown): boolean {
   const query = (reason as { query?: unknown } | undefined)?.query;

@@ -1,9 +1,7 @@
 /**
- * How a snapshot stores what repeats (its `extra` against positions.snapshot_extra, an amount
- * entry's token object against its position_tokens.info), for values parsed from JSON: `value` as
- * stored against `reference`. null when equal; an object of the top-level keys that differ or are new
- * when both are objects and no key of `reference` is missing (a delta); else [value]. The views give
- * the value back with the SQL function chaintap_jsonb_patch(reference, delta) (migration 0006). Pure.
+ * `value` as a snapshot stores it against `reference` (values parsed from JSON): null when equal; the
+ * top-level keys that differ or are new when no key of `reference` is missing; else [value]. The
+ * views apply it back with chaintap_jsonb_patch (migration 0006). Pure.
  */
 export function jsonDelta(reference: unknown, value: unknown): unknown {
   if (jsonEqual(reference, value)) return null;
@@ -19,12 +17,8 @@ export function jsonDelta(reference: unknown, value: unknown): unknown {
   return [value];
 }
 
-/**
- * jsonb equality for values parsed from JSON (so every number is a double on both sides): objects
- * by their keys whatever the order, arrays element by element. A key missing is not equal to a key
- * holding null.
- */
-export function jsonEqual(a: unknown, b: unknown): boolean {
+/** jsonb equality of values parsed from JSON: keys in any order; a missing key is not a null one. */
+function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) || Array.isArray(b)) {

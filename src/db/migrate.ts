@@ -2,17 +2,19 @@ import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
-import { convertZlibRawBodies } from './raw-body-conversion.ts';
+import type { Sql } from './client.ts';
+import { decodeRawBody, storedBody } from './stores/raw-responses.ts';
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
 
 /** Arbitrary but fixed: the advisory lock that serializes concurrent `migrate` runs. */
 const MIGRATION_LOCK_ID = 7_254_410_001;
+/** Raw bodies converted per transaction: at most UPSTREAM_MAX_BODY_BYTES each, most a few KB. */
+const CONVERSION_BATCH = 100;
 
 /**
- * Applies the pending migrations, then the data steps a migration needs code for (0017: raw bodies
- * in the zlib form become text). Safe to run again and from several processes at once: drizzle's
- * migrator takes no lock, so an advisory lock serializes the runs.
+ * Applies the pending migrations, then the data steps that need code (0017: zlib raw bodies become
+ * text). Safe to run again and at once: an advisory lock serializes runs (drizzle's migrator takes none).
  */
 export async function runMigrations(url: string, migrationsFolder = MIGRATIONS_FOLDER): Promise<void> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
@@ -49,4 +51,39 @@ export async function ensureDatabase(url: string): Promise<boolean> {
   } finally {
     await sql.end({ timeout: 5 });
   }
+}
+
+/**
+ * Migration 0017's data step: every raw body still in the zlib form (body_zlib) becomes text (or
+ * bytes, with a NUL) in short transactions, then unused dictionaries go. Safe while workers of the
+ * release before still write that form (a later run converts it); nothing to do without the columns.
+ * Returns how many bodies it converted.
+ */
+export async function convertZlibRawBodies(sql: Sql): Promise<number> {
+  const [layout] = await sql<{ columns: number }[]>`
+    select count(*)::int as columns from information_schema.columns
+    where table_schema = current_schema() and table_name = 'raw_responses' and column_name in ('body_bytes', 'body_zlib')`;
+  if (layout!.columns < 2) return 0;
+  let converted = 0;
+  // The advisory lock of `chaintap migrate` keeps other runs out; nothing else changes these rows.
+  for (;;) {
+    const count = await sql.begin(async (tx) => {
+      const rows = await tx<{ id: string; bodyZlib: Buffer; dictionaryZlib: Buffer | null }[]>`
+        select r.id::text, r.body_zlib as "bodyZlib", d.body_zlib as "dictionaryZlib"
+        from raw_responses r left join raw_body_dictionaries d on d.id = r.dictionary_id
+        where r.body_zlib is not null
+        order by r.id limit ${CONVERSION_BATCH}`;
+      const bodies = rows.map((row) => storedBody(decodeRawBody(row.bodyZlib, row.dictionaryZlib)));
+      await tx`
+        update raw_responses r set body = c.body, body_bytes = decode(c.bytes_hex, 'hex'), body_zlib = null, dictionary_id = null
+        from unnest(${rows.map((row) => row.id)}::bigint[], ${bodies.map((body) => body.text)}::text[],
+                    ${bodies.map((body) => body.bytes?.toString('hex') ?? null)}::text[]) as c(id, body, bytes_hex)
+        where r.id = c.id`;
+      return rows.length;
+    });
+    converted += count;
+    if (count < CONVERSION_BATCH) break;
+  }
+  await sql`delete from raw_body_dictionaries d where not exists (select 1 from raw_responses r where r.dictionary_id = d.id)`;
+  return converted;
 }

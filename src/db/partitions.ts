@@ -7,28 +7,19 @@ export const PARTITIONED_TABLES = ['token_price_points', 'position_snapshot_poin
 export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
 
 /** Schema the detached price partitions are moved to. */
-export const ARCHIVE_SCHEMA = 'chaintap_archive';
+const ARCHIVE_SCHEMA = 'chaintap_archive';
 
 /** First day (UTC) of the month of a time, as YYYY-MM-01. */
-export function monthOf(time: Date): string {
+function monthOf(time: Date): string {
   return `${time.toISOString().slice(0, 7)}-01`;
 }
 
-function monthsBetween(from: Date, to: Date): string[] {
-  const months: string[] = [];
-  const cursor = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), 1));
-  while (cursor <= to) {
-    months.push(monthOf(cursor));
-    cursor.setUTCMonth(cursor.getUTCMonth() + 1);
-  }
-  return months;
+/** The month `offset` months from that of `time`, as its first day (UTC). */
+function monthStart(time: Date, offset = 0): Date {
+  return new Date(Date.UTC(time.getUTCFullYear(), time.getUTCMonth() + offset, 1));
 }
 
-/**
- * Makes sure the partitions of `tables` exist for every month of `times`, inside the caller's
- * transaction (a writer calls it before its first insert): one statement, which finds them in the
- * catalog and creates only a missing one.
- */
+/** Makes sure the partitions of `tables` exist for every month of `times`, in one statement of the caller's transaction. */
 export async function ensureMonthPartitions(
   tx: Tx,
   tables: readonly PartitionedTable[],
@@ -47,20 +38,19 @@ export async function ensureMonthPartitions(
 }
 
 /**
- * Creates the partitions of every partitioned table for each month from `from` to `to` (the
- * maintenance job runs it ahead of time). One short transaction per partition: attaching one takes
- * locks on the tables its foreign keys link, so it is not held longer than needed. Returns how many
- * were created.
+ * Creates the partitions for each month from `from` to `to`, ahead of time; returns how many. One
+ * short transaction each: attaching one locks the tables its foreign keys link.
  */
 export async function ensurePartitions(database: Database, range: { from: Date; to: Date }): Promise<number> {
+  const months: string[] = [];
+  for (let month = monthStart(range.from); month <= range.to; month = monthStart(month, 1)) months.push(monthOf(month));
   let created = 0;
   for (const table of PARTITIONED_TABLES) {
-    for (const month of monthsBetween(range.from, range.to)) {
+    for (const month of months) {
       // withTransaction runs a deadlock victim again (partitions of FK-linked tables lock each other).
       created += await withTransaction(database, 'partitions.ensure', async (tx) => {
-        const [row] = await tx.sql<
-          { created: boolean }[]
-        >`select chaintap_ensure_month_partition(${table}, ${month}::date) as created`;
+        const [row] = await tx.sql<{ created: boolean }[]>`
+          select chaintap_ensure_month_partition(${table}, ${month}::date) as created`;
         return row!.created ? 1 : 0;
       });
     }
@@ -89,10 +79,9 @@ export async function partitionsOf(database: Database, table: string): Promise<P
 }
 
 /**
- * Detaches the token_price_points partitions whose month ended more than `olderThanDays` days
- * before `now` and moves them to the chaintap_archive schema (readers no longer see them; an
- * operator dumps or drops them). A later write into such a month creates a fresh partition.
- * Returns the archived tables' qualified names. `olderThanDays` <= 0 detaches nothing.
+ * Moves the token_price_points partitions of months ended `olderThanDays` before `now` (0: none) to
+ * the archive schema, for an operator to dump or drop; returns their qualified names. A later write
+ * into such a month creates a fresh partition.
  */
 export async function detachOldPricePartitions(
   database: Database,
@@ -102,9 +91,8 @@ export async function detachOldPricePartitions(
   if (olderThanDays <= 0) return [];
   const cutoff = new Date(now.getTime() - olderThanDays * 86_400_000);
   const archived: string[] = [];
-  for (const { name } of (await partitionsOf(database, 'token_price_points')).filter(
-    (partition) => partition.to <= cutoff,
-  )) {
+  const old = (await partitionsOf(database, 'token_price_points')).filter((partition) => partition.to <= cutoff);
+  for (const { name } of old) {
     await withTransaction(database, 'partitions.detach', async (tx) => {
       await tx.sql`alter table token_price_points detach partition ${tx.sql(name)}`;
       const [taken] =
@@ -130,22 +118,21 @@ async function renameWithIndexes(tx: Tx, name: string, newName: string): Promise
 }
 
 /**
- * Rebuilds the primary-key index of the token_price_points partitions of the month of `now` and the
- * month before, packed (the maintenance job runs it daily). Prices of many tokens arriving tick by
- * tick in concurrent 50-token jobs split index pages in halves (about 42 B per price instead of 28):
- * rebuilding brings a partition back to 28, and the entries since its last rebuild are the only
- * loose ones. REINDEX CONCURRENTLY: reads and writes go on. Returns the indexes rebuilt.
+ * Rebuilds, packed and concurrently, the primary-key index of the price partitions of this month and
+ * the last (daily): concurrent 50-token jobs split its pages in halves (42 B a price instead of 28).
+ * Returns the indexes rebuilt.
  */
 export async function compactPriceIndexes(database: Database, now: Date): Promise<string[]> {
-  const current = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  const previous = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
+  const names = [-1, 0].map(
+    (offset) => `token_price_points_p${monthStart(now, offset).toISOString().slice(0, 7).replace('-', '_')}`,
+  );
   const rows = await runSql(database, 'partitions.list')<{ index: string }[]>`
     select x.indexrelid::regclass::text as index
     from pg_inherits i
     join pg_class c on c.oid = i.inhrelid
     join pg_index x on x.indrelid = c.oid and x.indisprimary
     where i.inhparent = 'public.token_price_points'::regclass
-      and c.relname = any(${[monthOf(previous), monthOf(current)].map((month) => `token_price_points_p${month.slice(0, 4)}_${month.slice(5, 7)}`)}::text[])
+      and c.relname = any(${names}::text[])
     order by 1`;
   for (const { index } of rows) {
     await runQuery(database, 'partitions.reindex', () => database.sql.unsafe(`reindex index concurrently ${index}`));

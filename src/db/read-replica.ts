@@ -1,28 +1,25 @@
 import type { Database } from './client.ts';
 import { runSql } from './query.ts';
 
-/** The read database (DATABASE_READ_URL, docs/read-replicas.md): how far it is behind the primary. */
-
 /** The read database's server as host:port (never its credentials): the lag gauge's label. */
 export function databaseServer(database: Database): string {
   const { host, port } = database.sql.options;
   return `${host[0] ?? ''}:${port[0] ?? ''}`;
 }
 
-/** What the read database says of itself. */
+/** What the read database (DATABASE_READ_URL, docs/read-replicas.md) says of itself. */
 export interface ReplicaLag {
   /** A hot standby (in recovery); false: a primary, or a copy that is not a streaming replica. */
   inRecovery: boolean;
   /**
-   * Seconds behind the primary: now minus the commit time of the last transaction it replayed, 0
-   * when it has replayed everything it received from a live WAL receiver (an idle primary sends
-   * nothing, and that is no lag) or is not in recovery; null when it has replayed no transaction yet.
+   * Seconds since the commit of the last transaction it replayed; 0 when it replayed all a live WAL
+   * receiver sent (an idle primary sends nothing) or is no standby; null before its first replay.
    */
   lagSeconds: number | null;
 }
 
 export async function loadReplicaLag(readDatabase: Database): Promise<ReplicaLag> {
-  const [row] = await runSql(readDatabase, 'status.read')<{ inRecovery: boolean; lagSeconds: number | null }[]>`
+  const [row] = await runSql(readDatabase, 'status.read')<ReplicaLag[]>`
     select pg_is_in_recovery() as "inRecovery",
            case
              when not pg_is_in_recovery() then 0
@@ -30,5 +27,5 @@ export async function loadReplicaLag(readDatabase: Database): Promise<ReplicaLag
                then 0
              else greatest(0, extract(epoch from now() - pg_last_xact_replay_timestamp()))
            end::float8 as "lagSeconds"`;
-  return { inRecovery: row!.inRecovery, lagSeconds: row!.lagSeconds };
+  return row!;
 }

@@ -1,19 +1,14 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import type { Database } from './client.ts';
 
-/**
- * A login role with chaintap_reader's rights (the data tables and reporting views, nothing
- * operational: migrations 0003 and 0012, docs/schema.md), for BI tools: `chaintap demo` makes one
- * and prints its connection URL.
- */
+/** The login role with chaintap_reader's rights (docs/schema.md) that `chaintap demo` makes for BI tools. */
 const DEMO_READER_LOGIN = 'chaintap_demo_reader';
 
 const SCRAM_ITERATIONS = 4096;
 
 /**
- * The SCRAM-SHA-256 verifier of a password, as Postgres stores it (RFC 7677, as psql's \password
- * computes it). Sent instead of the password, it keeps the password out of the server's statement
- * logs and pg_stat_activity: Postgres stores a verifier as given.
+ * The SCRAM-SHA-256 verifier of a password (RFC 7677, as psql's \password computes it): sent instead
+ * of the password, it keeps it out of the server's logs and pg_stat_activity.
  */
 export function scramVerifier(password: string, salt: Buffer = randomBytes(16)): string {
   const salted = pbkdf2Sync(password.normalize('NFKC'), salt, SCRAM_ITERATIONS, 32, 'sha256');
@@ -24,10 +19,8 @@ export function scramVerifier(password: string, salt: Buffer = randomBytes(16)):
 }
 
 /**
- * Creates the login role (or takes it over when it exists) with a new random password, a member of
- * chaintap_reader and nothing else, and returns the URL to connect with: `databaseUrl`'s host,
- * port and database, this role and password. Needs a role that may create roles (the demo's
- * superuser). Each call sets a new password: the previous URL stops working.
+ * Creates (or takes over) the login role, a member of chaintap_reader only, with a new random
+ * password, and returns `databaseUrl` with this role and password. Needs a role that may create roles.
  */
 export async function createReaderLogin(
   database: Database,

@@ -1,18 +1,10 @@
 /**
- * What Postgres can hold of the strings an upstream answer brings. Pure.
- *
- * - text and jsonb refuse NUL (U+0000): "invalid byte sequence" / "unsupported Unicode escape
- *   sequence"; jsonb refuses a lone UTF-16 surrogate ("invalid input syntax for type json"), and text
- *   would store U+FFFD in its place. Where such a string is free text, it is stored escaped: each
- *   such character as the six characters of its JSON escape (`\u0000`, `\ud800`), so that nothing is
- *   lost and the raw body keeps the original. An identifier holding one cannot be a key: its element
- *   is quarantined.
- * - A btree index entry holds at most about 2,700 bytes, shared by the columns of its key
- *   (`nft_tokens`: owner, collection id and token id): an identifier longer than MAX_KEY_BYTES
- *   cannot be a key ("index row requires 10080 bytes").
- * - JSON nested deeper than MAX_JSON_DEPTH is refused: V8's JSON.stringify and Postgres's jsonb
- *   parser recurse once per level and run out of stack some thousands of levels down; real answers
- *   nest about ten.
+ * What Postgres can hold of an upstream answer's strings. Pure.
+ * - text and jsonb refuse NUL, jsonb a lone UTF-16 surrogate (text would store U+FFFD): free text is
+ *   stored with such characters as their JSON escapes (`\u0000`); an identifier with one is no key.
+ * - A btree entry holds about 2,700 bytes for all its key's columns: a longer identifier is no key.
+ * - JSON.stringify and the jsonb parser recurse per level and run out of stack some thousands
+ *   deep: JSON deeper than MAX_JSON_DEPTH is refused (real answers nest about ten).
  */
 
 export const MAX_KEY_BYTES = 1024;

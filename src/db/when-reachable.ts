@@ -10,9 +10,8 @@ interface ReachableWait {
 }
 
 /**
- * Runs `work`, and again every `pollMs` while Postgres does not answer (a lost connection, or one
- * refused while it restarts or refuses connections), for up to `waitMs`. For what must be written
- * or read once the database is back: a job's final failure, a command's outcome.
+ * Runs `work`, and again every `pollMs` for up to `waitMs` while Postgres does not answer: for what
+ * must be written or read once it is back (a job's final failure, a command's outcome).
  */
 export async function whenReachable<T>(work: () => Promise<T>, wait: ReachableWait): Promise<T> {
   const deadline = Date.now() + wait.waitMs;

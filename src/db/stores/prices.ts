@@ -4,46 +4,49 @@ import type { Database, TransactionSql } from '../client.ts';
 import { ensureMonthPartitions } from '../partitions.ts';
 import { runSql } from '../query.ts';
 import type { Tx } from '../transaction.ts';
-import { priceSourceIds } from './price-sources.ts';
 import { recordTokens } from './token-catalog.ts';
+import { writtenCounts } from './upsert.ts';
 
 /** A price as stored: price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago. */
 type PricePoint = [Date, number, number, number | null, string, string | null];
 
 /**
- * Writes a price answer: its tokens into token_catalog (only what is new or moved, see
- * recordTokens), then the prices into token_price_points in one statement: new prices inserted,
- * stored ones updated only when price, price_24h_ago or source differ. So writing the same answer
- * twice changes nothing, and one (coin type, price time) is stored once.
+ * Writes a price answer: its tokens into token_catalog (only what is new or moved), then its prices
+ * in one statement, a stored price updated only when it differs: writing an answer twice changes nothing.
  */
 export async function writeTokenPrices(tx: Tx, normalized: NormalizedTokenPrices): Promise<Record<string, number>> {
-  const written: Record<string, number> = {};
-  if (normalized.tokens.length === 0 && normalized.prices.length === 0) return written;
+  const { prices } = normalized;
   const tokens = await recordTokens(tx, normalized.tokens);
-  if (tokens.written > 0) written.tokens = tokens.written;
-  if (normalized.prices.length === 0) return written;
-
-  const sourceIds = await priceSourceIds(
-    tx,
-    normalized.prices.map((price) => price.source),
-  );
-  const points = pricePoints(normalized.prices, tokens.ids, sourceIds);
-  await ensureMonthPartitions(
-    tx,
-    ['token_price_points'],
-    normalized.prices.map((price) => price.priceTime),
-  );
-  const pricesWritten = await mergePoints(tx.sql, points);
-  if (pricesWritten > 0) written.token_prices = pricesWritten;
-  return written;
+  if (prices.length === 0) return writtenCounts({ tokens: tokens.written });
+  const sourceIds = await priceSourceIds(tx, prices);
+  const times = prices.map((price) => price.priceTime);
+  await ensureMonthPartitions(tx, ['token_price_points'], times);
+  const written = await mergePoints(tx.sql, pricePoints(prices, tokens.ids, sourceIds));
+  return writtenCounts({ tokens: tokens.written, token_prices: written });
 }
 
 /**
- * One pass decides each incoming row: new (inserted here), stored and the same (left alone, not
- * even locked), or stored and different (returned, then updated by updateChanged). Each row is
- * looked up by key through a lateral subquery with LIMIT (which Postgres cannot flatten into a
- * join), so that it probes the primary key of the one partition the row belongs to, whatever the
- * statistics say: as a join it may hash the whole table for a batch of 50.
+ * Ids of price source names, inserting new ones only when absent (no smallint identity value
+ * wasted), then read in a statement of its own: it sees a name another job inserted meanwhile.
+ */
+async function priceSourceIds(tx: Tx, prices: PriceRow[]): Promise<Map<string, number>> {
+  const wanted = [...new Set(prices.flatMap((price) => price.source ?? []))];
+  if (wanted.length === 0) return new Map();
+  await tx.sql`
+    insert into price_sources (name)
+    select n.name from unnest(${wanted}::text[]) as n(name)
+    where not exists (select 1 from price_sources s where s.name = n.name)
+    order by n.name
+    on conflict (name) do nothing`;
+  const rows = await tx.sql<{ id: number; name: string }[]>`
+    select id, name from price_sources where name = any(${wanted}::text[])`;
+  return new Map(rows.map(({ id, name }) => [name, id]));
+}
+
+/**
+ * One pass sorts the incoming rows: new (inserted here), stored alike (not even locked), or changed
+ * (updated by updateChanged). A lateral LIMIT lookup (never flattened into a join) probes the key of
+ * the row's one partition: as a join the planner may hash the whole table for a batch of 50.
  */
 async function mergePoints(sql: TransactionSql, points: PricePoint[]): Promise<number> {
   const column = (i: number) => points.map((point) => (point[i] instanceof Date ? point[i].toISOString() : point[i]));
@@ -86,10 +89,7 @@ interface ChangedPoints {
   price24hAgo: (string | null)[];
 }
 
-/**
- * Corrects the stored prices that an answer changed (rare: the upstream revised a price). The
- * planner is kept from hashing the whole table for the few rows, as in mergePoints.
- */
+/** Corrects prices an answer revised (rare), kept from hashing the whole table as in mergePoints. */
 async function updateChanged(sql: TransactionSql, changed: ChangedPoints): Promise<number> {
   if (changed.tokenId.length === 0) return 0;
   await sql`set local enable_hashjoin = off`;
@@ -106,9 +106,8 @@ async function updateChanged(sql: TransactionSql, changed: ChangedPoints): Promi
 }
 
 /**
- * The stored form of the prices, grouped by token (tokens in order of first appearance, each
- * token's prices as given): a token's new prices are then neighbours in the heap, which lets their
- * index entries fill pages instead of splitting them in halves. Linear, unlike a sort.
+ * The stored form of the prices, grouped by token in order of appearance: a token's new prices are
+ * neighbours in the heap, so their index entries fill pages instead of splitting them. Linear.
  */
 function pricePoints(prices: PriceRow[], tokenIds: Map<string, number>, sourceIds: Map<string, number>): PricePoint[] {
   const byToken = new Map<number, PricePoint[]>();
@@ -128,10 +127,7 @@ function pricePoints(prices: PriceRow[], tokenIds: Map<string, number>, sourceId
   return byToken.size === prices.length ? [...byToken.values()].map(([point]) => point!) : [...byToken.values()].flat();
 }
 
-/**
- * The stored price times of the given coin types (any spelling; keys are their normal forms) in
- * [from, to), as epoch milliseconds: what a backfill can skip.
- */
+/** The stored price times (epoch ms) in [from, to) by normalized coin type: what a backfill can skip. */
 export async function storedPriceTimes(
   database: Database,
   coinTypes: string[],

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
+import { inflateSync } from 'node:zlib';
 import type { Database } from '../client.ts';
 import { runSql } from '../query.ts';
-import { decodeRawBody } from '../raw-body-compression.ts';
 import type { Tx } from '../transaction.ts';
 
 /** An upstream response body as received (never the request, so never the API key). */
@@ -18,18 +18,21 @@ export interface RawRecord {
 
 const PRUNE_BATCH = 5000;
 
-/**
- * How a body is stored: as text, or, when it holds a NUL character (which a Postgres text value
- * cannot), as its UTF-8 bytes.
- */
+/** A body as text or, when it holds a NUL (which Postgres text cannot), as its UTF-8 bytes. */
 export function storedBody(body: string): { text: string | null; bytes: Buffer | null } {
   return body.includes('\u0000') ? { text: null, bytes: Buffer.from(body, 'utf8') } : { text: body, bytes: null };
 }
 
 /**
- * Stores bodies (raw_responses.body, compressed by Postgres) and returns their ids. The same body
- * for the same job (dataset, target, tick, endpoint) is stored once.
+ * The zlib form of raw bodies from migration 0007 to 0017, alone or against a dictionary (an earlier
+ * body, zlib-compressed alone): only read now. zlib checks it inflates against the right dictionary.
  */
+export function decodeRawBody(bodyZlib: Buffer, dictionaryZlib: Buffer | null): string {
+  const dictionary = dictionaryZlib === null ? undefined : inflateSync(dictionaryZlib);
+  return inflateSync(bodyZlib, dictionary === undefined ? {} : { dictionary }).toString('utf8');
+}
+
+/** Stores bodies, once per job (dataset, target, tick, endpoint) and body, and returns their ids. */
 export async function insertRawResponses(tx: Tx, records: RawRecord[]): Promise<number[]> {
   return Promise.all(
     records.map(async (record) => {
@@ -106,15 +109,14 @@ export async function readRawResponses(
     limit ${filter.limit ?? 100}`;
   return rows.map(({ body, bodyBytes, bodyZlib, dictionaryZlib, ...row }) => ({
     ...row,
-    // A row the previous release wrote in the zlib form, not converted yet (src/db/raw-body-conversion.ts).
+    // A row a release before 0017 wrote in the zlib form, not converted yet (src/db/migrate.ts).
     body: body ?? bodyBytes?.toString('utf8') ?? decodeRawBody(bodyZlib!, dictionaryZlib),
   }));
 }
 
 /**
- * Deletes raw responses received more than `olderThanDays` days before `now`, in batches (short
- * transactions), then the zlib dictionaries (see raw-body-compression.ts) no remaining response uses.
- * Quarantined payloads keep their own copy of the body. Returns how many responses.
+ * Deletes raw responses received `olderThanDays` before `now`, in short batches, then the zlib
+ * dictionaries none uses (quarantined payloads keep their own copy). Returns how many responses.
  */
 export async function pruneRawResponses(database: Database, olderThanDays: number, now: Date): Promise<number> {
   const cutoff = new Date(now.getTime() - olderThanDays * 86_400_000);
