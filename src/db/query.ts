@@ -7,36 +7,16 @@ import type { RunRecord } from './stores/jobs.ts';
 /** The `store` label of chaintap_db_query_duration_seconds and logs: a fixed list keeps its cardinality small. */
 export type StoreOperation =
   | `${RunRecord['dataset']}.write`
-  | 'jobs.record_failure'
-  | 'jobs.quarantine'
-  | 'jobs.record_superseded'
-  | 'watermarks.read'
-  | 'quarantined_payloads.prune'
-  | 'ingestion_runs.prune'
-  | 'alerts.evaluate'
-  | 'alerts.deliver'
-  | 'alerts.read'
-  | 'reports.read'
-  | 'prices.read'
+  | `jobs.${'record_failure' | 'quarantine' | 'record_superseded'}`
+  | `${'quarantined_payloads' | 'ingestion_runs' | 'raw_responses'}.prune`
+  | `${'watermarks' | 'alerts' | 'reports' | 'prices' | 'raw_responses' | 'status' | 'compaction' | 'downsample'}.read`
+  | `alerts.${'evaluate' | 'deliver'}`
+  | `watchlist.${'add' | 'remove' | 'list' | 'apply'}`
+  | `partitions.${'ensure' | 'list' | 'detach' | 'reindex'}`
+  | `downsample.${'delete' | 'record'}`
+  | `compaction.${'vacuum' | 'record'}`
   | 'protocols.list'
-  | 'raw_responses.read'
-  | 'raw_responses.prune'
-  | 'watchlist.add'
-  | 'watchlist.remove'
-  | 'watchlist.list'
-  | 'watchlist.apply'
-  | 'partitions.ensure'
-  | 'partitions.list'
-  | 'partitions.detach'
-  | 'partitions.reindex'
-  | 'downsample.read'
-  | 'downsample.delete'
-  | 'downsample.record'
-  | 'compaction.read'
-  | 'compaction.vacuum'
-  | 'compaction.record'
   | 'schema_drifts.record'
-  | 'status.read'
   | 'readiness.check'
   | 'ticks.notify';
 

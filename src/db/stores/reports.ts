@@ -1,7 +1,6 @@
-import type { AddressDataset } from '../../datasets.ts';
 import type { Database } from '../client.ts';
 import { runSql } from '../query.ts';
-import type { nftPnl, positionPnl, watchedAddresses } from '../schema/index.ts';
+import type { nftPnl, positionPnl, tokenPricesDailyOhlc, watchedAddresses } from '../schema/index.ts';
 
 // The readers behind `chaintap report` and the report page, over the documented views. Amounts are
 // Postgres `numeric` text, summed in SQL, never through a JavaScript number.
@@ -173,20 +172,13 @@ export function loadPortfolioNfts(database: Database, owner: string, at: Date): 
       order by n.value_usd desc nulls last, n.collection_id`;
 }
 
-export interface WatchedAddressValue {
+/** A watched address's options and its latest_portfolio values, named as a series point's. */
+export interface WatchedAddressValue
+  extends
+    Pick<AddressWatch, 'datasets' | 'chain' | 'nftChain'>,
+    Omit<PortfolioPoint, 'owner' | 'time' | 'nftValueUsd' | 'pnl'> {
   address: string;
-  /** What the address is watched for, and on which chains (watched_addresses). */
-  datasets: AddressDataset[];
-  chain: string | null;
-  nftChain: string;
-  /** Net worth of the latest positions refresh (assets − debt). */
-  positionsValue: string | null;
-  positionsAssetValue: string | null;
-  positionsDebtValue: string | null;
   nftValue: string | null;
-  totalValue: string | null;
-  positionsSnapshotAt: Date | null;
-  nftSnapshotAt: Date | null;
 }
 
 /** Every watched address with its options and its latest_portfolio row (values null when never refreshed). */
@@ -231,21 +223,14 @@ export function loadPriceTokenSpans(
       order by c.n`;
 }
 
-export interface PriceBucket {
+export type PriceBucket = Omit<typeof tokenPricesDailyOhlc.$inferSelect, 'coinType' | 'day'> & {
   /** Start of the bucket: `from` + k × interval; the bucket holds the prices of [time, time + interval). */
   time: Date;
-  open: string;
-  high: string;
-  low: string;
-  close: string;
-  samples: number;
-}
+};
 
 /**
- * One token's stored prices in [from, to) as OHLC buckets of `intervalMs` starting at `from`, oldest
- * first, read through a cursor `batchRows` buckets at a time: a year of hourly buckets never sits in
- * memory at once. Open and close are the first and last price by price_time, as in
- * token_prices_daily_ohlc. Buckets without a price are absent (the caller marks the gaps).
+ * One token's prices in [from, to) as OHLC buckets of `intervalMs` from `from`, oldest first, through
+ * a cursor (a year of hourly buckets never sits in memory). Buckets without a price are absent.
  */
 export async function* streamPriceBuckets(
   database: Database,

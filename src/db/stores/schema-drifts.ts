@@ -1,13 +1,11 @@
 import type { Database } from '../client.ts';
 import { runSql } from '../query.ts';
 import type { SchemaDrift } from '../schema/rows.ts';
+import { lastByKey } from './upsert.ts';
 
 /**
- * Records that fields of `dataset` came in another shape at `tick`: schema_drifts keeps, per
- * (dataset, field, shape), the first and the newest tick seen and how many newer ticks brought it.
- * Ticks, not clock times, so that writing a tick again changes nothing. A statement of its own after
- * the job's commit, not part of it: every job of a dataset would otherwise hold the same rows locked
- * until it commits. A row the tick does not move is left alone.
+ * Records fields of `dataset` seen in another shape at `tick` (ticks, so that a tick written again
+ * changes nothing). After the job's commit: inside it, every job of a dataset would hold these rows.
  */
 export async function recordSchemaDrifts(
   database: Database,
@@ -16,8 +14,7 @@ export async function recordSchemaDrifts(
   drifts: readonly SchemaDrift[],
 ): Promise<void> {
   if (drifts.length === 0) return;
-  // In key order, so that concurrent jobs lock the rows they share in the same order.
-  const sorted = [...drifts].sort((a, b) => driftKey(a).localeCompare(driftKey(b)));
+  const sorted = lastByKey([...drifts], (drift) => `${drift.field}\u0000${drift.shape}`);
   await runSql(database, 'schema_drifts.record')`
       insert into schema_drifts as d (dataset, field, shape, first_seen_at, last_seen_at, count)
       select ${dataset}, field, shape, ${tick}::timestamptz, ${tick}::timestamptz, 1
@@ -27,8 +24,4 @@ export async function recordSchemaDrifts(
             last_seen_at = greatest(d.last_seen_at, excluded.last_seen_at),
             count = d.count + (excluded.last_seen_at > d.last_seen_at)::int
         where excluded.last_seen_at > d.last_seen_at or excluded.first_seen_at < d.first_seen_at`;
-}
-
-function driftKey(drift: SchemaDrift): string {
-  return `${drift.field}\u0000${drift.shape}`;
 }

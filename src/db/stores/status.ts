@@ -1,6 +1,6 @@
 import type { Database } from '../client.ts';
 import { runSql } from '../query.ts';
-import type { schemaDrifts, tokenPrices } from '../schema/index.ts';
+import type { ingestionRuns, schemaDrifts, tokenPrices } from '../schema/index.ts';
 
 // The queries behind the status page and the scrape-time gauges, each bounded (LIMIT, an indexed
 // time window, a row per dataset): the page reloads every 30 s and Prometheus scrapes every worker.
@@ -27,18 +27,11 @@ export function loadDatasetFreshness(database: Database): Promise<DatasetFreshne
     order by dataset`;
 }
 
-export interface FailedRunRow {
-  id: string;
-  dataset: string;
-  target: string;
-  tick: Date;
-  status: string;
-  attempts: number;
-  httpStatus: number | null;
-  error: string | null;
-  startedAt: Date | null;
-  finishedAt: Date | null;
-}
+/** `id`: a bigint as its decimal string. */
+export type FailedRunRow = Pick<
+  typeof ingestionRuns.$inferSelect,
+  'dataset' | 'target' | 'tick' | 'status' | 'attempts' | 'httpStatus' | 'error' | 'startedAt' | 'finishedAt'
+> & { id: string };
 
 /** Newest first. `order by r.id`, not the text `id` of the output: that would sort as text and scan the table. */
 export function loadRecentFailures(database: Database, limit: number): Promise<FailedRunRow[]> {

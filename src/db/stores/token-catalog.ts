@@ -10,19 +10,16 @@ interface CatalogRow {
 }
 
 /**
- * Records what a price answer says about its tokens in token_catalog and returns their ids. New
- * tokens are inserted (drawing identity values only for them); a known token is written only when
- * something moves: a symbol or decimals given and different, an earlier first_seen_at, a later answer
- * without a price. Storing prices of known tokens that moves nothing writes nothing here.
+ * Records a price answer's tokens in token_catalog and returns their ids: new ones inserted (drawing
+ * identity values only for them), known ones written only when something moves.
  */
 export async function recordTokens(tx: Tx, tokens: TokenRow[]): Promise<{ ids: Map<string, number>; written: number }> {
   if (tokens.length === 0) return { ids: new Map(), written: 0 };
   const rows = await writeCatalog(tx.sql, tokens);
   const found = new Set(rows.map((row) => row.coinType));
   const missing = tokens.filter((token) => !found.has(token.coinType));
-  // Inserted meanwhile by a transaction this statement's snapshot predates (its insert waited for
-  // that commit, then did nothing): written again, so that what this answer moves (an earlier
-  // first_seen_at) is not lost; the new statement sees the row.
+  // Inserted meanwhile by a transaction this statement's snapshot predates: written again, so that
+  // what this answer moves is not lost; the new statement sees the row.
   if (missing.length > 0) rows.push(...(await writeCatalog(tx.sql, missing)));
   return {
     ids: new Map(rows.map((row) => [row.coinType, row.id])),
@@ -43,9 +40,8 @@ function movesSql(sql: TransactionSql) {
 }
 
 /**
- * One statement: insert the new tokens, update the moved ones, and return every token asked for.
- * Both take their row locks in coin type order, so that concurrent writers of overlapping token
- * sets (a backfill's jobs all move first_seen_at of the same tokens) queue instead of deadlocking.
+ * One statement inserts the new tokens, updates the moved ones and returns every token asked for,
+ * locking in coin type order: overlapping writers (a backfill's jobs) queue instead of deadlocking.
  */
 async function writeCatalog(sql: TransactionSql, tokens: TokenRow[]): Promise<CatalogRow[]> {
   const incoming = sql`unnest(

@@ -10,7 +10,7 @@ export interface WatchlistCounts {
   nftAddresses: number;
 }
 
-/** One statement, the counts over the two tables (the watchlist is small next to the data). */
+/** One statement over the two tables (small next to the data). */
 export async function loadWatchlistCounts(database: Database): Promise<WatchlistCounts> {
   const [row] = await runSql(database, 'watchlist.list')<WatchlistCounts[]>`
     select (select count(*) from watched_tokens)::int as tokens, a.*

@@ -1,11 +1,7 @@
 import type { Database } from '../client.ts';
 import { runSql } from '../query.ts';
 
-/**
- * When each target of a dataset last succeeded (dataset_watermarks): the producer serves the
- * stalest targets first, so that under a quota too small for the watchlist the targets take turns
- * instead of the same ones always waiting.
- */
+/** When each target of a dataset last succeeded: the producer serves the stalest first, so targets take turns. */
 export async function loadTargetWatermarks(database: Database, dataset: string): Promise<Map<string, Date>> {
   const rows = await runSql(database, 'watermarks.read')<{ target: string; tick: Date }[]>`
     select target, last_success_tick as tick from dataset_watermarks where dataset = ${dataset}`;
