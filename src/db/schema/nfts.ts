@@ -100,16 +100,17 @@ export const nftTokens = pgTable(
   ],
 );
 
+/** An NFT refresh: columns of nft_refreshes and of the view nft_refresh_values. */
+export const nftRefreshColumns = () => ({
+  owner: text('owner').notNull(),
+  snapshotAt: timestamp('snapshot_at', { withTimezone: true }).notNull(),
+  /** The chain the refresh asked for, or ALL. */
+  scopeChain: text('scope_chain').notNull(),
+  collectionCount: integer('collection_count').notNull(),
+  tokenCount: integer('token_count').notNull(),
+});
+
 /** One row per successful NFT refresh of an address, even when it held nothing then. */
-export const nftRefreshes = pgTable(
-  'nft_refreshes',
-  {
-    owner: text('owner').notNull(),
-    snapshotAt: timestamp('snapshot_at', { withTimezone: true }).notNull(),
-    /** The chain the refresh asked for, or ALL. */
-    scopeChain: text('scope_chain').notNull(),
-    collectionCount: integer('collection_count').notNull(),
-    tokenCount: integer('token_count').notNull(),
-  },
-  (t) => [primaryKey({ name: 'nft_refreshes_pkey', columns: [t.owner, t.snapshotAt] })],
-);
+export const nftRefreshes = pgTable('nft_refreshes', nftRefreshColumns(), (t) => [
+  primaryKey({ name: 'nft_refreshes_pkey', columns: [t.owner, t.snapshotAt] }),
+]);

@@ -141,15 +141,16 @@ export const positionSnapshotPoints = pgTable(
   ],
 );
 
+/** A positions refresh: columns of position_refreshes and of the view position_refresh_values. */
+export const positionRefreshColumns = () => ({
+  owner: text('owner').notNull(),
+  snapshotAt: timestamp('snapshot_at', { withTimezone: true }).notNull(),
+  /** Unfiltered refresh (no chain or protocol filter): it closes the positions it did not return. */
+  complete: boolean('complete').notNull(),
+  positionCount: integer('position_count').notNull(),
+});
+
 /** One row per successful positions refresh, even of nothing: "latest" never falls back to an older tick. */
-export const positionRefreshes = pgTable(
-  'position_refreshes',
-  {
-    owner: text('owner').notNull(),
-    snapshotAt: timestamp('snapshot_at', { withTimezone: true }).notNull(),
-    /** Unfiltered refresh (no chain or protocol filter): it closes the positions it did not return. */
-    complete: boolean('complete').notNull(),
-    positionCount: integer('position_count').notNull(),
-  },
-  (t) => [primaryKey({ name: 'position_refreshes_pkey', columns: [t.owner, t.snapshotAt] })],
-);
+export const positionRefreshes = pgTable('position_refreshes', positionRefreshColumns(), (t) => [
+  primaryKey({ name: 'position_refreshes_pkey', columns: [t.owner, t.snapshotAt] }),
+]);

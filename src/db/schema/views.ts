@@ -1,6 +1,6 @@
-import { boolean, date, integer, jsonb, numeric, pgView, text, timestamp } from 'drizzle-orm/pg-core';
-import { nftHoldingColumns } from './nfts.ts';
-import { positionAmountKind, snapshotValueColumns } from './positions.ts';
+import { date, integer, jsonb, numeric, pgView, text, timestamp } from 'drizzle-orm/pg-core';
+import { nftHoldingColumns, nftRefreshColumns } from './nfts.ts';
+import { positionAmountKind, positionRefreshColumns, snapshotValueColumns } from './positions.ts';
 
 // The reporting views (docs/schema.md), made by hand-written SQL migrations: drizzle-kit leaves `.existing()` ones alone.
 const at = (name: string) => timestamp(name, { withTimezone: true });
@@ -11,6 +11,12 @@ const priceColumns = () => ({
   price24hAgo: numeric('price_24h_ago'),
   source: text('source'),
   fetchedAt: at('fetched_at').notNull(),
+});
+/** The snapshot of a position a row of the position views belongs to. */
+const positionSnapshotKey = () => ({
+  owner: text('owner').notNull(),
+  positionId: text('position_id').notNull(),
+  snapshotAt: at('snapshot_at').notNull(),
 });
 
 /** The data contract's tokens: token_catalog plus last_seen_at from the newest stored price. */
@@ -28,9 +34,7 @@ export const tokenPrices = pgView('token_prices', priceColumns()).existing();
 
 /** One row per position per tick (over position_snapshot_points): the data contract's position_snapshots. */
 export const positionSnapshots = pgView('position_snapshots', {
-  owner: text('owner').notNull(),
-  positionId: text('position_id').notNull(),
-  snapshotAt: at('snapshot_at').notNull(),
+  ...positionSnapshotKey(),
   fee: numeric('fee'),
   ...snapshotValueColumns(),
   extra: jsonb('extra').$type<Record<string, unknown>>(),
@@ -38,9 +42,7 @@ export const positionSnapshots = pgView('position_snapshots', {
 
 /** The amount entries of every position snapshot, one row each. */
 export const positionAmounts = pgView('position_amounts', {
-  owner: text('owner').notNull(),
-  positionId: text('position_id').notNull(),
-  snapshotAt: at('snapshot_at').notNull(),
+  ...positionSnapshotKey(),
   kind: positionAmountKind('kind').notNull(),
   idx: integer('idx').notNull(),
   token: text('token'),
@@ -53,9 +55,7 @@ export const positionAmounts = pgView('position_amounts', {
 
 /** The farming entries of every position snapshot, one row each. */
 export const positionFarming = pgView('position_farming', {
-  owner: text('owner').notNull(),
-  positionId: text('position_id').notNull(),
-  snapshotAt: at('snapshot_at').notNull(),
+  ...positionSnapshotKey(),
   idx: integer('idx').notNull(),
   baseApr: numeric('base_apr'),
   rewardsApr: numeric('rewards_apr'),
@@ -99,10 +99,7 @@ export const latestPortfolio = pgView('latest_portfolio', {
 
 /** One row per positions refresh: what the address's top-level positions were worth then. */
 export const positionRefreshValues = pgView('position_refresh_values', {
-  owner: text('owner').notNull(),
-  snapshotAt: at('snapshot_at').notNull(),
-  complete: boolean('complete').notNull(),
-  positionCount: integer('position_count').notNull(),
+  ...positionRefreshColumns(),
   assetValue: numeric('asset_value').notNull(),
   debtValue: numeric('debt_value').notNull(),
   netValue: numeric('net_value').notNull(),
@@ -111,22 +108,16 @@ export const positionRefreshValues = pgView('position_refresh_values', {
 
 /** One row per NFT refresh: the USD value of its holdings (null when none has a known value). */
 export const nftRefreshValues = pgView('nft_refresh_values', {
-  owner: text('owner').notNull(),
-  snapshotAt: at('snapshot_at').notNull(),
-  scopeChain: text('scope_chain').notNull(),
-  collectionCount: integer('collection_count').notNull(),
-  tokenCount: integer('token_count').notNull(),
+  ...nftRefreshColumns(),
   valueUsd: numeric('value_usd'),
   unvaluedCollections: integer('unvalued_collections').notNull(),
 }).existing();
 
 export const positionPnl = pgView('position_pnl', {
-  owner: text('owner').notNull(),
-  positionId: text('position_id').notNull(),
+  ...positionSnapshotKey(),
   protocolId: text('protocol_id'),
   type: text('type').notNull(),
   chain: text('chain').notNull(),
-  snapshotAt: at('snapshot_at').notNull(),
   ...snapshotValueColumns(),
   upstreamPositionId: text('upstream_position_id').notNull(),
   /** Set for a position nested in another's amount list; latest_portfolio leaves such positions out. */
