@@ -11,8 +11,8 @@ export {
   type Fence,
   type RunRecord,
   type SupersededRun,
+  loadTargetWatermarks,
 } from './stores/jobs.ts';
-export { loadTargetWatermarks } from './stores/watermarks.ts';
 export { pruneRawResponses, readRawResponses, type RawRecord } from './stores/raw-responses.ts';
 export { writeTokenPrices, storedPriceTimes } from './stores/prices.ts';
 export { writePositions } from './stores/positions.ts';

@@ -49,13 +49,7 @@ export async function resolvePositionTokens(
   return { tokenOf, inserted };
 }
 
-interface TokenRow {
-  id: number;
-  token: string | null;
-  tokenSymbol: string | null;
-  tokenInfo: Record<string, unknown> | null;
-  inserted: boolean;
-}
+type TokenRow = Pick<PositionAmountRow, 'token' | 'tokenSymbol' | 'tokenInfo'> & { id: number; inserted: boolean };
 
 /** The tokens asked for, as rows i(token, symbol, info, n) in their order. */
 function incoming(sql: TransactionSql, rows: PositionAmountRow[]) {

@@ -11,14 +11,11 @@ const interval = (ms: number) => `${ms} milliseconds`;
 /** How an address is watched: what it is refreshed for, and on which chains. */
 export type AddressWatch = Omit<typeof watchedAddresses.$inferSelect, 'address' | 'addedAt'>;
 
-export interface AddressPresence {
-  /** Null when the address is not watched. */
-  watched: AddressWatch | null;
-  /** At least one successful positions or NFT refresh is stored. */
-  hasData: boolean;
-}
-
-export async function loadAddressPresence(database: Database, address: string): Promise<AddressPresence> {
+/** How the address is watched (null: it is not), and whether a positions or NFT refresh of it is stored. */
+export async function loadAddressPresence(
+  database: Database,
+  address: string,
+): Promise<{ watched: AddressWatch | null; hasData: boolean }> {
   const [row] = await runSql(database, 'reports.read')<(AddressWatch & { isWatched: boolean; hasData: boolean })[]>`
       select w.address is not null as "isWatched", w.datasets, w.chain, w.protocols, w.nft_chain as "nftChain",
              w.include_pnl as "includePnl",

@@ -14,6 +14,7 @@ import type { Database, TransactionSql } from '../client.ts';
 import { runSql } from '../query.ts';
 import type { watchedAddresses, watchedTokens } from '../schema/index.ts';
 import { withTransaction } from '../transaction.ts';
+import { overwrite } from './upsert.ts';
 
 /**
  * The watchlist. Input of any size is streamed, each value checked and normalized, into a temporary
@@ -186,29 +187,23 @@ export async function addWatchedAddresses(
   };
   // The option columns' names are this module's constants (COLUMN_TYPES), never input.
   const names = Object.keys(columns) as (keyof AddressColumns)[];
-  const list = (prefix: string) => names.map((name) => `${prefix}${name}`).join(', ');
+  const onConflict = names.length === 0 ? 'do nothing' : overwrite(names.join(', '));
   return withTransaction(database, 'watchlist.add', async ({ sql }) => {
     await stageInput(sql, input, parse);
     const values = names.reduce(
       (fragment, name) => sql`${fragment}, ${columns[name] ?? null}::${sql.unsafe(COLUMN_TYPES[name])}`,
       sql``,
     );
-    const onConflict =
-      names.length === 0
-        ? sql`do nothing`
-        : sql.unsafe(
-            `do update set (${list('')}) = row(${list('excluded.')}) where (${list('w.')}) is distinct from (${list('excluded.')})`,
-          );
     const [row] = await sql<{ added: number; updated: number }[]>`
       with given as (select distinct value from watchlist_input),
       written as (
-        insert into watched_addresses as w (address${sql.unsafe(names.map((name) => `, ${name}`).join(''))})
+        insert into watched_addresses as t (address${sql.unsafe(names.map((name) => `, ${name}`).join(''))})
         select value${values} from given
-        on conflict (address) ${onConflict}
+        on conflict (address) ${sql.unsafe(onConflict)}
         returning xmax = 0 as inserted)
       select count(*) filter (where inserted)::int as added, count(*) filter (where not inserted)::int as updated
       from written`;
-    return { added: row!.added, updated: row!.updated };
+    return row!;
   });
 }
 
