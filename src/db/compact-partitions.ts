@@ -5,13 +5,9 @@ import { partitionsOf } from './partitions.ts';
 import { runQuery, runSql } from './query.ts';
 
 /**
- * Gives back the space downsampling freed: a past month's partition gets no new rows to reuse it, so
- * once wholly thinned to a tier it is rewritten with VACUUM FULL, once per tier (recorded in
- * dataset_watermarks: dataset `compact`, target "<partition> <tier>").
- *
- * VACUUM FULL keeps rows any older transaction of the cluster might see, so it first waits (at most
- * `horizonTimeoutMs`) until none is left. It locks only its partition (ACCESS EXCLUSIVE), waiting at
- * most `lockTimeoutMs`; what it cannot do in time is left for the next run.
+ * A past month's partition gets no new rows to reuse the space downsampling freed: once wholly
+ * thinned to a tier it is rewritten with VACUUM FULL, after waiting for older transactions of the
+ * cluster (whose rows it would keep). What cannot be done in time is left for the next run.
  */
 export interface CompactionSettings {
   /** The downsampling settings, and the time its last run thinned the history as of. */

@@ -4,21 +4,15 @@ import { runSql } from './query.ts';
 import { withTransaction } from './transaction.ts';
 
 /**
- * Downsampling of the snapshot history: every tick is kept for `fullResolutionDays`, then the last
- * snapshot of each UTC hour per series, then past `hourlyDays` the last of each UTC day (so a kept
- * row stays kept in the next tier). The refresh records are thinned the same way per owner.
- * Deletions run one UTC day of one partition and SERIES_PER_BATCH series at a time, so that no lock
- * is held for long and live ingestion (which writes the newest month) never waits on it.
+ * Every tick is kept for `fullResolutionDays`, then the last of each UTC hour per series, past
+ * `hourlyDays` the last of each UTC day (a kept row stays kept). Deletions run a day and a batch of
+ * series at a time, so that live ingestion never waits on a lock for long.
  */
 export interface DownsampleSettings {
   /** Days every tick is kept; 0 turns downsampling off. */
   fullResolutionDays: number;
   /** Days one snapshot per hour is kept; older ones are thinned to one per day. 0: hourly forever. */
   hourlyDays: number;
-}
-
-export interface DownsampleRequest extends DownsampleSettings {
-  now: Date;
 }
 
 export interface DownsampleOutcome {
@@ -61,10 +55,7 @@ export function downsampleTarget(settings: DownsampleSettings): string {
   return `full ${settings.fullResolutionDays}d, hourly ${settings.hourlyDays}d`;
 }
 
-/**
- * The windows [from, to) that may need thinning at `now`, given that a run with the same settings
- * completed at `since` (null: never; `from` null: from the beginning). Pure; sorted and disjoint.
- */
+/** The windows [from, to) to thin at `now` after a run completed at `since` (null: never). Pure. */
 export function downsampleWindows(
   settings: DownsampleSettings,
   now: Date,
@@ -101,12 +92,11 @@ export function dailyCutoffOf(settings: DownsampleSettings, now: Date): number |
   return now.getTime() - Math.max(settings.hourlyDays, settings.fullResolutionDays) * DAY_MS;
 }
 
-/**
- * Thins the history as of `now` from where the previous complete run with the same settings
- * stopped, and records how far it got. Safe alongside ingestion and to interrupt: an interrupted
- * run leaves no watermark, so the next one redoes its windows.
- */
-export async function downsampleSnapshots(database: Database, request: DownsampleRequest): Promise<DownsampleOutcome> {
+/** Thins the history from where the last complete run with the same settings stopped; safe to interrupt. */
+export async function downsampleSnapshots(
+  database: Database,
+  request: DownsampleSettings & { now: Date },
+): Promise<DownsampleOutcome> {
   const deleted: Record<string, number> = {};
   if (request.fullResolutionDays <= 0) return { deleted, days: 0, since: null };
   const target = downsampleTarget(request);
@@ -159,10 +149,7 @@ function daysOf(windows: { from: Date | null; to: Date }[], partition: Partition
   return days;
 }
 
-/**
- * Deletes, within one day of `relation`, every row that is not the last of its bucket (its hour, or
- * its day before the daily cutoff) for its series, a batch of series at a time.
- */
+/** Deletes, within one day of `relation`, every row that is not the last of its hour (or day) in its series. */
 async function thinDay(
   database: Database,
   table: HistoryTable,
@@ -198,10 +185,7 @@ async function thinDay(
   }
 }
 
-/**
- * The next SERIES_PER_BATCH distinct series of a relation after `after`, walked through its
- * (keys..., snapshot_at) index one key step at a time (a loose index scan). Keys come back as text.
- */
+/** The next SERIES_PER_BATCH series after `after`, by a loose index scan; keys come back as text. */
 async function nextSeries(
   database: Database,
   table: HistoryTable,

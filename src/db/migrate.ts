@@ -54,10 +54,8 @@ export async function ensureDatabase(url: string): Promise<boolean> {
 }
 
 /**
- * Migration 0017's data step: every raw body still in the zlib form (body_zlib) becomes text (or
- * bytes, with a NUL) in short transactions, then unused dictionaries go. Safe while workers of the
- * release before still write that form (a later run converts it); nothing to do without the columns.
- * Returns how many bodies it converted.
+ * Migration 0017's data step: zlib raw bodies become text (or bytes), in short transactions. Safe
+ * while older workers still write them (a later run converts those); returns how many it converted.
  */
 export async function convertZlibRawBodies(sql: Sql): Promise<number> {
   const [layout] = await sql<{ columns: number }[]>`

@@ -79,9 +79,8 @@ export async function partitionsOf(database: Database, table: string): Promise<P
 }
 
 /**
- * Moves the token_price_points partitions of months ended `olderThanDays` before `now` (0: none) to
- * the archive schema, for an operator to dump or drop; returns their qualified names. A later write
- * into such a month creates a fresh partition.
+ * Moves the price partitions of months ended `olderThanDays` before `now` (0: none) to the archive
+ * schema for an operator to dump or drop; returns their names. A later write makes a fresh one.
  */
 export async function detachOldPricePartitions(
   database: Database,
@@ -118,9 +117,8 @@ async function renameWithIndexes(tx: Tx, name: string, newName: string): Promise
 }
 
 /**
- * Rebuilds, packed and concurrently, the primary-key index of the price partitions of this month and
- * the last (daily): concurrent 50-token jobs split its pages in halves (42 B a price instead of 28).
- * Returns the indexes rebuilt.
+ * Rebuilds, packed and concurrently, the primary key of this and last month's price partitions:
+ * concurrent 50-token jobs split its pages in halves (42 B a price instead of 28).
  */
 export async function compactPriceIndexes(database: Database, now: Date): Promise<string[]> {
   const names = [-1, 0].map(

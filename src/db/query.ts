@@ -25,9 +25,8 @@ const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
 const MAX_ATTEMPTS = 4;
 
 /**
- * Runs one operation (a statement or a whole transaction): the one place that retries, measures and
- * logs. A deadlock victim runs again, so `work` must be the whole unit Postgres rolled back. A
- * failure is logged by its SQLSTATE, never with the SQL text or parameters.
+ * Runs one operation: the one place that retries (`work` must be the whole unit Postgres rolled
+ * back), measures and logs (by SQLSTATE, never with the SQL text or parameters).
  */
 export async function runQuery<T>(
   database: Database,

@@ -39,11 +39,7 @@ export function storableText(text: string): string {
 
 export type StorableJson = { value: unknown; escaped: number } | { problem: string };
 
-/**
- * A JSON value (as JSON.parse makes them) with every string, object keys included, storable: the
- * same value when it already is (nothing copied), else a copy with the strings escaped and how many
- * were. `problem` when it is nested deeper than MAX_JSON_DEPTH.
- */
+/** A parsed JSON value with every string (keys too) storable: itself when it is, else an escaped copy. */
 export function storableJson(value: unknown): StorableJson {
   const counter = { escaped: 0 };
   const result = walk(value, 0, counter);

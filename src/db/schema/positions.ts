@@ -79,10 +79,7 @@ export const positionTokens = pgTable(
   (t) => [unique('position_tokens_digest_key').on(t.digest)],
 );
 
-/**
- * A position snapshot's values in USD (columns of position_snapshot_points and of the views
- * position_snapshots and position_pnl); the worth columns are docs/schema.md's "What a wallet is worth".
- */
+/** A snapshot's values in USD (docs/schema.md): columns of position_snapshot_points and its views. */
 export const snapshotValueColumns = () => ({
   inputValue: numeric('input_value'),
   yieldCollectedValue: numeric('yield_collected_value'),
@@ -97,13 +94,8 @@ export const snapshotValueColumns = () => ({
 });
 
 /**
- * One row per position per tick (partitioned by month of snapshot_at), its amount and farming
- * entries as arrays in the row: a third of the space of a row per entry. Readers use the views
- * position_snapshots, position_amounts and position_farming.
- *
- * Amount entries are grouped by kind in the enum's order (`idx`: the place in its kind's run); an
- * empty list, or a jsonb list of nulls, is NULL. `extra` and token objects are stored as their
- * difference (src/db/json-delta.ts) from positions.snapshot_extra and position_tokens.info.
+ * One row per position per tick (partitioned by month), its entries as arrays: a third of the space
+ * of a row per entry. Amounts are grouped by kind in the enum's order; an empty list is NULL.
  */
 export const positionSnapshotPoints = pgTable(
   'position_snapshot_points',

@@ -23,9 +23,8 @@ export const priceSources = pgTable('price_sources', {
 });
 
 /**
- * One row per price, partitioned by month of price_time, read through token_prices. 64 bytes a
- * tuple: no padding, small-integer ids, fetched_at as seconds after price_time. No foreign keys:
- * a trigger call per row; the writer records tokens and sources first.
+ * One row per price, partitioned by month, read through token_prices; 64 bytes a tuple. No foreign
+ * keys (a trigger call per row): the writer records tokens and sources first.
  */
 export const tokenPricePoints = pgTable(
   'token_price_points',

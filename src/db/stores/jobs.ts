@@ -23,10 +23,7 @@ const MAX_ERROR_LENGTH = 4000;
 /** Runs last in a job's transaction: throws, rolling it back, when the job is no longer this worker's. */
 export type Fence = () => Promise<void>;
 
-/**
- * The job's one transaction: its rows (`write`), raw responses, succeeded ingestion_runs row, the
- * elements quarantined alone and its dataset watermark commit together or not at all.
- */
+/** The job's one transaction: its rows (`write`), raw responses, run row and watermark commit together. */
 export async function commitJob(
   database: Database,
   args: {
@@ -75,10 +72,7 @@ export async function recordJobFailure(
   });
 }
 
-/**
- * An answer that could not be stored: its raw body, quarantined_payloads rows and the run's status
- * quarantined, in one transaction. One row for the whole body, or one per element with `elements`.
- */
+/** An answer that could not be stored: its body, quarantined whole or per element, and the run's status. */
 export async function quarantinePayload(
   database: Database,
   args: { run: RunRecord; raw: RawRecord; reason: string; elements?: QuarantinedElement[]; fence?: Fence },
@@ -203,10 +197,7 @@ export interface SupersededRun {
   supersededBy: Date;
 }
 
-/**
- * Records superseded jobs (the newer tick in `error`) in one statement; only a missing run, or one
- * left running or retrying, is marked: a final outcome stays.
- */
+/** Records superseded jobs (the newer tick in `error`); a run with a final outcome keeps it. */
 export async function recordSupersededRuns(database: Database, runs: SupersededRun[]): Promise<void> {
   if (runs.length === 0) return;
   const now = new Date();

@@ -29,10 +29,9 @@ const HOLDING_UPDATE = overwrite('chain, token_count, floor_price, market_price,
 const REFRESH_UPDATE = overwrite('scope_chain, collection_count, token_count');
 
 /**
- * Writes one owner's NFT holdings at one tick: collections, holdings, the tokens held (released when
- * a refresh of their chain no longer returns them) and the refresh. Writing an answer again changes
- * nothing; a late older tick never moves history back. Rows travel as one array per column, so each
- * statement is prepared once; none needs another's result, so all are pipelined: two round trips.
+ * Writes one owner's NFT holdings at one tick; writing it again changes nothing, a late older tick
+ * never moves history back. Rows travel as one array per column (each statement prepared once),
+ * and the statements are pipelined: two round trips.
  */
 export async function writeNftHoldings(
   tx: Tx,
@@ -66,9 +65,8 @@ export async function writeNftHoldings(
 }
 
 /**
- * Collections are shared by every owner. Rows stored as they would be written are left out first:
- * ON CONFLICT DO UPDATE locks a row even when it changes nothing, and every concurrent job holding
- * the collection would wait on that lock. The rest go in key order.
+ * Collections are shared: rows stored as they would be written are left out first (a no-op ON
+ * CONFLICT still locks the row until the job commits), the rest go in key order.
  */
 async function upsertCollections(tx: Tx, rows: NftCollectionRow[]): Promise<number> {
   if (rows.length === 0) return 0;
@@ -139,10 +137,7 @@ async function upsertTokens(tx: Tx, rows: NftTokenRow[]): Promise<number> {
   return result.count;
 }
 
-/**
- * Releases the owner's tokens within the refresh's scope that it did not return, unless seen at a
- * later tick. A token already released at a later tick is released at this earlier one instead.
- */
+/** Releases the scope's tokens the refresh did not return, unless seen later (or released later: then now). */
 async function releaseMissing(tx: Tx, ctx: NftWriteContext, scope: string, returned: NftTokenRow[]): Promise<number> {
   const result = await tx.sql`
     update nft_tokens t set released_at = ${ctx.snapshotAt}

@@ -14,14 +14,9 @@ export interface PositionsWriteContext {
 }
 
 /**
- * Writes one owner's positions at one tick: protocols, positions (open/close history), the entries'
- * tokens, one snapshot row per position and the refresh. Writing an answer again changes nothing; a
- * late older tick never moves last_seen_at back, nor closes or reopens a position.
- *
- * The tokens come first, so that snapshot rows carry token ids and their differences are computed
- * here (jsonDelta), not per entry in Postgres. Statement texts never change (prepared once); those
- * up to the stored extras are pipelined: four round trips per job. Counts are of the data contract's
- * tables and views.
+ * Writes one owner's positions at one tick; writing it again changes nothing, a late older tick never
+ * moves last_seen_at back nor closes or reopens a position. The tokens come first, so that snapshot
+ * rows carry token ids and deltas computed here; the rest is pipelined: four round trips per job.
  */
 export async function writePositions(
   tx: Tx,
@@ -98,10 +93,7 @@ async function readSnapshotExtras(
   return new Map(rows.map((row) => [row.positionId, row.snapshotExtra]));
 }
 
-/**
- * Closes the owner's positions this complete refresh did not return, unless they were seen at a
- * later tick. A position already closed at a later tick is closed at this earlier one instead.
- */
+/** Closes the positions a complete refresh did not return, unless seen later (or closed later: then now). */
 async function closeMissing(tx: Tx, ctx: PositionsWriteContext, returned: string[]): Promise<number> {
   const result = await tx.sql`
     update positions set closed_at = ${ctx.snapshotAt}
@@ -111,9 +103,8 @@ async function closeMissing(tx: Tx, ctx: PositionsWriteContext, returned: string
 }
 
 /**
- * A rewrite of a tick whose answer lost positions removes their snapshots of that tick. On a first
- * write (no refresh recorded yet) the EXISTS skips the delete whatever plan is cached: a plan made
- * while a partition was small scans all of it.
+ * A rewrite of a tick removes the snapshots of positions it lost. On a first write the EXISTS skips it
+ * whatever plan is cached (one made while the partition was small scans all of it).
  */
 async function deleteStaleSnapshots(tx: Tx, ctx: PositionsWriteContext, returned: string[]): Promise<void> {
   await tx.sql`

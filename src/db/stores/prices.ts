@@ -10,10 +10,7 @@ import { writtenCounts } from './upsert.ts';
 /** A price as stored: price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago. */
 type PricePoint = [Date, number, number, number | null, string, string | null];
 
-/**
- * Writes a price answer: its tokens into token_catalog (only what is new or moved), then its prices
- * in one statement, a stored price updated only when it differs: writing an answer twice changes nothing.
- */
+/** Writes a price answer's tokens, then its prices in one statement: writing it twice changes nothing. */
 export async function writeTokenPrices(tx: Tx, normalized: NormalizedTokenPrices): Promise<Record<string, number>> {
   const { prices } = normalized;
   const tokens = await recordTokens(tx, normalized.tokens);
@@ -25,10 +22,7 @@ export async function writeTokenPrices(tx: Tx, normalized: NormalizedTokenPrices
   return writtenCounts({ tokens: tokens.written, token_prices: written });
 }
 
-/**
- * Ids of price source names, inserting new ones only when absent (no smallint identity value
- * wasted), then read in a statement of its own: it sees a name another job inserted meanwhile.
- */
+/** Ids of the price sources, inserting new names only when absent (no smallint id wasted), then read apart. */
 async function priceSourceIds(tx: Tx, prices: PriceRow[]): Promise<Map<string, number>> {
   const wanted = [...new Set(prices.flatMap((price) => price.source ?? []))];
   if (wanted.length === 0) return new Map();
@@ -105,10 +99,7 @@ async function updateChanged(sql: TransactionSql, changed: ChangedPoints): Promi
   return result.count;
 }
 
-/**
- * The stored form of the prices, grouped by token in order of appearance: a token's new prices are
- * neighbours in the heap, so their index entries fill pages instead of splitting them. Linear.
- */
+/** The stored prices grouped by token: neighbours in the heap, their index entries fill pages. Linear. */
 function pricePoints(prices: PriceRow[], tokenIds: Map<string, number>, sourceIds: Map<string, number>): PricePoint[] {
   const byToken = new Map<number, PricePoint[]>();
   for (const price of prices) {

@@ -16,11 +16,7 @@ const PROTOCOL_UPDATE = conflictUpdate({
   url: 'coalesce(excluded.url, t.url)',
 });
 
-/**
- * Returns how many rows it wrote. Protocols are shared by every owner: rows stored as they would be
- * written are left out first (a no-op ON CONFLICT still locks the row for the rest of the job), the
- * rest go in key order.
- */
+/** Protocols are shared: unchanged rows are left out (a no-op ON CONFLICT still locks), the rest go in key order. */
 export async function upsertProtocols(tx: Tx, rows: ProtocolRow[]): Promise<number> {
   if (rows.length === 0) return 0;
   const sorted = lastByKey(rows, (row) => row.protocolId);

@@ -23,10 +23,7 @@ export function storedBody(body: string): { text: string | null; bytes: Buffer |
   return body.includes('\u0000') ? { text: null, bytes: Buffer.from(body, 'utf8') } : { text: body, bytes: null };
 }
 
-/**
- * The zlib form of raw bodies from migration 0007 to 0017, alone or against a dictionary (an earlier
- * body, zlib-compressed alone): only read now. zlib checks it inflates against the right dictionary.
- */
+/** A body in the zlib form of migrations 0007 to 0017 (only read now), with its dictionary if any. */
 export function decodeRawBody(bodyZlib: Buffer, dictionaryZlib: Buffer | null): string {
   const dictionary = dictionaryZlib === null ? undefined : inflateSync(dictionaryZlib);
   return inflateSync(bodyZlib, dictionary === undefined ? {} : { dictionary }).toString('utf8');
@@ -114,10 +111,7 @@ export async function readRawResponses(
   }));
 }
 
-/**
- * Deletes raw responses received `olderThanDays` before `now`, in short batches, then the zlib
- * dictionaries none uses (quarantined payloads keep their own copy). Returns how many responses.
- */
+/** Deletes raw responses received `olderThanDays` before `now`, in short batches, then unused dictionaries. */
 export async function pruneRawResponses(database: Database, olderThanDays: number, now: Date): Promise<number> {
   const cutoff = new Date(now.getTime() - olderThanDays * 86_400_000);
   let pruned = 0;

@@ -45,10 +45,7 @@ export interface PortfolioPoint {
   nftSnapshotAt: Date | null;
 }
 
-/**
- * Each owner's portfolio at `from` and every `intervalMs` up to `to`: at each time, the latest
- * refreshes at or before it, valued by the refresh views as latest_portfolio values the latest.
- */
+/** Each owner's portfolio at `from` and every `intervalMs` up to `to`, from the refreshes then in force. */
 export function loadPortfolioSeries(
   database: Database,
   input: { owners: string[]; from: Date; to: Date; intervalMs: number },
@@ -225,10 +222,7 @@ export type PriceBucket = Omit<typeof tokenPricesDailyOhlc.$inferSelect, 'coinTy
   time: Date;
 };
 
-/**
- * One token's prices in [from, to) as OHLC buckets of `intervalMs` from `from`, oldest first, through
- * a cursor (a year of hourly buckets never sits in memory). Buckets without a price are absent.
- */
+/** One token's OHLC buckets of `intervalMs` in [from, to), through a cursor; buckets without a price are absent. */
 export async function* streamPriceBuckets(
   database: Database,
   input: { coinType: string; from: Date; to: Date; intervalMs: number; batchRows?: number },

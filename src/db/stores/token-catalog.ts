@@ -9,10 +9,7 @@ interface CatalogRow {
   changed: boolean;
 }
 
-/**
- * Records a price answer's tokens in token_catalog and returns their ids: new ones inserted (drawing
- * identity values only for them), known ones written only when something moves.
- */
+/** Records a price answer's tokens and returns their ids; a known token is written only when something moves. */
 export async function recordTokens(tx: Tx, tokens: TokenRow[]): Promise<{ ids: Map<string, number>; written: number }> {
   if (tokens.length === 0) return { ids: new Map(), written: 0 };
   const rows = await writeCatalog(tx.sql, tokens);

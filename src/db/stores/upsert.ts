@@ -36,10 +36,7 @@ export function overwrite(columns: string): string {
   return conflictUpdate(Object.fromEntries(names(columns).map((column) => [column, `excluded.${column}`]))).update;
 }
 
-/**
- * `do update` of a table with history: descriptive columns from the newest answer only (an older
- * tick never overwrites them), first/last seen widened, then `more`.
- */
+/** `do update` of a table with history: columns from the newest answer only, first/last seen widened. */
 export function newestWins(columns: string, more: Record<string, string> = {}) {
   const newest = (column: string) =>
     `case when excluded.last_seen_at >= t.last_seen_at then excluded.${column} else t.${column} end`;

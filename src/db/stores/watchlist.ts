@@ -169,10 +169,7 @@ export function parseAddressOptions(opts: WatchedAddressOptions): AddressColumns
   return columns;
 }
 
-/**
- * Adds addresses, or replaces the options given of watched ones (`updated` counts those that
- * changed). An address is refused when a chain given takes another address format.
- */
+/** Adds addresses, or replaces the options given of watched ones; refused when a chain takes another format. */
 export async function addWatchedAddresses(
   database: Database,
   input: WatchlistInput,
@@ -207,10 +204,7 @@ export async function addWatchedAddresses(
   });
 }
 
-/**
- * Stops watching addresses. A value that is no address of a known format is matched as given, so
- * that an entry stored before a format was checked can still go.
- */
+/** Stops watching addresses; a value of no known format is matched as given (an entry stored before checks). */
 export function removeWatchedAddresses(database: Database, input: WatchlistInput): Promise<number> {
   return withTransaction(database, 'watchlist.remove', async ({ sql }) => {
     await stageInput(sql, input, (value) => readAddress(value)?.address ?? value.trim());
