@@ -19,14 +19,11 @@ export async function whenReachable<T>(work: () => Promise<T>, wait: ReachableWa
     try {
       return await work();
     } catch (error) {
-      if (!unreachable(error) || Date.now() >= deadline) throw error;
+      // A connection lost, or refused (Postgres restarting).
+      const unreachable = isConnectionLost(error) || (error as { code?: unknown } | undefined)?.code === 'ECONNREFUSED';
+      if (!unreachable || Date.now() >= deadline) throw error;
       if (first) wait.onWait?.(error);
       await sleep(wait.pollMs ?? 1_000);
     }
   }
-}
-
-/** A connection lost, or refused (Postgres restarting). */
-function unreachable(error: unknown): boolean {
-  return isConnectionLost(error) || (error as { code?: unknown } | undefined)?.code === 'ECONNREFUSED';
 }

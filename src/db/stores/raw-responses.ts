@@ -35,24 +35,18 @@ export async function insertRawResponses(tx: Tx, records: RawRecord[]): Promise<
     records.map(async (record) => {
       const sha256 = createHash('sha256').update(record.body, 'utf8').digest('hex');
       const { text, bytes } = storedBody(record.body);
-      const stored = () => tx.sql<{ id: string }[]>`
-      select id::text from raw_responses
-      where dataset = ${record.dataset} and target = ${record.target} and tick = ${record.tick} and endpoint = ${record.endpoint} and sha256 = ${sha256}`;
-      const [row] = await tx.sql<{ id: string }[]>`
-      with inserted as (
+      const [inserted] = await tx.sql<{ id: string }[]>`
         insert into raw_responses (received_at, dataset, endpoint, target, tick, http_status, sha256, body, body_bytes)
         values (${record.receivedAt}, ${record.dataset}, ${record.endpoint}, ${record.target}, ${record.tick}, ${record.httpStatus}, ${sha256},
                 ${text}, ${bytes})
         on conflict do nothing
-        returning id
-      )
-      select id::text from inserted
-      union all
-      select r.id::text from raw_responses r
-      where not exists (select 1 from inserted) and r.dataset = ${record.dataset} and r.target = ${record.target}
-        and r.tick = ${record.tick} and r.endpoint = ${record.endpoint} and r.sha256 = ${sha256}`;
-      // Stored by a transaction that committed while this statement ran: a new statement sees it.
-      return Number((row ?? (await stored())[0]!).id);
+        returning id::text`;
+      if (inserted) return Number(inserted.id);
+      // Stored already, maybe by a transaction that committed while the insert ran: a new statement sees it.
+      const [stored] = await tx.sql<{ id: string }[]>`
+        select id::text from raw_responses
+        where dataset = ${record.dataset} and target = ${record.target} and tick = ${record.tick} and endpoint = ${record.endpoint} and sha256 = ${sha256}`;
+      return Number(stored!.id);
     }),
   );
 }
