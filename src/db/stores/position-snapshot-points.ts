@@ -18,20 +18,13 @@ export function snapshotPoints(
   tokenOf: ReadonlyMap<PositionAmountRow, KnownPositionToken>,
   snapshotExtraOf: ReadonlyMap<string, Record<string, unknown>>,
 ) {
-  const tokenOfEntry = (entry: PositionAmountRow): KnownPositionToken => {
-    const token = tokenOf.get(entry);
-    if (!token)
-      throw new Error(
-        `the token of amount entry ${entry.positionId}/${entry.kind}/${entry.idx} was not resolved before its snapshot`,
-      );
-    return token;
-  };
   const amountsOf = groupBy(normalized.amounts);
   const farmingOf = groupBy(normalized.farming);
   return normalized.snapshots.map((snapshot) => {
     const amounts = (amountsOf.get(snapshot.positionId) ?? []).sort(byKindThenIdx);
     const farming = (farmingOf.get(snapshot.positionId) ?? []).sort((a, b) => a.idx - b.idx);
-    const amountTokens = amounts.map(tokenOfEntry);
+    // resolvePositionTokens resolved every entry of `normalized.amounts` (it throws otherwise).
+    const amountTokens = amounts.map((entry) => tokenOf.get(entry)!);
     return {
       position_id: snapshot.positionId,
       fee: snapshot.fee,

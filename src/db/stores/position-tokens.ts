@@ -1,7 +1,7 @@
 import type { TransactionSql } from '../client.ts';
 import type { PositionAmountRow } from '../schema/rows.ts';
 import type { Tx } from '../transaction.ts';
-import { jsonText, lastByKey } from './upsert.ts';
+import { jsonText } from './upsert.ts';
 
 /** A position_tokens row: rows are never changed once inserted. */
 export interface KnownPositionToken {
@@ -23,30 +23,25 @@ export async function resolvePositionTokens(
   tx: Tx,
   amounts: PositionAmountRow[],
 ): Promise<{ tokenOf: Map<PositionAmountRow, KnownPositionToken>; inserted: number }> {
-  const keyOf = new Map(amounts.map((row) => [row, positionTokenKey(row)]));
-  const byKey = new Map<string, KnownPositionToken>();
-  const pending = new Map<string, PositionAmountRow>();
-  for (const [row, key] of keyOf) if (!pending.has(key)) pending.set(key, row);
-  let inserted = 0;
-  if (pending.size > 0) {
-    const sorted = lastByKey([...pending.entries()], ([key]) => key).map(([, row]) => row);
-    const rows = await insertOrRead(tx.sql, sorted);
-    const found = new Set(rows.map(positionTokenKey));
-    const missing = sorted.filter((row) => !found.has(positionTokenKey(row)));
-    // Inserted meanwhile by a transaction this statement's snapshot predates: read again.
-    if (missing.length > 0) rows.push(...(await read(tx.sql, missing)));
-    for (const row of rows) {
-      byKey.set(positionTokenKey(row), { id: row.id, info: row.tokenInfo });
-      if (row.inserted) inserted++;
-    }
+  const firstOf = new Map<string, PositionAmountRow>();
+  for (const row of amounts) {
+    const key = positionTokenKey(row);
+    if (!firstOf.has(key)) firstOf.set(key, row);
   }
+  const wanted = [...firstOf.keys()].sort().map((key) => firstOf.get(key)!);
+  const rows = wanted.length === 0 ? [] : await insertOrRead(tx.sql, wanted);
+  const found = new Set(rows.map(positionTokenKey));
+  const missing = wanted.filter((row) => !found.has(positionTokenKey(row)));
+  // Inserted meanwhile by a transaction this statement's snapshot predates: read again.
+  if (missing.length > 0) rows.push(...(await read(tx.sql, missing)));
+  const byKey = new Map(rows.map((row) => [positionTokenKey(row), { id: row.id, info: row.tokenInfo }]));
   const tokenOf = new Map<PositionAmountRow, KnownPositionToken>();
-  for (const [row, key] of keyOf) {
-    const token = byKey.get(key);
-    if (!token) throw new Error(`position_tokens: no row for ${key} after inserting it`);
+  for (const row of amounts) {
+    const token = byKey.get(positionTokenKey(row));
+    if (!token) throw new Error(`position_tokens: no row for ${positionTokenKey(row)} after inserting it`);
     tokenOf.set(row, token);
   }
-  return { tokenOf, inserted };
+  return { tokenOf, inserted: rows.filter((row) => row.inserted).length };
 }
 
 type TokenRow = Pick<PositionAmountRow, 'token' | 'tokenSymbol' | 'tokenInfo'> & { id: number; inserted: boolean };
