@@ -27,8 +27,7 @@ export function createDatabase(
     max: options.max ?? 10,
     onnotice: () => {},
     connection: { application_name: options.applicationName ?? 'chaintap' },
-    // Reconnect quickly after a Postgres restart; a query on a dead connection fails and is retried
-    // by the job, never half-applied (every job writes in one transaction).
+    // Reconnect soon after a Postgres restart: a query on a dead connection fails, its job is retried whole.
     idle_timeout: 60,
     max_lifetime: 60 * 30,
     connect_timeout: 10,

@@ -58,11 +58,7 @@ export async function ensurePartitions(database: Database, range: { from: Date; 
   return created;
 }
 
-export interface Partition {
-  name: string;
-  from: Date;
-  to: Date;
-}
+export type Partition = { name: string; from: Date; to: Date };
 
 /** The partitions of a table with their bounds, oldest first. */
 export async function partitionsOf(database: Database, table: string): Promise<Partition[]> {

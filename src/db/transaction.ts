@@ -3,9 +3,7 @@ import { isConnectionLost } from './driver-faults.ts';
 import { runQuery, type StoreOperation } from './query.ts';
 
 /** What a writer gets inside a job's transaction. */
-export interface Tx {
-  sql: TransactionSql;
-}
+export type Tx = { sql: TransactionSql };
 
 /** Runs `work` in one transaction: one runQuery operation, run again whole after a deadlock. */
 export function withTransaction<T>(

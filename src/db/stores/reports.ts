@@ -48,9 +48,8 @@ export interface PortfolioPoint {
 /** Each owner's portfolio at `from` and every `intervalMs` up to `to`, from the refreshes then in force. */
 export function loadPortfolioSeries(
   database: Database,
-  input: { owners: string[]; from: Date; to: Date; intervalMs: number },
+  { owners, from, to, intervalMs }: { owners: string[]; from: Date; to: Date; intervalMs: number },
 ): Promise<PortfolioPoint[]> {
-  const { owners, from, to, intervalMs } = input;
   return runSql(database, 'reports.read')<PortfolioPoint[]>`
       with owners as (select unnest(${owners}::text[]) as owner),
       times as (
@@ -201,9 +200,8 @@ export interface PriceTokenSpan {
 /** For each coin type (in the order given): its symbol, its stored price span and whether [from, to) holds a price. */
 export function loadPriceTokenSpans(
   database: Database,
-  input: { coinTypes: string[]; from: Date; to: Date },
+  { coinTypes, from, to }: { coinTypes: string[]; from: Date; to: Date },
 ): Promise<PriceTokenSpan[]> {
-  const { coinTypes, from, to } = input;
   return runSql(database, 'reports.read')<PriceTokenSpan[]>`
       select c.coin_type as "coinType", t.symbol,
              (select p.price_time from token_prices p where p.coin_type = c.coin_type

@@ -127,12 +127,7 @@ export function loadFailureCounts(database: Database): Promise<FailureCount[]> {
     order by dataset`;
 }
 
-export interface RunCountRow {
-  dataset: string;
-  status: string;
-  jobs: string;
-  rows: string | null;
-}
+export type RunCountRow = { dataset: string; status: string; jobs: string; rows: string | null };
 
 /** Runs and rows written per dataset and status at the given ticks; with `jobIds`, only those jobs' runs. */
 export function loadRunCounts(
@@ -149,10 +144,7 @@ export function loadRunCounts(
       group by dataset, status`;
 }
 
-export interface SupersededCount {
-  dataset: string;
-  superseded: number;
-}
+export type SupersededCount = { dataset: string; superseded: number };
 
 /** Jobs superseded since `since`, per dataset (absent: none): how far the watchlist overruns the quota. */
 export function loadSupersededCounts(database: Database, since: Date): Promise<SupersededCount[]> {

@@ -1,9 +1,6 @@
 /** Pieces of the writers' upserts. Column names given here are this layer's constants, never input. */
 
-/**
- * Keeps the last row of each key (Postgres rejects an upsert that touches one row twice), in key
- * order: concurrent jobs upserting shared rows then lock them in one order and cannot deadlock.
- */
+/** The last row of each key (an upsert may touch a row once), in key order: one lock order for concurrent jobs. */
 export function lastByKey<T>(rows: T[], key: (row: T) => string): T[] {
   const byKey = new Map<string, T>();
   for (const row of rows) byKey.set(key(row), row);
@@ -16,9 +13,8 @@ export function jsonText(value: unknown): string | null {
 }
 
 /**
- * `do update set ...` giving each column its value (SQL over the stored row `t` and `excluded`),
- * touching a row only when a value moves; `unchanged` is the same test as a condition on an incoming
- * row `i` (true when the upsert would change nothing).
+ * `do update set ...` giving each column its value (SQL over `t` and `excluded`) only when one moves;
+ * `unchanged`: the same test on an incoming row `i`, true when the upsert would change nothing.
  */
 export function conflictUpdate(values: Record<string, string>): { update: string; unchanged: string } {
   const columns = Object.keys(values);

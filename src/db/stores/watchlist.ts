@@ -39,10 +39,7 @@ export interface WatchedAddressOptions {
 }
 
 /** A value read from the command line or a file, with where it came from (for errors: "list.txt:12"). */
-export interface InputValue {
-  value: string;
-  where?: string;
-}
+export type InputValue = { value: string; where?: string };
 
 /** Values given as a list, or a source that reads them (read once per attempt of the transaction). */
 export type WatchlistInput = readonly string[] | (() => AsyncIterable<InputValue>);
