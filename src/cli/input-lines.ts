@@ -52,3 +52,11 @@ async function* fileValues(file: string): AsyncIterable<InputValue> {
 function nothingGiven(): InvalidInputError {
   return new InvalidInputError('nothing given: pass values as arguments or with --file PATH');
 }
+
+/** A comma-separated list's items, trimmed, empty ones dropped. */
+export function splitList(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}

@@ -73,13 +73,11 @@ try {
   }
 }
 
-// The command has finished and closed everything it opened (each command closes through its
-// shutdown registry, on success and on every error path alike), so nothing should hold the process.
-// One known exception: BullMQ workers closed by force while Redis is down leave their lock-renewal
-// and reconnect timers running (src/worker/workers.ts). Unreferenced, this timer fires only when
-// something still holds the process open, and then says what before it ends the process.
+// Each command closes what it opened, so nothing should hold the process now; BullMQ workers closed
+// by force while Redis is down are known to leave timers running (src/worker/workers.ts). This
+// unreferenced timer fires only when something holds the process, and says what before ending it.
 setTimeout(() => {
-  // Standard output and error show as TTYWrap or PipeWrap without holding the process.
+  // Standard output and error show as TTYWrap or PipeWrap, and hold nothing.
   const handles = process.getActiveResourcesInfo().filter((type) => type !== 'TTYWrap' && type !== 'PipeWrap');
   console.error(
     `chaintap: ${handles.join(', ') || 'a handle'} still open ${EXIT_AFTER_COMMAND_MS / 1000} s after the command ended: exiting`,

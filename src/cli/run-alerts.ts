@@ -7,7 +7,7 @@ import { createOpsServer, type OpsServer } from '../ops/server.ts';
 import { withShutdown } from '../runtime/shutdown.ts';
 import { withDatabases } from './commands/database-command.ts';
 import { openServiceReadDatabase } from './read-database.ts';
-import { openResources, type Resources } from './resources.ts';
+import { openResources } from './resources.ts';
 import { createCliContext, untilShutdown } from './runtime.ts';
 
 /**
@@ -19,23 +19,21 @@ export async function runAlerts(rulesFile: string, withOps: boolean): Promise<vo
   const rules = await loadRulesFile(rulesFile, process.env);
   const context = createCliContext();
   await withShutdown(context.logger, async (shutdown) => {
-    const { options, metrics, logger } = context;
     let database: Database;
-    let resources: Resources | undefined;
-    if (withOps) {
-      resources = await openResources(context, shutdown);
-      database = resources.database;
-    } else {
-      // Postgres alone: the alerts need no Redis, and keep working when it is down.
-      database = createDatabase(options.DATABASE_URL, { max: options.DATABASE_POOL_SIZE, metrics, logger });
-      shutdown.add('postgres', () => database.close());
-    }
     let ops: OpsServer | undefined;
-    if (resources) {
+    if (withOps) {
+      const resources = await openResources(context, shutdown);
+      database = resources.database;
       // The ops server's status page reads a read replica when there is one (docs/read-replicas.md).
       const readDatabase = openServiceReadDatabase(context, shutdown, database);
-      ops = createOpsServer({ context, ...resources, readDatabase });
-      shutdown.add('ops server', () => ops!.close());
+      const server = createOpsServer({ context, ...resources, readDatabase });
+      shutdown.add('ops server', () => server.close());
+      ops = server;
+    } else {
+      // Postgres alone: the alerts need no Redis, and keep working when it is down.
+      const { options, metrics, logger } = context;
+      database = createDatabase(options.DATABASE_URL, { max: options.DATABASE_POOL_SIZE, metrics, logger });
+      shutdown.add('postgres', () => database.close());
     }
     const alerts = await startAlerts({ context, database, rules });
     shutdown.add('alerts', () => alerts.close());

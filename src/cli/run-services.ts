@@ -29,8 +29,7 @@ export interface ServiceSelection {
  * closes every connection.
  */
 export async function runServices(selection: ServiceSelection, context: Context): Promise<void> {
-  // Before anything is opened: an exposed ops port without OPS_TOKEN is a ConfigError, and the
-  // command exits with its message alone.
+  // Before anything is opened: an exposed ops port without OPS_TOKEN is a ConfigError.
   if (selection.ops) assertSafeOpsExposure(context.options);
   await withShutdown(context.logger, async (shutdown) => {
     const resources = await openResources(context, shutdown);
@@ -38,15 +37,7 @@ export async function runServices(selection: ServiceSelection, context: Context)
     const readDatabase = openServiceReadDatabase(context, shutdown, resources.database);
     const client = selection.workers ? openUpstreamClient(context) : undefined;
     if (client) shutdown.add('upstream client', () => client.close());
-    const ops = selection.ops
-      ? createOpsServer({
-          context,
-          database: resources.database,
-          readDatabase,
-          redis: resources.redis,
-          queues: resources.queues,
-        })
-      : undefined;
+    const ops = selection.ops ? createOpsServer({ context, ...resources, readDatabase }) : undefined;
     if (ops) shutdown.add('ops server', () => ops.close());
     if (client) {
       const pool = createWorkerPool({ context, ...resources, client });

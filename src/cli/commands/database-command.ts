@@ -1,21 +1,14 @@
 import { loadOptions, type Options } from '../../config/options.ts';
 import { createDatabase, type Database } from '../../db/client.ts';
 import { openReadDatabase } from '../read-database.ts';
-import type { OptionOverrides } from '../runtime.ts';
 import { abortOnSignals } from '../signals.ts';
 
 /** What a database command gets besides its databases: the settings, and SIGTERM/SIGINT as a signal. */
-export interface DatabaseCommandContext {
-  options: Options;
-  signal: AbortSignal;
-}
+type DatabaseCommandContext = { options: Options; signal: AbortSignal };
 
 /** Runs `work` with a small database pool, closing the pool afterwards. */
-export async function withDatabase<T>(
-  work: (database: Database, context: DatabaseCommandContext) => Promise<T>,
-  overrides: OptionOverrides = {},
-): Promise<T> {
-  return withDatabases(({ database }, context) => work(database, context), overrides);
+export function withDatabase<T>(work: (database: Database, context: DatabaseCommandContext) => Promise<T>): Promise<T> {
+  return withDatabases(({ database }, context) => work(database, context));
 }
 
 /**
@@ -26,9 +19,8 @@ export async function withDatabase<T>(
  */
 export async function withDatabases<T>(
   work: (databases: { database: Database; readDatabase: Database }, context: DatabaseCommandContext) => Promise<T>,
-  overrides: OptionOverrides = {},
 ): Promise<T> {
-  const options = loadOptions(overrides, process.env);
+  const options = loadOptions();
   const signal = abortOnSignals();
   const database = createDatabase(options.DATABASE_URL, { max: 2 });
   const readDatabase = openReadDatabase(options, database, { max: 2 });
