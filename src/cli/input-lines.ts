@@ -5,10 +5,9 @@ import { InvalidInputError } from '../errors.ts';
 import type { InputValue } from '../db/stores/watchlist.ts';
 
 /**
- * Values from the arguments, then from a file of one value per line (blank lines and # comments
- * ignored), read as a stream: a file of any length is never held in memory. Each value says where it
- * came from (`list.txt:12`), for errors. The source can be read again (the watchlist's transaction
- * may run twice). Checks that the file can be read before anything else is done.
+ * Values from the arguments, then from a file of one per line (blank lines and # comments ignored),
+ * streamed: a file of any length fits. Each says where it came from (`list.txt:12`), for errors. The
+ * source can be read again (the watchlist's transaction may run twice).
  */
 export async function valueSource(args: string[], file?: string): Promise<() => AsyncIterable<InputValue>> {
   const values = args.map((value) => value.trim()).filter(Boolean);

@@ -112,10 +112,7 @@ function postgresBinDirectories(): string[] {
   ];
 }
 
-/**
- * initdb refuses to run as root: as root, the cluster belongs to the `postgres` user (Debian's
- * package creates it) and its commands run as that user.
- */
+/** initdb refuses to run as root: as root, the cluster is run as Debian's `postgres` user. */
 async function postgresUser(): Promise<{ uid: number; gid: number } | undefined> {
   if (process.getuid?.() !== 0) return undefined;
   try {

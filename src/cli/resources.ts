@@ -77,10 +77,7 @@ function waitUntilReady(redis: RedisClient, topology: RedisTopology): Promise<vo
   });
 }
 
-/**
- * The upstream client, its request budget shared through Redis with every other process (a Redis
- * connection of its own, closed with the client). Requests leave from this process's event loop.
- */
+/** The upstream client, its request budget shared through Redis (a connection of its own). */
 export function openUpstreamClient(context: Context): UpstreamClient {
   const { options, logger, metrics } = context;
   // A missing key or URL is a ConfigError before any connection opens (none may hold the process open).

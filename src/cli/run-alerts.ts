@@ -10,11 +10,7 @@ import { openServiceReadDatabase } from './read-database.ts';
 import { openResources } from './resources.ts';
 import { createCliContext, untilShutdown } from './runtime.ts';
 
-/**
- * `chaintap alerts`: evaluates the rules on every finished tick and delivers their events until
- * SIGTERM/SIGINT; with `ops`, the ops server beside them. A bad rules file is refused before
- * anything connects.
- */
+/** `chaintap alerts` until SIGTERM/SIGINT; a bad rules file is refused before anything connects. */
 export async function runAlerts(rulesFile: string, withOps: boolean): Promise<void> {
   const rules = await loadRulesFile(rulesFile, process.env);
   const context = createCliContext();

@@ -38,9 +38,8 @@ const POLL_MS = 200;
 const IDLE_POLLS_BEFORE_GIVING_UP = 15;
 
 /**
- * One cycle processed in this process: enqueue the tick through the same queues the scheduler
- * uses, run in-process workers, and wait until every job has succeeded, been quarantined or failed
- * for good. Other worker processes attached to the same Redis may take part.
+ * One cycle enqueued through the scheduler's queues and processed by workers in this process (others
+ * on the same Redis may take part), until every job has reached its outcome.
  */
 export async function runCycle(deps: CycleDeps, request: CycleRequest): Promise<CycleOutcome> {
   return withShutdown(deps.context.logger, async (shutdown) => {

@@ -35,10 +35,7 @@ const DEMO_ADDRESSES = [
   '0x5c6e4b2a8f1d0e3c7b9a2f4d6e8c0a1b3d5f7e9c2a4b6d8f0e1c3a5b7d9f2e4c',
 ];
 
-/**
- * A sample watchlist when the watchlist is empty, and the last 24 hours of hourly prices for it, so
- * that the status page's charts have a history from the first minute.
- */
+/** A sample watchlist when it is empty, and a day of hourly prices: the charts have a history at once. */
 async function seedDemo(context: Context): Promise<void> {
   await withShutdown(context.logger, async (shutdown) => {
     const resources = await openResources(context, shutdown);
@@ -70,13 +67,12 @@ async function readerLoginLine(databaseUrl: string): Promise<string> {
   }
 }
 
-/** The quota of the demo's own simulated upstream, unless one is set: the free tier's 40/min would make it slow. */
+/** The simulated upstream's quota unless one is set (the free tier's 40/min would be slow). */
 const DEMO_RATE = '20/s';
 
 /**
- * `chaintap demo`: PostgreSQL and Redis (throwaway local instances when none answers,
- * local-services.ts), the simulated upstream in this process, migrations, a sample watchlist with a
- * day of price history, then `start` with a first tick of every dataset.
+ * `chaintap demo`: PostgreSQL and Redis (throwaway ones when none answers), the simulated upstream in
+ * this process, migrations, a sample watchlist, then `start` with a first tick of every dataset.
  */
 export async function runDemo(): Promise<void> {
   const settings = loadOptions();

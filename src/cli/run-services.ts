@@ -24,9 +24,8 @@ export interface ServiceSelection {
 }
 
 /**
- * The long-running processes: scheduler, workers and the ops server, in any combination. Runs until
- * SIGTERM/SIGINT, then stops the scheduler, lets active jobs finish within SHUTDOWN_GRACE_MS and
- * closes every connection.
+ * Scheduler, workers and the ops server, in any combination, until SIGTERM/SIGINT; then active jobs
+ * get SHUTDOWN_GRACE_MS to finish.
  */
 export async function runServices(selection: ServiceSelection, context: Context): Promise<void> {
   // Before anything is opened: an exposed ops port without OPS_TOKEN is a ConfigError.

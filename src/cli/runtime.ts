@@ -6,10 +6,7 @@ import { createLogger } from '../runtime/logger.ts';
 import { createMetrics } from '../runtime/metrics.ts';
 import { abortOnSignals } from './signals.ts';
 
-/**
- * The process context of a CLI command: options from the environment (and flags), a logger that
- * redacts the secrets, metrics, and an abort signal raised by SIGTERM/SIGINT.
- */
+/** A CLI command's options, logger (secrets redacted), metrics, and SIGTERM/SIGINT as a signal. */
 export function createCliContext(overrides: OptionOverrides = {}): Context {
   const options = loadOptions(overrides);
   const logger = createLogger({ level: options.LOG_LEVEL, secrets: secretValues(options) });
