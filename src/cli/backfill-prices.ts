@@ -46,13 +46,8 @@ export async function runBackfill(deps: CycleDeps, request: BackfillRequest) {
   if (coinTypes.length === 0)
     throw new InvalidInputError('no tokens to backfill: pass --tokens or add tokens to the watchlist');
   const times = backfillTimes(request.from, request.to, request.intervalMs);
-  const last = times[times.length - 1]!;
-  const stored = await storedPriceTimes(
-    deps.database,
-    coinTypes,
-    request.from,
-    new Date(last.getTime() + request.intervalMs),
-  );
+  const end = new Date(times.at(-1)!.getTime() + request.intervalMs);
+  const stored = await storedPriceTimes(deps.database, coinTypes, request.from, end);
   const plan = planBackfill(coinTypes, times, request.intervalMs, stored);
   deps.context.logger.info(
     { steps: times.length, coinTypes: coinTypes.length, jobs: plan.jobs.length, skipped: plan.skipped },

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { addressesCommand } from './commands/addresses.ts';
 import { alertsCommand } from './commands/alerts.ts';
@@ -26,9 +27,7 @@ if (existsSync('.env')) process.loadEnvFile('.env');
 /** How long a finished command's process may take to exit by itself before it is ended. */
 const EXIT_AFTER_COMMAND_MS = 2_000;
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-  version: string;
-};
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 const program = new Command('chaintap')
   .description('Ingests SUI token prices, DeFi positions and NFT holdings from a blockchain data service into Postgres')

@@ -5,7 +5,7 @@ import { startAlerts } from '../alerts/service.ts';
 import { createDatabase, type Database } from '../db/client.ts';
 import { createOpsServer, type OpsServer } from '../ops/server.ts';
 import { withShutdown } from '../runtime/shutdown.ts';
-import { withDatabases } from './commands/database-command.ts';
+import { withDatabase } from './commands/database-command.ts';
 import { openServiceReadDatabase } from './read-database.ts';
 import { openResources } from './resources.ts';
 import { createCliContext, untilShutdown } from './runtime.ts';
@@ -44,7 +44,7 @@ export async function testAlertRules(rulesFile: string): Promise<void> {
   console.log(
     `${rulesFile}: valid, ${rules.rules.length} rule(s), ${rules.webhooks.length} webhook(s) (${rules.webhooks.map((webhook) => `${webhook.name}${webhook.signingKey ? ', signed' : ''}`).join('; ')})`,
   );
-  const evaluations = await withDatabases(({ database }) => previewRules(database, rules.rules, new Date()));
+  const evaluations = await withDatabase((database) => previewRules(database, rules.rules, new Date()));
   for (const evaluation of evaluations) console.log(describeEvaluation(evaluation).join('\n'));
   const firing = evaluations.reduce((sum, evaluation) => sum + evaluation.plan.events.length, 0);
   console.log(`${firing} event(s) would be sent now (nothing was sent or recorded)`);

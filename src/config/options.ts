@@ -6,8 +6,9 @@ import { parseUpstreamRate, type UpstreamRate } from './upstream-rate.ts';
 import { redisTopology } from './redis-topology.ts';
 
 /**
- * Every setting of chaintap, with its default, in one place. Built once from the environment
- * (and a `.env` file, loaded by the CLI) plus command-line overrides; nothing else reads process.env.
+ * Every setting of chaintap, with its default, in one place (what each means: README.md,
+ * "Configuration"). Built once from the environment (and a `.env` file, loaded by the CLI) plus
+ * command-line overrides; nothing else reads process.env.
  */
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 const url = (protocols: string[]) =>
@@ -48,21 +49,14 @@ export const booleanWord = z
 const optionsSchema = z.object({
   DATABASE_URL: url(['postgres:', 'postgresql:']).default('postgres://postgres@127.0.0.1:5432/chaintap'),
   DATABASE_POOL_SIZE: int(1, 200).default(10),
-  /** A read-only copy for reports and the status page (docs/read-replicas.md); unset: DATABASE_URL. */
   DATABASE_READ_URL: url(['postgres:', 'postgresql:']).optional(),
-  /** One Redis node. Or, instead of it, REDIS_CLUSTER_NODES or REDIS_SENTINELS (src/config/redis-topology.ts). */
   REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
-  /** Redis Cluster: `host:port,host:port,...` (or `redis://`/`rediss://` URLs), some or all of its nodes. */
   REDIS_CLUSTER_NODES: z.string().min(1).optional(),
-  /** Redis Sentinel: `host:port,...` of the sentinels, which name the master REDIS_SENTINEL_NAME. */
   REDIS_SENTINELS: z.string().min(1).optional(),
   REDIS_SENTINEL_NAME: z.string().min(1).optional(),
-  /** Credentials of the Redis data nodes (cluster nodes, the sentinels' master), when no URL carries them. */
   REDIS_USERNAME: z.string().min(1).optional(),
   REDIS_PASSWORD: z.string().min(1).optional(),
-  /** The sentinels' own password, when they require one. */
   REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
-  /** TLS to every Redis node (and to the sentinels); a rediss:// URL says the same. */
   REDIS_TLS: booleanWord.default(false),
   QUEUE_PREFIX: z
     .string()
@@ -75,20 +69,13 @@ const optionsSchema = z.object({
   /** No default: nothing runs against the simulator unless asked (`demo` and `simulate` set their own). */
   UPSTREAM_BASE_URL: url(['http:', 'https:']).optional(),
   UPSTREAM_API_KEY: z.string().min(1).optional(),
-  /** The upstream's quota (`40/min`, `2/s`, `10000/day`), paced evenly and shared through Redis. */
   UPSTREAM_RATE: upstreamRate.optional(),
-  /** The same in requests per second (the older setting). */
   UPSTREAM_RPS: z.coerce.number().positive().max(100_000).optional(),
-  /** Which dataset's requests go first when they wait for the quota; price catch-up always comes last. */
   DATASET_PRIORITY: datasetOrder.default([...DATASETS]),
-  /** Jobs in flight at once per process and queue (BullMQ worker concurrency). */
   UPSTREAM_CONCURRENCY: int(1, 1000).default(16),
   UPSTREAM_TIMEOUT_MS: int(100, 600_000).default(15_000),
-  /** An answer body larger than this is not read past it: the job quarantines its first bytes. */
   UPSTREAM_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(8 * 1024 * 1024),
-  /** Retries of a transient fault (timeout, network error, 408, 5xx, a 2xx that is not JSON), each paced. */
   UPSTREAM_MAX_RETRIES: int(0, 2).default(2),
-  /** The longest a 429 pauses every process, whatever its Retry-After asks; at most what a timer holds. */
   UPSTREAM_MAX_PAUSE_MS: int(1_000, 2 ** 31 - 1).default(15 * 60_000),
   /** Unit the upstream expects for the `timestamp` request field (not documented upstream). */
   UPSTREAM_TIMESTAMP_UNIT: z.enum(['seconds', 'milliseconds']).default('seconds'),
@@ -98,39 +85,26 @@ const optionsSchema = z.object({
   POSITIONS_CRON: cronExpression.default('*/15 * * * *'),
   NFT_CRON: cronExpression.default('0 * * * *'),
   MAINTENANCE_CRON: cronExpression.default('30 3 * * *'),
-  /** Send force_refresh=true on every Nth positions tick (0: never). */
   FORCE_REFRESH_EVERY: int(0).default(0),
-  /** How many missed price slots a scheduler that was down records to fill when it comes back. */
   CATCHUP_MAX_SLOTS: int(0, 100_000).default(60),
-  /** How often the scheduler looks for a price gap to fill (src/scheduler/price-catch-up.ts). */
   CATCHUP_POLL_MS: int(100, 3_600_000).default(10_000),
   JOB_ATTEMPTS: int(1, 100).default(5),
   JOB_BACKOFF_MS: int(0).default(2_000),
   SHUTDOWN_GRACE_MS: int(0).default(30_000),
-  /** A job whose worker stops renewing its lock this long (crashed, killed) is taken up by another. */
   JOB_LOCK_MS: int(1_000).default(60_000),
 
   RAW_RETENTION_DAYS: int(0).default(14),
-  /** ingestion_runs rows whose tick is older than this many days are pruned by the maintenance job (0: keep). */
   RUNS_RETENTION_DAYS: int(0).default(90),
-  /** quarantined_payloads rows older than this many days are pruned by the maintenance job (0: keep). */
   QUARANTINE_RETENTION_DAYS: int(0).default(30),
-  /** Detach token_prices partitions older than this many days (0: keep everything). */
   PRICE_PARTITION_DETACH_DAYS: int(0).default(0),
-  /** Snapshot history: every tick is kept this many days (0: keep every tick forever). */
   SNAPSHOT_FULL_RESOLUTION_DAYS: int(0, 36_500).default(7),
-  /** Then one snapshot per hour up to this age, one per day after it (0: one per hour forever). */
   SNAPSHOT_HOURLY_DAYS: int(0, 36_500).default(90),
-  /** Rewrite (VACUUM FULL) a past month's snapshot partitions once thinned, to give the freed space back. */
   SNAPSHOT_COMPACTION: booleanWord.default(true),
 
   OPS_HOST: z.string().min(1).default('127.0.0.1'),
   OPS_PORT: int(0, 65_535).default(9464),
-  /** Reads the ops server: status page, /metrics, reports, Bull Board read-only. */
   OPS_TOKEN: z.string().min(1).optional(),
-  /** Required for any Bull Board action (retry, remove, pause, ...); without it the board is read-only. */
   OPS_ADMIN_TOKEN: z.string().min(1).optional(),
-  /** Alert rules file (YAML or JSON) that `chaintap start` evaluates; unset: no alerts. */
   ALERT_RULES: z.string().min(1).optional(),
   METRICS_ENABLED: booleanWord.default(true),
 });

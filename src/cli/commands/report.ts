@@ -47,9 +47,9 @@ function reportAction<Flags extends ReportFlags>(
     const write = await prepare(flags, { range, format: parseReportFormat(flags.format), now });
     const { out } = flags;
     if (out !== undefined) await checkOutputPath(out);
-    const { withDatabases } = await import('./database-command.ts');
+    const { withDatabase } = await import('./database-command.ts');
     // Reports read the read replica when DATABASE_READ_URL is set: they say the times they cover.
-    const rows = await withDatabases(async ({ readDatabase }, { signal }) => {
+    const rows = await withDatabase(async (_primary, { readDatabase, signal }) => {
       if (out !== undefined) return writeFileAtomically(out, (sink) => write(readDatabase, sink, signal));
       const sink = streamSink(process.stdout);
       const written = await write(readDatabase, sink, signal);
