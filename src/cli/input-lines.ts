@@ -12,11 +12,9 @@ import type { InputValue } from '../db/stores/watchlist.ts';
 export async function valueSource(args: string[], file?: string): Promise<() => AsyncIterable<InputValue>> {
   const values = args.map((value) => value.trim()).filter(Boolean);
   if (file) {
-    try {
-      await access(file);
-    } catch (error) {
-      throw new InvalidInputError(`cannot read ${file}: ${(error as Error).message}`);
-    }
+    await access(file).catch((error: Error) => {
+      throw new InvalidInputError(`cannot read ${file}: ${error.message}`);
+    });
   } else if (values.length === 0) {
     throw nothingGiven();
   }

@@ -18,25 +18,26 @@ const run = promisify(execFile);
  * directory on free ports, removed when the demo stops; otherwise a one-screen message that says
  * what is missing and how to get it. `started` says what was started, for the first screen.
  */
-export async function ensureDemoServices(urls: { databaseUrl: string; redisUrl: string }, logger: Logger) {
+export async function ensureDemoServices(databaseUrl: string, redisUrl: string, logger: Logger) {
   const stops: (() => Promise<void>)[] = [];
   const started: string[] = [];
   const services = {
-    ...urls,
+    databaseUrl,
+    redisUrl,
     started,
     async stop() {
       for (const stop of stops.reverse()) await stop().catch(() => undefined);
     },
   };
   try {
-    if (!(await answers(urls.databaseUrl))) {
-      const postgres = await startThrowawayPostgres(urls.databaseUrl);
+    if (!(await answers(databaseUrl))) {
+      const postgres = await startThrowawayPostgres(databaseUrl);
       stops.push(postgres.stop);
       services.databaseUrl = postgres.url;
       started.push(`PostgreSQL at ${postgres.url} (data in ${postgres.directory})`);
     }
-    if (!(await answers(urls.redisUrl))) {
-      const redis = await startThrowawayRedis(urls.redisUrl);
+    if (!(await answers(redisUrl))) {
+      const redis = await startThrowawayRedis(redisUrl);
       stops.push(redis.stop);
       services.redisUrl = redis.url;
       started.push(`Redis at ${redis.url}`);

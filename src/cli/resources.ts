@@ -108,14 +108,8 @@ export function openUpstreamClient(context: Context): UpstreamClient {
     return reached;
   };
   const transport: UpstreamTransport = {
-    send: async (request, signal) => {
-      await reach();
-      return http.send(request, signal);
-    },
-    pause: async (ms, reason) => {
-      await reach();
-      return http.pause(ms, reason);
-    },
+    send: (request, signal) => reach().then(() => http.send(request, signal)),
+    pause: (ms, reason) => reach().then(() => http.pause(ms, reason)),
     close: async () => {
       await http.close();
       redis.disconnect();

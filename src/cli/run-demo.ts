@@ -80,10 +80,7 @@ export async function runDemo(): Promise<void> {
   assertSafeOpsExposure(settings);
   const apiKey = settings.UPSTREAM_API_KEY ?? DEMO_API_KEY;
   const logger = createLogger({ level: settings.LOG_LEVEL, secrets: [apiKey] });
-  const services = await ensureDemoServices(
-    { databaseUrl: settings.DATABASE_URL, redisUrl: settings.REDIS_URL },
-    logger,
-  );
+  const services = await ensureDemoServices(settings.DATABASE_URL, settings.REDIS_URL, logger);
   // Its own simulated upstream, whatever UPSTREAM_BASE_URL says, on a free port of this machine.
   const simulator = await startSimulator({ apiKey, host: '127.0.0.1', port: 0 }).catch(async (error: unknown) => {
     await services.stop();

@@ -28,12 +28,9 @@ const PROBLEMS_SHOWN = 10;
 type AddressEntry = Partial<Record<(typeof ADDRESS_FIELDS)[number], unknown>>;
 
 export async function readWatchlistFile(path: string): Promise<DeclaredWatchlist> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new InvalidInputError(`cannot read ${path}: ${(error as Error).message}`);
-  }
+  const text = await readFile(path, 'utf8').catch((error: Error) => {
+    throw new InvalidInputError(`cannot read ${path}: ${error.message}`);
+  });
   return extname(path).toLowerCase() === '.csv' ? parseCsvWatchlist(text, path) : parseYamlWatchlist(text, path);
 }
 
