@@ -137,11 +137,9 @@ function auth(options: TopologySettings, fromUrls: RedisAuth): RedisAuth {
     fail('REDIS_PASSWORD: differs from the password in the Redis URL; give it once');
   if (fromUrls.username !== undefined && options.REDIS_USERNAME && fromUrls.username !== options.REDIS_USERNAME)
     fail('REDIS_USERNAME: differs from the user name in the Redis URL; give it once');
-  const username = fromUrls.username ?? options.REDIS_USERNAME;
-  const password = fromUrls.password ?? options.REDIS_PASSWORD;
   return {
-    ...(username ? { username } : {}),
-    ...(password ? { password } : {}),
+    username: fromUrls.username ?? options.REDIS_USERNAME,
+    password: fromUrls.password ?? options.REDIS_PASSWORD,
     tls: fromUrls.tls || options.REDIS_TLS,
   };
 }
