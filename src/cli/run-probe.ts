@@ -71,7 +71,7 @@ async function probeTargets(context: Context, shutdown: Shutdown, flags: ProbeFl
       `--tokens takes at most ${MAX_COINS_PER_PRICE_REQUEST} coin types (one price request), got ${coinTypes.length}`,
     );
   }
-  let addresses = flags.address?.map((address): ProbeTargets['addresses'][number] => ({
+  let addresses: ProbeTargets['addresses'] | undefined = flags.address?.map((address) => ({
     address: normalizeAddress(address),
     // As for an address added to the watchlist without options.
     nftChain: parseNftChain('ALL'),
