@@ -1,13 +1,4 @@
-/**
- * chaintap's words for what it ingests, defined once, each from the one before:
- * - a dataset is a kind of data a tick produces (prices, positions, nfts);
- * - a queue holds one dataset's jobs, the price catch-up's (past price slots filled later, apart so
- *   that they never hold up current prices), or the maintenance jobs (housekeeping, not a dataset);
- * - a tick stream is what a tick's jobs count towards: a dataset's scheduled ticks, or the time
- *   steps of a price backfill;
- * - an upstream operation is one kind of upstream request: a dataset's, or the protocol list that
- *   maintenance reads.
- */
+/** The kinds of data a tick produces. */
 export const DATASETS = ['prices', 'positions', 'nfts'] as const;
 export type Dataset = (typeof DATASETS)[number];
 
@@ -15,9 +6,11 @@ export type Dataset = (typeof DATASETS)[number];
 export const ADDRESS_DATASETS = ['positions', 'nfts'] as const;
 export type AddressDataset = (typeof ADDRESS_DATASETS)[number];
 
+/** Price catch-up fills past price slots apart, so that it never holds up current prices. */
 export const QUEUE_NAMES = [...DATASETS, 'price-catch-up', 'maintenance'] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
+/** What a tick's jobs count towards: a dataset's scheduled ticks, or a price backfill's time steps. */
 export type TickStream = Dataset | 'backfill';
 
 /** The tick stream a queue's jobs count towards: catch-up fills the prices ticks; maintenance none. */
@@ -26,4 +19,5 @@ export function queueStream(queue: QueueName): Dataset | undefined {
   return queue === 'maintenance' ? undefined : queue;
 }
 
+/** A kind of upstream request: a dataset's, or the protocol list that maintenance reads. */
 export type UpstreamOperation = Dataset | 'protocols';

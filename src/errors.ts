@@ -1,12 +1,6 @@
-/**
- * The project's error base classes and the one way to describe an error in a line. Upstream errors
- * live in src/upstream/errors.ts; these are the ones any layer may raise for input a person gave us.
- */
+/** The base of chaintap's errors (upstream ones: src/upstream/errors.ts). */
 export class ChaintapError extends Error {
-  /**
-   * Whether doing the same work again may succeed. The queue retries a job on a retryable error and
-   * fails it at once otherwise (src/worker/job-outcome.ts). True unless a class knows better.
-   */
+  /** Whether doing the same work again may succeed: a job is retried only then (src/worker/job-outcome.ts). */
   readonly retryable: boolean = true;
 
   constructor(message: string, options?: { cause?: unknown }) {
@@ -26,10 +20,9 @@ export class InvalidInputError extends ChaintapError {
 }
 
 /**
- * One line that says what went wrong, for logs, run records and health checks: the error's name,
- * its code when the message does not already carry it (an SQLSTATE, ECONNREFUSED), the message and
- * the cause's message. Drizzle's query errors embed the whole SQL and its parameters (can be MBs):
- * their cause is what went wrong, so it alone is described.
+ * One line for logs, run records and health checks: name, code (an SQLSTATE, ECONNREFUSED) unless the
+ * message has it, message, and the cause's message. Drizzle's query errors embed the whole SQL and its
+ * parameters (can be MBs): their cause alone is described.
  */
 export function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);

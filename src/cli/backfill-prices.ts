@@ -34,37 +34,20 @@ export interface BackfillRequest {
   confirm?: (estimate: BackfillEstimate) => Promise<void>;
 }
 
-export interface BackfillOutcome {
-  steps: number;
-  coinTypes: number;
-  jobs: number;
-  skipped: number;
-  complete: boolean;
-  /** This run's jobs: its outcome is theirs (an earlier run's failed batch may be regrouped into new ones). */
-  jobIds: string[];
-  /** The times those jobs ask for. */
-  ticks: Date[];
-}
-
 /**
  * Prices at every step of a time range through the upstream's `timestamp` parameter. Times already
  * stored are skipped and job ids are deterministic, so an interrupted backfill, run again, resumes
  * where it stopped (jobs still queued from the first run are the same jobs).
  */
-export async function runBackfill(deps: CycleDeps, request: BackfillRequest): Promise<BackfillOutcome> {
+export async function runBackfill(deps: CycleDeps, request: BackfillRequest) {
   const coinTypes = request.coinTypes
     ? [...new Set(request.coinTypes.map((coin) => normalizeCoinType(coin)))]
     : await listWatchedTokens(deps.database);
   if (coinTypes.length === 0)
     throw new InvalidInputError('no tokens to backfill: pass --tokens or add tokens to the watchlist');
   const times = backfillTimes(request.from, request.to, request.intervalMs);
-  const last = times[times.length - 1]!;
-  const stored = await storedPriceTimes(
-    deps.database,
-    coinTypes,
-    request.from,
-    new Date(last.getTime() + request.intervalMs),
-  );
+  const end = new Date(times.at(-1)!.getTime() + request.intervalMs);
+  const stored = await storedPriceTimes(deps.database, coinTypes, request.from, end);
   const plan = planBackfill(coinTypes, times, request.intervalMs, stored);
   deps.context.logger.info(
     { steps: times.length, coinTypes: coinTypes.length, jobs: plan.jobs.length, skipped: plan.skipped },
@@ -72,6 +55,8 @@ export async function runBackfill(deps: CycleDeps, request: BackfillRequest): Pr
   );
   await request.confirm?.(estimateBackfill(times.length, coinTypes.length, plan.jobs.length));
 
+  // This run's jobs, whose outcome is the run's (an earlier run's failed batch may be regrouped into
+  // new ones), and the times they ask for.
   const jobIds = plan.jobs.map((job) => job.opts.jobId);
   const ticks = [...plan.byTick.keys()].map((tick) => new Date(tick));
   return withShutdown(deps.context.logger, async (shutdown) => {
@@ -108,13 +93,11 @@ async function retryFailedFromEarlierRuns(deps: CycleDeps, ids: Set<string>): Pr
   }
 }
 
-export interface ConfirmSettings {
+interface ConfirmSettings {
   rate: UpstreamRate;
-  /** --yes. */
   yes: boolean;
-  /** Where a person answers: stdin; it is a terminal when isTTY. */
+  /** Where a person answers (stdin), and where the plan and the question go. */
   input: NodeJS.ReadableStream & { isTTY?: boolean };
-  /** Where the plan and the question go. */
   output: NodeJS.WritableStream;
   /** The command's shutdown signal (Ctrl-C): a question still open is answered no. */
   signal?: AbortSignal;
@@ -122,7 +105,7 @@ export interface ConfirmSettings {
 
 /**
  * The backfill command's `confirm`: prints the plan; above CONFIRM_ABOVE_REQUESTS starts only with
- * --yes or when the person at the terminal answers yes, and refuses when there is no terminal.
+ * --yes or a yes at the terminal, and refuses when there is no terminal.
  */
 export async function confirmBackfill(estimate: BackfillEstimate, settings: ConfirmSettings): Promise<void> {
   const lines = describeBackfillEstimate(estimate, settings.rate);
@@ -163,14 +146,12 @@ function askYes(question: string, settings: ConfirmSettings): Promise<boolean> {
 }
 
 /**
- * `chaintap backfill prices`: the backfill in this process, its plan confirmed first (above
- * CONFIRM_ABOVE_REQUESTS requests: --yes or a terminal's answer), with a progress bar, then what it
- * did. Exit code 0 only when every request is done and none failed.
+ * `chaintap backfill prices`: the backfill in this process, its plan confirmed first, with a progress
+ * bar, then what it did. Exit code 0 only when every request is done and none failed.
  */
 export async function backfillPrices(
   request: Pick<BackfillRequest, 'from' | 'to' | 'intervalMs' | 'coinTypes'> & { yes: boolean },
 ): Promise<void> {
-  const { from, to, intervalMs } = request;
   const context = createCliContext();
   await withShutdown(context.logger, async (shutdown) => {
     const resources = await openResources(context, shutdown);
@@ -180,10 +161,7 @@ export async function backfillPrices(
     const outcome = await runBackfill(
       { context, ...resources, client },
       {
-        from,
-        to,
-        intervalMs,
-        coinTypes: request.coinTypes,
+        ...request,
         onProgress: bar.update,
         confirm: (estimate) =>
           confirmBackfill(estimate, {

@@ -5,38 +5,29 @@ import { InvalidInputError } from '../errors.ts';
  * quoted when it holds a comma, a quote, doubled, or a line break), keyed by the header's names
  * (trimmed, lower-case), each with the line it starts on. Blank lines are skipped.
  */
-export function parseCsvRecords(
-  text: string,
-  source: string,
-): { header: string[]; records: { line: number; fields: Record<string, string> }[] } {
+export function parseCsvRecords(text: string, source: string) {
   const rows: { line: number; cells: string[] }[] = [];
   let cells: string[] = [];
   let field = '';
   let line = 1;
   let start = 1;
   let quoted = false;
-  let i = 0;
   const endRecord = () => {
     cells.push(field);
     if (cells.length > 1 || cells[0]!.trim() !== '') rows.push({ line: start, cells });
     cells = [];
     field = '';
   };
-  while (i < text.length) {
+  for (let i = 0; i < text.length; i += 1) {
     const char = text[i]!;
     if (quoted) {
       if (char === '"' && text[i + 1] === '"') {
         field += '"';
-        i += 2;
-        continue;
-      }
-      if (char === '"') quoted = false;
+        i += 1;
+      } else if (char === '"') quoted = false;
       else field += char;
       if (char === '\n') line += 1;
-      i += 1;
-      continue;
-    }
-    if (char === '"' && field === '') quoted = true;
+    } else if (char === '"' && field === '') quoted = true;
     else if (char === ',') {
       cells.push(field);
       field = '';
@@ -46,7 +37,6 @@ export function parseCsvRecords(
       line += 1;
       start = line;
     } else field += char;
-    i += 1;
   }
   if (quoted)
     throw new InvalidInputError(`invalid CSV file ${source}: a quoted field opened on line ${start} is not closed`);

@@ -63,27 +63,17 @@ function serverAt(host: string, port: string | undefined, env: Record<string, st
   } catch {
     return at;
   }
-  const servers: [string, string, string, string][] = [
+  const servers = [
     ['PostgreSQL', 'DATABASE_URL', options.DATABASE_URL, '5432'],
     ['Redis', 'REDIS_URL', options.REDIS_URL, '6379'],
-    ...(options.DATABASE_READ_URL
-      ? [['PostgreSQL', 'DATABASE_READ_URL', options.DATABASE_READ_URL, '5432'] as [string, string, string, string]]
-      : []),
-  ];
+    ['PostgreSQL', 'DATABASE_READ_URL', options.DATABASE_READ_URL, '5432'],
+  ] as const;
   for (const [name, setting, url, defaultPort] of servers) {
-    const parsed = safeUrl(url);
+    const parsed = URL.parse(url ?? '');
     if (parsed && (port === undefined || (parsed.port || defaultPort) === port) && sameHost(parsed.hostname, host))
       return `${name} at ${at} (${setting})`;
   }
   return at;
-}
-
-function safeUrl(url: string): URL | undefined {
-  try {
-    return new URL(url);
-  } catch {
-    return undefined;
-  }
 }
 
 function sameHost(configured: string, connected: string): boolean {

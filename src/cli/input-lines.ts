@@ -5,19 +5,16 @@ import { InvalidInputError } from '../errors.ts';
 import type { InputValue } from '../db/stores/watchlist.ts';
 
 /**
- * Values from the arguments, then from a file of one value per line (blank lines and # comments
- * ignored), read as a stream: a file of any length is never held in memory. Each value says where it
- * came from (`list.txt:12`), for errors. The source can be read again (the watchlist's transaction
- * may run twice). Checks that the file can be read before anything else is done.
+ * Values from the arguments, then from a file of one per line (blank lines and # comments ignored),
+ * streamed: a file of any length fits. Each says where it came from (`list.txt:12`), for errors. The
+ * source can be read again (the watchlist's transaction may run twice).
  */
 export async function valueSource(args: string[], file?: string): Promise<() => AsyncIterable<InputValue>> {
   const values = args.map((value) => value.trim()).filter(Boolean);
   if (file) {
-    try {
-      await access(file);
-    } catch (error) {
-      throw new InvalidInputError(`cannot read ${file}: ${(error as Error).message}`);
-    }
+    await access(file).catch((error: Error) => {
+      throw new InvalidInputError(`cannot read ${file}: ${error.message}`);
+    });
   } else if (values.length === 0) {
     throw nothingGiven();
   }
@@ -51,4 +48,12 @@ async function* fileValues(file: string): AsyncIterable<InputValue> {
 
 function nothingGiven(): InvalidInputError {
   return new InvalidInputError('nothing given: pass values as arguments or with --file PATH');
+}
+
+/** A comma-separated list's items, trimmed, empty ones dropped. */
+export function splitList(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ChaintapError } from '../errors.ts';
 import type { Logger } from '../runtime/logger.ts';
+import { isLoopback } from '../config/loopback.ts';
 
 const run = promisify(execFile);
 
@@ -15,42 +16,28 @@ const run = promisify(execFile);
  * otherwise, when they are meant to be local and the binaries are installed (Debian's postgresql
  * and redis-server packages, Homebrew's postgresql and redis), throwaway instances in a temporary
  * directory on free ports, removed when the demo stops; otherwise a one-screen message that says
- * what is missing and how to get it.
+ * what is missing and how to get it. `started` says what was started, for the first screen.
  */
-export interface DemoServices {
-  databaseUrl: string;
-  redisUrl: string;
-  /** What was started, for the first screen. */
-  started: string[];
-  stop(): Promise<void>;
-}
-
-export class MissingServicesError extends ChaintapError {
-  override readonly retryable = false;
-}
-
-export async function ensureDemoServices(
-  urls: { databaseUrl: string; redisUrl: string },
-  logger: Logger,
-): Promise<DemoServices> {
+export async function ensureDemoServices(databaseUrl: string, redisUrl: string, logger: Logger) {
   const stops: (() => Promise<void>)[] = [];
   const started: string[] = [];
-  const services: DemoServices = {
-    ...urls,
+  const services = {
+    databaseUrl,
+    redisUrl,
     started,
     async stop() {
       for (const stop of stops.reverse()) await stop().catch(() => undefined);
     },
   };
   try {
-    if (!(await answers(urls.databaseUrl))) {
-      const postgres = await startThrowawayPostgres(urls.databaseUrl);
+    if (!(await answers(databaseUrl))) {
+      const postgres = await startThrowawayPostgres(databaseUrl);
       stops.push(postgres.stop);
       services.databaseUrl = postgres.url;
       started.push(`PostgreSQL at ${postgres.url} (data in ${postgres.directory})`);
     }
-    if (!(await answers(urls.redisUrl))) {
-      const redis = await startThrowawayRedis(urls.redisUrl);
+    if (!(await answers(redisUrl))) {
+      const redis = await startThrowawayRedis(redisUrl);
       stops.push(redis.stop);
       services.redisUrl = redis.url;
       started.push(`Redis at ${redis.url}`);
@@ -79,9 +66,7 @@ async function answers(url: string): Promise<boolean> {
   });
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
-function howToGet(what: string, url: string, reason: string): MissingServicesError {
+function howToGet(what: string, url: string, reason: string): ChaintapError {
   const lines = [
     `chaintap demo needs ${what}, and ${url.replace(/\/\/[^@/]*@/, '//')} does not answer: ${reason}.`,
     '',
@@ -92,7 +77,7 @@ function howToGet(what: string, url: string, reason: string): MissingServicesErr
     '  docker compose up -d postgres redis      (from this repository; see README.md)',
     'or point DATABASE_URL / REDIS_URL at servers you already have.',
   ];
-  return new MissingServicesError(lines.join('\n'));
+  return new ChaintapError(lines.join('\n'));
 }
 
 async function freePort(): Promise<number> {
@@ -128,10 +113,7 @@ function postgresBinDirectories(): string[] {
   ];
 }
 
-/**
- * initdb refuses to run as root: as root, the cluster belongs to the `postgres` user (Debian's
- * package creates it) and its commands run as that user.
- */
+/** initdb refuses to run as root: as root, the cluster is run as Debian's `postgres` user. */
 async function postgresUser(): Promise<{ uid: number; gid: number } | undefined> {
   if (process.getuid?.() !== 0) return undefined;
   try {
@@ -139,7 +121,7 @@ async function postgresUser(): Promise<{ uid: number; gid: number } | undefined>
     const gid = Number((await run('id', ['-g', 'postgres'])).stdout.trim());
     return { uid, gid };
   } catch {
-    throw new MissingServicesError(
+    throw new ChaintapError(
       'chaintap demo runs as root, and initdb refuses to: create a `postgres` user, or run the demo as another user.',
     );
   }
@@ -149,7 +131,7 @@ async function startThrowawayPostgres(
   configured: string,
 ): Promise<{ url: string; directory: string; stop: () => Promise<void> }> {
   const { hostname } = new URL(configured);
-  if (!LOOPBACK.has(hostname)) throw howToGet('PostgreSQL', configured, 'it is not on this machine');
+  if (!isLoopback(hostname)) throw howToGet('PostgreSQL', configured, 'it is not on this machine');
   const bin = findBinaries(['initdb', 'pg_ctl'], postgresBinDirectories());
   if (!bin) throw howToGet('PostgreSQL', configured, 'no PostgreSQL server is installed (initdb, pg_ctl)');
   const owner = await postgresUser();
@@ -173,9 +155,7 @@ async function startThrowawayPostgres(
     ]);
   } catch (error) {
     await rm(directory, { recursive: true, force: true });
-    throw new MissingServicesError(
-      `could not start a throwaway PostgreSQL: ${(error as Error).message.split('\n')[0]}`,
-    );
+    throw new ChaintapError(`could not start a throwaway PostgreSQL: ${(error as Error).message.split('\n')[0]}`);
   }
   const database = new URL(configured).pathname.slice(1) || 'chaintap';
   return {
@@ -190,7 +170,7 @@ async function startThrowawayPostgres(
 
 async function startThrowawayRedis(configured: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const { hostname } = new URL(configured);
-  if (!LOOPBACK.has(hostname)) throw howToGet('Redis', configured, 'it is not on this machine');
+  if (!isLoopback(hostname)) throw howToGet('Redis', configured, 'it is not on this machine');
   const bin = findBinaries(['redis-server'], ['/opt/homebrew/bin', '/usr/local/bin', '/usr/bin']);
   if (!bin) throw howToGet('Redis', configured, 'no Redis server is installed (redis-server)');
   const directory = await mkdtemp(join(tmpdir(), 'chaintap-demo-redis-'));
@@ -215,5 +195,5 @@ async function startThrowawayRedis(configured: string): Promise<{ url: string; s
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await stop();
-  throw new MissingServicesError('could not start a throwaway Redis (redis-server did not answer within 5 s)');
+  throw new ChaintapError('could not start a throwaway Redis (redis-server did not answer within 5 s)');
 }

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { addressesCommand } from './commands/addresses.ts';
 import { alertsCommand } from './commands/alerts.ts';
@@ -26,9 +27,7 @@ if (existsSync('.env')) process.loadEnvFile('.env');
 /** How long a finished command's process may take to exit by itself before it is ended. */
 const EXIT_AFTER_COMMAND_MS = 2_000;
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-  version: string;
-};
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 const program = new Command('chaintap')
   .description('Ingests SUI token prices, DeFi positions and NFT holdings from a blockchain data service into Postgres')
@@ -73,13 +72,11 @@ try {
   }
 }
 
-// The command has finished and closed everything it opened (each command closes through its
-// shutdown registry, on success and on every error path alike), so nothing should hold the process.
-// One known exception: BullMQ workers closed by force while Redis is down leave their lock-renewal
-// and reconnect timers running (src/worker/workers.ts). Unreferenced, this timer fires only when
-// something still holds the process open, and then says what before it ends the process.
+// Each command closes what it opened, so nothing should hold the process now; BullMQ workers closed
+// by force while Redis is down are known to leave timers running (src/worker/workers.ts). This
+// unreferenced timer fires only when something holds the process, and says what before ending it.
 setTimeout(() => {
-  // Standard output and error show as TTYWrap or PipeWrap without holding the process.
+  // Standard output and error show as TTYWrap or PipeWrap, and hold nothing.
   const handles = process.getActiveResourcesInfo().filter((type) => type !== 'TTYWrap' && type !== 'PipeWrap');
   console.error(
     `chaintap: ${handles.join(', ') || 'a handle'} still open ${EXIT_AFTER_COMMAND_MS / 1000} s after the command ended: exiting`,

@@ -3,10 +3,7 @@ import { InvalidInputError } from '../errors.ts';
 /** The largest value of a Postgres bigint (int8): the type of chaintap's ids. */
 const BIGINT_MAX = 9223372036854775807n;
 
-/**
- * A whole number from the command line within [min, max], compared exactly (as a BigInt: nothing is
- * rounded past 2^53); `name` names the argument in the error. Returns it as a BigInt.
- */
+/** A whole number within [min, max], as a BigInt: nothing is rounded past 2^53. */
 function parseWhole(name: string, value: string, min: bigint, max: bigint, what: string): bigint {
   const text = value.trim();
   if (!/^\d+$/.test(text)) throw new InvalidInputError(`invalid ${name} "${value}": expected ${what}`);
@@ -16,10 +13,7 @@ function parseWhole(name: string, value: string, min: bigint, max: bigint, what:
   return number;
 }
 
-/**
- * An id of a bigint column (raw_responses.id, ...), as the decimal string Postgres and postgres.js
- * use for int8 (a JavaScript number is exact only up to 2^53).
- */
+/** An id of a bigint column, as the decimal string postgres.js uses for int8. */
 export function parseBigintId(name: string, value: string): string {
   return parseWhole(name, value, 1n, BIGINT_MAX, 'an id (a whole number)').toString();
 }

@@ -5,6 +5,7 @@ import {
   formatPerHour,
   type CapacityPlan,
 } from '../scheduler/capacity-plan.ts';
+import { formatTable } from './text-table.ts';
 
 /** The table (datasets in priority order, maintenance, total), then the plan in sentences. */
 export function formatPlan(plan: CapacityPlan): string[] {
@@ -28,25 +29,12 @@ export function formatPlan(plan: CapacityPlan): string[] {
     ],
     ['total', '', '', formatPerHour(plan.neededPerHour), formatPerHour(plan.availablePerHour), 'the quota allows'],
   ];
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  // Text columns left-aligned, numbers right-aligned; the last column unpadded.
-  const numeric = [false, false, true, true, true, false];
-  const table = rows.map((row) =>
-    row
-      .map((cell, column) =>
-        column === row.length - 1
-          ? cell
-          : numeric[column]
-            ? cell.padStart(widths[column]!)
-            : cell.padEnd(widths[column]!),
-      )
-      .join('  '),
-  );
   return [
     `quota ${plan.rate.label} (UPSTREAM_RATE): ${formatPerHour(plan.availablePerHour)} req/h, served in the order ${plan.priority.join(', ')} (DATASET_PRIORITY)`,
     `watchlist: ${describeWatchlist(plan)}`,
     '',
-    ...table,
+    // Numbers right-aligned.
+    ...formatTable(rows, (column) => column >= 2 && column <= 4),
     '',
     ...describeCapacityPlan(plan),
   ];

@@ -1,5 +1,6 @@
 import type { UpstreamOperation } from '../datasets.ts';
 import type { SchemaDrift } from '../db/schema/rows.ts';
+import { formatTable } from './text-table.ts';
 
 /**
  * What `chaintap probe` learned from one upstream call:
@@ -32,19 +33,17 @@ export function formatProbeReport(probes: readonly OperationProbe[]): string {
   const lines: string[] = [];
   for (const probe of probes) {
     lines.push(`${[probe.operation, probe.target].filter(Boolean).join(' ')}: ${headline(probe)}`);
-    if (probe.drifts.length > 0) {
-      lines.push(...table(['  drifted field', 'shape', 'count'], probe.drifts.map(driftCells)));
+    const { drifts, quarantined } = probe;
+    if (drifts.length > 0) {
+      const rows = drifts.map(({ field, shape, count }) => [`  ${field}`, shape, String(count)]);
+      lines.push(...formatTable([['  drifted field', 'shape', 'count'], ...rows]));
     }
-    if (probe.quarantined.length > 0) {
-      lines.push(
-        ...table(
-          ['  would quarantine', 'reason'],
-          probe.quarantined.map(({ index, reason }) => [
-            `  ${index === null ? 'whole answer' : `element ${index}`}`,
-            reason,
-          ]),
-        ),
-      );
+    if (quarantined.length > 0) {
+      const rows = quarantined.map(({ index, reason }) => [
+        `  ${index === null ? 'whole answer' : `element ${index}`}`,
+        reason,
+      ]);
+      lines.push(...formatTable([['  would quarantine', 'reason'], ...rows]));
     }
     lines.push('');
   }
@@ -52,48 +51,35 @@ export function formatProbeReport(probes: readonly OperationProbe[]): string {
   return lines.join('\n');
 }
 
-function headline(probe: OperationProbe): string {
-  switch (probe.status) {
+function headline({ status, drifts, quarantined, elements, note }: OperationProbe): string {
+  switch (status) {
     case 'read': {
-      const drifts = probe.drifts.length === 0 ? 'no drift' : `${probe.drifts.length} field/shape drift(s)`;
-      const quarantined =
-        probe.quarantined.length === 0 ? 'nothing to quarantine' : `${probe.quarantined.length} to quarantine`;
-      return `read ${probe.elements} element(s), ${drifts}, ${quarantined}`;
+      const drifted = drifts.length === 0 ? 'no drift' : `${drifts.length} field/shape drift(s)`;
+      const toQuarantine = quarantined.length === 0 ? 'nothing to quarantine' : `${quarantined.length} to quarantine`;
+      return `read ${elements} element(s), ${drifted}, ${toQuarantine}`;
     }
     case 'unreadable':
       return 'the answer cannot be read: it would be quarantined whole';
     case 'failed':
-      return `FAILED: ${probe.note}`;
+      return `FAILED: ${note}`;
     case 'skipped':
-      return `skipped: ${probe.note}`;
+      return `skipped: ${note}`;
   }
 }
 
-function driftCells(drift: SchemaDrift): string[] {
-  return [`  ${drift.field}`, drift.shape, String(drift.count)];
-}
-
-/** Rows padded into columns; the last column is not padded. */
-function table(header: string[], rows: string[][]): string[] {
-  const all = [header, ...rows];
-  const widths = header.map((_, column) => Math.max(...all.map((row) => row[column]!.length)));
-  return all.map((row) =>
-    row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '),
-  );
-}
-
 function verdict(probes: readonly OperationProbe[]): string {
-  const failed = probes.filter((probe) => probe.status === 'failed').length;
+  const count = (test: (probe: OperationProbe) => boolean) => probes.filter(test).length;
+  const failed = count((probe) => probe.status === 'failed');
   const quarantined = probes.reduce((sum, probe) => sum + probe.quarantined.length, 0);
-  const drifted = probes.filter((probe) => probe.drifts.length > 0).length;
-  const skipped = probes.filter((probe) => probe.status === 'skipped').length;
+  const drifted = count((probe) => probe.drifts.length > 0);
+  const skipped = count((probe) => probe.status === 'skipped');
   const skippedNote = skipped > 0 ? ` (${skipped} call(s) skipped)` : '';
   if (failed > 0 || quarantined > 0) {
-    const parts = [
-      ...(failed > 0 ? [`${failed} call(s) failed`] : []),
-      ...(quarantined > 0 ? [`${quarantined} element(s) or answer(s) would be quarantined`] : []),
-    ];
-    return `verdict: NOT READY: ${parts.join(', ')}${skippedNote}`;
+    const problems = [
+      failed > 0 && `${failed} call(s) failed`,
+      quarantined > 0 && `${quarantined} element(s) or answer(s) would be quarantined`,
+    ].filter(Boolean);
+    return `verdict: NOT READY: ${problems.join(', ')}${skippedNote}`;
   }
   const drift = drifted > 0 ? `, drift absorbed in ${drifted} call(s)` : '';
   return `verdict: ready: every answer can be read${drift}${skippedNote}`;

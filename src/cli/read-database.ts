@@ -7,12 +7,9 @@ import type { Shutdown } from '../runtime/shutdown.ts';
 export const READ_APPLICATION_NAME = 'chaintap-read';
 
 /**
- * The database that reports and the status page read
- * (docs/read-replicas.md): DATABASE_READ_URL when set, as a pool of its own (the caller closes it
- * when it is not `primary`); else the primary's handle itself, no second pool. Nothing connects
- * until the first read, and an unreachable replica is not checked at start: a BI replica that is
- * down must not keep workers or the scheduler from starting; what reads it fails on its own (a
- * status page section, a report).
+ * What reports and the status page read (docs/read-replicas.md): DATABASE_READ_URL's own pool (the
+ * caller closes it unless it is `primary`), else `primary`. It is not reached at start: a replica that
+ * is down must not keep workers or the scheduler from starting; what reads it fails on its own.
  */
 export function openReadDatabase(
   options: Pick<Options, 'DATABASE_READ_URL'>,

@@ -1,42 +1,33 @@
 import type { Context } from '../runtime/context.ts';
 import type { Shutdown } from '../runtime/shutdown.ts';
 import { ChaintapError } from '../errors.ts';
-import { createDatabase, type Database } from '../db/client.ts';
-import { closeQueues, createQueues, type Queues } from '../queue/queues.ts';
+import { createDatabase } from '../db/client.ts';
+import { closeQueues, createQueues } from '../queue/queues.ts';
 import { checkEvictionPolicy, createRedisConnection, type RedisClient } from '../runtime/redis-connection.ts';
 import { describeTopology, redisTopology, topologySetting, type RedisTopology } from '../config/redis-topology.ts';
 import { checkKeyLayout } from '../queue/key-layout.ts';
 import { upstreamPaceKey } from '../queue/redis-keys.ts';
-import { createTickTracker, type TickTracker } from '../queue/tick-tracker.ts';
+import { createTickTracker } from '../queue/tick-tracker.ts';
 import { createUpstreamClient, transportSettings, type UpstreamClient } from '../upstream/client.ts';
 import { createHttpTransport } from '../upstream/http-transport.ts';
 import { createSharedRateLimiter } from '../upstream/rate-limiter.ts';
 import type { UpstreamTransport } from '../upstream/transport.ts';
 
-/** The connections a command works with, each added to the command's shutdown as it is opened. */
-export interface Resources {
-  database: Database;
-  redis: RedisClient;
-  queues: Queues;
-  tracker: TickTracker;
-}
-
 /**
- * How long a command waits for Redis at start, and how many failed connection attempts in a row it
- * takes (the first three are about a second apart), before it says so and exits instead of waiting.
- * Once started, a Redis outage is ridden out: ioredis reconnects.
+ * How long a command waits for Redis at start, or how many failed attempts in a row (the first three
+ * are about a second apart), before it says so and exits. Later, ioredis reconnects by itself.
  */
 const REDIS_READY_TIMEOUT_MS = 5_000;
 const REDIS_FAILED_ATTEMPTS = 3;
 
-export async function openResources(context: Context, shutdown: Shutdown): Promise<Resources> {
+/** The connections a command works with, each added to the command's shutdown as it is opened. */
+export async function openResources(context: Context, shutdown: Shutdown) {
   const { options, logger, metrics } = context;
   // Postgres first, so that it closes last (queues, then Redis, then Postgres).
   const database = createDatabase(options.DATABASE_URL, { max: options.DATABASE_POOL_SIZE, metrics, logger });
   shutdown.add('postgres', () => database.close());
-  // Reached once at start, so that an unreachable server, a missing database or a refused login is
-  // one clear error now (src/cli/runtime.ts describes it), not jobs failing one by one, or a service
-  // that runs and logs failures forever. Later outages are ridden out.
+  // Reached once at start: an unreachable server, a missing database or a refused login is one clear
+  // error now (src/cli/failure.ts), not jobs failing one by one. Later outages are ridden out.
   await database.sql`select 1`;
   const topology = redisTopology(options);
   const redis = createRedisConnection(topology, 'worker');
@@ -86,10 +77,7 @@ function waitUntilReady(redis: RedisClient, topology: RedisTopology): Promise<vo
   });
 }
 
-/**
- * The upstream client, its request budget shared through Redis with every other process (a Redis
- * connection of its own, closed with the client). Requests leave from this process's event loop.
- */
+/** The upstream client, its request budget shared through Redis (a connection of its own). */
 export function openUpstreamClient(context: Context): UpstreamClient {
   const { options, logger, metrics } = context;
   // A missing key or URL is a ConfigError before any connection opens (none may hold the process open).
@@ -109,9 +97,8 @@ export function openUpstreamClient(context: Context): UpstreamClient {
     rps: options.UPSTREAM_RPS,
   });
   const http = createHttpTransport(settings, rateLimiter);
-  // The budget waits for Redis as long as it takes (a worker rides out a Redis restart so); a command
-  // that has not reached Redis itself (probe) would wait forever on an unreachable one: before the
-  // first request, Redis is reached once, so that it is one clear error instead.
+  // The budget waits for Redis as long as it takes (a worker rides out a Redis restart so); probe,
+  // which has not reached Redis itself, would wait forever on an unreachable one: reach it once first.
   let reached: Promise<void> | undefined;
   const reach = () => {
     reached ??= waitUntilReady(redis, topology).catch((error: unknown) => {
@@ -121,14 +108,8 @@ export function openUpstreamClient(context: Context): UpstreamClient {
     return reached;
   };
   const transport: UpstreamTransport = {
-    send: async (request, signal) => {
-      await reach();
-      return http.send(request, signal);
-    },
-    pause: async (ms, reason) => {
-      await reach();
-      return http.pause(ms, reason);
-    },
+    send: (request, signal) => reach().then(() => http.send(request, signal)),
+    pause: (ms, reason) => reach().then(() => http.pause(ms, reason)),
     close: async () => {
       await http.close();
       redis.disconnect();

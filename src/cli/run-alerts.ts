@@ -5,37 +5,31 @@ import { startAlerts } from '../alerts/service.ts';
 import { createDatabase, type Database } from '../db/client.ts';
 import { createOpsServer, type OpsServer } from '../ops/server.ts';
 import { withShutdown } from '../runtime/shutdown.ts';
-import { withDatabases } from './commands/database-command.ts';
+import { withDatabase } from './commands/database-command.ts';
 import { openServiceReadDatabase } from './read-database.ts';
-import { openResources, type Resources } from './resources.ts';
+import { openResources } from './resources.ts';
 import { createCliContext, untilShutdown } from './runtime.ts';
 
-/**
- * `chaintap alerts`: evaluates the rules on every finished tick and delivers their events until
- * SIGTERM/SIGINT; with `ops`, the ops server beside them. A bad rules file is refused before
- * anything connects.
- */
+/** `chaintap alerts` until SIGTERM/SIGINT; a bad rules file is refused before anything connects. */
 export async function runAlerts(rulesFile: string, withOps: boolean): Promise<void> {
   const rules = await loadRulesFile(rulesFile, process.env);
   const context = createCliContext();
   await withShutdown(context.logger, async (shutdown) => {
-    const { options, metrics, logger } = context;
     let database: Database;
-    let resources: Resources | undefined;
-    if (withOps) {
-      resources = await openResources(context, shutdown);
-      database = resources.database;
-    } else {
-      // Postgres alone: the alerts need no Redis, and keep working when it is down.
-      database = createDatabase(options.DATABASE_URL, { max: options.DATABASE_POOL_SIZE, metrics, logger });
-      shutdown.add('postgres', () => database.close());
-    }
     let ops: OpsServer | undefined;
-    if (resources) {
+    if (withOps) {
+      const resources = await openResources(context, shutdown);
+      database = resources.database;
       // The ops server's status page reads a read replica when there is one (docs/read-replicas.md).
       const readDatabase = openServiceReadDatabase(context, shutdown, database);
-      ops = createOpsServer({ context, ...resources, readDatabase });
-      shutdown.add('ops server', () => ops!.close());
+      const server = createOpsServer({ context, ...resources, readDatabase });
+      shutdown.add('ops server', () => server.close());
+      ops = server;
+    } else {
+      // Postgres alone: the alerts need no Redis, and keep working when it is down.
+      const { options, metrics, logger } = context;
+      database = createDatabase(options.DATABASE_URL, { max: options.DATABASE_POOL_SIZE, metrics, logger });
+      shutdown.add('postgres', () => database.close());
     }
     const alerts = await startAlerts({ context, database, rules });
     shutdown.add('alerts', () => alerts.close());
@@ -50,7 +44,7 @@ export async function testAlertRules(rulesFile: string): Promise<void> {
   console.log(
     `${rulesFile}: valid, ${rules.rules.length} rule(s), ${rules.webhooks.length} webhook(s) (${rules.webhooks.map((webhook) => `${webhook.name}${webhook.signingKey ? ', signed' : ''}`).join('; ')})`,
   );
-  const evaluations = await withDatabases(({ database }) => previewRules(database, rules.rules, new Date()));
+  const evaluations = await withDatabase((database) => previewRules(database, rules.rules, new Date()));
   for (const evaluation of evaluations) console.log(describeEvaluation(evaluation).join('\n'));
   const firing = evaluations.reduce((sum, evaluation) => sum + evaluation.plan.events.length, 0);
   console.log(`${firing} event(s) would be sent now (nothing was sent or recorded)`);

@@ -19,40 +19,23 @@ export interface CycleDeps {
   client: UpstreamClient;
 }
 
-export interface CycleRequest {
-  tick: Date;
-  datasets: readonly Dataset[];
-  /** Price requests for this time instead of the current price (backfill). */
-  at?: Date;
-  /** Called after each poll, e.g. for a progress bar. */
-  onProgress?: (finished: number, expected: number) => void;
-}
-
-export interface CycleOutcome {
-  produced: ProducedTick[];
-  /** False when the queues went idle with jobs that never reached an outcome (lost to stalls). */
-  complete: boolean;
-}
-
 const POLL_MS = 200;
 const IDLE_POLLS_BEFORE_GIVING_UP = 15;
 
 /**
- * One cycle processed in this process: enqueue the tick through the same queues the scheduler
- * uses, run in-process workers, and wait until every job has succeeded, been quarantined or failed
- * for good. Other worker processes attached to the same Redis may take part.
+ * One cycle enqueued through the scheduler's queues and processed by workers in this process (others
+ * on the same Redis may take part), until every job has reached its outcome: `complete` is false when
+ * the queues went idle with jobs that never did (lost to stalls).
  */
-export async function runCycle(deps: CycleDeps, request: CycleRequest): Promise<CycleOutcome> {
+export async function runCycle(deps: CycleDeps, request: { tick: Date; datasets: readonly Dataset[] }) {
   return withShutdown(deps.context.logger, async (shutdown) => {
     const pool = createWorkerPool({ ...deps, queueNames: request.datasets });
     shutdown.add('workers', () => pool.close());
     const produced: ProducedTick[] = [];
-    for (const dataset of request.datasets)
-      produced.push(await produceTick(deps, dataset, request.tick, { at: request.at }));
+    for (const dataset of request.datasets) produced.push(await produceTick(deps, dataset, request.tick));
     const complete = await waitForTicks(deps, {
       streams: request.datasets.map((dataset) => ({ stream: dataset, tick: request.tick })),
       queues: request.datasets,
-      onProgress: request.onProgress,
     });
     return { produced, complete };
   });

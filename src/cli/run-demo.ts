@@ -19,9 +19,9 @@ import { runServices } from './run-services.ts';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-export const DEMO_API_KEY = 'demo-key-not-secret';
+const DEMO_API_KEY = 'demo-key-not-secret';
 
-export const DEMO_TOKENS = [
+const DEMO_TOKENS = [
   '0x2::sui::SUI',
   '0xdba34672e30cb065b1f93e3ab55318768fd6fef66c15942c9f7cb846e2f900e7::usdc::USDC',
   '0x06864a6f921804860930db6ddbe2e16acdf8504495ea7481637a1c8b9a8fe54b::cetus::CETUS',
@@ -29,16 +29,13 @@ export const DEMO_TOKENS = [
   '0x5d4b302506645c37ff133b98c4b50a5ae14841659738d6d733d59d0d217a93bf::coin::COIN',
 ];
 
-export const DEMO_ADDRESSES = [
+const DEMO_ADDRESSES = [
   '0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e',
   '0x1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f809',
   '0x5c6e4b2a8f1d0e3c7b9a2f4d6e8c0a1b3d5f7e9c2a4b6d8f0e1c3a5b7d9f2e4c',
 ];
 
-/**
- * A sample watchlist when the watchlist is empty, and the last 24 hours of hourly prices for it, so
- * that the status page's charts have a history from the first minute.
- */
+/** A sample watchlist when it is empty, and a day of hourly prices: the charts have a history at once. */
 async function seedDemo(context: Context): Promise<void> {
   await withShutdown(context.logger, async (shutdown) => {
     const resources = await openResources(context, shutdown);
@@ -55,9 +52,8 @@ async function seedDemo(context: Context): Promise<void> {
 }
 
 /**
- * A read-only login for BI tools (chaintap_reader's rights) with a password made for this run, and
- * the line that tells its URL; a Postgres that does not let the demo create roles gets a line that
- * says how to make one instead.
+ * The line that tells the URL of a read-only login for BI tools made for this run, or, when Postgres
+ * does not let the demo create roles, how to make one.
  */
 async function readerLoginLine(databaseUrl: string): Promise<string> {
   const database = createDatabase(databaseUrl, { max: 1 });
@@ -71,24 +67,20 @@ async function readerLoginLine(databaseUrl: string): Promise<string> {
   }
 }
 
-/** The quota of the demo's own simulated upstream, unless one is set: the free tier's 40/min would make it slow. */
+/** The simulated upstream's quota unless one is set (the free tier's 40/min would be slow). */
 const DEMO_RATE = '20/s';
 
 /**
- * `chaintap demo`: PostgreSQL and Redis (throwaway local instances when none answers,
- * local-services.ts), the simulated upstream in this process, migrations, a sample watchlist with a
- * day of price history, then `start` with a first tick of every dataset.
+ * `chaintap demo`: PostgreSQL and Redis (throwaway ones when none answers), the simulated upstream in
+ * this process, migrations, a sample watchlist, then `start` with a first tick of every dataset.
  */
 export async function runDemo(): Promise<void> {
-  const settings = loadOptions({}, process.env);
+  const settings = loadOptions();
   // Before anything is started: an exposed ops port without OPS_TOKEN is refused (docs/operations.md).
   assertSafeOpsExposure(settings);
   const apiKey = settings.UPSTREAM_API_KEY ?? DEMO_API_KEY;
   const logger = createLogger({ level: settings.LOG_LEVEL, secrets: [apiKey] });
-  const services = await ensureDemoServices(
-    { databaseUrl: settings.DATABASE_URL, redisUrl: settings.REDIS_URL },
-    logger,
-  );
+  const services = await ensureDemoServices(settings.DATABASE_URL, settings.REDIS_URL, logger);
   // Its own simulated upstream, whatever UPSTREAM_BASE_URL says, on a free port of this machine.
   const simulator = await startSimulator({ apiKey, host: '127.0.0.1', port: 0 }).catch(async (error: unknown) => {
     await services.stop();

@@ -7,11 +7,7 @@ import { formatSummary, summarizeRuns } from './run-summary.ts';
 import { createCliContext } from './runtime.ts';
 import { EXIT } from './exit-codes.ts';
 
-/**
- * `chaintap run-once`: one cycle of `datasets` for the tick (`tick`, else now, floored to the
- * minute), processed in this process, then its summary. Exit code 0 only when no job failed or was
- * left without an outcome.
- */
+/** `chaintap run-once`: exit code 0 only when no job failed or was left without an outcome. */
 export async function runOnce(request: { tick?: Date; datasets: Dataset[]; json: boolean }): Promise<void> {
   const tick = floorToMinute(request.tick ?? new Date());
   const { datasets } = request;

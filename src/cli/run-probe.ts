@@ -27,18 +27,10 @@ export interface ProbeFlags {
   json?: boolean;
 }
 
-/** An address with the request options the live jobs would use for it. */
-interface AddressTarget {
-  address: string;
-  chain?: string;
-  protocols?: string[];
-  nftChain: NftChain;
-  includePnl: boolean;
-}
-
 interface ProbeTargets {
   coinTypes: string[];
-  addresses: AddressTarget[];
+  /** With the request options the live jobs would use for each. */
+  addresses: { address: string; chain?: string; protocols?: string[]; nftChain: NftChain; includePnl: boolean }[];
 }
 
 /**
@@ -79,7 +71,7 @@ async function probeTargets(context: Context, shutdown: Shutdown, flags: ProbeFl
       `--tokens takes at most ${MAX_COINS_PER_PRICE_REQUEST} coin types (one price request), got ${coinTypes.length}`,
     );
   }
-  let addresses = flags.address?.map((address): AddressTarget => ({
+  let addresses: ProbeTargets['addresses'] | undefined = flags.address?.map((address) => ({
     address: normalizeAddress(address),
     // As for an address added to the watchlist without options.
     nftChain: parseNftChain('ALL'),
@@ -101,22 +93,19 @@ async function probeTargets(context: Context, shutdown: Shutdown, flags: ProbeFl
 
 /** One call per operation (positions and NFT holdings per address), one after the other. */
 async function probeAll(client: UpstreamClient, targets: ProbeTargets, signal: AbortSignal): Promise<OperationProbe[]> {
-  const probes: OperationProbe[] = [];
   const { coinTypes, addresses } = targets;
   // The reading time stands in for the tick: nothing is stored, so it only dates the rows read.
   const now = new Date();
-  if (coinTypes.length === 0) {
-    probes.push(skipped('prices', 'no --tokens given and no token watched'));
-  } else {
-    probes.push(
-      await probe(
-        'prices',
-        `(${coinTypes.length} token(s))`,
-        () => client.fetchTokenPriceBatch(coinTypes, { signal }),
-        (data) => normalizeTokenPrices(data, { fetchedAt: now }),
-      ),
-    );
-  }
+  const probes = [
+    coinTypes.length === 0
+      ? skipped('prices', 'no --tokens given and no token watched')
+      : await probe(
+          'prices',
+          `(${coinTypes.length} token(s))`,
+          () => client.fetchTokenPriceBatch(coinTypes, { signal }),
+          (data) => normalizeTokenPrices(data, { fetchedAt: now }),
+        ),
+  ];
   if (addresses.length === 0) {
     probes.push(skipped('positions', 'no --address given and no address watched'));
     probes.push(skipped('nfts', 'no --address given and no address watched'));
@@ -130,8 +119,6 @@ async function probeAll(client: UpstreamClient, targets: ProbeTargets, signal: A
         () => client.fetchPositions(address, { chain, protocols, signal }),
         (data) => normalizePositions(data, ctx),
       ),
-    );
-    probes.push(
       await probe(
         'nfts',
         address,
@@ -164,30 +151,32 @@ async function probe<T>(
   fetch: () => Promise<UpstreamResponse<T>>,
   read: (data: T) => ElementOutcome,
 ): Promise<OperationProbe> {
-  const result: OperationProbe = {
+  const result = (status: OperationProbe['status'], found: Partial<OperationProbe>): OperationProbe => ({
     operation,
     target,
-    status: 'read',
+    status,
     elements: null,
     drifts: [],
     quarantined: [],
     note: null,
-  };
+    ...found,
+  });
   try {
-    const outcome = read((await fetch()).data);
-    result.elements = outcome.elements;
-    result.drifts = outcome.drifts;
-    result.quarantined = outcome.quarantined.map(({ index, reason }) => ({ index, reason }));
-    return result;
+    const { elements, drifts, quarantined } = read((await fetch()).data);
+    return result('read', {
+      elements,
+      drifts,
+      quarantined: quarantined.map(({ index, reason }) => ({ index, reason })),
+    });
   } catch (error) {
     const decision = jobOutcome(error);
     if (decision === 'quarantine') {
       const reason =
         error instanceof InvalidPayloadError ? error.issues.split('\n').join('; ') : (error as Error).message;
-      return { ...result, status: 'unreadable', quarantined: [{ index: null, reason }] };
+      return result('unreadable', { quarantined: [{ index: null, reason }] });
     }
     if (decision === 'stop_and_alert' || !(error instanceof UpstreamError)) throw error;
-    return { ...result, status: 'failed', note: `${error.message} (${error.attempts} attempt(s))` };
+    return result('failed', { note: `${error.message} (${error.attempts} attempt(s))` });
   }
 }
 

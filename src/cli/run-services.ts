@@ -24,13 +24,11 @@ export interface ServiceSelection {
 }
 
 /**
- * The long-running processes: scheduler, workers and the ops server, in any combination. Runs until
- * SIGTERM/SIGINT, then stops the scheduler, lets active jobs finish within SHUTDOWN_GRACE_MS and
- * closes every connection.
+ * Scheduler, workers and the ops server, in any combination, until SIGTERM/SIGINT; then active jobs
+ * get SHUTDOWN_GRACE_MS to finish.
  */
 export async function runServices(selection: ServiceSelection, context: Context): Promise<void> {
-  // Before anything is opened: an exposed ops port without OPS_TOKEN is a ConfigError, and the
-  // command exits with its message alone.
+  // Before anything is opened: an exposed ops port without OPS_TOKEN is a ConfigError.
   if (selection.ops) assertSafeOpsExposure(context.options);
   await withShutdown(context.logger, async (shutdown) => {
     const resources = await openResources(context, shutdown);
@@ -38,15 +36,7 @@ export async function runServices(selection: ServiceSelection, context: Context)
     const readDatabase = openServiceReadDatabase(context, shutdown, resources.database);
     const client = selection.workers ? openUpstreamClient(context) : undefined;
     if (client) shutdown.add('upstream client', () => client.close());
-    const ops = selection.ops
-      ? createOpsServer({
-          context,
-          database: resources.database,
-          readDatabase,
-          redis: resources.redis,
-          queues: resources.queues,
-        })
-      : undefined;
+    const ops = selection.ops ? createOpsServer({ context, ...resources, readDatabase }) : undefined;
     if (ops) shutdown.add('ops server', () => ops.close());
     if (client) {
       const pool = createWorkerPool({ context, ...resources, client });

@@ -1,4 +1,4 @@
-import { loadOptions, type Options } from '../config/options.ts';
+import { loadOptions, type OptionOverrides } from '../config/options.ts';
 import { secretValues } from '../config/secrets.ts';
 import type { Context } from '../runtime/context.ts';
 import { isLostArrayTypeFetch } from '../db/driver-faults.ts';
@@ -6,18 +6,10 @@ import { createLogger } from '../runtime/logger.ts';
 import { createMetrics } from '../runtime/metrics.ts';
 import { abortOnSignals } from './signals.ts';
 
-export type OptionOverrides = Partial<Record<keyof Options, string | number | boolean | undefined>>;
-
-/**
- * The process context of a CLI command: options from the environment (and flags), a logger that
- * redacts the secrets, metrics, and an abort signal raised by SIGTERM/SIGINT.
- */
+/** A CLI command's options, logger (secrets redacted), metrics, and SIGTERM/SIGINT as a signal. */
 export function createCliContext(overrides: OptionOverrides = {}): Context {
-  const options = loadOptions(overrides, process.env);
-  const logger = createLogger({
-    level: options.LOG_LEVEL,
-    secrets: secretValues(options),
-  });
+  const options = loadOptions(overrides);
+  const logger = createLogger({ level: options.LOG_LEVEL, secrets: secretValues(options) });
   const metrics = createMetrics({ defaultMetrics: options.METRICS_ENABLED });
   const signal = abortOnSignals((signal, second) =>
     second ? logger.warn({ signal }, 'second signal: exiting now') : logger.info({ signal }, 'shutting down'),

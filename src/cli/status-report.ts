@@ -23,11 +23,7 @@ import { EXIT } from './exit-codes.ts';
 /** Watched addresses listed by `status`; `chaintap addresses list` lists them all. */
 const ADDRESSES_SHOWN = 20;
 
-/**
- * `chaintap status`: per dataset the last successful tick, the watched addresses, the quota, queue
- * depths, failures and schema drifts of the last 24 hours; as text, or as one JSON document
- * (README, "JSON output").
- */
+/** `chaintap status`, as text or as one JSON document (README, "JSON output"). */
 export async function reportStatus(request: { json: boolean }): Promise<void> {
   const context = createCliContext();
   await withShutdown(context.logger, async (shutdown) => {
@@ -97,7 +93,7 @@ export async function reportStatus(request: { json: boolean }): Promise<void> {
   });
 }
 
-/** The "addresses" section: how many, for what, then each (the first ADDRESSES_SHOWN) with its format, datasets and chains. */
+/** The "addresses" section: how many, for what, then the first ADDRESSES_SHOWN. */
 function addressLines(plan: CapacityPlan, addresses: WatchedAddress[]): string[] {
   const lines = [`addresses: ${describeWatchlist(plan)}`];
   for (const watched of addresses) {
@@ -108,10 +104,7 @@ function addressLines(plan: CapacityPlan, addresses: WatchedAddress[]): string[]
   return lines;
 }
 
-/**
- * The "quota" section: a pause of the upstream requests in force, the rate, needed against
- * available, the verdict, each dataset's cadence.
- */
+/** The "quota" section: a pause in force, needed against available, the verdict, each cadence. */
 function quotaLines({ plan, superseded }: QuotaStatus, pause: UpstreamPause | null, now: Date): string[] {
   const supersededBy = new Map(superseded.map((row) => [row.dataset, row.superseded]));
   const lines = ['quota'];

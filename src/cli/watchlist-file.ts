@@ -6,6 +6,7 @@ import { normalizeCoinType } from '../chain/coin-type.ts';
 import { parseAddressOptions } from '../db/stores/watchlist.ts';
 import type { DeclaredAddress, DeclaredWatchlist } from '../db/stores/watchlist-apply.ts';
 import { InvalidInputError } from '../errors.ts';
+import { booleanWord } from '../config/options.ts';
 import { parseCsvRecords } from './csv-records.ts';
 
 /**
@@ -24,22 +25,12 @@ const CSV_COLUMNS = ['kind', 'value', ...ADDRESS_FIELDS.slice(1)];
 const PROBLEMS_SHOWN = 10;
 
 /** An address entry as written, before it is checked. */
-interface AddressEntry {
-  address?: unknown;
-  datasets?: unknown;
-  chain?: unknown;
-  protocols?: unknown;
-  nft_chain?: unknown;
-  pnl?: unknown;
-}
+type AddressEntry = Partial<Record<(typeof ADDRESS_FIELDS)[number], unknown>>;
 
 export async function readWatchlistFile(path: string): Promise<DeclaredWatchlist> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new InvalidInputError(`cannot read ${path}: ${(error as Error).message}`);
-  }
+  const text = await readFile(path, 'utf8').catch((error: Error) => {
+    throw new InvalidInputError(`cannot read ${path}: ${error.message}`);
+  });
   return extname(path).toLowerCase() === '.csv' ? parseCsvWatchlist(text, path) : parseYamlWatchlist(text, path);
 }
 
@@ -53,7 +44,7 @@ export function parseYamlWatchlist(text: string, source: string): DeclaredWatchl
     const where = error instanceof YAMLParseError && error.linePos ? ` (line ${error.linePos[0].line})` : '';
     throw new InvalidInputError(`invalid watchlist file ${source}${where}: ${(error as Error).message.split('\n')[0]}`);
   }
-  const builder = new WatchlistBuilder(source);
+  const builder = new WatchlistBuilder();
   if (!isObject(document) || Object.keys(document).some((key) => key !== 'tokens' && key !== 'addresses')) {
     throw new InvalidInputError(`invalid watchlist file ${source}: expected "tokens" and "addresses" lists`);
   }
@@ -70,7 +61,7 @@ export function parseYamlWatchlist(text: string, source: string): DeclaredWatchl
       else builder.address(where, entry);
     } else builder.problem(where, 'expected an address or an object with "address"');
   });
-  return builder.result();
+  return builder.result(source);
 }
 
 /** The records of a CSV watchlist. */
@@ -82,7 +73,7 @@ export function parseCsvWatchlist(text: string, source: string): DeclaredWatchli
       `invalid watchlist file ${source}: the header needs kind and value, and may have ${CSV_COLUMNS.slice(2).join(', ')}${unknown.length ? ` (not ${unknown.join(', ')})` : ''}`,
     );
   }
-  const builder = new WatchlistBuilder(source);
+  const builder = new WatchlistBuilder();
   for (const { line, fields } of records) {
     const where = `line ${line}`;
     const cell = (column: string) =>
@@ -90,17 +81,12 @@ export function parseCsvWatchlist(text: string, source: string): DeclaredWatchli
     const kind = cell('kind');
     if (kind === 'token') builder.token(where, cell('value'));
     else if (kind === 'address') {
-      builder.address(where, {
-        address: cell('value'),
-        datasets: cell('datasets'),
-        chain: cell('chain'),
-        protocols: cell('protocols'),
-        nft_chain: cell('nft_chain'),
-        pnl: cell('pnl'),
-      });
+      const entry: AddressEntry = { address: cell('value') };
+      for (const field of ADDRESS_FIELDS.slice(1)) entry[field] = cell(field);
+      builder.address(where, entry);
     } else builder.problem(where, `kind "${kind ?? ''}": expected token or address`);
   }
-  return builder.result();
+  return builder.result(source);
 }
 
 /** Checks entries one by one, keeping the good ones and naming the bad ones. */
@@ -109,11 +95,6 @@ class WatchlistBuilder {
   private readonly addresses = new Map<string, { entry: DeclaredAddress; where: string }>();
   private readonly problems: string[] = [];
   private bad = 0;
-  private readonly source: string;
-
-  constructor(source: string) {
-    this.source = source;
-  }
 
   problem(where: string, message: string): void {
     this.bad += 1;
@@ -155,11 +136,11 @@ class WatchlistBuilder {
     });
   }
 
-  result(): DeclaredWatchlist {
+  result(source: string): DeclaredWatchlist {
     if (this.bad > 0) {
       const more = this.bad > this.problems.length ? `; and ${this.bad - this.problems.length} more` : '';
       throw new InvalidInputError(
-        `invalid watchlist file ${this.source}, nothing changed: ${this.problems.join('; ')}${more}`,
+        `invalid watchlist file ${source}, nothing changed: ${this.problems.join('; ')}${more}`,
       );
     }
     return { tokens: [...this.tokens], addresses: [...this.addresses.values()].map(({ entry }) => entry) };
@@ -196,10 +177,8 @@ function listOf(value: unknown, field: string): string[] {
   return (items as string[]).map((item) => item.trim()).filter(Boolean);
 }
 
-/** true, false, yes, no, 1 or 0. */
 function booleanOf(value: unknown): boolean {
-  const text = typeof value === 'string' ? value.trim().toLowerCase() : '';
-  if (['true', 'yes', '1'].includes(text)) return true;
-  if (['false', 'no', '0'].includes(text)) return false;
-  throw new InvalidInputError('field "pnl": expected true or false');
+  const parsed = booleanWord.safeParse(typeof value === 'string' ? value.trim().toLowerCase() : value);
+  if (!parsed.success) throw new InvalidInputError('field "pnl": expected true or false');
+  return parsed.data;
 }

@@ -6,21 +6,18 @@ import { parseUpstreamRate, type UpstreamRate } from './upstream-rate.ts';
 import { redisTopology } from './redis-topology.ts';
 
 /**
- * Every setting of chaintap, with its default, in one place. Built once from the environment
- * (and a `.env` file, loaded by the CLI) plus command-line overrides; nothing else reads process.env.
+ * Every setting of chaintap, with its default, in one place (what each means: README.md,
+ * "Configuration"). Built once from the environment (and a `.env` file, loaded by the CLI) plus
+ * command-line overrides; nothing else reads process.env.
  */
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 const url = (protocols: string[]) =>
-  z.string().refine(
-    (value) => {
-      try {
-        return protocols.includes(new URL(value).protocol);
-      } catch {
-        return false;
-      }
-    },
-    `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
-  );
+  z
+    .string()
+    .refine(
+      (value) => protocols.includes(URL.parse(value)?.protocol ?? ''),
+      `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+    );
 // Five fields (minute resolution): a tick's logical time is a whole minute.
 const cronExpression = z
   .string()
@@ -36,44 +33,31 @@ const upstreamRate = z.string().transform((value, context) => {
     return z.NEVER;
   }
 });
-const datasetOrder = z.string().transform((value, context) => {
-  const names = value.split(',').map((name) => name.trim());
-  const valid = names.length === DATASETS.length && DATASETS.every((dataset) => names.includes(dataset));
-  if (!valid) {
-    context.addIssue({
-      code: 'custom',
-      message: `must name ${DATASETS.join(', ')} once each, e.g. "${DATASETS.join(',')}"`,
-    });
-    return z.NEVER;
-  }
-  return names as Dataset[];
-});
-const bool = z
+const datasetOrder = z
+  .string()
+  .transform((value) => value.split(',').map((name) => name.trim()))
+  .refine(
+    (names) => names.length === DATASETS.length && DATASETS.every((dataset) => names.includes(dataset)),
+    `must name ${DATASETS.join(', ')} once each, e.g. "${DATASETS.join(',')}"`,
+  )
+  .transform((names) => names as Dataset[]);
+/** true, false, yes, no, 1 or 0 (watchlist files take the same words). */
+export const booleanWord = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
-export const optionsSchema = z.object({
+const optionsSchema = z.object({
   DATABASE_URL: url(['postgres:', 'postgresql:']).default('postgres://postgres@127.0.0.1:5432/chaintap'),
   DATABASE_POOL_SIZE: int(1, 200).default(10),
-  /**
-   * A read-only replica (or any read-only copy) for what reads without writing and tolerates some lag:
-   * reports and the status page (docs/read-replicas.md). Unset: they read DATABASE_URL.
-   */
   DATABASE_READ_URL: url(['postgres:', 'postgresql:']).optional(),
-  /** One Redis node. Or, instead of it, REDIS_CLUSTER_NODES or REDIS_SENTINELS (src/config/redis-topology.ts). */
   REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
-  /** Redis Cluster: `host:port,host:port,...` (or `redis://`/`rediss://` URLs), some or all of its nodes. */
   REDIS_CLUSTER_NODES: z.string().min(1).optional(),
-  /** Redis Sentinel: `host:port,...` of the sentinels, which name the master REDIS_SENTINEL_NAME. */
   REDIS_SENTINELS: z.string().min(1).optional(),
   REDIS_SENTINEL_NAME: z.string().min(1).optional(),
-  /** Credentials of the Redis data nodes (cluster nodes, the sentinels' master), when no URL carries them. */
   REDIS_USERNAME: z.string().min(1).optional(),
   REDIS_PASSWORD: z.string().min(1).optional(),
-  /** The sentinels' own password, when they require one. */
   REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
-  /** TLS to every Redis node (and to the sentinels); a rediss:// URL says the same. */
-  REDIS_TLS: bool.default(false),
+  REDIS_TLS: booleanWord.default(false),
   QUEUE_PREFIX: z
     .string()
     // No {hash tag}: chaintap tags its keys itself, one tag per queue (src/queue/redis-keys.ts).
@@ -82,35 +66,16 @@ export const optionsSchema = z.object({
       'may contain letters, digits, _ and - only (chaintap adds the Redis Cluster hash tags itself)',
     )
     .default('chaintap'),
-  /**
-   * The blockchain data service. No default: nothing runs against the simulator unless asked
-   * (`demo` and `simulate` set their own); the commands that call the upstream require it.
-   */
+  /** No default: nothing runs against the simulator unless asked (`demo` and `simulate` set their own). */
   UPSTREAM_BASE_URL: url(['http:', 'https:']).optional(),
   UPSTREAM_API_KEY: z.string().min(1).optional(),
-  /**
-   * The upstream's quota as the service states it (`40/min`, `2/s`, `10000/day`), paced evenly and
-   * shared by every process through Redis. Default: the real service's free tier.
-   */
   UPSTREAM_RATE: upstreamRate.optional(),
-  /** The same in requests per second (the older setting; an alias of UPSTREAM_RATE). */
   UPSTREAM_RPS: z.coerce.number().positive().max(100_000).optional(),
-  /**
-   * Which dataset's requests go first when they wait for the quota: current prices, then positions,
-   * then NFTs by default. Price catch-up (past slots) always comes after all of them.
-   */
   DATASET_PRIORITY: datasetOrder.default([...DATASETS]),
-  /** Jobs in flight at once per process and queue (BullMQ worker concurrency). */
   UPSTREAM_CONCURRENCY: int(1, 1000).default(16),
   UPSTREAM_TIMEOUT_MS: int(100, 600_000).default(15_000),
-  /** An answer body larger than this is not read past it: the job quarantines its first bytes. */
   UPSTREAM_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(8 * 1024 * 1024),
-  /** Retries of a transient fault (timeout, network error, 408, 5xx, a 2xx that is not JSON) within one request, each through the pacer, before the job's attempt fails. */
   UPSTREAM_MAX_RETRIES: int(0, 2).default(2),
-  /**
-   * The longest a 429 pauses every process, whatever its Retry-After asks (a longer one is logged as
-   * a warning); at most what a timer holds (about 24.8 days).
-   */
   UPSTREAM_MAX_PAUSE_MS: int(1_000, 2 ** 31 - 1).default(15 * 60_000),
   /** Unit the upstream expects for the `timestamp` request field (not documented upstream). */
   UPSTREAM_TIMESTAMP_UNIT: z.enum(['seconds', 'milliseconds']).default('seconds'),
@@ -120,44 +85,29 @@ export const optionsSchema = z.object({
   POSITIONS_CRON: cronExpression.default('*/15 * * * *'),
   NFT_CRON: cronExpression.default('0 * * * *'),
   MAINTENANCE_CRON: cronExpression.default('30 3 * * *'),
-  /** Send force_refresh=true on every Nth positions tick (0: never). */
   FORCE_REFRESH_EVERY: int(0).default(0),
-  /** How many missed price slots a scheduler that was down records to fill when it comes back. */
   CATCHUP_MAX_SLOTS: int(0, 100_000).default(60),
-  /** How often the scheduler looks for a price gap to fill (src/scheduler/price-catch-up.ts). */
   CATCHUP_POLL_MS: int(100, 3_600_000).default(10_000),
   JOB_ATTEMPTS: int(1, 100).default(5),
   JOB_BACKOFF_MS: int(0).default(2_000),
   SHUTDOWN_GRACE_MS: int(0).default(30_000),
-  /** A job whose worker stops renewing its lock this long (crashed, killed) is taken up by another. */
   JOB_LOCK_MS: int(1_000).default(60_000),
 
   RAW_RETENTION_DAYS: int(0).default(14),
-  /** ingestion_runs rows whose tick is older than this many days are pruned by the maintenance job (0: keep). */
   RUNS_RETENTION_DAYS: int(0).default(90),
-  /** quarantined_payloads rows older than this many days are pruned by the maintenance job (0: keep). */
   QUARANTINE_RETENTION_DAYS: int(0).default(30),
-  /** Detach token_prices partitions older than this many days (0: keep everything). */
   PRICE_PARTITION_DETACH_DAYS: int(0).default(0),
-  /** Snapshot history: every tick is kept this many days (0: keep every tick forever). */
   SNAPSHOT_FULL_RESOLUTION_DAYS: int(0, 36_500).default(7),
-  /** Then one snapshot per hour up to this age, one per day after it (0: one per hour forever). */
   SNAPSHOT_HOURLY_DAYS: int(0, 36_500).default(90),
-  /** Rewrite (VACUUM FULL) a past month's snapshot partitions once thinned, to give the freed space back. */
-  SNAPSHOT_COMPACTION: bool.default(true),
+  SNAPSHOT_COMPACTION: booleanWord.default(true),
 
   OPS_HOST: z.string().min(1).default('127.0.0.1'),
   OPS_PORT: int(0, 65_535).default(9464),
-  /** Reads the ops server: status page, /metrics, reports, Bull Board read-only. */
   OPS_TOKEN: z.string().min(1).optional(),
-  /** Required for any Bull Board action (retry, remove, pause, ...); without it the board is read-only. */
   OPS_ADMIN_TOKEN: z.string().min(1).optional(),
-  /** Alert rules file (YAML or JSON) that `chaintap start` evaluates; unset: no alerts. */
   ALERT_RULES: z.string().min(1).optional(),
-  METRICS_ENABLED: bool.default(true),
+  METRICS_ENABLED: booleanWord.default(true),
 });
-
-export const DEFAULT_UPSTREAM_RATE = '40/min';
 
 export type OptionsInput = z.input<typeof optionsSchema>;
 export type Options = Omit<z.output<typeof optionsSchema>, 'UPSTREAM_RATE' | 'UPSTREAM_RPS'> & {
@@ -165,49 +115,40 @@ export type Options = Omit<z.output<typeof optionsSchema>, 'UPSTREAM_RATE' | 'UP
   /** UPSTREAM_RATE in requests per second. */
   UPSTREAM_RPS: number;
 };
-export const optionNames = Object.keys(optionsSchema.shape) as (keyof Options)[];
+/** Command-line flags that override settings. */
+export type OptionOverrides = Partial<Record<keyof Options, string | number | boolean | undefined>>;
 
 /**
  * Builds the options from an environment (default: process.env) and overrides (command-line flags),
  * overrides winning. Empty strings count as unset. Throws ConfigError naming every bad setting.
  */
 export function loadOptions(
-  overrides: Partial<Record<keyof Options, string | number | boolean | undefined>> = {},
+  overrides: OptionOverrides = {},
   env: Record<string, string | undefined> = process.env,
 ): Options {
   const input: Record<string, unknown> = {};
-  for (const name of optionNames) {
+  for (const name of Object.keys(optionsSchema.shape) as (keyof Options)[]) {
     const value = overrides[name] ?? env[name];
     if (value !== undefined && value !== '') input[name] = typeof value === 'string' ? value.trim() : String(value);
   }
   const parsed = optionsSchema.safeParse(input);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      const name = issue.path.join('.');
-      // Never echo the value: it may be a secret.
-      return `  ${name}: ${issue.message}`;
-    });
+    // Never echo the value: it may be a secret.
+    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   }
-  const options = { ...parsed.data, ...resolveUpstreamRate(parsed.data.UPSTREAM_RATE, parsed.data.UPSTREAM_RPS) };
-  // The topology is checked now, so that a bad one is a configuration error before anything opens.
-  redisTopology(options, { redisUrlSet: input.REDIS_URL !== undefined });
-  return options;
-}
-
-/** UPSTREAM_RATE, or UPSTREAM_RPS as its alias; both set must agree. */
-function resolveUpstreamRate(
-  rate: UpstreamRate | undefined,
-  rps: number | undefined,
-): Pick<Options, 'UPSTREAM_RATE' | 'UPSTREAM_RPS'> {
+  const { UPSTREAM_RATE: rate, UPSTREAM_RPS: rps } = parsed.data;
   if (rate && rps !== undefined && Math.abs(rate.rps - rps) > 1e-9 * rps) {
     throw new ConfigError(
       `Invalid configuration:\n  UPSTREAM_RATE (${rate.label}) and UPSTREAM_RPS (${rps}/s) disagree: set only UPSTREAM_RATE`,
     );
   }
-  const resolved =
-    rate ?? (rps !== undefined ? parseUpstreamRate(String(rps)) : parseUpstreamRate(DEFAULT_UPSTREAM_RATE));
-  return { UPSTREAM_RATE: resolved, UPSTREAM_RPS: resolved.rps };
+  // UPSTREAM_RPS is an alias of UPSTREAM_RATE; without either, the real service's free tier.
+  const upstreamRate = rate ?? parseUpstreamRate(rps === undefined ? '40/min' : String(rps));
+  const options = { ...parsed.data, UPSTREAM_RATE: upstreamRate, UPSTREAM_RPS: upstreamRate.rps };
+  // The topology is checked now, so that a bad one is a configuration error before anything opens.
+  redisTopology(options, { redisUrlSet: input.REDIS_URL !== undefined });
+  return options;
 }
 
 /** The upstream's URL, or a clear error for commands that call the upstream. */

@@ -6,24 +6,17 @@
 export interface UpstreamRate {
   requests: number;
   periodMs: number;
-  /** Requests per second: requests / period. */
   rps: number;
   /** As written, normalised: `40/min`. */
   label: string;
 }
 
-const PERIODS: Record<string, { ms: number; label: string }> = {
-  s: { ms: 1_000, label: 's' },
-  sec: { ms: 1_000, label: 's' },
-  second: { ms: 1_000, label: 's' },
-  m: { ms: 60_000, label: 'min' },
-  min: { ms: 60_000, label: 'min' },
-  minute: { ms: 60_000, label: 'min' },
-  h: { ms: 3_600_000, label: 'h' },
-  hour: { ms: 3_600_000, label: 'h' },
-  d: { ms: 86_400_000, label: 'day' },
-  day: { ms: 86_400_000, label: 'day' },
-};
+const PERIODS = [
+  { names: ['s', 'sec', 'second'], ms: 1_000, label: 's' },
+  { names: ['m', 'min', 'minute'], ms: 60_000, label: 'min' },
+  { names: ['h', 'hour'], ms: 3_600_000, label: 'h' },
+  { names: ['d', 'day'], ms: 86_400_000, label: 'day' },
+];
 
 /** The most the pacing supports (the limiter's spacing is computed in microseconds). */
 export const MAX_RPS = 100_000;
@@ -37,7 +30,8 @@ const EXAMPLES = 'for example 40/min, 2/s, 3600/h or 10000/day';
  */
 export function parseUpstreamRate(text: string): UpstreamRate {
   const match = /^\s*(\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*(?:\/\s*([a-z]+))?\s*$/i.exec(text);
-  const period = match?.[2] === undefined ? PERIODS.s : PERIODS[match[2].toLowerCase()];
+  const periodName = (match?.[2] ?? 's').toLowerCase();
+  const period = PERIODS.find(({ names }) => names.includes(periodName));
   if (!match || !period) throw new RangeError(`must be requests per period, ${EXAMPLES}`);
   const requests = Number(match[1]);
   const rps = (requests * 1000) / period.ms;

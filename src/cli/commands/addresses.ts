@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { ADDRESS_FORMAT_LABELS, NFT_CHAINS } from '../../chain/address.ts';
 import { ADDRESS_DATASETS } from '../../datasets.ts';
 import type { WatchedAddress } from '../../db/stores/watchlist.ts';
-import { valueSource } from '../input-lines.ts';
+import { splitList, valueSource } from '../input-lines.ts';
 
 /** What the actions use, loaded when one runs. */
 const load = () => Promise.all([import('./database-command.ts'), import('../../db/stores/watchlist.ts')]);
@@ -47,10 +47,7 @@ export function addressesCommand(): Command {
       const options = {
         datasets: flags.datasets?.split(','),
         chain: flags.chain,
-        protocols: flags.protocols
-          ?.split(',')
-          .map((p) => p.trim())
-          .filter(Boolean),
+        protocols: flags.protocols === undefined ? undefined : splitList(flags.protocols),
         nftChain: flags.nftChain,
         includePnl: flags.pnl,
       };

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { CONFIRM_ABOVE_REQUESTS, parseBackfillInterval } from '../../scheduler/backfill-plan.ts';
 import { parseTime, TIME_FORMS } from '../parse-time.ts';
+import { splitList } from '../input-lines.ts';
 import { groupThousands } from '../../runtime/number-text.ts';
 
 const CONFIRM_ABOVE = groupThousands(String(CONFIRM_ABOVE_REQUESTS));
@@ -23,10 +24,7 @@ export function backfillCommand(): Command {
       const from = parseTime('--from', flags.from, now);
       const to = parseTime('--to', flags.to, now);
       const intervalMs = parseBackfillInterval(flags.interval);
-      const coinTypes = flags.tokens
-        ?.split(',')
-        .map((coin) => coin.trim())
-        .filter(Boolean);
+      const coinTypes = flags.tokens === undefined ? undefined : splitList(flags.tokens);
       const { backfillPrices } = await import('../backfill-prices.ts');
       await backfillPrices({ from, to, intervalMs, coinTypes, yes: flags.yes === true });
     });

@@ -1,39 +1,22 @@
 import { loadOptions, type Options } from '../../config/options.ts';
 import { createDatabase, type Database } from '../../db/client.ts';
 import { openReadDatabase } from '../read-database.ts';
-import type { OptionOverrides } from '../runtime.ts';
 import { abortOnSignals } from '../signals.ts';
 
-/** What a database command gets besides its databases: the settings, and SIGTERM/SIGINT as a signal. */
-export interface DatabaseCommandContext {
-  options: Options;
-  signal: AbortSignal;
-}
-
-/** Runs `work` with a small database pool, closing the pool afterwards. */
-export async function withDatabase<T>(
-  work: (database: Database, context: DatabaseCommandContext) => Promise<T>,
-  overrides: OptionOverrides = {},
-): Promise<T> {
-  return withDatabases(({ database }, context) => work(database, context), overrides);
-}
-
 /**
- * As withDatabase, with the read database beside the primary: DATABASE_READ_URL's own small pool
- * when set, else the primary's (docs/read-replicas.md). A pool connects on its first query only, so
- * a command that reads the replica alone never connects to the primary. A short command of its own:
- * no logger, no metrics, no Redis, so that it starts at once (`chaintap tokens list`).
+ * Runs `work` with a small database pool, closing it afterwards. A short command of its own: no
+ * logger, no metrics, no Redis, so that it starts at once (`chaintap tokens list`). Beside the
+ * primary, `readDatabase`: DATABASE_READ_URL's own small pool when set, else the primary
+ * (docs/read-replicas.md); a pool connects on its first query only.
  */
-export async function withDatabases<T>(
-  work: (databases: { database: Database; readDatabase: Database }, context: DatabaseCommandContext) => Promise<T>,
-  overrides: OptionOverrides = {},
+export async function withDatabase<T>(
+  work: (database: Database, context: { options: Options; signal: AbortSignal; readDatabase: Database }) => Promise<T>,
 ): Promise<T> {
-  const options = loadOptions(overrides, process.env);
-  const signal = abortOnSignals();
+  const options = loadOptions();
   const database = createDatabase(options.DATABASE_URL, { max: 2 });
   const readDatabase = openReadDatabase(options, database, { max: 2 });
   try {
-    return await work({ database, readDatabase }, { options, signal });
+    return await work(database, { options, signal: abortOnSignals(), readDatabase });
   } finally {
     await Promise.all([database.close(), readDatabase !== database && readDatabase.close()]);
   }

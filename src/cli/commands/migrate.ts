@@ -13,7 +13,7 @@ export function migrateCommand(): Command {
     .description('create the database if missing and apply pending migrations (safe to run again)')
     .action(async () => {
       const { loadOptions } = await import('../../config/options.ts');
-      const { created } = await migrateDatabase(loadOptions({}, process.env).DATABASE_URL);
+      const { created } = await migrateDatabase(loadOptions().DATABASE_URL);
       console.log(created ? 'database created and migrated' : 'database migrated');
     });
 }

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { normalizeAddress } from '../../chain/address.ts';
+import type { Database } from '../../db/client.ts';
 import { checkOutputPath, streamSink, writeFileAtomically, type ReportSink } from '../../ops/report-file.ts';
 import {
   DEFAULT_REPORT_INTERVAL,
@@ -11,9 +12,7 @@ import {
   type ReportRange,
 } from '../../ops/report-request.ts';
 import { parseTime, TIME_FORMS } from '../parse-time.ts';
-
-/** What the actions use, loaded when one runs. */
-const load = () => Promise.all([import('./database-command.ts'), import('../../ops/report-output.ts')]);
+import { splitList } from '../input-lines.ts';
 
 interface ReportFlags {
   from?: string;
@@ -23,38 +22,42 @@ interface ReportFlags {
   out?: string;
 }
 
-interface CheckedFlags {
-  range: ReportRange;
-  format: ReportFormat;
-  now: Date;
-}
-
-/** Everything the flags alone can tell is checked here, before the database is opened. */
-function checkFlags(flags: ReportFlags): CheckedFlags {
-  const now = new Date();
-  const format = parseReportFormat(flags.format);
-  const range = reportRange(
-    {
-      from: flags.from === undefined ? undefined : parseTime('--from', flags.from, now),
-      to: flags.to === undefined ? undefined : parseTime('--to', flags.to, now),
-      interval: flags.interval,
-    },
-    now,
-  );
-  return { range, format, now };
-}
+/** Writes a report read from `readDatabase` to `sink`; returns its rows. */
+type WriteReport = (readDatabase: Database, sink: ReportSink, signal: AbortSignal) => Promise<number>;
 
 /**
- * Writes to `--out` all or nothing, or to standard output. Returns what `write` returned: the rows.
+ * A report's action. Everything the flags alone can tell is checked before the database is opened:
+ * the common flags, then the report's own (`prepare`, which returns how to write the report). The
+ * report goes to `--out` all or nothing, or to standard output.
  */
-async function emit(out: string | undefined, write: (sink: ReportSink) => Promise<number>): Promise<number> {
-  if (out === undefined) {
-    const sink = streamSink(process.stdout);
-    const rows = await write(sink);
-    await sink.flush();
-    return rows;
-  }
-  return writeFileAtomically(out, write);
+function reportAction<Flags extends ReportFlags>(
+  name: string,
+  prepare: (flags: Flags, checked: { range: ReportRange; format: ReportFormat; now: Date }) => Promise<WriteReport>,
+) {
+  return async (flags: Flags) => {
+    const now = new Date();
+    const range = reportRange(
+      {
+        from: flags.from === undefined ? undefined : parseTime('--from', flags.from, now),
+        to: flags.to === undefined ? undefined : parseTime('--to', flags.to, now),
+        interval: flags.interval,
+      },
+      now,
+    );
+    const write = await prepare(flags, { range, format: parseReportFormat(flags.format), now });
+    const { out } = flags;
+    if (out !== undefined) await checkOutputPath(out);
+    const { withDatabase } = await import('./database-command.ts');
+    // Reports read the read replica when DATABASE_READ_URL is set: they say the times they cover.
+    const rows = await withDatabase(async (_primary, { readDatabase, signal }) => {
+      if (out !== undefined) return writeFileAtomically(out, (sink) => write(readDatabase, sink, signal));
+      const sink = streamSink(process.stdout);
+      const written = await write(readDatabase, sink, signal);
+      await sink.flush();
+      return written;
+    });
+    if (out !== undefined) console.log(`report ${name}: ${rows} row(s) written to ${out}`);
+  };
 }
 
 function withRangeOptions(command: Command): Command {
@@ -78,22 +81,18 @@ export function reportCommand(): Command {
         "an address's value and PnL at --from and every --interval up to --to (the latest refresh at or before each time), then its positions and NFT collections at --to",
       )
       .requiredOption('--address <address>', 'a watched address, or one with stored refreshes'),
-  ).action(async (flags: ReportFlags & { address: string }) => {
-    const { range, format, now } = checkFlags(flags);
-    const address = normalizeAddress(flags.address);
-    portfolioSteps(range);
-    if (flags.out !== undefined) await checkOutputPath(flags.out);
-    const [[{ withDatabases }, { writePortfolioReport }], { loadPortfolioReport }] = await Promise.all([
-      load(),
-      import('../../ops/report-portfolio.ts'),
-    ]);
-    // Reports read the read replica when DATABASE_READ_URL is set: they say the times they cover.
-    const rows = await withDatabases(async ({ readDatabase }) => {
-      const data = await loadPortfolioReport(readDatabase, { address, range, now });
-      return emit(flags.out, (sink) => writePortfolioReport(data, format, sink));
-    });
-    if (flags.out !== undefined) console.log(`report portfolio: ${rows} row(s) written to ${flags.out}`);
-  });
+  ).action(
+    reportAction('portfolio', async (flags: ReportFlags & { address: string }, { range, format, now }) => {
+      const address = normalizeAddress(flags.address);
+      portfolioSteps(range);
+      const [{ writePortfolioReport }, { loadPortfolioReport }] = await Promise.all([
+        import('../../ops/report-output.ts'),
+        import('../../ops/report-portfolio.ts'),
+      ]);
+      return async (readDatabase, sink) =>
+        writePortfolioReport(await loadPortfolioReport(readDatabase, { address, range, now }), format, sink);
+    }),
+  );
 
   withRangeOptions(
     report
@@ -102,24 +101,18 @@ export function reportCommand(): Command {
         'per token and --interval from --from: open, high, low, close and the number of stored prices (backfilled ones included), gaps marked; streamed',
       )
       .requiredOption('--tokens <list>', 'comma-separated coin types'),
-  ).action(async (flags: ReportFlags & { tokens: string }) => {
-    const { range, format, now } = checkFlags(flags);
-    const coinTypes = flags.tokens
-      .split(',')
-      .map((coin) => coin.trim())
-      .filter(Boolean);
-    priceBucketStarts(range);
-    if (flags.out !== undefined) await checkOutputPath(flags.out);
-    const [[{ withDatabases }, { writePriceReport }], { openPriceReport }] = await Promise.all([
-      load(),
-      import('../../ops/report-prices.ts'),
-    ]);
-    const rows = await withDatabases(async ({ readDatabase }, context) => {
-      const prices = await openPriceReport(readDatabase, { coinTypes, range, now });
-      return emit(flags.out, (sink) => writePriceReport(prices, format, sink, context.signal));
-    });
-    if (flags.out !== undefined) console.log(`report prices: ${rows} row(s) written to ${flags.out}`);
-  });
+  ).action(
+    reportAction('prices', async (flags: ReportFlags & { tokens: string }, { range, format, now }) => {
+      const coinTypes = splitList(flags.tokens);
+      priceBucketStarts(range);
+      const [{ writePriceReport }, { openPriceReport }] = await Promise.all([
+        import('../../ops/report-output.ts'),
+        import('../../ops/report-prices.ts'),
+      ]);
+      return async (readDatabase, sink, signal) =>
+        writePriceReport(await openPriceReport(readDatabase, { coinTypes, range, now }), format, sink, signal);
+    }),
+  );
 
   return report;
 }

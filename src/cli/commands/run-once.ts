@@ -2,12 +2,10 @@ import { Command } from 'commander';
 import { InvalidInputError } from '../../errors.ts';
 import { DATASETS, type Dataset } from '../../datasets.ts';
 import { parseTime, TIME_FORMS } from '../parse-time.ts';
+import { splitList } from '../input-lines.ts';
 
 function parseDatasets(value: string): Dataset[] {
-  const names = value
-    .split(',')
-    .map((name) => name.trim())
-    .filter(Boolean);
+  const names = splitList(value);
   const unknown = names.filter((name) => !(DATASETS as readonly string[]).includes(name));
   if (unknown.length || names.length === 0) {
     throw new InvalidInputError(

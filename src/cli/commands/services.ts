@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { ServiceSelection } from '../run-services.ts';
-import type { OptionOverrides } from '../runtime.ts';
+import type { OptionOverrides } from '../../config/options.ts';
 
 /** Runs the selected services with the command's settings, loading them only then. */
 async function run(selection: ServiceSelection, overrides: OptionOverrides = {}): Promise<void> {

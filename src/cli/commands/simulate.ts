@@ -2,10 +2,7 @@ import { Command } from 'commander';
 import type { SimulatorFlags } from '../../simulator/options.ts';
 import { SIMULATOR_SETTINGS } from '../../simulator/settings.ts';
 
-/**
- * `chaintap simulate`: the simulated upstream as a process of its own, for local runs, benchmarks and
- * fault tests. Runs until SIGTERM/SIGINT, then prints what it served.
- */
+/** The simulated upstream as a process of its own, until SIGTERM/SIGINT; then what it served. */
 export function simulateCommand(env: Record<string, string | undefined>): Command {
   const command = new Command('simulate').description(
     'run the simulated upstream (the three operations plus /v2/defi/protocols) with optional latency, errors and a rate limit',
