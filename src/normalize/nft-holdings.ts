@@ -3,16 +3,23 @@ import {
   nativeToken as nativeTokenSchema,
   nftCollection as nftCollectionSchema,
   nftHoldingGroup,
+  nftToken,
   type NftHoldingGroup,
   type NftHoldingsResponse,
   type NftToken,
 } from '../upstream/schemas.ts';
 import { readElements } from './answer-elements.ts';
-import { extraFields, mergeExtra } from './extra-fields.ts';
-import { toText } from './integer.ts';
-import { readDecimal, readInteger } from './numeric-field.ts';
 import { DriftLog } from './schema-drift.ts';
-import { readShaped, readText, UnreadFields } from './wire-fields.ts';
+import {
+  extraFields,
+  mergeExtra,
+  readDecimal,
+  readInteger,
+  readShaped,
+  readText,
+  toText,
+  UnreadFields,
+} from './wire-fields.ts';
 import type {
   ElementOutcome,
   NftCollectionRow,
@@ -21,39 +28,11 @@ import type {
   NormalizedNftHoldings,
 } from '../db/schema/rows.ts';
 
-const GROUP_FIELDS = [
-  'owner',
-  'nativeToken',
-  'collection',
-  'collectionId',
-  'tokens',
-  'floorPrice',
-  'marketPrice',
-  'profit',
-];
-const COLLECTION_FIELDS = [
-  'description',
-  'externalUrl',
-  'id',
-  'imageUrl',
-  'name',
-  'totalItems',
-  'chain',
-  'verified',
-  'scam',
-];
-const NATIVE_TOKEN_FIELDS = ['name', 'cmcId', 'cmc_slug', 'cgId', 'symbol', 'decimals'];
-const TOKEN_FIELDS = [
-  'royalty',
-  'imageUrl',
-  'tokenId',
-  'contractAddress',
-  'name',
-  'rarityScore',
-  'rank',
-  'price',
-  'cost',
-];
+// Every field a schema names maps to a column: the others go to `extra`.
+const GROUP_FIELDS = Object.keys(nftHoldingGroup.shape);
+const COLLECTION_FIELDS = Object.keys(nftCollectionSchema.shape);
+const NATIVE_TOKEN_FIELDS = Object.keys(nativeTokenSchema.shape);
+const TOKEN_FIELDS = Object.keys(nftToken.shape);
 const PROFIT_FIELDS = ['realizedPnL', 'unrealizedPnL'];
 
 const profitSchema = z.looseObject({});

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { cutJson } from '../db/storable-text.ts';
 import { position as positionSchema } from '../upstream/schemas.ts';
-import { readDecimal } from './numeric-field.ts';
 import { DriftLog } from './schema-drift.ts';
 import { readTokenRef } from './token-ref.ts';
-import { isPlainObject } from './wire-fields.ts';
+import { isPlainObject, readDecimal } from './wire-fields.ts';
 
 /** Fields of a position that name where it sits in a pool: they stay the same for its whole life. */
 const PLACE_FIELDS = ['poolId', 'pool', 'tickLower', 'tickUpper', 'lowerTick', 'upperTick', 'priceLower', 'priceUpper'];

@@ -1,15 +1,26 @@
 import { z } from 'zod';
 import { position as positionSchema, protocolRef, type Position, type PositionsResponse } from '../upstream/schemas.ts';
+import { keyProblem } from '../db/storable-text.ts';
+import { snippet } from '../upstream/errors.ts';
 import { readElements } from './answer-elements.ts';
 import { sumDecimals } from './decimal.ts';
-import { extraFields, mergeExtra } from './extra-fields.ts';
-import { toText } from './integer.ts';
-import { readDecimal, undocumentedDecimal } from './numeric-field.ts';
 import { nestedPositionKey, positionKeys } from './position-keys.ts';
 import { positionWorth, type NestedList, type NestedPosition } from './position-worth.ts';
 import { mergeProtocol, protocolRow } from './protocols.ts';
 import { DriftLog, shapeOf } from './schema-drift.ts';
-import { isPlainObject, readShaped, readText, UnreadFields } from './wire-fields.ts';
+import { readTokenRef } from './token-ref.ts';
+import { UnreadablePayloadError } from './unreadable-payload-error.ts';
+import {
+  extraFields,
+  isPlainObject,
+  mergeExtra,
+  readDecimal,
+  readShaped,
+  readText,
+  toText,
+  undocumentedDecimal,
+  UnreadFields,
+} from './wire-fields.ts';
 import type {
   ElementOutcome,
   NormalizedPositions,
@@ -20,10 +31,6 @@ import type {
   PositionSnapshotRow,
   ProtocolRow,
 } from '../db/schema/rows.ts';
-import { readTokenRef } from './token-ref.ts';
-import { keyProblem } from '../db/storable-text.ts';
-import { UnreadablePayloadError } from './unreadable-payload-error.ts';
-import { snippet } from '../upstream/errors.ts';
 
 const POSITION_FIELDS = [
   'positionId',
@@ -38,14 +45,14 @@ const POSITION_FIELDS = [
   'meta',
 ];
 const CURRENT_FIELDS = ['tokens', 'yield'];
-const META_FIELDS = ['protocol'];
-const PROTOCOL_FIELDS = ['name', 'logo', 'url', 'protocol'];
+const PROTOCOL_FIELDS = Object.keys(protocolRef.shape);
 const AMOUNT_FIELDS = ['amount', 'value', 'token'];
 const FARMING_FIELDS = ['base_apr', 'rewards_apr', 'total_apr', 'total_apy', 'rewards'];
 /** Fields that make a list entry a whole position rather than an amount entry. */
 const NESTED_POSITION_FIELDS = ['positionId', 'input', 'current', 'meta'];
 
 const metaSchema = z.looseObject({ protocol: protocolRef.nullish() });
+const META_FIELDS = Object.keys(metaSchema.shape);
 type Meta = z.infer<typeof metaSchema>;
 
 interface PositionRows {
@@ -158,8 +165,7 @@ function readPosition(
   const total = (kind: PositionAmountKind) =>
     sumDecimals(amounts.filter((row) => row.kind === kind).map((row) => row.value));
   const foreignOwner = owner && owner.toLowerCase() !== ctx.owner.toLowerCase() ? { owner } : null;
-  const values = {
-    type: element.type,
+  const totals = {
     inputValue: total('input'),
     yieldCollectedValue: total('yield_collected'),
     currentValue: hasCurrent ? total('current_token') : null,
@@ -170,12 +176,11 @@ function readPosition(
     positionId,
     snapshotAt: ctx.snapshotAt,
     fee,
-    inputValue: values.inputValue,
-    yieldCollectedValue: values.yieldCollectedValue,
-    currentValue: values.currentValue,
-    currentYieldValue: values.currentYieldValue,
-    ...positionWorth(values, held),
-    healthFactor: healthFactorOf(element, hasCurrent ? current : undefined),
+    ...totals,
+    ...positionWorth({ type: element.type, ...totals }, held),
+    // Real answers carry it as `current.healthy`, some variants as `healthFactor` (both stay in `extra`).
+    healthFactor:
+      undocumentedDecimal(hasCurrent ? current.healthy : undefined) ?? undocumentedDecimal(element.healthFactor),
     extra: mergeExtra(
       {
         current: hasCurrent ? { ...extraFields(current, CURRENT_FIELDS), ...currentUnread.fields } : null,
@@ -200,15 +205,6 @@ function readPosition(
 }
 
 /**
- * The health factor of a loan: `current.healthy` as real answers carry it, else a `healthFactor`
- * field of the position (as some variants spell it). Both stay in `extra` as received; anything but a
- * number is no health factor (null).
- */
-function healthFactorOf(element: Position, current: Record<string, unknown> | undefined): string | null {
-  return undocumentedDecimal(current?.healthy) ?? undocumentedDecimal(element.healthFactor);
-}
-
-/**
  * The protocol a position names; null when it names none, or an id too long to be a key: then it is
  * drift (`positions.meta.protocol` / `oversized_key`) and the position's `meta` is kept in `extra`.
  */
@@ -228,8 +224,7 @@ function protocolOf(meta: Meta | null, drifts: DriftLog, unread: UnreadFields): 
 /**
  * The amount rows of one list. Each row keeps its index in the list. A whole position in the list
  * is drift, handed to `readNested` with its index. Any other entry that is not an amount entry (a
- * position without its identity, not an object) and a list that is not a list are drift, kept in
- * `into` under `name` (by index for entries).
+ * position without its identity, not an object) is drift too.
  */
 function amountRows(
   positionId: string,
@@ -241,21 +236,13 @@ function amountRows(
   name: string,
   readNested: (child: Position, idx: number) => void,
 ): PositionAmountRow[] {
-  if (raw === null || raw === undefined) return [];
-  if (!Array.isArray(raw)) {
-    drifts.record(field, shapeOf(raw));
-    into.set(name, raw);
-    return [];
-  }
   const rows: PositionAmountRow[] = [];
-  const notAmounts: Record<number, unknown> = {};
-  raw.forEach((entry: unknown, idx) => {
+  readList(raw, field, drifts, into, name, (entry, idx) => {
     if (!isPlainObject(entry) || NESTED_POSITION_FIELDS.some((key) => key in entry)) {
       drifts.record(field, isPlainObject(entry) ? 'position' : shapeOf(entry));
       const child = positionSchema.safeParse(entry);
       if (child.success) readNested(child.data, idx);
-      else notAmounts[idx] = entry;
-      return;
+      return child.success;
     }
     const unread = new UnreadFields();
     const amount = unread.keep('amount', readDecimal(entry.amount, `${field}.amount`, drifts));
@@ -275,25 +262,17 @@ function amountRows(
       value,
       extra: mergeExtra({}, { ...extraFields(entry, AMOUNT_FIELDS), ...unread.fields }),
     });
+    return true;
   });
-  if (Object.keys(notAmounts).length > 0) into.set(name, notAmounts);
   return rows;
 }
 
 function farmingRows(positionId: string, raw: unknown, drifts: DriftLog, into: UnreadFields): PositionFarmingRow[] {
-  if (raw === null || raw === undefined) return [];
-  if (!Array.isArray(raw)) {
-    drifts.record('positions.farming', shapeOf(raw));
-    into.set('farming', raw);
-    return [];
-  }
   const rows: PositionFarmingRow[] = [];
-  const notEntries: Record<number, unknown> = {};
-  raw.forEach((entry: unknown, idx) => {
+  readList(raw, 'positions.farming', drifts, into, 'farming', (entry, idx) => {
     if (!isPlainObject(entry)) {
       drifts.record('positions.farming', shapeOf(entry));
-      notEntries[idx] = entry;
-      return;
+      return false;
     }
     const unread = new UnreadFields();
     const apr = (name: string) => unread.keep(name, readDecimal(entry[name], `positions.farming.${name}`, drifts));
@@ -307,7 +286,32 @@ function farmingRows(positionId: string, raw: unknown, drifts: DriftLog, into: U
       rewards: entry.rewards ?? null,
       extra: mergeExtra({}, { ...extraFields(entry, FARMING_FIELDS), ...unread.fields }),
     });
+    return true;
   });
-  if (Object.keys(notEntries).length > 0) into.set('farming', notEntries);
   return rows;
+}
+
+/**
+ * Hands each entry of a list to `read` with its index. A list that is not a list, and the entries
+ * `read` refuses (returns false), are kept in `into` under `name` (entries by index).
+ */
+function readList(
+  raw: unknown,
+  field: string,
+  drifts: DriftLog,
+  into: UnreadFields,
+  name: string,
+  read: (entry: unknown, idx: number) => boolean,
+): void {
+  if (raw === null || raw === undefined) return;
+  if (!Array.isArray(raw)) {
+    drifts.record(field, shapeOf(raw));
+    into.set(name, raw);
+    return;
+  }
+  const refused: Record<number, unknown> = {};
+  raw.forEach((entry: unknown, idx) => {
+    if (!read(entry, idx)) refused[idx] = entry;
+  });
+  if (Object.keys(refused).length > 0) into.set(name, refused);
 }

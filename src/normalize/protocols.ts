@@ -1,5 +1,5 @@
 import type { ProtocolsResponse } from '../upstream/schemas.ts';
-import { toText } from './integer.ts';
+import { toText } from './wire-fields.ts';
 import type { ProtocolRow } from '../db/schema/rows.ts';
 import { UnreadablePayloadError } from './unreadable-payload-error.ts';
 import { keyProblem, storableJson } from '../db/storable-text.ts';

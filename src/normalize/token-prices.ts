@@ -2,9 +2,8 @@ import { InvalidInputError } from '../errors.ts';
 import { tokenPriceEntry, type TokenPriceEntry, type TokenPriceResponse } from '../upstream/schemas.ts';
 import { normalizeCoinType } from '../chain/coin-type.ts';
 import { readElements } from './answer-elements.ts';
-import { readDecimal, readInteger } from './numeric-field.ts';
 import { DriftLog } from './schema-drift.ts';
-import { readText } from './wire-fields.ts';
+import { readDecimal, readInteger, readText } from './wire-fields.ts';
 import type { ElementOutcome, NormalizedTokenPrices, PriceRow, TokenRow } from '../db/schema/rows.ts';
 import { toTimestamp } from './timestamp.ts';
 import { keyProblem } from '../db/storable-text.ts';
@@ -135,18 +134,15 @@ function mergeToken(tokens: Map<string, TokenRow>, row: TokenRow): void {
     coinType: row.coinType,
     symbol: row.symbol ?? known.symbol,
     decimals: row.decimals ?? known.decimals,
-    firstSeenAt: earliest(known.firstSeenAt, row.firstSeenAt)!,
-    lastSeenAt: latest(known.lastSeenAt, row.lastSeenAt)!,
-    lastPriceTime: latest(known.lastPriceTime, row.lastPriceTime),
+    firstSeenAt: known.firstSeenAt <= row.firstSeenAt ? known.firstSeenAt : row.firstSeenAt,
+    lastSeenAt: latest(known.lastSeenAt, row.lastSeenAt),
+    lastPriceTime:
+      known.lastPriceTime && row.lastPriceTime
+        ? latest(known.lastPriceTime, row.lastPriceTime)
+        : (known.lastPriceTime ?? row.lastPriceTime),
   });
 }
 
-function earliest(a: Date | null, b: Date | null): Date | null {
-  if (!a || !b) return a ?? b;
-  return a <= b ? a : b;
-}
-
-function latest(a: Date | null, b: Date | null): Date | null {
-  if (!a || !b) return a ?? b;
+function latest(a: Date, b: Date): Date {
   return a >= b ? a : b;
 }
