@@ -3,7 +3,6 @@ import { requireApiKey, requireUpstreamBaseUrl, type Options } from '../config/o
 import { InvalidInputError } from '../errors.ts';
 import { normalizeAddress, parseChainFilter, parseNftChain, type NftChain } from '../chain/address.ts';
 import { normalizeCoinType } from '../chain/coin-type.ts';
-import type { Dataset, UpstreamOperation } from '../datasets.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { Metrics } from '../runtime/metrics.ts';
 import { createUpstreamHttp, type UpstreamResponse } from './http-client.ts';
@@ -73,11 +72,21 @@ export function createUpstreamClient({ options, logger, metrics, transport }: Up
     logger,
     metrics,
   });
-  const priority = requestPriorities(options.DATASET_PRIORITY);
+  // Each operation's place among the requests waiting for the rate limit (lower first): a dataset's
+  // rank in DATASET_PRIORITY, the protocol list with the first, prices at a past time after every dataset.
+  const order = options.DATASET_PRIORITY;
+  const priority = {
+    prices: order.indexOf('prices'),
+    positions: order.indexOf('positions'),
+    nfts: order.indexOf('nfts'),
+    protocols: 0,
+    pastPrices: order.length,
+  };
 
   return {
     async fetchTokenPriceBatch(coinTypes, opts = {}) {
-      const batch = uniqueCoinTypes(coinTypes);
+      // Normal forms, first occurrence first; InvalidInputError on the first bad coin type.
+      const batch = [...new Set(coinTypes.map(normalizeCoinType))];
       if (batch.length === 0 || batch.length > MAX_COINS_PER_PRICE_REQUEST) {
         throw new InvalidInputError(
           `a price request takes 1 to ${MAX_COINS_PER_PRICE_REQUEST} distinct coin types, got ${batch.length}`,
@@ -164,26 +173,6 @@ function warnOnPlainHttp(baseUrl: string, logger: Logger): void {
     { component: 'upstream', host: url.host },
     'UPSTREAM_BASE_URL is plain http: to a host that is not this machine: the API key and the answers cross the network unencrypted; use https:',
   );
-}
-
-/**
- * Each operation's place among the requests waiting for the rate limit (lower first): a dataset's
- * rank in DATASET_PRIORITY, the protocol list (maintenance) with the first, and prices at a past
- * time (catch-up, backfill) after every dataset.
- */
-function requestPriorities(order: readonly Dataset[]): Record<UpstreamOperation | 'pastPrices', number> {
-  return {
-    prices: order.indexOf('prices'),
-    positions: order.indexOf('positions'),
-    nfts: order.indexOf('nfts'),
-    protocols: 0,
-    pastPrices: order.length,
-  };
-}
-
-/** Normal forms, first occurrence first; throws InvalidInputError on the first bad coin type. */
-function uniqueCoinTypes(coinTypes: string[]): string[] {
-  return [...new Set(coinTypes.map(normalizeCoinType))];
 }
 
 /** The price request's `timestamp` field in the configured unit (the upstream does not document it). */

@@ -1,13 +1,8 @@
 import type { UpstreamOperation } from '../datasets.ts';
 import { ChaintapError } from '../errors.ts';
 
-/**
- * What can go wrong when calling the upstream, as a few classes that map onto queue behaviour
- * (src/worker/job-outcome.ts): retry (TransientError), wait and retry without spending an attempt
- * (RateLimitedError), stop and alert (AuthError), fail without retry (PermanentError), quarantine
- * (InvalidPayloadError, OversizedPayloadError). Only the upstream client constructs these, so only it decides what is
- * retryable.
- */
+// What can go wrong when calling the upstream, as classes that map onto queue behaviour
+// (worker/job-outcome.ts). Only the upstream client constructs them: only it decides what is retryable.
 
 /** Error bodies are kept for diagnosis, but never more than this many bytes of them. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -42,7 +37,7 @@ export abstract class UpstreamError extends ChaintapError {
     this.url = details.url;
     this.status = details.status;
     const body =
-      details.body === undefined || keepWholeBody ? details.body : truncateUtf8(details.body, MAX_ERROR_BODY_BYTES);
+      details.body === undefined || keepWholeBody ? details.body : utf8Prefix(details.body, MAX_ERROR_BODY_BYTES);
     this.body = body;
     this.bodyTruncated = body !== details.body || details.bodyTruncated === true;
     this.attempts = details.attempts ?? 1;
@@ -141,12 +136,12 @@ export function snippet(body: string | undefined, max = 200): string {
   return flat ? `: ${flat.length > max ? `${flat.slice(0, max)}…` : flat}` : '';
 }
 
-function truncateUtf8(text: string, maxBytes: number): string {
+/** The longest start of `text` within `maxBytes` of UTF-8, cut before a character rather than through it. */
+export function utf8Prefix(text: string, maxBytes: number): string {
   // Cheap check first: a string of n UTF-16 units has at most 3n UTF-8 bytes.
   if (text.length * 3 <= maxBytes) return text;
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= maxBytes) return text;
-  // Step back to the start of a character so the cut never splits one.
   let end = maxBytes;
   while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
   return bytes.subarray(0, end).toString('utf8');

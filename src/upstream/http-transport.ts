@@ -1,15 +1,10 @@
 import type { Readable } from 'node:stream';
 import { Agent, errors as undiciErrors, request as undiciRequest } from 'undici';
 import { describe } from '../errors.ts';
-import { MAX_ERROR_BODY_BYTES } from './errors.ts';
+import { secretScrubber } from '../runtime/scrub.ts';
+import { MAX_ERROR_BODY_BYTES, utf8Prefix } from './errors.ts';
 import type { RateLimiter } from './rate-limiter.ts';
-import {
-  scrubber,
-  type TransportOutcome,
-  type TransportRequest,
-  type TransportSettings,
-  type UpstreamTransport,
-} from './transport.ts';
+import type { TransportOutcome, TransportRequest, TransportSettings, UpstreamTransport } from './transport.ts';
 
 /**
  * The HTTP exchange of a transport (transport.ts), from the caller's own event loop: waits for a
@@ -25,7 +20,8 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
     bodyTimeout: timeoutMs,
     connect: { timeout: timeoutMs },
   });
-  const scrub = scrubber(apiKey);
+  // The key in any form an answer may echo it (as it is, URL-encoded, JSON-escaped) never reaches logs or the database.
+  const scrub = secretScrubber([apiKey]);
 
   async function exchange(
     request: TransportRequest,
@@ -62,9 +58,7 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
         kind: 'oversized',
         ...answer,
         // Scrubbed before the cut: a key that starts in the prefix is replaced whole, not left half.
-        body: utf8.decode(
-          utf8Prefix(Buffer.from(scrub(utf8.decode(read.start))), Math.min(maxBodyBytes, MAX_ERROR_BODY_BYTES)),
-        ),
+        body: utf8Prefix(scrub(utf8.decode(read.start)), Math.min(maxBodyBytes, MAX_ERROR_BODY_BYTES)),
         maxBytes: maxBodyBytes,
         bytesRead: read.bytesRead,
         declaredBytes,
@@ -130,14 +124,6 @@ async function readBody(body: Readable, maxBytes: number, declaredBytes: number 
   }
   if (bytesRead <= maxBytes && !announcedTooLarge) return { kind: 'whole', bytes: Buffer.concat(chunks, bytesRead) };
   return { kind: 'oversized', start: Buffer.concat(chunks, Math.min(bytesRead, keepBytes)), bytesRead };
-}
-
-/** At most `maxBytes` of UTF-8 bytes, cut before a character rather than through it. */
-function utf8Prefix(bytes: Uint8Array, maxBytes: number): Uint8Array {
-  if (bytes.byteLength <= maxBytes) return bytes;
-  let end = maxBytes;
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
-  return bytes.slice(0, end);
 }
 
 /** The content-length header as a number, when it is one. */

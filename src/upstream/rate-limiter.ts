@@ -4,27 +4,22 @@ import { sleep } from '../runtime/sleep.ts';
 
 /**
  * The one upstream request budget, shared by every process through Redis. Requests are paced, not
- * burst: the limiter hands out start times evenly spaced (GCRA with no burst allowance), and a 429
+ * burst: the limiter hands out evenly spaced start times (GCRA with no burst allowance), and a 429
  * calls pause(), which pushes every later start past Retry-After.
  *
- * The spacing is PACING_MARGIN wider than the quota (1.04 × 1000 / rps ms): a request reaches the
- * upstream a little after its start (timer granularity, event-loop load, a Redis round trip), by an
- * amount that varies. Spaced exactly at the quota, requests one millisecond apart in their delays
- * already put one too many into some window of a strict upstream (a closed-ends window counts a
- * request exactly one period back); the margin absorbs 4 % of the period (40 ms of a second, 2.4 s
- * of a minute), so that no window (open or closed ends, fixed or sliding, per second or per minute)
- * counts more than the quota, for 4 % of it.
+ * The spacing is PACING_MARGIN wider than the quota: a request reaches the upstream a little after
+ * its start, by an amount that varies, and spaced exactly at the quota, requests a millisecond apart
+ * in their delays already put one too many into some window of a strict upstream. The 4 % margin
+ * keeps every window (open or closed ends, fixed or sliding, per second or per minute) within quota.
  *
- * A process whose event loop was busy wakes up late for its start, and then goes together with the
- * starts booked after it: so a start also needs room in the trailing window of the starts actually
- * made (ceil(rps) starts per that many intervals, counted when each start is confirmed): a late
- * start waits for that room instead. When Redis's confirmation reaches a busy process late, the
- * request leaves that much later than recorded, so such a start is confirmed again (moved to now).
+ * A process whose event loop was busy wakes up late and goes together with the starts booked after
+ * it: so a start also needs room in the trailing window of the starts actually made (ceil(rps) per
+ * that many intervals), and waits for it. A start whose confirmation came back late is confirmed
+ * again (moved to now), as the request leaves that much later than recorded.
  *
- * Who gets a start: every caller books one, but within a process a start that comes due goes to the
- * most urgent caller then waiting (lowest priority number, first come first served among equals),
- * so that under a small quota current prices are not queued behind dozens of NFT requests. Between
- * processes the order is first come first served.
+ * Within a process, a start that comes due goes to the most urgent caller then waiting (lowest
+ * priority number, first come first served among equals), so that under a small quota current prices
+ * are not queued behind dozens of NFT requests. Between processes: first come first served.
  */
 export const PACING_MARGIN = 0.04;
 
@@ -203,7 +198,9 @@ export function createSharedRateLimiter({ redis, key, rps }: SharedRateLimiterSe
             reject(error);
           },
         };
-        waiters.splice(insertionIndex(waiters, priority), 0, waiter);
+        // After every waiter of the same or a more urgent priority.
+        const later = waiters.findIndex((other) => other.priority > priority);
+        waiters.splice(later === -1 ? waiters.length : later, 0, waiter);
         signal?.addEventListener('abort', onAbort, { once: true });
         addBooking();
       });
@@ -236,18 +233,6 @@ function intervalMs(rps: number): number {
   if (!Number.isFinite(rps) || rps <= 0)
     throw new RangeError(`rate limit must be a positive number of requests per second, got ${rps}`);
   return ((1 + PACING_MARGIN) * 1000) / rps;
-}
-
-/** Where a new waiter of `priority` goes: after every waiter of the same or a lower number (binary search). */
-function insertionIndex(waiters: Waiter[], priority: number): number {
-  let low = 0;
-  let high = waiters.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (waiters[middle]!.priority <= priority) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 function remove<T>(items: T[], item: T): void {

@@ -14,7 +14,11 @@ import { AuthError, InvalidPayloadError, OversizedPayloadError, RateLimitedError
  */
 export type JobOutcome = 'quarantine' | 'rate_limited' | 'stop_and_alert' | 'fail' | 'retry';
 
-/** The one place where an error decides a job's fate: by its class, else by its `retryable` flag. */
+/**
+ * The one place where an error decides a job's fate: by its class, else by its `retryable` flag. Any
+ * other error (a lost connection, a bug) gets the benefit of the doubt: an outage passes, and a bug
+ * fails the job once attempts run out.
+ */
 export function jobOutcome(error: unknown): JobOutcome {
   if (
     error instanceof InvalidPayloadError ||
@@ -24,13 +28,5 @@ export function jobOutcome(error: unknown): JobOutcome {
     return 'quarantine';
   if (error instanceof RateLimitedError) return 'rate_limited';
   if (error instanceof AuthError) return 'stop_and_alert';
-  return isRetryable(error) ? 'retry' : 'fail';
-}
-
-/**
- * An error of ours says whether another try can help. Any other error (a lost connection, a bug)
- * gets the benefit of the doubt: an outage passes, and a bug fails the job once attempts run out.
- */
-export function isRetryable(error: unknown): boolean {
-  return error instanceof ChaintapError ? error.retryable : true;
+  return error instanceof ChaintapError && !error.retryable ? 'fail' : 'retry';
 }
