@@ -77,7 +77,7 @@ export function readText(raw: unknown, field: string, drifts: DriftLog): WireFie
   return typeof raw === 'string' ? { value: raw } : unread(raw, field, drifts);
 }
 
-/** A documented object read with `schema`: one that does not fit is null, recorded as drift and returned as `unread`. */
+/** A documented object read with `schema`: one that does not fit is null, drift, and returned as `unread`. */
 export function readShaped<T>(raw: unknown, schema: z.ZodType<T>, field: string, drifts: DriftLog): WireField<T> {
   if (raw === null || raw === undefined) return { value: null };
   const parsed = schema.safeParse(raw);

@@ -2,7 +2,7 @@ import { describe } from '../errors.ts';
 import { createPriceGaps } from '../queue/price-gaps.ts';
 import { lastPriceSlotKey } from '../queue/redis-keys.ts';
 import { cronMatcher, floorToMinute, slotAtOrBefore, slotsBetween } from './cron-slots.ts';
-import { capacityWarning, describeVerdict, loadCapacityPlan } from './capacity-plan.ts';
+import { capacityWarning, cronsOf, describeVerdict, loadCapacityPlan } from './capacity-plan.ts';
 import { createClockSkewCheck } from './clock-skew.ts';
 import { fillNewestPriceGap } from './price-catch-up.ts';
 import { produceTick, type ProducerDeps } from './producer.ts';
@@ -34,12 +34,7 @@ export function createScheduler(
   const { options, logger } = deps.context;
   const clock = deps.clock ?? systemClock;
   const now = () => clock.now();
-  const expressions: Record<CronQueue, string> = {
-    prices: options.PRICE_CRON,
-    positions: options.POSITIONS_CRON,
-    nfts: options.NFT_CRON,
-    maintenance: options.MAINTENANCE_CRON,
-  };
+  const expressions: Record<CronQueue, string> = cronsOf(options);
   const lastSlotKey = lastPriceSlotKey(options.QUEUE_PREFIX);
   const gaps = createPriceGaps(deps.redis, options.QUEUE_PREFIX);
   const clockSkew = createClockSkewCheck(deps.redis, options.QUEUE_PREFIX, logger, deps.referenceClock);

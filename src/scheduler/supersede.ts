@@ -27,15 +27,8 @@ export async function supersedeJobs(
   const candidates = [...removed, ...claim.stale];
   if (candidates.length === 0) return 0;
 
-  const byTick = new Map<number, Supersession[]>();
-  for (const supersession of candidates) {
-    const key = supersession.job.tick.getTime();
-    const group = byTick.get(key);
-    if (group) group.push(supersession);
-    else byTick.set(key, [supersession]);
-  }
   let count = 0;
-  for (const [tickMs, supersessions] of byTick) {
+  for (const [tickMs, supersessions] of Map.groupBy(candidates, ({ job }) => job.tick.getTime())) {
     const tick = new Date(tickMs);
     const ids = supersessions.map(({ job }) => job.jobId);
     const { superseded, completed } = await deps.tracker.supersede(dataset, tick, ids);

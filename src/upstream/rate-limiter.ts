@@ -24,16 +24,9 @@ import { sleep } from '../runtime/sleep.ts';
 export const PACING_MARGIN = 0.04;
 
 export interface RateLimiter {
-  /**
-   * Resolves when the caller may send one request: with the next start that comes due while it is
-   * this process's most urgent waiter (lower `priority` first, default 0; ties in order of asking).
-   * Rejects with the signal's reason on abort.
-   */
+  /** Resolves with the next start that comes due while the caller is this process's most urgent waiter. */
   acquire(signal?: AbortSignal, priority?: number): Promise<void>;
-  /**
-   * No request starts (anywhere the budget is shared) until at least `ms` from now; `reason` is shown
-   * while the pause is in force (readPause). Resolves to the pause's end.
-   */
+  /** No request starts anywhere until `ms` from now; `reason` is shown meanwhile (readPause). Resolves to its end. */
   pause(ms: number, reason: string): Promise<Date>;
 }
 
@@ -44,17 +37,15 @@ export interface UpstreamPause {
 }
 
 /** A confirmation that took longer than this to come back is made again (see above). */
-export const LATE_CONFIRMATION_MS = 10;
+const LATE_CONFIRMATION_MS = 10;
 const MAX_RECONFIRMATIONS = 3;
 
 /**
- * All times are Redis TIME in microseconds, so the processes' clocks never matter; each caller only
- * sleeps the wait it is told. KEYS[1], a hash: `tat` (the next free start), `paused` (no start
- * before this) and `reason` (why). KEYS[2], a sorted set: the starts made in the trailing window (at
- * most `limit` of them). On Redis Cluster both keys share one hash tag (upstreamPaceKey).
- * ARGV: mode ('reserve', 'confirm' or 'pause'), the interval (pause: its length), the window and
- * its limit, the start's id (pause: the reason). Returns the wait in microseconds (pause: its end,
- * Unix microseconds).
+ * Times are Redis TIME in microseconds, so the processes' clocks never matter. KEYS[1], a hash: `tat`
+ * (the next free start), `paused` (no start before this), `reason`. KEYS[2], a sorted set: the starts
+ * in the trailing window. ARGV: mode ('reserve', 'confirm' or 'pause'), the interval (pause: its
+ * length), the window and its limit, the start's id (pause: the reason). Returns the wait in
+ * microseconds (pause: its end, Unix microseconds).
  */
 const SLOT_SCRIPT = `
 local time = redis.call('TIME')
@@ -99,7 +90,7 @@ const SLOT_SCRIPT_SHA = createHash('sha1').update(SLOT_SCRIPT).digest('hex');
 
 export interface SharedRateLimiterSettings {
   redis: RedisClient;
-  /** The budget's key (upstreamPaceKey: `{chaintap:upstream}:pace`); every process of one upstream uses the same. */
+  /** upstreamPaceKey: the same for every process of one upstream. */
   key: string;
   /** The quota in requests per second (UPSTREAM_RATE). */
   rps: number;
@@ -114,8 +105,7 @@ interface Waiter {
 
 export function createSharedRateLimiter({ redis, key, rps }: SharedRateLimiterSettings): RateLimiter {
   const interval = intervalMs(rps);
-  // The trailing window of actual starts: as many as the quota starts in about a second, over that
-  // many intervals.
+  // The trailing window of actual starts: as many as the quota starts in about a second.
   const limit = Math.ceil(rps);
   const slotArgs = [String(1000 * interval), String(1000 * interval * limit), String(limit)];
   const startsKey = `${key}:starts`;
@@ -134,10 +124,8 @@ export function createSharedRateLimiter({ redis, key, rps }: SharedRateLimiterSe
   const prefix = `${process.pid}-${Math.random().toString(36).slice(2)}`;
   /** Callers waiting, by priority, then in order of asking: the head gets the next start that comes due. */
   const waiters: Waiter[] = [];
-  /**
-   * One booking per waiter, each with an abort of its own (never a caller's signal: the start it
-   * books may go to another caller), oldest first: the last holds the latest start.
-   */
+  // One booking per waiter, oldest first, each with an abort of its own (never a caller's signal:
+  // the start it books may go to another caller).
   const bookings: AbortController[] = [];
 
   /** Books one start and waits until it is confirmed (the mechanics of the header comment). */
