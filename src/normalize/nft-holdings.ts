@@ -46,12 +46,10 @@ interface GroupRows {
 }
 
 /**
- * Rows from an NFT-holdings answer for one owner at one tick: the collections, one holding snapshot
- * per collection, and the tokens held. `profit` absent (PnL not requested) gives null PnL, never
- * zero. Chains are upper-case, as in the upstream's chain list. A repeated collection replaces the
- * earlier group; a repeated token id within a collection replaces the earlier token. A group
- * without a collectionId, or with a token without a tokenId, is quarantined alone; a field of
- * another shape is drift (schema-drift.ts): its column stays null and its value is kept in `extra`.
+ * Rows from an NFT-holdings answer for one owner at one tick: collections, one holding snapshot per
+ * collection, tokens held. No `profit` (PnL not asked) gives null PnL, never zero; chains are
+ * upper-case; a repeated collection or token replaces the earlier. A group without its ids is
+ * quarantined alone; a field of another shape is drift: its column null, its value kept in `extra`.
  */
 export function normalizeNftHoldings(response: NftHoldingsResponse, ctx: Ctx): NormalizedNftHoldings & ElementOutcome {
   const drifts = new DriftLog();

@@ -64,16 +64,12 @@ interface PositionRows {
 }
 
 /**
- * Rows from a positions answer for one owner at one tick. Whatever variant a position is, the
- * common fields map to columns and the rest goes to the snapshot's `extra`. Value totals are exact
- * sums (null when an entry has no value; current totals null when `current` is absent). Every
- * position is kept: positions sharing a positionId get keys of their own (position-keys.ts). A
- * position without its identity (positionId, chain, type) is quarantined alone; a field of another
- * shape is drift (schema-drift.ts): its column stays null and its value is kept in `extra`, as is a
- * list entry that is not an amount entry, under the list's name and its index. A whole position
- * inside an amount list (a Borrow's collateral in `input`) is drift too, and becomes a child
- * position of its own (`<parent key>/<list>/<index>`, parentPositionId set), outside its parent's
- * totals.
+ * Rows from a positions answer for one owner at one tick: whatever the variant, the common fields map
+ * to columns and the rest goes to the snapshot's `extra`. Totals are exact sums (null when an entry
+ * has no value, or `current` is absent). Positions sharing a positionId get keys of their own
+ * (position-keys.ts). A position without its identity is quarantined alone; a field of another shape
+ * is drift: its column null, its value kept in `extra`. A whole position inside an amount list (a
+ * Borrow's collateral) becomes a child position (`<parent key>/<list>/<index>`), outside the totals.
  */
 export function normalizePositions(
   response: PositionsResponse,
@@ -204,10 +200,7 @@ function readPosition(
   return [{ position, snapshot, amounts, farming, protocol }, ...nested];
 }
 
-/**
- * The protocol a position names; null when it names none, or an id too long to be a key: then it is
- * drift (`positions.meta.protocol` / `oversized_key`) and the position's `meta` is kept in `extra`.
- */
+/** The protocol a position names; an id too long to be a key is drift, and `meta` is kept in `extra`. */
 function protocolOf(meta: Meta | null, drifts: DriftLog, unread: UnreadFields): ProtocolRow | null {
   const protocol = meta?.protocol;
   if (!protocol) return null;

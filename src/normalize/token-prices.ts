@@ -13,12 +13,10 @@ import { UnreadablePayloadError } from './unreadable-payload-error.ts';
 const MAX_FUTURE_MS = 24 * 3600 * 1000;
 
 /**
- * Rows from a price answer. Coin types take their normal form (the upstream may answer the short
- * spelling of what was asked in the 64-hex one). A null price is not a row: the coin type is listed
- * in `missing`. One price per (coin type, price time): a repeated entry replaces the earlier one.
- * tokens.first/last_seen_at span the upstream's own timestamps, so rewriting an answer changes nothing.
- * An entry that cannot be read (no coin type, a price or a price time that is not one) is
- * quarantined alone. Other fields of another shape are drift: null (the raw body keeps them).
+ * Rows from a price answer, coin types in their normal form (the upstream may answer the short
+ * spelling). A null price is no row: the coin type is `missing`. A repeated (coin type, price time)
+ * replaces the earlier. tokens' seen times span the upstream's own timestamps, so rewriting an answer
+ * changes nothing. An unreadable entry is quarantined alone; other fields of another shape are drift.
  */
 export function normalizeTokenPrices(
   response: TokenPriceResponse,

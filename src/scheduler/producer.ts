@@ -39,13 +39,10 @@ export interface ProducedTick {
 }
 
 /**
- * Enqueues one tick of one queue from the current watchlist. Safe to run twice for the same tick
- * (deterministic job ids); a tick with no work is announced complete at once.
- *
- * A dataset's target has at most one job waiting: this tick's job replaces an older one that has not
- * started (it is superseded: see supersede.ts), and a job of this tick whose target already has a
- * newer one is superseded at once instead of enqueued. The jobs are enqueued stalest target first.
- * The price catch-up queue (`price-catch-up`, a past slot with `at`) fills gaps and replaces nothing.
+ * Enqueues one tick of one queue from the current watchlist, stalest target first; safe to run twice
+ * (deterministic job ids). A target has at most one job waiting: this tick's replaces an older one
+ * not started (supersede.ts), and one whose target already has a newer is superseded at once. The
+ * price catch-up fills gaps and replaces nothing.
  */
 export async function produceTick(
   deps: ProducerDeps,
@@ -120,10 +117,8 @@ async function claimTargets(
 }
 
 /**
- * Adds planned jobs with the configured job options, in addBulk slices of ENQUEUE_SLICE: each a
- * short Redis transaction, so that workers already taking the tick's first jobs are not held up
- * behind one long MULTI (slices of 1,000 left the upstream short of requests for the first seconds
- * of a tick; see docs/benchmarks.md).
+ * Adds planned jobs with the configured options, in short addBulk transactions, so that workers
+ * taking the tick's first jobs are not held up behind one long MULTI (docs/benchmarks.md).
  */
 export async function enqueueJobs(
   deps: Pick<ProducerDeps, 'context' | 'queues'>,

@@ -18,11 +18,9 @@ export interface Scheduler {
 type CronQueue = Exclude<QueueName, 'price-catch-up'>;
 
 /**
- * node-cron in UTC, one expression per queue. Each fired slot is produced with its logical time;
- * the last produced price slot is kept in Redis so that a scheduler that was down records the
- * missed slots as price gaps when it comes back. Gaps (missed, or superseded under overload) are
- * filled one slot at a time after each price tick and every CATCHUP_POLL_MS. Two schedulers may run
- * at once: they produce the same job ids.
+ * One cron per queue (UTC), each slot produced with its logical time. The last price slot is kept in
+ * Redis, so that a scheduler that was down records the missed ones as price gaps; gaps are filled one
+ * slot at a time. Two schedulers may run at once: they produce the same job ids.
  */
 export function createScheduler(
   deps: ProducerDeps & {

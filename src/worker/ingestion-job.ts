@@ -47,10 +47,7 @@ export interface IngestionSpec<T, Rows> {
   /** Endpoint (path and query, never the key) for raw_responses when the call itself failed. */
   endpoint: string;
   fetch(signal: AbortSignal): Promise<UpstreamResponse<T>>;
-  /**
-   * Pure: a normalizer. UnreadablePayloadError means the payload cannot be read: it is quarantined.
-   * Any other throw is a bug: logged as an error, and the job fails like any unexpected error.
-   */
+  /** Pure. UnreadablePayloadError quarantines the payload; any other throw is a bug and fails the job. */
   normalize(data: T): Rows;
   /** For answers read element by element: how many elements, which were quarantined, which fields drifted. */
   outcome?(rows: Rows): ElementOutcome;
@@ -67,12 +64,10 @@ interface Attempt<T, Rows> {
 }
 
 /**
- * One ingestion job: call the upstream, normalize, and commit rows + run record + raw body in one
- * transaction. Every outcome is recorded: a payload that cannot be read is quarantined with its body
- * (an element that cannot be read, alone: the others are stored; when none can be, the job is
- * quarantined), a failure is written to ingestion_runs (with the error body) before BullMQ retries
- * it, and the error decides the queue behaviour (job-outcome.ts). Each of those writes commits only
- * while this worker still holds the job's lock (job-lock.ts): a worker that lost the job writes nothing.
+ * One ingestion job: fetch, normalize, commit rows + run record + raw body in one transaction. An
+ * unreadable payload is quarantined with its body (an unreadable element alone, unless all are); a
+ * failure is written to ingestion_runs before BullMQ retries it, as job-outcome.ts decides. Every
+ * write commits only while this worker holds the job's lock (job-lock.ts).
  */
 export async function runIngestionJob<T, Rows>(
   deps: IngestionDeps,

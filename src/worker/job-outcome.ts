@@ -14,11 +14,7 @@ import { AuthError, InvalidPayloadError, OversizedPayloadError, RateLimitedError
  */
 export type JobOutcome = 'quarantine' | 'rate_limited' | 'stop_and_alert' | 'fail' | 'retry';
 
-/**
- * The one place where an error decides a job's fate: by its class, else by its `retryable` flag. Any
- * other error (a lost connection, a bug) gets the benefit of the doubt: an outage passes, and a bug
- * fails the job once attempts run out.
- */
+/** The one place where an error decides a job's fate: by its class, else by `retryable` (others retry). */
 export function jobOutcome(error: unknown): JobOutcome {
   if (
     error instanceof InvalidPayloadError ||

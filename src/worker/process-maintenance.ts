@@ -54,12 +54,8 @@ function syncProtocols(
 }
 
 /**
- * The daily housekeeping, Postgres only (it runs while the upstream is down or refuses the key):
- * prune raw responses, quarantined payloads and run records past their retention
- * (RAW_RETENTION_DAYS, QUARANTINE_RETENTION_DAYS, RUNS_RETENTION_DAYS), create partitions ahead,
- * detach old price partitions when configured, thin the snapshot history
- * (SNAPSHOT_FULL_RESOLUTION_DAYS, SNAPSHOT_HOURLY_DAYS) and rewrite the past months it thinned
- * (SNAPSHOT_COMPACTION). Records its own run.
+ * The daily housekeeping, Postgres only (so it runs while the upstream is down): retention pruning,
+ * partitions ahead, detaching old price partitions, thinning and compacting the snapshot history.
  */
 async function housekeeping(deps: IngestionDeps, job: Job<MaintenanceJobData>): Promise<JobResult> {
   const tick = new Date(job.data.tick);
@@ -85,7 +81,7 @@ async function housekeeping(deps: IngestionDeps, job: Job<MaintenanceJobData>): 
   const compaction = options.SNAPSHOT_COMPACTION
     ? await compactThinnedPartitions(deps.database, { ...tiers, thinnedAt: tick, ...COMPACTION_WAITS })
     : { compacted: [], busy: [] };
-  // The housekeeping's own run record, so that dataset_freshness shows when it last ran.
+  // Its own run record, for dataset_freshness.
   await commitJob(deps.database, {
     run: {
       jobId: job.id ?? 'maintenance',

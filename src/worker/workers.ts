@@ -45,9 +45,8 @@ export interface WorkerPoolDeps {
 }
 
 /**
- * BullMQ workers, one per queue, each with UPSTREAM_CONCURRENCY jobs at a time (concurrencyOf). The
- * upstream rate limit is the client's Redis-shared pacer alone, across all processes. A job whose
- * lock BullMQ could not renew (another worker has taken it over) is aborted: its request, its write.
+ * BullMQ workers, one per queue (jobs at a time: concurrencyOf); the upstream rate limit is the
+ * client's shared pacer alone. A job whose lock could not be renewed is aborted.
  */
 export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
   const { context, client } = deps;
@@ -117,11 +116,7 @@ export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
   };
 }
 
-/**
- * Jobs at a time per queue: UPSTREAM_CONCURRENCY for the datasets; a quarter of it for the price
- * catch-up, whose requests wait for the quota after every current one, so that they never take all
- * the slots; one for maintenance.
- */
+/** UPSTREAM_CONCURRENCY; a quarter of it for the catch-up, whose requests wait behind every other. */
 function concurrencyOf(name: QueueName, options: Options): number {
   if (name === 'maintenance') return 1;
   if (name === 'price-catch-up') return Math.max(1, Math.floor(options.UPSTREAM_CONCURRENCY / 4));
