@@ -20,7 +20,7 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
     bodyTimeout: timeoutMs,
     connect: { timeout: timeoutMs },
   });
-  // The key in any form an answer may echo it (as it is, URL-encoded, JSON-escaped) never reaches logs or the database.
+  // The key, in any form an answer may echo it, never reaches logs or the database.
   const scrub = secretScrubber([apiKey]);
 
   async function exchange(
@@ -28,10 +28,7 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
     waitMs: number,
     signal: AbortSignal | undefined,
   ): Promise<TransportOutcome> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
-    const onCallerAbort = () => controller.abort(signal!.reason);
-    signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const timeout = AbortSignal.timeout(timeoutMs);
     const started = performance.now();
     try {
       const response = await undiciRequest(base + request.path, {
@@ -43,7 +40,7 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
           ...(request.json === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: request.json,
-        signal: controller.signal,
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
       const declaredBytes = contentLength(response.headers['content-length']);
       const read = await readBody(response.body, maxBodyBytes, declaredBytes);
@@ -67,7 +64,7 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
       // The caller gave up (shutdown): not an upstream fault.
       signal?.throwIfAborted();
       const durationMs = performance.now() - started;
-      if (controller.signal.aborted || isTimeout(error)) {
+      if (timeout.aborted || isTimeout(error)) {
         return { kind: 'failure', reason: 'timeout', message: `no answer within ${timeoutMs} ms`, durationMs, waitMs };
       }
       return {
@@ -77,9 +74,6 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
         durationMs,
         waitMs,
       };
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onCallerAbort);
     }
   }
 
