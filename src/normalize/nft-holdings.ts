@@ -39,12 +39,6 @@ const profitSchema = z.looseObject({});
 type NftCollection = z.infer<typeof nftCollectionSchema>;
 type Ctx = { owner: string; snapshotAt: Date };
 
-interface GroupRows {
-  collection: NftCollectionRow;
-  holding: NftHoldingSnapshotRow;
-  tokens: NftTokenRow[];
-}
-
 /**
  * Rows from an NFT-holdings answer for one owner at one tick: collections, one holding snapshot per
  * collection, tokens held. No `profit` (PnL not asked) gives null PnL, never zero; chains are
@@ -53,28 +47,23 @@ interface GroupRows {
  */
 export function normalizeNftHoldings(response: NftHoldingsResponse, ctx: Ctx): NormalizedNftHoldings & ElementOutcome {
   const drifts = new DriftLog();
-  const groups = new Map<string, GroupRows>();
+  const groups = new Map<string, ReturnType<typeof readGroup>>();
   const quarantined = readElements('nfts', response, nftHoldingGroup, drifts, (group, own) => {
     const rows = readGroup(group, own, ctx);
     return () => groups.set(group.collectionId, rows);
   });
-  const result: NormalizedNftHoldings & ElementOutcome = {
-    collections: [],
-    holdings: [],
-    tokens: [],
+  const read = [...groups.values()];
+  return {
+    collections: read.map((rows) => rows.collection),
+    holdings: read.map((rows) => rows.holding),
+    tokens: read.flatMap((rows) => rows.tokens),
     elements: response.length,
     quarantined,
     drifts: drifts.list(),
   };
-  for (const rows of groups.values()) {
-    result.collections.push(rows.collection);
-    result.holdings.push(rows.holding);
-    result.tokens.push(...rows.tokens);
-  }
-  return result;
 }
 
-function readGroup(group: NftHoldingGroup, drifts: DriftLog, ctx: Ctx): GroupRows {
+function readGroup(group: NftHoldingGroup, drifts: DriftLog, ctx: Ctx) {
   const collectionUnread = new UnreadFields();
   const collection = collectionUnread.keep(
     'collection',
@@ -108,7 +97,6 @@ function collectionRow(
     readInteger(collection?.totalItems, 'nfts.collection.totalItems', drifts),
   );
   const decimals = nativeUnread.keep('decimals', readInteger(native?.decimals, 'nfts.nativeToken.decimals', drifts));
-  const collectionExtra = extraFields(collection, COLLECTION_FIELDS);
   const otherId =
     collection?.id !== undefined && collection.id !== null && String(collection.id) !== group.collectionId
       ? { id: collection.id }
@@ -131,7 +119,7 @@ function collectionRow(
     nativeTokenCgId: native?.cgId ?? null,
     extra: mergeExtra(
       { nativeToken: { ...extraFields(native, NATIVE_TOKEN_FIELDS), ...nativeUnread.fields } },
-      { ...collectionExtra, ...otherId, ...unread.fields },
+      { ...extraFields(collection, COLLECTION_FIELDS), ...otherId, ...unread.fields },
     ),
     firstSeenAt: snapshotAt,
     lastSeenAt: snapshotAt,

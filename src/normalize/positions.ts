@@ -83,29 +83,21 @@ export function normalizePositions(
     return () => read.push(...rows);
   });
   const protocols = new Map<string, ProtocolRow>();
-  const result: NormalizedPositions & ElementOutcome = {
-    protocols: [],
-    positions: [],
-    snapshots: [],
-    amounts: [],
-    farming: [],
+  for (const { protocol } of read) {
+    if (!protocol) continue;
+    const known = protocols.get(protocol.protocolId);
+    protocols.set(protocol.protocolId, known ? mergeProtocol(known, protocol) : protocol);
+  }
+  return {
+    protocols: [...protocols.values()],
+    positions: read.map((rows) => rows.position),
+    snapshots: read.map((rows) => rows.snapshot),
+    amounts: read.flatMap((rows) => rows.amounts),
+    farming: read.flatMap((rows) => rows.farming),
     elements: response.data.length,
     quarantined,
     drifts: drifts.list(),
   };
-  for (const rows of read) {
-    const protocol = rows.protocol;
-    if (protocol) {
-      const known = protocols.get(protocol.protocolId);
-      protocols.set(protocol.protocolId, known ? mergeProtocol(known, protocol) : protocol);
-    }
-    result.positions.push(rows.position);
-    result.snapshots.push(rows.snapshot);
-    result.amounts.push(...rows.amounts);
-    result.farming.push(...rows.farming);
-  }
-  result.protocols = [...protocols.values()];
-  return result;
 }
 
 /** The rows of one position (first) and of the positions nested in its amount lists (after it). */

@@ -57,15 +57,11 @@ export async function produceTick(
     deps.context.logger.info({ queue, tick: tick.toISOString(), jobs: planned.length }, 'tick enqueued');
     return { queue, tick, jobs: planned.length, jobIds: planned.map((job) => job.opts.jobId), superseded: 0 };
   }
-  const { redis } = deps;
-  const prefix = deps.context.options.QUEUE_PREFIX;
   const catchUp = queue === 'price-catch-up';
   const jobs = catchUp
     ? planned.map((job) => ({ ...job, opts: { ...job.opts, priority: CATCH_UP_PRIORITY } }))
     : stalestFirst(planned, await loadTargetWatermarks(deps.database, stream));
-  const claim: TargetClaim = catchUp
-    ? { replaced: [], stale: [] }
-    : await claimTargets(redis, prefix, stream, jobs, tick);
+  const claim: TargetClaim = catchUp ? { replaced: [], stale: [] } : await claimTargets(deps, stream, jobs, tick);
   const stale = new Set(claim.stale.map(({ job }) => job.jobId));
   const enqueued = jobs.filter((job) => !stale.has(job.opts.jobId));
 
@@ -78,7 +74,7 @@ export async function produceTick(
   if (emptyTickComplete) await announceTickComplete(deps.database, deps.context.logger, stream, tick);
   // The jobs this tick replaces leave the queue before its own come in: never two ticks waiting.
   const superseded = await supersedeJobs(
-    { ...deps, priceGaps: createPriceGaps(redis, prefix) },
+    { ...deps, priceGaps: createPriceGaps(deps.redis, deps.context.options.QUEUE_PREFIX) },
     stream,
     deps.queues[queue],
     claim,
@@ -101,13 +97,12 @@ export async function produceTick(
  * are no longer watched: their waiting jobs are superseded like the replaced ones.
  */
 async function claimTargets(
-  redis: RedisClient,
-  prefix: string,
+  deps: ProducerDeps,
   dataset: Dataset,
   jobs: PlannedJob<unknown>[],
   tick: Date,
 ): Promise<TargetClaim> {
-  const targets = createPendingTargets(redis, prefix);
+  const targets = createPendingTargets(deps.redis, deps.context.options.QUEUE_PREFIX);
   const claim = await targets.claim(
     dataset,
     jobs.map((job) => ({ target: job.target, tick, jobId: job.opts.jobId })),

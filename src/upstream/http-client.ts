@@ -56,12 +56,6 @@ export interface UpstreamHttpSettings {
   metrics: Metrics;
 }
 
-export interface UpstreamHttp {
-  send<T>(request: UpstreamRequest<T>): Promise<UpstreamResponse<T>>;
-  /** Closes the transport's keep-alive connections. */
-  close(): Promise<void>;
-}
-
 /** What an error about an answer carries: which request, which attempt, what came back. */
 type AnswerFields = { operation: UpstreamOperation; url: string; attempts: number; status: number; body: string };
 
@@ -76,7 +70,7 @@ export const DEFAULT_RETRY_AFTER_MS = 1_000;
  * again. A 429 is not retried here: it pauses the shared budget once, for its Retry-After capped at
  * maxPauseMs, and goes to the caller as RateLimitedError with the pause's end.
  */
-export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp {
+export function createUpstreamHttp(settings: UpstreamHttpSettings) {
   const { transport, maxRetries, maxPauseMs, metrics } = settings;
   const logger = settings.logger.child({ component: 'upstream' });
   /** A Retry-After past the cap is said once per pause, not by every request that meets it. */
@@ -164,7 +158,7 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
   }
 
   return {
-    async send(request) {
+    async send<T>(request: UpstreamRequest<T>): Promise<UpstreamResponse<T>> {
       for (let attempts = 1; ; attempts++) {
         try {
           return await attempt(request, attempts);
