@@ -38,19 +38,12 @@ export interface NestedPosition {
   currentYieldValue: string | null;
 }
 
-export interface PositionWorth {
-  assetValue: string | null;
-  debtValue: string | null;
-  netValue: string | null;
-  pnl: string | null;
-}
-
 /** Whether a position type is a loan, whose current amounts are debt. */
 export function isDebtPosition(type: string): boolean {
   return /borrow/i.test(type);
 }
 
-export function positionWorth(position: WorthTerms, nested: readonly NestedPosition[] = []): PositionWorth {
+export function positionWorth(position: WorthTerms, nested: readonly NestedPosition[] = []) {
   const held = (lists: NestedList[]) =>
     nested
       .filter((child) => lists.includes(child.list))

@@ -113,10 +113,7 @@ export class UnreadFields {
   }
 }
 
-/**
- * The fields of a wire object that no column maps, for an `extra` jsonb column; null when there are
- * none. Undefined values are left out (they are not in the body either).
- */
+/** The fields of a wire object that no column maps, for an `extra` jsonb; null when there are none. */
 export function extraFields(
   source: object | null | undefined,
   known: readonly string[],

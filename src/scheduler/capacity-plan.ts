@@ -255,7 +255,7 @@ function shortfalls(plan: CapacityPlan): string {
     .join(', ');
 }
 
-/** What would make an over-budget watchlist fit: the smallest quota, in the configured one's unit ("68/min"), or fewer targets or slower crons */
+/** What would make an over-budget watchlist fit: the smallest quota that would, in the configured unit. */
 export function howToFit(plan: CapacityPlan): string {
   const unit = plan.rate.label.slice(plan.rate.label.indexOf('/') + 1);
   const quota = `${Math.ceil((plan.neededPerHour * plan.rate.periodMs) / 3_600_000)}/${unit}`;

@@ -36,20 +36,15 @@ export interface ClockSkewCheck {
   check(now: Date): Promise<void>;
 }
 
-/** Redis's clock (TIME): the one clock every scheduler shares. */
-function redisClock(redis: RedisClient): () => Promise<Date> {
-  return async () => {
-    const [seconds, micros] = await redis.time();
-    return new Date(Number(seconds) * 1000 + Math.floor(Number(micros) / 1000));
-  };
-}
-
-/** `reference`: the clock every scheduler compares its own with (default Redis's; a test's world clock). */
+/** `reference`: the clock every scheduler compares its own with (default Redis's TIME; a test's world clock). */
 export function createClockSkewCheck(
   redis: RedisClient,
   prefix: string,
   logger: Logger,
-  reference: () => Promise<Date> = redisClock(redis),
+  reference = async () => {
+    const [seconds, micros] = await redis.time();
+    return new Date(Number(seconds) * 1000 + Math.floor(Number(micros) / 1000));
+  },
 ): ClockSkewCheck {
   const id = randomUUID();
   const key = schedulerClocksKey(prefix);

@@ -10,10 +10,7 @@ import {
 import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/limits.ts';
 import type { AddressDataset, QueueName } from '../datasets.ts';
 
-/**
- * Pure: which jobs a tick produces. Ids come from dataset, target and tick only, so any number of
- * producers of the same tick enqueue the same jobs once.
- */
+/** A job a tick produces: its id comes from dataset, target and tick only, so producers agree. */
 export interface PlannedJob<T> {
   name: string;
   /** What the job refreshes: an address, a price batch; at most one job per target waits at a time. */
@@ -24,10 +21,7 @@ export interface PlannedJob<T> {
 
 export interface WatchedAddressOptions {
   address: string;
-  /**
-   * What the address is refreshed for: a dataset's jobs are planned only for the addresses that
-   * watch it (default: both, as for a newly watched address).
-   */
+  /** The datasets the address is watched for (default: both). */
   datasets?: readonly AddressDataset[];
   chain: string | null;
   protocols: string[] | null;
@@ -44,10 +38,7 @@ function planned<T>(queue: QueueName, target: string, tick: Date, data: T): Plan
   return { name: queue, target, data, opts: { jobId: id } };
 }
 
-/**
- * Sorted, split into requests of at most 50 coin types; `at` asks for prices at that time;
- * `slotEnd` is when a current price stops standing for the slot (PriceJobData.slotEnd).
- */
+/** Sorted, in batches of at most 50 coin types; `at` asks for past prices; `slotEnd`: PriceJobData's. */
 export function priceJobs(
   coinTypes: string[],
   tick: Date,

@@ -9,7 +9,7 @@ export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 export interface UpstreamErrorDetails {
   operation: UpstreamOperation;
-  /** Path and query of the request (never carries the key, which travels in a header). */
+  /** Path and query of the request (the key travels in a header). */
   url: string;
   /** HTTP status, when an answer arrived. */
   status?: number;
@@ -17,7 +17,7 @@ export interface UpstreamErrorDetails {
   body?: string;
   /** Requests sent for this call, retries included. */
   attempts?: number;
-  /** The body given is already only the first part of what was sent (an oversized answer). */
+  /** The body given is already cut (an oversized answer). */
   bodyTruncated?: boolean;
   cause?: unknown;
 }
@@ -36,10 +36,9 @@ export abstract class UpstreamError extends ChaintapError {
     this.operation = details.operation;
     this.url = details.url;
     this.status = details.status;
-    const body =
+    this.body =
       details.body === undefined || keepWholeBody ? details.body : utf8Prefix(details.body, MAX_ERROR_BODY_BYTES);
-    this.body = body;
-    this.bodyTruncated = body !== details.body || details.bodyTruncated === true;
+    this.bodyTruncated = this.body !== details.body || details.bodyTruncated === true;
     this.attempts = details.attempts ?? 1;
   }
 }
@@ -52,10 +51,7 @@ export class AuthError extends UpstreamError {
   }
 }
 
-/**
- * 429: the shared budget is paused until resumeAt (Retry-After, capped at UPSTREAM_MAX_PAUSE_MS);
- * the job waits until then without spending an attempt.
- */
+/** 429: the shared budget is paused until resumeAt; the job waits until then without spending an attempt. */
 export class RateLimitedError extends UpstreamError {
   override readonly retryable = true;
   /** What the upstream asked for (Retry-After, or 1 s without one). */

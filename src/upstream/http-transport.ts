@@ -64,7 +64,7 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
       // The caller gave up (shutdown): not an upstream fault.
       signal?.throwIfAborted();
       const durationMs = performance.now() - started;
-      if (timeout.aborted || isTimeout(error)) {
+      if (timeout.aborted || TIMEOUT_ERRORS.some((type) => error instanceof type)) {
         return { kind: 'failure', reason: 'timeout', message: `no answer within ${timeoutMs} ms`, durationMs, waitMs };
       }
       return {
@@ -93,17 +93,12 @@ type BodyRead =
   /** Larger than the limit: its first bytes, and how many were read in all. */
   | { kind: 'oversized'; start: Uint8Array; bytesRead: number };
 
-/**
- * Bytes kept past the prefix of an oversized body, so that a key (in any of its forms) that starts
- * inside the prefix is scrubbed whole before the prefix is cut: the longest form takes 12 bytes a
- * character (\uXXXX twice), so this covers keys of up to 300 characters.
- */
+/** Read past an oversized body's prefix, so that a key starting in it is scrubbed whole (≤ 12 bytes a character). */
 const SCRUB_MARGIN_BYTES = 4096;
 
 /**
- * Reads a body, holding at most `maxBytes` of it (plus one chunk): once it passes the limit, or at
- * once when its content-length announced more (after the prefix that is kept), reading stops and
- * the stream is destroyed, which drops the connection instead of receiving the rest.
+ * Reads a body, holding at most `maxBytes` of it (plus one chunk): past the limit, or past the kept
+ * prefix when its content-length announced more, the stream is destroyed, dropping the connection.
  */
 async function readBody(body: Readable, maxBytes: number, declaredBytes: number | undefined): Promise<BodyRead> {
   const keepBytes = Math.min(maxBytes, MAX_ERROR_BODY_BYTES) + SCRUB_MARGIN_BYTES;
@@ -129,10 +124,8 @@ function contentLength(header: string | string[] | undefined): number | undefine
 /** Decodes a body as undici's text() does: UTF-8, a leading byte order mark dropped. */
 const utf8 = new TextDecoder();
 
-function isTimeout(error: unknown): boolean {
-  return (
-    error instanceof undiciErrors.HeadersTimeoutError ||
-    error instanceof undiciErrors.BodyTimeoutError ||
-    error instanceof undiciErrors.ConnectTimeoutError
-  );
-}
+const TIMEOUT_ERRORS = [
+  undiciErrors.HeadersTimeoutError,
+  undiciErrors.BodyTimeoutError,
+  undiciErrors.ConnectTimeoutError,
+];

@@ -115,7 +115,7 @@ export const nftCollection = z.looseObject({
   scam: z.boolean().nullish(),
 });
 
-/** A token's id is validated; its other documented fields (listed in the document's order) are read by the normalizer. */
+/** A token's id is validated; its other documented fields (in the document's order) are read by the normalizer. */
 export const nftToken = z.looseObject({
   royalty: z.unknown().optional(),
   imageUrl: z.unknown().optional(),

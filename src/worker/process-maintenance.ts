@@ -18,10 +18,7 @@ import { runIngestionJob, type IngestionDeps } from './ingestion-job.ts';
 const DAY = 24 * 3600 * 1000;
 /** Partitions are created this far ahead so that no insert ever waits on DDL at a month boundary. */
 const PARTITIONS_AHEAD_MS = 62 * DAY;
-/**
- * How long compaction waits for transactions older than it (anywhere in the cluster: they keep the
- * deleted rows) and for queries already reading a partition, before leaving it for the next run.
- */
+/** How long compaction waits for older transactions and for readers of a partition before leaving it. */
 const COMPACTION_WAITS = { horizonTimeoutMs: 60_000, lockTimeoutMs: 5_000 };
 
 /** The maintenance queue's two jobs (MaintenanceJobData): the housekeeping, and the protocol sync. */
