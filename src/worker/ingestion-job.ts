@@ -93,17 +93,24 @@ export async function runIngestionJob<T, Rows>(
       response = await spec.fetch(signal);
       rows = normalize(attempt, response);
     } catch (error) {
-      const unreadable = unreadablePayload(error, response);
-      if (!unreadable) throw error;
-      return await quarantine(attempt, unreadable);
+      if (jobOutcome(error) !== 'quarantine') throw error;
+      // The client's error carries the body that failed the schema, or the first bytes of one too
+      // large to read; a normalizer's, the answer.
+      if (error instanceof InvalidPayloadError || error instanceof OversizedPayloadError)
+        return await quarantine(
+          attempt,
+          { url: error.url, status: error.status ?? 200, body: error.body },
+          error.message,
+        );
+      if (!response) throw error;
+      return await quarantine(attempt, response, `cannot normalize: ${(error as Error).message}`);
     }
     const outcome = spec.outcome?.(rows);
     const quarantined = outcome?.quarantined ?? [];
     if (outcome && quarantined.length > 0 && quarantined.length === outcome.elements) {
       const more = quarantined.length > 1 ? ` (and ${quarantined.length - 1} more elements)` : '';
       const reason = `cannot normalize: ${quarantined[0]!.reason}${more}`;
-      const payload = { body: response.body, status: response.status, endpoint: response.url, reason };
-      return await quarantine(attempt, payload, quarantined);
+      return await quarantine(attempt, response, reason, quarantined);
     }
     const { rowsWritten, byTable } = await commitJob(deps.database, {
       run,
@@ -141,33 +148,6 @@ function normalize<T, Rows>({ deps, spec, run }: Attempt<T, Rows>, response: Ups
   }
 }
 
-interface UnreadablePayload {
-  body: string;
-  status: number;
-  endpoint: string;
-  reason: string;
-}
-
-/** The body to quarantine when the error says it cannot be read (job-outcome.ts), else undefined. */
-function unreadablePayload<T>(
-  error: unknown,
-  response: UpstreamResponse<T> | undefined,
-): UnreadablePayload | undefined {
-  if (jobOutcome(error) !== 'quarantine') return undefined;
-  // The upstream client's error carries the body that failed the schema, or the first bytes of one
-  // too large to read; a normalizer's, the answer.
-  if (error instanceof InvalidPayloadError || error instanceof OversizedPayloadError)
-    return { body: error.body, status: error.status ?? 200, endpoint: error.url, reason: error.message };
-  if (response)
-    return {
-      body: response.body,
-      status: response.status,
-      endpoint: response.url,
-      reason: `cannot normalize: ${(error as Error).message}`,
-    };
-  return undefined;
-}
-
 /**
  * Drifts in /metrics and schema_drifts, elements quarantined alone in /metrics and the log. The job's
  * rows are committed by now: a drift that cannot be recorded is logged, and the job still succeeds.
@@ -197,11 +177,12 @@ async function recordElementOutcome<T, Rows>(
 /** Quarantines the body (or, given `elements`, each of its elements) and completes the job as quarantined. */
 async function quarantine<T, Rows>(
   attempt: Attempt<T, Rows>,
-  { body, status, endpoint, reason }: UnreadablePayload,
+  { url, status, body }: { url: string; status: number; body: string },
+  reason: string,
   elements?: QuarantinedElement[],
 ): Promise<JobResult> {
   const { deps, job, spec, run, fence } = attempt;
-  const raw = rawRecord(spec, endpoint || spec.endpoint, status, body, new Date());
+  const raw = rawRecord(spec, url || spec.endpoint, status, body, new Date());
   await quarantinePayload(deps.database, { run, raw, reason, elements, fence });
   deps.context.metrics.quarantined.inc({ dataset: spec.dataset }, elements?.length ?? 1);
   deps.context.metrics.jobs.inc({ queue: job.queueName, outcome: 'quarantined' });
