@@ -247,10 +247,8 @@ function describeDataset(plan: CapacityPlan, dataset: DatasetPlan): string {
 function shortfalls(plan: CapacityPlan): string {
   return plan.datasets
     .filter((dataset) => !dataset.fits)
-    .map((dataset) =>
-      dataset.cadenceMinutes === null
-        ? `${dataset.dataset} never`
-        : `${dataset.dataset} every ${formatMinutes(dataset.cadenceMinutes)} at best`,
+    .map(({ dataset, cadenceMinutes }) =>
+      cadenceMinutes === null ? `${dataset} never` : `${dataset} every ${formatMinutes(cadenceMinutes)} at best`,
     )
     .join(', ');
 }
@@ -274,9 +272,7 @@ export function describeCapacityPlan(plan: CapacityPlan): string[] {
   lines.push(
     `in all: needs ${formatPerHour(plan.neededPerHour)} req/h; the quota (${plan.rate.label}) allows ${formatPerHour(plan.availablePerHour)} req/h; ${describeVerdict(plan)}`,
   );
-  if (!plan.fits) {
-    lines.push(`to fit: ${howToFit(plan)} (docs/quota.md)`);
-  }
+  if (!plan.fits) lines.push(`to fit: ${howToFit(plan)} (docs/quota.md)`);
   return lines;
 }
 
