@@ -12,7 +12,7 @@ import {
 } from './errors.ts';
 import { readRetryAfterMs } from '../runtime/retry-after.ts';
 import { sleep } from '../runtime/sleep.ts';
-import type { UpstreamTransport } from './transport.ts';
+import type { TransportRequest, UpstreamTransport } from './transport.ts';
 import { issuePath } from './schemas.ts';
 import type { UpstreamOperation } from '../datasets.ts';
 
@@ -32,16 +32,11 @@ export interface UpstreamResponse<T> {
   attempts: number;
 }
 
-export interface UpstreamRequest<T> {
+export interface UpstreamRequest<T> extends Omit<TransportRequest, 'json'> {
   operation: UpstreamOperation;
-  method: 'GET' | 'POST';
-  /** Path and query, already URL-encoded, starting with '/'. */
-  path: string;
   /** Sent as JSON. */
   json?: unknown;
   schema: z.ZodType<T>;
-  /** Its place among the requests waiting for the rate limit: lower goes first (TransportRequest). */
-  priority?: number;
   signal?: AbortSignal;
 }
 
