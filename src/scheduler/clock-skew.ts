@@ -31,11 +31,6 @@ export function largestSkew(own: ClockReading, others: ClockReading[]): { skewMs
   return largest;
 }
 
-export interface ClockSkewCheck {
-  /** Records this scheduler's clock reading `now` and warns when another's differs too much. */
-  check(now: Date): Promise<void>;
-}
-
 /** `reference`: the clock every scheduler compares its own with (default Redis's TIME; a test's world clock). */
 export function createClockSkewCheck(
   redis: RedisClient,
@@ -45,11 +40,12 @@ export function createClockSkewCheck(
     const [seconds, micros] = await redis.time();
     return new Date(Number(seconds) * 1000 + Math.floor(Number(micros) / 1000));
   },
-): ClockSkewCheck {
+): { check(now: Date): Promise<void> } {
   const id = randomUUID();
   const key = schedulerClocksKey(prefix);
   let warnedAt = Number.NEGATIVE_INFINITY;
   return {
+    /** Records this scheduler's clock reading `now` and warns when another's differs too much. */
     async check(now) {
       const referenceMs = (await reference()).getTime();
       const own: ClockReading = { offsetMs: now.getTime() - referenceMs, atMs: referenceMs };

@@ -34,8 +34,7 @@ function watching(addresses: WatchedAddressOptions[], dataset: AddressDataset): 
 }
 
 function planned<T>(queue: QueueName, target: string, tick: Date, data: T): PlannedJob<T> {
-  const id = jobId(queue, target, tick);
-  return { name: queue, target, data, opts: { jobId: id } };
+  return { name: queue, target, data, opts: { jobId: jobId(queue, target, tick) } };
 }
 
 /** Sorted, in batches of at most 50 coin types; `at` asks for past prices; `slotEnd`: PriceJobData's. */
@@ -45,21 +44,17 @@ export function priceJobs(
   options: { at?: Date; kind?: 'tokens' | 'backfill'; slotEnd?: Date } = {},
 ): PlannedJob<PriceJobData>[] {
   const sorted = [...new Set(coinTypes)].sort();
-  const jobs: PlannedJob<PriceJobData>[] = [];
-  for (let i = 0; i < sorted.length; i += MAX_COINS_PER_PRICE_REQUEST) {
-    const batch = sorted.slice(i, i + MAX_COINS_PER_PRICE_REQUEST);
+  return Array.from({ length: Math.ceil(sorted.length / MAX_COINS_PER_PRICE_REQUEST) }, (_, index) => {
+    const batch = sorted.slice(index * MAX_COINS_PER_PRICE_REQUEST, (index + 1) * MAX_COINS_PER_PRICE_REQUEST);
     const target = priceBatchTarget(batch, options.kind ?? 'tokens');
-    jobs.push(
-      planned('prices', target, tick, {
-        tick: tick.toISOString(),
-        target,
-        coinTypes: batch,
-        ...(options.at ? { at: options.at.toISOString() } : {}),
-        ...(options.slotEnd && !options.at ? { slotEnd: options.slotEnd.toISOString() } : {}),
-      }),
-    );
-  }
-  return jobs;
+    return planned('prices', target, tick, {
+      tick: tick.toISOString(),
+      target,
+      coinTypes: batch,
+      ...(options.at ? { at: options.at.toISOString() } : {}),
+      ...(options.slotEnd && !options.at ? { slotEnd: options.slotEnd.toISOString() } : {}),
+    });
+  });
 }
 
 export function positionJobs(
