@@ -97,9 +97,8 @@ export class InvalidPayloadError extends UpstreamError {
 }
 
 /**
- * An answer whose body is larger than UPSTREAM_MAX_BODY_BYTES: it was not read past the limit, and
- * carries only the body's first bytes (at most MAX_ERROR_BODY_BYTES), which a 2xx answer's job
- * quarantines with this reason. Retrying would fetch the same answer.
+ * An answer larger than UPSTREAM_MAX_BODY_BYTES, not read past it: it carries the body's first bytes,
+ * which a 2xx answer's job quarantines. Retrying would fetch the same answer.
  */
 export class OversizedPayloadError extends UpstreamError {
   override readonly retryable = false;

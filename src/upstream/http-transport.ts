@@ -7,9 +7,8 @@ import type { RateLimiter } from './rate-limiter.ts';
 import type { TransportOutcome, TransportRequest, TransportSettings, UpstreamTransport } from './transport.ts';
 
 /**
- * The HTTP exchange of a transport (transport.ts), from the caller's own event loop: waits for a
- * start of the rate limiter, sends with the key through a keep-alive agent, reads the body up to
- * maxBodyBytes; a timeout or a network failure is an outcome too, described without the key.
+ * The HTTP transport (transport.ts): waits for a start of the rate limiter, sends with the key through
+ * a keep-alive agent, reads the body up to maxBodyBytes; a timeout or a network failure is an outcome.
  */
 export function createHttpTransport(settings: TransportSettings, rateLimiter: RateLimiter): UpstreamTransport {
   const { apiKey, timeoutMs, maxBodyBytes } = settings;

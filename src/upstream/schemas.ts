@@ -36,11 +36,9 @@ const elementList = z.array(z.unknown(), {
 });
 
 /**
- * The envelope of an answer: its `data` list, and no `error`. Only a list says what a target holds
- * (an empty one: nothing). An answer without one (`{"error": "..."}` or `{"code": 500, ...}` with
- * status 200, `{"data": null}`) says nothing about it, and one that reports an error beside its list
- * cannot be trusted to: either fails the envelope, so that the answer is quarantined whole and
- * closes, releases and changes nothing.
+ * The envelope of an answer: its `data` list, and no `error`. Only a list says what a target holds;
+ * an answer without one (`{"error": ...}` with status 200, `{"data": null}`), or with an error beside
+ * it, fails the envelope: it is quarantined whole and closes, releases and changes nothing.
  */
 const answerEnvelope = z.looseObject(
   {
