@@ -116,11 +116,8 @@ function readPosition(
   const held: NestedPosition[] = [];
   const readNested = (child: Position, list: NestedList, idx: number) => {
     const rows = readPosition(child, drifts, ctx, nestedPositionKey(positionId, list, idx), positionId);
-    held.push({
-      list,
-      currentValue: rows[0]!.snapshot.currentValue,
-      currentYieldValue: rows[0]!.snapshot.currentYieldValue,
-    });
+    const { currentValue, currentYieldValue } = rows[0]!.snapshot;
+    held.push({ list, currentValue, currentYieldValue });
     nested.push(...rows);
   };
   const owner = unread.keep('owner', readText(element.owner, 'positions.owner', drifts));
