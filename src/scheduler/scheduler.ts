@@ -32,7 +32,7 @@ export function createScheduler(
   const { options, logger } = deps.context;
   const clock = deps.clock ?? systemClock;
   const now = () => clock.now();
-  const expressions: Record<CronQueue, string> = cronsOf(options);
+  const expressions = cronsOf(options);
   const lastSlotKey = lastPriceSlotKey(options.QUEUE_PREFIX);
   const gaps = createPriceGaps(deps.redis, options.QUEUE_PREFIX);
   const clockSkew = createClockSkewCheck(deps.redis, options.QUEUE_PREFIX, logger, deps.referenceClock);

@@ -24,7 +24,10 @@ import { sleep } from '../runtime/sleep.ts';
 export const PACING_MARGIN = 0.04;
 
 export interface RateLimiter {
-  /** Resolves with the next start that comes due while the caller is this process's most urgent waiter. */
+  /**
+   * Resolves with the next start that comes due while the caller is this process's most urgent waiter
+   * (lower `priority` first, default 0); rejects with the signal's reason on abort.
+   */
   acquire(signal?: AbortSignal, priority?: number): Promise<void>;
   /** No request starts anywhere until `ms` from now; `reason` is shown meanwhile (readPause). Resolves to its end. */
   pause(ms: number, reason: string): Promise<Date>;
@@ -43,9 +46,9 @@ const MAX_RECONFIRMATIONS = 3;
 /**
  * Times are Redis TIME in microseconds, so the processes' clocks never matter. KEYS[1], a hash: `tat`
  * (the next free start), `paused` (no start before this), `reason`. KEYS[2], a sorted set: the starts
- * in the trailing window. ARGV: mode ('reserve', 'confirm' or 'pause'), the interval (pause: its
- * length), the window and its limit, the start's id (pause: the reason). Returns the wait in
- * microseconds (pause: its end, Unix microseconds).
+ * in the trailing window (one hash tag with KEYS[1], for Redis Cluster). ARGV: mode ('reserve',
+ * 'confirm' or 'pause'), the interval (pause: its length), the window and its limit, the start's id
+ * (pause: the reason). Returns the wait in microseconds (pause: its end, Unix microseconds).
  */
 const SLOT_SCRIPT = `
 local time = redis.call('TIME')
