@@ -17,12 +17,7 @@ import { cronMatcher } from './cron-slots.ts';
  * Price catch-up only uses what is left over, so it is not counted.
  */
 
-export interface CapacityPlanCrons {
-  prices: string;
-  positions: string;
-  nfts: string;
-  maintenance: string;
-}
+export type CapacityPlanCrons = Record<Dataset | 'maintenance', string>;
 
 export interface CapacityPlanInput {
   tokens: number;
