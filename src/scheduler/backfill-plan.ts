@@ -58,10 +58,7 @@ export function planBackfill(
     const missing = coinTypes.filter((coin) => !hasSampleIn(storedSorted.get(coin), start, start + intervalMs));
     skipped += coinTypes.length - missing.length;
     if (missing.length === 0) continue;
-    const planned = priceJobs(missing, time, { at: time, kind: 'backfill' }).map((job) => ({
-      ...job,
-      data: { ...job.data, backfill: true as const },
-    }));
+    const planned = priceJobs(missing, time, { at: time, kind: 'backfill' });
     byTick.set(
       start,
       planned.map((job) => job.opts.jobId),

@@ -37,7 +37,10 @@ function planned<T>(queue: QueueName, target: string, tick: Date, data: T): Plan
   return { name: queue, target, data, opts: { jobId: jobId(queue, target, tick) } };
 }
 
-/** Sorted, in batches of at most 50 coin types; `at` asks for past prices; `slotEnd`: PriceJobData's. */
+/**
+ * Sorted, in batches of at most 50 coin types; `at` asks for past prices; `slotEnd`: PriceJobData's.
+ * A backfill's jobs are marked as such.
+ */
 export function priceJobs(
   coinTypes: string[],
   tick: Date,
@@ -53,6 +56,7 @@ export function priceJobs(
       coinTypes: batch,
       ...(options.at ? { at: options.at.toISOString() } : {}),
       ...(options.slotEnd && !options.at ? { slotEnd: options.slotEnd.toISOString() } : {}),
+      ...(options.kind === 'backfill' ? { backfill: true as const } : {}),
     });
   });
 }
