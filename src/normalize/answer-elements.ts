@@ -6,14 +6,11 @@ import { DriftLog } from './schema-drift.ts';
 import { UnreadablePayloadError } from './unreadable-payload-error.ts';
 
 /**
- * Reads each element of an answer on its own: `read` gets the element validated by `schema`, with
- * every string storable (db/storable-text.ts: a NUL or a lone surrogate escaped, counted as the
- * drift `<dataset>.*` / `unstorable_text`), a drift log of its own and the element's index, and
- * returns what to keep (a commit function, run only once the element was read whole). An element
- * that fails the schema (its identity cannot be read or cannot be a key), that is nested deeper than
- * Postgres and JSON can take, or whose reading throws UnreadablePayloadError, is quarantined alone
- * (with its index and the reason), its drifts not counted; the others are read. Any other throw is
- * a bug and propagates.
+ * Reads each element of an answer on its own: `read` gets it validated by `schema`, every string
+ * storable (an escaped one is the drift `<dataset>.*` / `unstorable_text`), with a drift log of its
+ * own, and returns a commit function, run once the element was read whole. An element that fails
+ * the schema, nests too deep for Postgres, or throws UnreadablePayloadError is quarantined alone,
+ * its drifts not counted. Any other throw is a bug and propagates.
  */
 export function readElements<E>(
   dataset: string,

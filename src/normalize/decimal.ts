@@ -6,9 +6,8 @@ import { UnreadablePayloadError } from './unreadable-payload-error.ts';
 const MAX_EXPONENT = 1000;
 
 /**
- * The exact decimal spelling of a wire number, for a Postgres numeric: a JSON number through its
- * shortest round-trip spelling (String(n)), a numeric string as written; exponents spelled out
- * ("1e-9" -> "0.000000001"), so nothing rounds on the way. null/undefined give null.
+ * The exact decimal spelling of a wire number for a Postgres numeric (a JSON number through
+ * String(n), a string as written, exponents spelled out), so nothing rounds on the way.
  */
 export function toDecimalString(value: NumericValue | null | undefined): string | null {
   if (value === null || value === undefined) return null;
@@ -29,10 +28,7 @@ export function toBig(value: NumericValue): Big {
   return big;
 }
 
-/**
- * Exact sum of decimal strings: "0" for none, null when any of them is null (an entry without a
- * value makes the total unknown, never silently smaller).
- */
+/** Exact sum of decimal strings: "0" for none, null when any is null (unknown, never silently smaller). */
 export function sumDecimals(values: (string | null)[]): string | null {
   let total = new Big(0);
   for (const value of values) {

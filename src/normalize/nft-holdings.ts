@@ -3,16 +3,23 @@ import {
   nativeToken as nativeTokenSchema,
   nftCollection as nftCollectionSchema,
   nftHoldingGroup,
+  nftToken,
   type NftHoldingGroup,
   type NftHoldingsResponse,
   type NftToken,
 } from '../upstream/schemas.ts';
 import { readElements } from './answer-elements.ts';
-import { extraFields, mergeExtra } from './extra-fields.ts';
-import { toText } from './integer.ts';
-import { readDecimal, readInteger } from './numeric-field.ts';
 import { DriftLog } from './schema-drift.ts';
-import { readShaped, readText, UnreadFields } from './wire-fields.ts';
+import {
+  extraFields,
+  mergeExtra,
+  readDecimal,
+  readInteger,
+  readShaped,
+  readText,
+  toText,
+  UnreadFields,
+} from './wire-fields.ts';
 import type {
   ElementOutcome,
   NftCollectionRow,
@@ -21,83 +28,42 @@ import type {
   NormalizedNftHoldings,
 } from '../db/schema/rows.ts';
 
-const GROUP_FIELDS = [
-  'owner',
-  'nativeToken',
-  'collection',
-  'collectionId',
-  'tokens',
-  'floorPrice',
-  'marketPrice',
-  'profit',
-];
-const COLLECTION_FIELDS = [
-  'description',
-  'externalUrl',
-  'id',
-  'imageUrl',
-  'name',
-  'totalItems',
-  'chain',
-  'verified',
-  'scam',
-];
-const NATIVE_TOKEN_FIELDS = ['name', 'cmcId', 'cmc_slug', 'cgId', 'symbol', 'decimals'];
-const TOKEN_FIELDS = [
-  'royalty',
-  'imageUrl',
-  'tokenId',
-  'contractAddress',
-  'name',
-  'rarityScore',
-  'rank',
-  'price',
-  'cost',
-];
+// Every field a schema names maps to a column: the others go to `extra`.
+const GROUP_FIELDS = Object.keys(nftHoldingGroup.shape);
+const COLLECTION_FIELDS = Object.keys(nftCollectionSchema.shape);
+const NATIVE_TOKEN_FIELDS = Object.keys(nativeTokenSchema.shape);
+const TOKEN_FIELDS = Object.keys(nftToken.shape);
 const PROFIT_FIELDS = ['realizedPnL', 'unrealizedPnL'];
 
 const profitSchema = z.looseObject({});
 type NftCollection = z.infer<typeof nftCollectionSchema>;
 type Ctx = { owner: string; snapshotAt: Date };
 
-interface GroupRows {
-  collection: NftCollectionRow;
-  holding: NftHoldingSnapshotRow;
-  tokens: NftTokenRow[];
-}
-
 /**
- * Rows from an NFT-holdings answer for one owner at one tick: the collections, one holding snapshot
- * per collection, and the tokens held. `profit` absent (PnL not requested) gives null PnL, never
- * zero. Chains are upper-case, as in the upstream's chain list. A repeated collection replaces the
- * earlier group; a repeated token id within a collection replaces the earlier token. A group
- * without a collectionId, or with a token without a tokenId, is quarantined alone; a field of
- * another shape is drift (schema-drift.ts): its column stays null and its value is kept in `extra`.
+ * Rows from an NFT-holdings answer for one owner at one tick: collections, one holding snapshot per
+ * collection, tokens held. No `profit` (PnL not asked) gives null PnL, never zero; chains are
+ * upper-case; a repeated collection or token replaces the earlier. A group without its ids is
+ * quarantined alone; a field of another shape is drift: its column null, its value kept in `extra`.
  */
 export function normalizeNftHoldings(response: NftHoldingsResponse, ctx: Ctx): NormalizedNftHoldings & ElementOutcome {
   const drifts = new DriftLog();
-  const groups = new Map<string, GroupRows>();
+  const groups = new Map<string, ReturnType<typeof readGroup>>();
   const quarantined = readElements('nfts', response, nftHoldingGroup, drifts, (group, own) => {
     const rows = readGroup(group, own, ctx);
     return () => groups.set(group.collectionId, rows);
   });
-  const result: NormalizedNftHoldings & ElementOutcome = {
-    collections: [],
-    holdings: [],
-    tokens: [],
+  const read = [...groups.values()];
+  return {
+    collections: read.map((rows) => rows.collection),
+    holdings: read.map((rows) => rows.holding),
+    tokens: read.flatMap((rows) => rows.tokens),
     elements: response.length,
     quarantined,
     drifts: drifts.list(),
   };
-  for (const rows of groups.values()) {
-    result.collections.push(rows.collection);
-    result.holdings.push(rows.holding);
-    result.tokens.push(...rows.tokens);
-  }
-  return result;
 }
 
-function readGroup(group: NftHoldingGroup, drifts: DriftLog, ctx: Ctx): GroupRows {
+function readGroup(group: NftHoldingGroup, drifts: DriftLog, ctx: Ctx) {
   const collectionUnread = new UnreadFields();
   const collection = collectionUnread.keep(
     'collection',
@@ -131,7 +97,6 @@ function collectionRow(
     readInteger(collection?.totalItems, 'nfts.collection.totalItems', drifts),
   );
   const decimals = nativeUnread.keep('decimals', readInteger(native?.decimals, 'nfts.nativeToken.decimals', drifts));
-  const collectionExtra = extraFields(collection, COLLECTION_FIELDS);
   const otherId =
     collection?.id !== undefined && collection.id !== null && String(collection.id) !== group.collectionId
       ? { id: collection.id }
@@ -154,7 +119,7 @@ function collectionRow(
     nativeTokenCgId: native?.cgId ?? null,
     extra: mergeExtra(
       { nativeToken: { ...extraFields(native, NATIVE_TOKEN_FIELDS), ...nativeUnread.fields } },
-      { ...collectionExtra, ...otherId, ...unread.fields },
+      { ...extraFields(collection, COLLECTION_FIELDS), ...otherId, ...unread.fields },
     ),
     firstSeenAt: snapshotAt,
     lastSeenAt: snapshotAt,

@@ -1,22 +1,19 @@
 import { createHash } from 'node:crypto';
 import { cutJson } from '../db/storable-text.ts';
 import { position as positionSchema } from '../upstream/schemas.ts';
-import { readDecimal } from './numeric-field.ts';
 import { DriftLog } from './schema-drift.ts';
 import { readTokenRef } from './token-ref.ts';
-import { isPlainObject } from './wire-fields.ts';
+import { isPlainObject, readDecimal } from './wire-fields.ts';
 
 /** Fields of a position that name where it sits in a pool: they stay the same for its whole life. */
 const PLACE_FIELDS = ['poolId', 'pool', 'tickLower', 'tickUpper', 'lowerTick', 'upperTick', 'priceLower', 'priceUpper'];
 
 /**
- * The row key (positions.position_id) of each element of a positions answer, by index; null for an
- * element without a readable identity (it is quarantined). The upstream's positionId when it is
- * unique in the answer. Positions sharing one get `<positionId>#<fingerprint>`: 12 hex digits of the
- * sha256 of what stays the same for a position from tick to tick (chain, type, protocol, the tokens
- * and amounts of `input`, its pool and tick range), so that the key does not depend on the order of
- * the answer. Positions equal even in that are told apart by order (`#<fingerprint>-2`, `-3`, …):
- * nothing else distinguishes them. Pure.
+ * The row key of each element of a positions answer (null without a readable identity): its
+ * positionId when unique in the answer, else `<positionId>#<fingerprint>`, 12 hex digits of the
+ * sha256 of what stays the same from tick to tick (chain, type, protocol, `input`'s tokens and
+ * amounts, pool and tick range), so that the key does not depend on the answer's order. Positions
+ * equal even in that are told apart by order (`-2`, `-3`, …): nothing else distinguishes them.
  */
 export function positionKeys(elements: readonly unknown[]): (string | null)[] {
   const ids = elements.map((element) => {

@@ -3,22 +3,14 @@ import { sumDecimals } from './decimal.ts';
 
 /**
  * What a position is worth, in USD, by its type: the one place the rule lives (docs/schema.md, "What
- * a wallet is worth"; upstream-reality.md, "What a position is worth"). Pure and exact (decimal
- * strings, never floats).
- *
- * - A Borrow (a type naming "borrow": `Borrow`, `lending_borrow`, …): its `current.tokens` and
- *   `current.yield` are what the wallet owes (debt); its collateral is its `input` (asset): the
- *   values of its amount entries plus, for each whole position nested there, that position's
- *   current tokens and yield.
- * - Every other type: its current tokens and yield (asset, plus those of positions nested in them),
- *   no debt.
- * - net = asset − debt. A nested position also has its own worth (its parent counts it once:
- *   readers sum top-level positions only).
- * - PnL: current + current yield + yield collected − input, for every type but a Borrow, whose
- *   answer holds no basis for one (its input is collateral, its current the debt: their difference
- *   is its net worth, not a profit): null.
- *
- * A figure is null (unknown) when one of its terms is: an entry without a value, or no `current`.
+ * a wallet is worth"). Pure and exact (decimal strings, never floats).
+ * - A Borrow (a type naming "borrow"): its current tokens and yield are debt; its `input` is the
+ *   collateral (asset), with the current tokens and yield of each position nested there.
+ * - Every other type: its current tokens and yield (and those of positions nested in them), no debt.
+ * - net = asset − debt (readers sum top-level positions only: a parent counts its nested ones).
+ * - PnL: current + current yield + yield collected − input; null for a Borrow, whose answer holds no
+ *   basis for one (input minus current is its net worth, not a profit).
+ * A figure is null (unknown) when one of its terms is.
  */
 export interface WorthTerms {
   type: string;
@@ -38,19 +30,12 @@ export interface NestedPosition {
   currentYieldValue: string | null;
 }
 
-export interface PositionWorth {
-  assetValue: string | null;
-  debtValue: string | null;
-  netValue: string | null;
-  pnl: string | null;
-}
-
 /** Whether a position type is a loan, whose current amounts are debt. */
 export function isDebtPosition(type: string): boolean {
   return /borrow/i.test(type);
 }
 
-export function positionWorth(position: WorthTerms, nested: readonly NestedPosition[] = []): PositionWorth {
+export function positionWorth(position: WorthTerms, nested: readonly NestedPosition[] = []) {
   const held = (lists: NestedList[]) =>
     nested
       .filter((child) => lists.includes(child.list))

@@ -1,15 +1,26 @@
 import { z } from 'zod';
 import { position as positionSchema, protocolRef, type Position, type PositionsResponse } from '../upstream/schemas.ts';
+import { keyProblem } from '../db/storable-text.ts';
+import { snippet } from '../upstream/errors.ts';
 import { readElements } from './answer-elements.ts';
 import { sumDecimals } from './decimal.ts';
-import { extraFields, mergeExtra } from './extra-fields.ts';
-import { toText } from './integer.ts';
-import { readDecimal, undocumentedDecimal } from './numeric-field.ts';
 import { nestedPositionKey, positionKeys } from './position-keys.ts';
 import { positionWorth, type NestedList, type NestedPosition } from './position-worth.ts';
 import { mergeProtocol, protocolRow } from './protocols.ts';
 import { DriftLog, shapeOf } from './schema-drift.ts';
-import { isPlainObject, readShaped, readText, UnreadFields } from './wire-fields.ts';
+import { readTokenRef } from './token-ref.ts';
+import { UnreadablePayloadError } from './unreadable-payload-error.ts';
+import {
+  extraFields,
+  isPlainObject,
+  mergeExtra,
+  readDecimal,
+  readShaped,
+  readText,
+  toText,
+  undocumentedDecimal,
+  UnreadFields,
+} from './wire-fields.ts';
 import type {
   ElementOutcome,
   NormalizedPositions,
@@ -20,10 +31,6 @@ import type {
   PositionSnapshotRow,
   ProtocolRow,
 } from '../db/schema/rows.ts';
-import { readTokenRef } from './token-ref.ts';
-import { keyProblem } from '../db/storable-text.ts';
-import { UnreadablePayloadError } from './unreadable-payload-error.ts';
-import { snippet } from '../upstream/errors.ts';
 
 const POSITION_FIELDS = [
   'positionId',
@@ -38,14 +45,14 @@ const POSITION_FIELDS = [
   'meta',
 ];
 const CURRENT_FIELDS = ['tokens', 'yield'];
-const META_FIELDS = ['protocol'];
-const PROTOCOL_FIELDS = ['name', 'logo', 'url', 'protocol'];
+const PROTOCOL_FIELDS = Object.keys(protocolRef.shape);
 const AMOUNT_FIELDS = ['amount', 'value', 'token'];
 const FARMING_FIELDS = ['base_apr', 'rewards_apr', 'total_apr', 'total_apy', 'rewards'];
 /** Fields that make a list entry a whole position rather than an amount entry. */
 const NESTED_POSITION_FIELDS = ['positionId', 'input', 'current', 'meta'];
 
 const metaSchema = z.looseObject({ protocol: protocolRef.nullish() });
+const META_FIELDS = Object.keys(metaSchema.shape);
 type Meta = z.infer<typeof metaSchema>;
 
 interface PositionRows {
@@ -57,16 +64,12 @@ interface PositionRows {
 }
 
 /**
- * Rows from a positions answer for one owner at one tick. Whatever variant a position is, the
- * common fields map to columns and the rest goes to the snapshot's `extra`. Value totals are exact
- * sums (null when an entry has no value; current totals null when `current` is absent). Every
- * position is kept: positions sharing a positionId get keys of their own (position-keys.ts). A
- * position without its identity (positionId, chain, type) is quarantined alone; a field of another
- * shape is drift (schema-drift.ts): its column stays null and its value is kept in `extra`, as is a
- * list entry that is not an amount entry, under the list's name and its index. A whole position
- * inside an amount list (a Borrow's collateral in `input`) is drift too, and becomes a child
- * position of its own (`<parent key>/<list>/<index>`, parentPositionId set), outside its parent's
- * totals.
+ * Rows from a positions answer for one owner at one tick: whatever the variant, the common fields map
+ * to columns and the rest goes to the snapshot's `extra`. Totals are exact sums (null when an entry
+ * has no value, or `current` is absent). Positions sharing a positionId get keys of their own
+ * (position-keys.ts). A position without its identity is quarantined alone; a field of another shape
+ * is drift: its column null, its value kept in `extra`. A whole position inside an amount list (a
+ * Borrow's collateral) becomes a child position (`<parent key>/<list>/<index>`), outside the totals.
  */
 export function normalizePositions(
   response: PositionsResponse,
@@ -80,29 +83,21 @@ export function normalizePositions(
     return () => read.push(...rows);
   });
   const protocols = new Map<string, ProtocolRow>();
-  const result: NormalizedPositions & ElementOutcome = {
-    protocols: [],
-    positions: [],
-    snapshots: [],
-    amounts: [],
-    farming: [],
+  for (const { protocol } of read) {
+    if (!protocol) continue;
+    const known = protocols.get(protocol.protocolId);
+    protocols.set(protocol.protocolId, known ? mergeProtocol(known, protocol) : protocol);
+  }
+  return {
+    protocols: [...protocols.values()],
+    positions: read.map((rows) => rows.position),
+    snapshots: read.map((rows) => rows.snapshot),
+    amounts: read.flatMap((rows) => rows.amounts),
+    farming: read.flatMap((rows) => rows.farming),
     elements: response.data.length,
     quarantined,
     drifts: drifts.list(),
   };
-  for (const rows of read) {
-    const protocol = rows.protocol;
-    if (protocol) {
-      const known = protocols.get(protocol.protocolId);
-      protocols.set(protocol.protocolId, known ? mergeProtocol(known, protocol) : protocol);
-    }
-    result.positions.push(rows.position);
-    result.snapshots.push(rows.snapshot);
-    result.amounts.push(...rows.amounts);
-    result.farming.push(...rows.farming);
-  }
-  result.protocols = [...protocols.values()];
-  return result;
 }
 
 /** The rows of one position (first) and of the positions nested in its amount lists (after it). */
@@ -121,11 +116,8 @@ function readPosition(
   const held: NestedPosition[] = [];
   const readNested = (child: Position, list: NestedList, idx: number) => {
     const rows = readPosition(child, drifts, ctx, nestedPositionKey(positionId, list, idx), positionId);
-    held.push({
-      list,
-      currentValue: rows[0]!.snapshot.currentValue,
-      currentYieldValue: rows[0]!.snapshot.currentYieldValue,
-    });
+    const { currentValue, currentYieldValue } = rows[0]!.snapshot;
+    held.push({ list, currentValue, currentYieldValue });
     nested.push(...rows);
   };
   const owner = unread.keep('owner', readText(element.owner, 'positions.owner', drifts));
@@ -158,8 +150,7 @@ function readPosition(
   const total = (kind: PositionAmountKind) =>
     sumDecimals(amounts.filter((row) => row.kind === kind).map((row) => row.value));
   const foreignOwner = owner && owner.toLowerCase() !== ctx.owner.toLowerCase() ? { owner } : null;
-  const values = {
-    type: element.type,
+  const totals = {
     inputValue: total('input'),
     yieldCollectedValue: total('yield_collected'),
     currentValue: hasCurrent ? total('current_token') : null,
@@ -170,12 +161,11 @@ function readPosition(
     positionId,
     snapshotAt: ctx.snapshotAt,
     fee,
-    inputValue: values.inputValue,
-    yieldCollectedValue: values.yieldCollectedValue,
-    currentValue: values.currentValue,
-    currentYieldValue: values.currentYieldValue,
-    ...positionWorth(values, held),
-    healthFactor: healthFactorOf(element, hasCurrent ? current : undefined),
+    ...totals,
+    ...positionWorth({ type: element.type, ...totals }, held),
+    // Real answers carry it as `current.healthy`, some variants as `healthFactor` (both stay in `extra`).
+    healthFactor:
+      undocumentedDecimal(hasCurrent ? current.healthy : undefined) ?? undocumentedDecimal(element.healthFactor),
     extra: mergeExtra(
       {
         current: hasCurrent ? { ...extraFields(current, CURRENT_FIELDS), ...currentUnread.fields } : null,
@@ -199,19 +189,7 @@ function readPosition(
   return [{ position, snapshot, amounts, farming, protocol }, ...nested];
 }
 
-/**
- * The health factor of a loan: `current.healthy` as real answers carry it, else a `healthFactor`
- * field of the position (as some variants spell it). Both stay in `extra` as received; anything but a
- * number is no health factor (null).
- */
-function healthFactorOf(element: Position, current: Record<string, unknown> | undefined): string | null {
-  return undocumentedDecimal(current?.healthy) ?? undocumentedDecimal(element.healthFactor);
-}
-
-/**
- * The protocol a position names; null when it names none, or an id too long to be a key: then it is
- * drift (`positions.meta.protocol` / `oversized_key`) and the position's `meta` is kept in `extra`.
- */
+/** The protocol a position names; an id too long to be a key is drift, and `meta` is kept in `extra`. */
 function protocolOf(meta: Meta | null, drifts: DriftLog, unread: UnreadFields): ProtocolRow | null {
   const protocol = meta?.protocol;
   if (!protocol) return null;
@@ -228,8 +206,7 @@ function protocolOf(meta: Meta | null, drifts: DriftLog, unread: UnreadFields): 
 /**
  * The amount rows of one list. Each row keeps its index in the list. A whole position in the list
  * is drift, handed to `readNested` with its index. Any other entry that is not an amount entry (a
- * position without its identity, not an object) and a list that is not a list are drift, kept in
- * `into` under `name` (by index for entries).
+ * position without its identity, not an object) is drift too.
  */
 function amountRows(
   positionId: string,
@@ -241,21 +218,13 @@ function amountRows(
   name: string,
   readNested: (child: Position, idx: number) => void,
 ): PositionAmountRow[] {
-  if (raw === null || raw === undefined) return [];
-  if (!Array.isArray(raw)) {
-    drifts.record(field, shapeOf(raw));
-    into.set(name, raw);
-    return [];
-  }
   const rows: PositionAmountRow[] = [];
-  const notAmounts: Record<number, unknown> = {};
-  raw.forEach((entry: unknown, idx) => {
+  readList(raw, field, drifts, into, name, (entry, idx) => {
     if (!isPlainObject(entry) || NESTED_POSITION_FIELDS.some((key) => key in entry)) {
       drifts.record(field, isPlainObject(entry) ? 'position' : shapeOf(entry));
       const child = positionSchema.safeParse(entry);
       if (child.success) readNested(child.data, idx);
-      else notAmounts[idx] = entry;
-      return;
+      return child.success;
     }
     const unread = new UnreadFields();
     const amount = unread.keep('amount', readDecimal(entry.amount, `${field}.amount`, drifts));
@@ -275,25 +244,17 @@ function amountRows(
       value,
       extra: mergeExtra({}, { ...extraFields(entry, AMOUNT_FIELDS), ...unread.fields }),
     });
+    return true;
   });
-  if (Object.keys(notAmounts).length > 0) into.set(name, notAmounts);
   return rows;
 }
 
 function farmingRows(positionId: string, raw: unknown, drifts: DriftLog, into: UnreadFields): PositionFarmingRow[] {
-  if (raw === null || raw === undefined) return [];
-  if (!Array.isArray(raw)) {
-    drifts.record('positions.farming', shapeOf(raw));
-    into.set('farming', raw);
-    return [];
-  }
   const rows: PositionFarmingRow[] = [];
-  const notEntries: Record<number, unknown> = {};
-  raw.forEach((entry: unknown, idx) => {
+  readList(raw, 'positions.farming', drifts, into, 'farming', (entry, idx) => {
     if (!isPlainObject(entry)) {
       drifts.record('positions.farming', shapeOf(entry));
-      notEntries[idx] = entry;
-      return;
+      return false;
     }
     const unread = new UnreadFields();
     const apr = (name: string) => unread.keep(name, readDecimal(entry[name], `positions.farming.${name}`, drifts));
@@ -307,7 +268,32 @@ function farmingRows(positionId: string, raw: unknown, drifts: DriftLog, into: U
       rewards: entry.rewards ?? null,
       extra: mergeExtra({}, { ...extraFields(entry, FARMING_FIELDS), ...unread.fields }),
     });
+    return true;
   });
-  if (Object.keys(notEntries).length > 0) into.set('farming', notEntries);
   return rows;
+}
+
+/**
+ * Hands each entry of a list to `read` with its index. A list that is not a list, and the entries
+ * `read` refuses (returns false), are kept in `into` under `name` (entries by index).
+ */
+function readList(
+  raw: unknown,
+  field: string,
+  drifts: DriftLog,
+  into: UnreadFields,
+  name: string,
+  read: (entry: unknown, idx: number) => boolean,
+): void {
+  if (raw === null || raw === undefined) return;
+  if (!Array.isArray(raw)) {
+    drifts.record(field, shapeOf(raw));
+    into.set(name, raw);
+    return;
+  }
+  const refused: Record<number, unknown> = {};
+  raw.forEach((entry: unknown, idx) => {
+    if (!read(entry, idx)) refused[idx] = entry;
+  });
+  if (Object.keys(refused).length > 0) into.set(name, refused);
 }

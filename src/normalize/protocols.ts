@@ -1,14 +1,11 @@
 import type { ProtocolsResponse } from '../upstream/schemas.ts';
-import { toText } from './integer.ts';
+import { toText } from './wire-fields.ts';
 import type { ProtocolRow } from '../db/schema/rows.ts';
 import { UnreadablePayloadError } from './unreadable-payload-error.ts';
 import { keyProblem, storableJson } from '../db/storable-text.ts';
 import { snippet } from '../upstream/errors.ts';
 
-/**
- * Rows from the protocol list (its shape is not documented: ids, or objects with an id under
- * `protocolId`, `protocol` or `id`, or only a name). A repeated id merges, later fields winning.
- */
+/** Rows from the (undocumented) protocol list: ids, or objects with an id or a name. A repeated id merges. */
 export function normalizeProtocols(response: ProtocolsResponse): ProtocolRow[] {
   const rows = new Map<string, ProtocolRow>();
   // Names and urls are free text: a NUL or a lone surrogate is stored escaped (db/storable-text.ts).

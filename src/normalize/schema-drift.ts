@@ -7,10 +7,7 @@ export function shapeOf(value: unknown): string {
   return typeof value;
 }
 
-/**
- * The drifts of one answer, counted by (field, shape). A normalizer fills one while it reads and
- * returns its list: no I/O, the worker counts and stores them.
- */
+/** The drifts of one answer, counted by (field, shape): the normalizer fills it, the worker stores it. */
 export class DriftLog {
   private readonly counts = new Map<string, SchemaDrift>();
 
@@ -21,7 +18,6 @@ export class DriftLog {
     else this.counts.set(key, { field, shape, count });
   }
 
-  /** Adds another log's counts to this one. */
   add(other: DriftLog): void {
     for (const { field, shape, count } of other.counts.values()) this.record(field, shape, count);
   }

@@ -3,10 +3,7 @@ import type { NumericValue } from '../upstream/schemas.ts';
 import { toBig } from './decimal.ts';
 import { UnreadablePayloadError } from './unreadable-payload-error.ts';
 
-/**
- * Upper bounds (exclusive) of a Unix time in each unit, read by magnitude: below 1e11 it is seconds
- * (1e11 s is the year 5138), below 1e14 milliseconds, below 1e17 microseconds, below 1e20 nanoseconds.
- */
+/** A Unix time's unit by magnitude: below 1e11 (the year 5138 in s) seconds, then ms, µs, ns. */
 const UNITS: { below: number; perMillisecond: number }[] = [
   { below: 1e11, perMillisecond: 1e-3 },
   { below: 1e14, perMillisecond: 1 },
@@ -17,10 +14,7 @@ const UNITS: { below: number; perMillisecond: number }[] = [
 const EARLIEST = Date.UTC(1990, 0, 1);
 const LATEST = Date.UTC(2200, 0, 1);
 
-/**
- * A Unix time in s, ms, µs or ns (unit decided by magnitude, see UNITS) as a Date, truncated to the
- * millisecond. Throws UnreadablePayloadError on anything that cannot be a time of a price.
- */
+/** A Unix time in s, ms, µs or ns as a Date (to the ms); UnreadablePayloadError if it cannot be a price's. */
 export function toTimestamp(value: NumericValue): Date {
   const time = toBig(value);
   const magnitude = time.abs().toNumber();

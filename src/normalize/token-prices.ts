@@ -2,9 +2,8 @@ import { InvalidInputError } from '../errors.ts';
 import { tokenPriceEntry, type TokenPriceEntry, type TokenPriceResponse } from '../upstream/schemas.ts';
 import { normalizeCoinType } from '../chain/coin-type.ts';
 import { readElements } from './answer-elements.ts';
-import { readDecimal, readInteger } from './numeric-field.ts';
 import { DriftLog } from './schema-drift.ts';
-import { readText } from './wire-fields.ts';
+import { readDecimal, readInteger, readText } from './wire-fields.ts';
 import type { ElementOutcome, NormalizedTokenPrices, PriceRow, TokenRow } from '../db/schema/rows.ts';
 import { toTimestamp } from './timestamp.ts';
 import { keyProblem } from '../db/storable-text.ts';
@@ -14,12 +13,10 @@ import { UnreadablePayloadError } from './unreadable-payload-error.ts';
 const MAX_FUTURE_MS = 24 * 3600 * 1000;
 
 /**
- * Rows from a price answer. Coin types take their normal form (the upstream may answer the short
- * spelling of what was asked in the 64-hex one). A null price is not a row: the coin type is listed
- * in `missing`. One price per (coin type, price time): a repeated entry replaces the earlier one.
- * tokens.first/last_seen_at span the upstream's own timestamps, so rewriting an answer changes nothing.
- * An entry that cannot be read (no coin type, a price or a price time that is not one) is
- * quarantined alone. Other fields of another shape are drift: null (the raw body keeps them).
+ * Rows from a price answer, coin types in their normal form (the upstream may answer the short
+ * spelling). A null price is no row: the coin type is `missing`. A repeated (coin type, price time)
+ * replaces the earlier. tokens' seen times span the upstream's own timestamps, so rewriting an answer
+ * changes nothing. An unreadable entry is quarantined alone; other fields of another shape are drift.
  */
 export function normalizeTokenPrices(
   response: TokenPriceResponse,
@@ -135,18 +132,15 @@ function mergeToken(tokens: Map<string, TokenRow>, row: TokenRow): void {
     coinType: row.coinType,
     symbol: row.symbol ?? known.symbol,
     decimals: row.decimals ?? known.decimals,
-    firstSeenAt: earliest(known.firstSeenAt, row.firstSeenAt)!,
-    lastSeenAt: latest(known.lastSeenAt, row.lastSeenAt)!,
-    lastPriceTime: latest(known.lastPriceTime, row.lastPriceTime),
+    firstSeenAt: known.firstSeenAt <= row.firstSeenAt ? known.firstSeenAt : row.firstSeenAt,
+    lastSeenAt: latest(known.lastSeenAt, row.lastSeenAt),
+    lastPriceTime:
+      known.lastPriceTime && row.lastPriceTime
+        ? latest(known.lastPriceTime, row.lastPriceTime)
+        : (known.lastPriceTime ?? row.lastPriceTime),
   });
 }
 
-function earliest(a: Date | null, b: Date | null): Date | null {
-  if (!a || !b) return a ?? b;
-  return a <= b ? a : b;
-}
-
-function latest(a: Date | null, b: Date | null): Date | null {
-  if (!a || !b) return a ?? b;
+function latest(a: Date, b: Date): Date {
   return a >= b ? a : b;
 }

@@ -36,10 +36,7 @@ export function readTokenRef(token: string | Record<string, unknown> | null | un
   };
 }
 
-/**
- * The normal form of a coin type (so that both spellings of one token are one token) or of an
- * address (hex lower-cased); anything else as given.
- */
+/** The normal form of a coin type (both spellings one token) or of an address; anything else as given. */
 export function tokenId(value: string): string | null {
   const trimmed = value.trim();
   if (!trimmed) return null;

@@ -42,10 +42,7 @@ export function backfillTimes(from: Date, to: Date, intervalMs: number, maxSteps
   return Array.from({ length: steps }, (_, i) => new Date(from.getTime() + i * intervalMs));
 }
 
-/**
- * Pure: the price jobs a backfill still needs. A coin type counts as stored at a step when a price
- * with a time in [step, step + interval) is stored (the upstream may answer with its nearest sample).
- */
+/** Pure: the price jobs a backfill still needs (a price in [step, step + interval) counts as the step's). */
 export function planBackfill(
   coinTypes: string[],
   times: Date[],
@@ -61,10 +58,7 @@ export function planBackfill(
     const missing = coinTypes.filter((coin) => !hasSampleIn(storedSorted.get(coin), start, start + intervalMs));
     skipped += coinTypes.length - missing.length;
     if (missing.length === 0) continue;
-    const planned = priceJobs(missing, time, { at: time, kind: 'backfill' }).map((job) => ({
-      ...job,
-      data: { ...job.data, backfill: true as const },
-    }));
+    const planned = priceJobs(missing, time, { at: time, kind: 'backfill' });
     byTick.set(
       start,
       planned.map((job) => job.opts.jobId),
@@ -112,10 +106,7 @@ export function describeBackfillEstimate(estimate: BackfillEstimate, rate: Upstr
   ];
 }
 
-/**
- * Whether a backfill of `requests` may start: at most CONFIRM_ABOVE_REQUESTS, or with --yes, it
- * goes; above it a person at a terminal is asked; with no terminal it is refused.
- */
+/** Whether a backfill may start: small ones or --yes go, others ask a person at a terminal, or are refused. */
 export function backfillConsent(requests: number, flags: { yes: boolean; terminal: boolean }): 'go' | 'ask' | 'refuse' {
   if (requests <= CONFIRM_ABOVE_REQUESTS || flags.yes) return 'go';
   return flags.terminal ? 'ask' : 'refuse';

@@ -9,28 +9,15 @@ import { cronMatcher } from './cron-slots.ts';
 /**
  * The capacity plan: does the watchlist fit the upstream quota, and how often can each dataset
  * really refresh a target? Pure maths on averages per hour (no queueing model):
- *
- * - requests per slot: prices ceil(tokens / 50) (one request per batch of 50 coin types),
- *   positions and nfts one per address watched for it (as the job builders plan a tick);
- * - slots per hour: the cron's times of day x the share of days it runs on, / 24 (UTC; days counted
- *   over a 28-year cycle, so that day-of-week, day-of-month and month fields all count exactly);
- * - needed = requests per slot x slots per hour; maintenance (one protocol list per
- *   MAINTENANCE_CRON slot) is taken off the quota first;
+ * - requests per slot: prices one per batch of 50 tokens, positions and nfts one per address;
+ * - needed = requests per slot x the cron's slots per hour; maintenance is taken off the quota first;
  * - granted: the datasets in DATASET_PRIORITY order each take what they need of what is left;
- * - cadence, minutes between two refreshes of the same target: the cron's period when granted =
- *   needed; else the time to go once through every target at the granted rate,
- *   requests per slot x 60 / granted (pending jobs are one per target, served in rotation); never
- *   when nothing is left for the dataset.
- *
- * Price catch-up (past slots filled later) only uses what is left over, so it is not counted.
+ * - cadence (minutes between two refreshes of a target): the cron's period when granted = needed,
+ *   else requests per slot x 60 / granted (pending jobs are one per target, served in rotation).
+ * Price catch-up only uses what is left over, so it is not counted.
  */
 
-export interface CapacityPlanCrons {
-  prices: string;
-  positions: string;
-  nfts: string;
-  maintenance: string;
-}
+export type CapacityPlanCrons = Record<Dataset | 'maintenance', string>;
 
 export interface CapacityPlanInput {
   tokens: number;
@@ -83,14 +70,10 @@ export interface CapacityPlan {
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
-/**
- * 28 years from 2024-01-01 (UTC): 10,227 days, exactly 1,461 weeks and 7 leap cycles, so that days
- * of the week, of the month and leap days all come round evenly.
- */
+/** 28 years from 2024-01-01 (UTC), 1,461 weeks and 7 leap cycles: every day field comes round evenly. */
 const CYCLE_START = Date.UTC(2024, 0, 1);
 const CYCLE_DAYS = 10_227;
-// node-cron matches one time in about 7 microseconds: too slow to repeat on every /metrics scrape.
-// The crons are settings, so they are few.
+// node-cron matches one time in about 7 µs: too slow to repeat on every /metrics scrape.
 const slotsPerHourByCron = new Map<string, number>();
 
 function countMatches(expression: string, start: number, step: number, count: number): number {
@@ -180,15 +163,20 @@ export async function loadCapacityPlan(database: Database, options: CapacityPlan
   const counts = await loadWatchlistCounts(database);
   return computeCapacityPlan({
     ...counts,
-    crons: {
-      prices: options.PRICE_CRON,
-      positions: options.POSITIONS_CRON,
-      nfts: options.NFT_CRON,
-      maintenance: options.MAINTENANCE_CRON,
-    },
+    crons: cronsOf(options),
     rate: options.UPSTREAM_RATE,
     priority: options.DATASET_PRIORITY,
   });
+}
+
+/** Each cron queue's expression in the settings. */
+export function cronsOf(options: CapacityPlanOptions): CapacityPlanCrons {
+  return {
+    prices: options.PRICE_CRON,
+    positions: options.POSITIONS_CRON,
+    nfts: options.NFT_CRON,
+    maintenance: options.MAINTENANCE_CRON,
+  };
 }
 
 /** "2 token(s), 3 address(es) (2 for positions, 3 for nfts)": the watchlist as the plan counts it. */
@@ -217,7 +205,7 @@ export function formatMinutes(minutes: number | null): string {
 }
 
 /** "2.4x"; two decimals just over 1, so that an over-budget ratio never reads 1.0x. */
-export function formatRatio(ratio: number): string {
+function formatRatio(ratio: number): string {
   return `${ratio.toFixed(ratio > 1 && ratio < 1.1 ? 2 : 1)}x`;
 }
 
@@ -254,23 +242,17 @@ function describeDataset(plan: CapacityPlan, dataset: DatasetPlan): string {
 function shortfalls(plan: CapacityPlan): string {
   return plan.datasets
     .filter((dataset) => !dataset.fits)
-    .map((dataset) =>
-      dataset.cadenceMinutes === null
-        ? `${dataset.dataset} never`
-        : `${dataset.dataset} every ${formatMinutes(dataset.cadenceMinutes)} at best`,
+    .map(({ dataset, cadenceMinutes }) =>
+      cadenceMinutes === null ? `${dataset} never` : `${dataset} every ${formatMinutes(cadenceMinutes)} at best`,
     )
     .join(', ');
 }
 
-/** The smallest quota, in the unit the configured one is stated in, that would fit: "68/min". */
-export function quotaThatFits(plan: CapacityPlan): string {
-  const unit = plan.rate.label.slice(plan.rate.label.indexOf('/') + 1);
-  return `${Math.ceil((plan.neededPerHour * plan.rate.periodMs) / 3_600_000)}/${unit}`;
-}
-
-/** What would make an over-budget watchlist fit. */
+/** What would make an over-budget watchlist fit: the smallest quota that would, in the configured unit. */
 export function howToFit(plan: CapacityPlan): string {
-  return `a quota of at least ${quotaThatFits(plan)}, fewer addresses or tokens, or slower crons`;
+  const unit = plan.rate.label.slice(plan.rate.label.indexOf('/') + 1);
+  const quota = `${Math.ceil((plan.neededPerHour * plan.rate.periodMs) / 3_600_000)}/${unit}`;
+  return `a quota of at least ${quota}, fewer addresses or tokens, or slower crons`;
 }
 
 /** "fits (65% of the quota)" or "over budget: needs 2.4x the quota: positions every 36 min at best". */
@@ -285,9 +267,7 @@ export function describeCapacityPlan(plan: CapacityPlan): string[] {
   lines.push(
     `in all: needs ${formatPerHour(plan.neededPerHour)} req/h; the quota (${plan.rate.label}) allows ${formatPerHour(plan.availablePerHour)} req/h; ${describeVerdict(plan)}`,
   );
-  if (!plan.fits) {
-    lines.push(`to fit: ${howToFit(plan)} (docs/quota.md)`);
-  }
+  if (!plan.fits) lines.push(`to fit: ${howToFit(plan)} (docs/quota.md)`);
   return lines;
 }
 

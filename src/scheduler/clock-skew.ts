@@ -4,12 +4,9 @@ import type { Logger } from '../runtime/logger.ts';
 import type { RedisClient } from '../runtime/redis-connection.ts';
 
 /**
- * Schedulers run twice for availability, and each enqueues a cron slot by its own clock: one whose
- * clock is ahead enqueues every slot early (a current price fetched 40 s early is the previous
- * minute's; a positions tick holds the state of 40 s before it), one behind, late. Job ids keep the
- * slots from running twice, but the clocks must agree: each scheduler records, at each price tick,
- * how far its clock is from Redis's (TIME, the one clock they share), reads the others', and says so
- * when two differ by more than MAX_SCHEDULER_SKEW_MS.
+ * Each of the two schedulers enqueues a slot by its own clock: one ahead enqueues every slot early
+ * (a current price then is the previous minute's). So at each price tick each records how far its
+ * clock is from Redis's TIME, reads the others', and warns when two differ by more than this.
  */
 const MAX_SCHEDULER_SKEW_MS = 5_000;
 /** A scheduler not heard of for this long has stopped: its clock no longer counts. */
@@ -23,10 +20,7 @@ export interface ClockReading {
   atMs: number;
 }
 
-/**
- * The other scheduler whose clock is furthest from this one's, among those heard of lately: how far
- * (positive: this one is ahead); undefined when there is none. Pure.
- */
+/** How far the furthest recent other clock is from this one (positive: this one is ahead). Pure. */
 export function largestSkew(own: ClockReading, others: ClockReading[]): { skewMs: number } | undefined {
   let largest: { skewMs: number } | undefined;
   for (const other of others) {
@@ -37,30 +31,21 @@ export function largestSkew(own: ClockReading, others: ClockReading[]): { skewMs
   return largest;
 }
 
-export interface ClockSkewCheck {
-  /** Records this scheduler's clock reading `now` and warns when another's differs too much. */
-  check(now: Date): Promise<void>;
-}
-
-/** Redis's clock (TIME): the one clock every scheduler shares. */
-function redisClock(redis: RedisClient): () => Promise<Date> {
-  return async () => {
-    const [seconds, micros] = await redis.time();
-    return new Date(Number(seconds) * 1000 + Math.floor(Number(micros) / 1000));
-  };
-}
-
-/** `reference`: the clock every scheduler compares its own with (default Redis's; a test's world clock). */
+/** `reference`: the clock every scheduler compares its own with (default Redis's TIME; a test's world clock). */
 export function createClockSkewCheck(
   redis: RedisClient,
   prefix: string,
   logger: Logger,
-  reference: () => Promise<Date> = redisClock(redis),
-): ClockSkewCheck {
+  reference = async () => {
+    const [seconds, micros] = await redis.time();
+    return new Date(Number(seconds) * 1000 + Math.floor(Number(micros) / 1000));
+  },
+): { check(now: Date): Promise<void> } {
   const id = randomUUID();
   const key = schedulerClocksKey(prefix);
   let warnedAt = Number.NEGATIVE_INFINITY;
   return {
+    /** Records this scheduler's clock reading `now` and warns when another's differs too much. */
     async check(now) {
       const referenceMs = (await reference()).getTime();
       const own: ClockReading = { offsetMs: now.getTime() - referenceMs, atMs: referenceMs };

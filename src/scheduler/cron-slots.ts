@@ -1,10 +1,7 @@
 import cron from 'node-cron';
 
-/**
- * Pure cron-slot maths in UTC (node-cron's matcher, no timers): which slots a cron expression has
- * in a time range. A tick's logical time is its slot; producers, catch-up and the force-refresh
- * policy all derive from these functions, so two schedulers agree without talking to each other.
- */
+// Pure cron-slot maths in UTC (node-cron's matcher, no timers): a tick's logical time is its slot,
+// so two schedulers agree without talking to each other.
 const MINUTE = 60_000;
 
 export interface CronMatcher {

@@ -10,10 +10,7 @@ import {
 import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/limits.ts';
 import type { AddressDataset, QueueName } from '../datasets.ts';
 
-/**
- * Pure: which jobs a tick produces. Ids come from dataset, target and tick only, so any number of
- * producers of the same tick enqueue the same jobs once.
- */
+/** A job a tick produces: its id comes from dataset, target and tick only, so producers agree. */
 export interface PlannedJob<T> {
   name: string;
   /** What the job refreshes: an address, a price batch; at most one job per target waits at a time. */
@@ -24,10 +21,7 @@ export interface PlannedJob<T> {
 
 export interface WatchedAddressOptions {
   address: string;
-  /**
-   * What the address is refreshed for: a dataset's jobs are planned only for the addresses that
-   * watch it (default: both, as for a newly watched address).
-   */
+  /** The datasets the address is watched for (default: both). */
   datasets?: readonly AddressDataset[];
   chain: string | null;
   protocols: string[] | null;
@@ -40,13 +34,12 @@ function watching(addresses: WatchedAddressOptions[], dataset: AddressDataset): 
 }
 
 function planned<T>(queue: QueueName, target: string, tick: Date, data: T): PlannedJob<T> {
-  const id = jobId(queue, target, tick);
-  return { name: queue, target, data, opts: { jobId: id } };
+  return { name: queue, target, data, opts: { jobId: jobId(queue, target, tick) } };
 }
 
 /**
- * Sorted, split into requests of at most 50 coin types; `at` asks for prices at that time;
- * `slotEnd` is when a current price stops standing for the slot (PriceJobData.slotEnd).
+ * Sorted, in batches of at most 50 coin types; `at` asks for past prices; `slotEnd`: PriceJobData's.
+ * A backfill's jobs are marked as such.
  */
 export function priceJobs(
   coinTypes: string[],
@@ -54,21 +47,18 @@ export function priceJobs(
   options: { at?: Date; kind?: 'tokens' | 'backfill'; slotEnd?: Date } = {},
 ): PlannedJob<PriceJobData>[] {
   const sorted = [...new Set(coinTypes)].sort();
-  const jobs: PlannedJob<PriceJobData>[] = [];
-  for (let i = 0; i < sorted.length; i += MAX_COINS_PER_PRICE_REQUEST) {
-    const batch = sorted.slice(i, i + MAX_COINS_PER_PRICE_REQUEST);
+  return Array.from({ length: Math.ceil(sorted.length / MAX_COINS_PER_PRICE_REQUEST) }, (_, index) => {
+    const batch = sorted.slice(index * MAX_COINS_PER_PRICE_REQUEST, (index + 1) * MAX_COINS_PER_PRICE_REQUEST);
     const target = priceBatchTarget(batch, options.kind ?? 'tokens');
-    jobs.push(
-      planned('prices', target, tick, {
-        tick: tick.toISOString(),
-        target,
-        coinTypes: batch,
-        ...(options.at ? { at: options.at.toISOString() } : {}),
-        ...(options.slotEnd && !options.at ? { slotEnd: options.slotEnd.toISOString() } : {}),
-      }),
-    );
-  }
-  return jobs;
+    return planned('prices', target, tick, {
+      tick: tick.toISOString(),
+      target,
+      coinTypes: batch,
+      ...(options.at ? { at: options.at.toISOString() } : {}),
+      ...(options.slotEnd && !options.at ? { slotEnd: options.slotEnd.toISOString() } : {}),
+      ...(options.kind === 'backfill' ? { backfill: true as const } : {}),
+    });
+  });
 }
 
 export function positionJobs(

@@ -39,13 +39,10 @@ export interface ProducedTick {
 }
 
 /**
- * Enqueues one tick of one queue from the current watchlist. Safe to run twice for the same tick
- * (deterministic job ids); a tick with no work is announced complete at once.
- *
- * A dataset's target has at most one job waiting: this tick's job replaces an older one that has not
- * started (it is superseded: see supersede.ts), and a job of this tick whose target already has a
- * newer one is superseded at once instead of enqueued. The jobs are enqueued stalest target first.
- * The price catch-up queue (`price-catch-up`, a past slot with `at`) fills gaps and replaces nothing.
+ * Enqueues one tick of one queue from the current watchlist, stalest target first; safe to run twice
+ * (deterministic job ids). A target has at most one job waiting: this tick's replaces an older one
+ * not started (supersede.ts), and one whose target already has a newer is superseded at once. The
+ * price catch-up fills gaps and replaces nothing.
  */
 export async function produceTick(
   deps: ProducerDeps,
@@ -60,15 +57,11 @@ export async function produceTick(
     deps.context.logger.info({ queue, tick: tick.toISOString(), jobs: planned.length }, 'tick enqueued');
     return { queue, tick, jobs: planned.length, jobIds: planned.map((job) => job.opts.jobId), superseded: 0 };
   }
-  const { redis } = deps;
-  const prefix = deps.context.options.QUEUE_PREFIX;
   const catchUp = queue === 'price-catch-up';
   const jobs = catchUp
     ? planned.map((job) => ({ ...job, opts: { ...job.opts, priority: CATCH_UP_PRIORITY } }))
     : stalestFirst(planned, await loadTargetWatermarks(deps.database, stream));
-  const claim: TargetClaim = catchUp
-    ? { replaced: [], stale: [] }
-    : await claimTargets(redis, prefix, stream, jobs, tick);
+  const claim: TargetClaim = catchUp ? { replaced: [], stale: [] } : await claimTargets(deps, stream, jobs, tick);
   const stale = new Set(claim.stale.map(({ job }) => job.jobId));
   const enqueued = jobs.filter((job) => !stale.has(job.opts.jobId));
 
@@ -81,7 +74,7 @@ export async function produceTick(
   if (emptyTickComplete) await announceTickComplete(deps.database, deps.context.logger, stream, tick);
   // The jobs this tick replaces leave the queue before its own come in: never two ticks waiting.
   const superseded = await supersedeJobs(
-    { ...deps, priceGaps: createPriceGaps(redis, prefix) },
+    { ...deps, priceGaps: createPriceGaps(deps.redis, deps.context.options.QUEUE_PREFIX) },
     stream,
     deps.queues[queue],
     claim,
@@ -104,13 +97,12 @@ export async function produceTick(
  * are no longer watched: their waiting jobs are superseded like the replaced ones.
  */
 async function claimTargets(
-  redis: RedisClient,
-  prefix: string,
+  deps: ProducerDeps,
   dataset: Dataset,
   jobs: PlannedJob<unknown>[],
   tick: Date,
 ): Promise<TargetClaim> {
-  const targets = createPendingTargets(redis, prefix);
+  const targets = createPendingTargets(deps.redis, deps.context.options.QUEUE_PREFIX);
   const claim = await targets.claim(
     dataset,
     jobs.map((job) => ({ target: job.target, tick, jobId: job.opts.jobId })),
@@ -120,10 +112,8 @@ async function claimTargets(
 }
 
 /**
- * Adds planned jobs with the configured job options, in addBulk slices of ENQUEUE_SLICE: each a
- * short Redis transaction, so that workers already taking the tick's first jobs are not held up
- * behind one long MULTI (slices of 1,000 left the upstream short of requests for the first seconds
- * of a tick; see docs/benchmarks.md).
+ * Adds planned jobs with the configured options, in short addBulk transactions, so that workers
+ * taking the tick's first jobs are not held up behind one long MULTI (docs/benchmarks.md).
  */
 export async function enqueueJobs(
   deps: Pick<ProducerDeps, 'context' | 'queues'>,

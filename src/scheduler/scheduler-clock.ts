@@ -1,10 +1,6 @@
 import cron from 'node-cron';
 
-/**
- * Where the scheduler's time comes from: the wall clock and node-cron (UTC) in production; a test
- * may pass a clock of its own that fires cron slots as it moves time forward, so that the real
- * scheduler runs through an hour of slots in seconds.
- */
+/** The scheduler's time: the wall clock and node-cron (UTC), or a test's that runs an hour in seconds. */
 export interface SchedulerClock {
   now(): Date;
   /** Calls `fire` at each slot of the five-field cron expression, never two at once, until stopped. */

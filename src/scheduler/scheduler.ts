@@ -2,7 +2,7 @@ import { describe } from '../errors.ts';
 import { createPriceGaps } from '../queue/price-gaps.ts';
 import { lastPriceSlotKey } from '../queue/redis-keys.ts';
 import { cronMatcher, floorToMinute, slotAtOrBefore, slotsBetween } from './cron-slots.ts';
-import { capacityWarning, describeVerdict, loadCapacityPlan } from './capacity-plan.ts';
+import { capacityWarning, cronsOf, describeVerdict, loadCapacityPlan } from './capacity-plan.ts';
 import { createClockSkewCheck } from './clock-skew.ts';
 import { fillNewestPriceGap } from './price-catch-up.ts';
 import { produceTick, type ProducerDeps } from './producer.ts';
@@ -18,11 +18,9 @@ export interface Scheduler {
 type CronQueue = Exclude<QueueName, 'price-catch-up'>;
 
 /**
- * node-cron in UTC, one expression per queue. Each fired slot is produced with its logical time;
- * the last produced price slot is kept in Redis so that a scheduler that was down records the
- * missed slots as price gaps when it comes back. Gaps (missed, or superseded under overload) are
- * filled one slot at a time after each price tick and every CATCHUP_POLL_MS. Two schedulers may run
- * at once: they produce the same job ids.
+ * One cron per queue (UTC), each slot produced with its logical time. The last price slot is kept in
+ * Redis, so that a scheduler that was down records the missed ones as price gaps; gaps are filled one
+ * slot at a time. Two schedulers may run at once: they produce the same job ids.
  */
 export function createScheduler(
   deps: ProducerDeps & {
@@ -34,12 +32,7 @@ export function createScheduler(
   const { options, logger } = deps.context;
   const clock = deps.clock ?? systemClock;
   const now = () => clock.now();
-  const expressions: Record<CronQueue, string> = {
-    prices: options.PRICE_CRON,
-    positions: options.POSITIONS_CRON,
-    nfts: options.NFT_CRON,
-    maintenance: options.MAINTENANCE_CRON,
-  };
+  const expressions = cronsOf(options);
   const lastSlotKey = lastPriceSlotKey(options.QUEUE_PREFIX);
   const gaps = createPriceGaps(deps.redis, options.QUEUE_PREFIX);
   const clockSkew = createClockSkewCheck(deps.redis, options.QUEUE_PREFIX, logger, deps.referenceClock);

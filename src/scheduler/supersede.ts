@@ -11,11 +11,9 @@ const NOT_STARTED = new Set(['waiting', 'prioritized', 'delayed', 'waiting-child
 const PARALLEL = 200;
 
 /**
- * Supersedes older jobs that a newer tick replaces: each replaced job still waiting is removed from
- * its queue (BullMQ refuses to remove a job a worker holds, so a job that just started runs on), and
- * every superseded job, removed or never enqueued (`stale`), is finished in its tick as superseded,
- * recorded in ingestion_runs, and, for prices, its slot kept to be filled later. A tick that this
- * completes is announced with its superseded count. Returns how many jobs were superseded.
+ * Supersedes the jobs a newer tick replaces: each still waiting leaves its queue (one that just
+ * started runs on), and each removed or never enqueued (`stale`) is finished in its tick, recorded in
+ * ingestion_runs and, for prices, its slot kept as a gap. Returns how many were superseded.
  */
 export async function supersedeJobs(
   deps: ProducerDeps & { priceGaps: PriceGaps },
@@ -27,15 +25,8 @@ export async function supersedeJobs(
   const candidates = [...removed, ...claim.stale];
   if (candidates.length === 0) return 0;
 
-  const byTick = new Map<number, Supersession[]>();
-  for (const supersession of candidates) {
-    const key = supersession.job.tick.getTime();
-    const group = byTick.get(key);
-    if (group) group.push(supersession);
-    else byTick.set(key, [supersession]);
-  }
   let count = 0;
-  for (const [tickMs, supersessions] of byTick) {
+  for (const [tickMs, supersessions] of Map.groupBy(candidates, ({ job }) => job.tick.getTime())) {
     const tick = new Date(tickMs);
     const ids = supersessions.map(({ job }) => job.jobId);
     const { superseded, completed } = await deps.tracker.supersede(dataset, tick, ids);

@@ -3,7 +3,7 @@ import { requireApiKey, requireUpstreamBaseUrl, type Options } from '../config/o
 import { InvalidInputError } from '../errors.ts';
 import { normalizeAddress, parseChainFilter, parseNftChain, type NftChain } from '../chain/address.ts';
 import { normalizeCoinType } from '../chain/coin-type.ts';
-import type { Dataset, UpstreamOperation } from '../datasets.ts';
+import type { Dataset } from '../datasets.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { Metrics } from '../runtime/metrics.ts';
 import { createUpstreamHttp, type UpstreamResponse } from './http-client.ts';
@@ -73,11 +73,14 @@ export function createUpstreamClient({ options, logger, metrics, transport }: Up
     logger,
     metrics,
   });
-  const priority = requestPriorities(options.DATASET_PRIORITY);
+  // A request's place among those waiting for the rate limit (lower first): its dataset's rank in
+  // DATASET_PRIORITY, the protocol list with the first, prices at a past time after every dataset.
+  const rank = (dataset: Dataset) => options.DATASET_PRIORITY.indexOf(dataset);
 
   return {
     async fetchTokenPriceBatch(coinTypes, opts = {}) {
-      const batch = uniqueCoinTypes(coinTypes);
+      // Normal forms, first occurrence first; InvalidInputError on the first bad coin type.
+      const batch = [...new Set(coinTypes.map(normalizeCoinType))];
       if (batch.length === 0 || batch.length > MAX_COINS_PER_PRICE_REQUEST) {
         throw new InvalidInputError(
           `a price request takes 1 to ${MAX_COINS_PER_PRICE_REQUEST} distinct coin types, got ${batch.length}`,
@@ -90,7 +93,7 @@ export function createUpstreamClient({ options, logger, metrics, transport }: Up
         path: '/tokens/sui/price',
         json: { addresses: batch.join(','), ...(timestamp === undefined ? {} : { timestamp }) },
         schema: tokenPriceResponse,
-        priority: timestamp === undefined ? priority.prices : priority.pastPrices,
+        priority: timestamp === undefined ? rank('prices') : options.DATASET_PRIORITY.length,
         signal: opts.signal,
       });
     },
@@ -104,9 +107,9 @@ export function createUpstreamClient({ options, logger, metrics, transport }: Up
       return http.send({
         operation: 'positions',
         method: 'GET',
-        path: `/v2/address/${encodeURIComponent(normalizeAddress(address))}/positions${queryString(query)}`,
+        path: addressPath(address, 'positions', query),
         schema: positionsResponse,
-        priority: priority.positions,
+        priority: rank('positions'),
         signal: opts.signal,
       });
     },
@@ -118,9 +121,9 @@ export function createUpstreamClient({ options, logger, metrics, transport }: Up
       return http.send({
         operation: 'nfts',
         method: 'GET',
-        path: `/v2/address/${encodeURIComponent(normalizeAddress(address))}/nft-holding${queryString(query)}`,
+        path: addressPath(address, 'nft-holding', query),
         schema: nftHoldingsResponse,
-        priority: priority.nfts,
+        priority: rank('nfts'),
         signal: opts.signal,
       });
     },
@@ -131,7 +134,7 @@ export function createUpstreamClient({ options, logger, metrics, transport }: Up
         method: 'GET',
         path: '/v2/defi/protocols',
         schema: protocolsResponse,
-        priority: priority.protocols,
+        priority: 0,
         signal: opts.signal,
       });
     },
@@ -140,10 +143,7 @@ export function createUpstreamClient({ options, logger, metrics, transport }: Up
   };
 }
 
-/**
- * UPSTREAM_BASE_URL and UPSTREAM_API_KEY (ConfigError when one is not set), UPSTREAM_TIMEOUT_MS and
- * UPSTREAM_MAX_BODY_BYTES, for a transport.
- */
+/** A transport's settings (ConfigError when the upstream's URL or key is not set). */
 export function transportSettings(options: Options): TransportSettings {
   return {
     baseUrl: requireUpstreamBaseUrl(options),
@@ -153,10 +153,7 @@ export function transportSettings(options: Options): TransportSettings {
   };
 }
 
-/**
- * Says so, once as the client opens, when the API key would cross a network unencrypted: plain
- * http: to a host other than this machine (a loopback address or localhost, as the simulator is).
- */
+/** Warns, as the client opens, when the API key would cross a network unencrypted (http: to another host). */
 function warnOnPlainHttp(baseUrl: string, logger: Logger): void {
   const url = new URL(baseUrl);
   if (url.protocol !== 'http:' || isLoopback(url.hostname)) return;
@@ -164,26 +161,6 @@ function warnOnPlainHttp(baseUrl: string, logger: Logger): void {
     { component: 'upstream', host: url.host },
     'UPSTREAM_BASE_URL is plain http: to a host that is not this machine: the API key and the answers cross the network unencrypted; use https:',
   );
-}
-
-/**
- * Each operation's place among the requests waiting for the rate limit (lower first): a dataset's
- * rank in DATASET_PRIORITY, the protocol list (maintenance) with the first, and prices at a past
- * time (catch-up, backfill) after every dataset.
- */
-function requestPriorities(order: readonly Dataset[]): Record<UpstreamOperation | 'pastPrices', number> {
-  return {
-    prices: order.indexOf('prices'),
-    positions: order.indexOf('positions'),
-    nfts: order.indexOf('nfts'),
-    protocols: 0,
-    pastPrices: order.length,
-  };
-}
-
-/** Normal forms, first occurrence first; throws InvalidInputError on the first bad coin type. */
-function uniqueCoinTypes(coinTypes: string[]): string[] {
-  return [...new Set(coinTypes.map(normalizeCoinType))];
 }
 
 /** The price request's `timestamp` field in the configured unit (the upstream does not document it). */
@@ -201,6 +178,7 @@ function protocolName(input: string): string {
   return name;
 }
 
-function queryString(parts: string[]): string {
-  return parts.length ? `?${parts.join('&')}` : '';
+function addressPath(address: string, endpoint: string, query: string[]): string {
+  const path = `/v2/address/${encodeURIComponent(normalizeAddress(address))}/${endpoint}`;
+  return query.length ? `${path}?${query.join('&')}` : path;
 }

@@ -1,20 +1,15 @@
 import type { UpstreamOperation } from '../datasets.ts';
 import { ChaintapError } from '../errors.ts';
 
-/**
- * What can go wrong when calling the upstream, as a few classes that map onto queue behaviour
- * (src/worker/job-outcome.ts): retry (TransientError), wait and retry without spending an attempt
- * (RateLimitedError), stop and alert (AuthError), fail without retry (PermanentError), quarantine
- * (InvalidPayloadError, OversizedPayloadError). Only the upstream client constructs these, so only it decides what is
- * retryable.
- */
+// What can go wrong when calling the upstream, as classes that map onto queue behaviour
+// (worker/job-outcome.ts). Only the upstream client constructs them: only it decides what is retryable.
 
 /** Error bodies are kept for diagnosis, but never more than this many bytes of them. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 export interface UpstreamErrorDetails {
   operation: UpstreamOperation;
-  /** Path and query of the request (never carries the key, which travels in a header). */
+  /** Path and query of the request (the key travels in a header). */
   url: string;
   /** HTTP status, when an answer arrived. */
   status?: number;
@@ -22,7 +17,7 @@ export interface UpstreamErrorDetails {
   body?: string;
   /** Requests sent for this call, retries included. */
   attempts?: number;
-  /** The body given is already only the first part of what was sent (an oversized answer). */
+  /** The body given is already cut (an oversized answer). */
   bodyTruncated?: boolean;
   cause?: unknown;
 }
@@ -41,10 +36,9 @@ export abstract class UpstreamError extends ChaintapError {
     this.operation = details.operation;
     this.url = details.url;
     this.status = details.status;
-    const body =
-      details.body === undefined || keepWholeBody ? details.body : truncateUtf8(details.body, MAX_ERROR_BODY_BYTES);
-    this.body = body;
-    this.bodyTruncated = body !== details.body || details.bodyTruncated === true;
+    this.body =
+      details.body === undefined || keepWholeBody ? details.body : utf8Prefix(details.body, MAX_ERROR_BODY_BYTES);
+    this.bodyTruncated = this.body !== details.body || details.bodyTruncated === true;
     this.attempts = details.attempts ?? 1;
   }
 }
@@ -57,10 +51,7 @@ export class AuthError extends UpstreamError {
   }
 }
 
-/**
- * 429: the shared budget is paused until resumeAt (Retry-After, capped at UPSTREAM_MAX_PAUSE_MS);
- * the job waits until then without spending an attempt.
- */
+/** 429: the shared budget is paused until resumeAt; the job waits until then without spending an attempt. */
 export class RateLimitedError extends UpstreamError {
   override readonly retryable = true;
   /** What the upstream asked for (Retry-After, or 1 s without one). */
@@ -106,9 +97,8 @@ export class InvalidPayloadError extends UpstreamError {
 }
 
 /**
- * An answer whose body is larger than UPSTREAM_MAX_BODY_BYTES: it was not read past the limit, and
- * carries only the body's first bytes (at most MAX_ERROR_BODY_BYTES), which a 2xx answer's job
- * quarantines with this reason. Retrying would fetch the same answer.
+ * An answer larger than UPSTREAM_MAX_BODY_BYTES, not read past it: it carries the body's first bytes,
+ * which a 2xx answer's job quarantines. Retrying would fetch the same answer.
  */
 export class OversizedPayloadError extends UpstreamError {
   override readonly retryable = false;
@@ -141,12 +131,12 @@ export function snippet(body: string | undefined, max = 200): string {
   return flat ? `: ${flat.length > max ? `${flat.slice(0, max)}…` : flat}` : '';
 }
 
-function truncateUtf8(text: string, maxBytes: number): string {
+/** The longest start of `text` within `maxBytes` of UTF-8, cut before a character rather than through it. */
+export function utf8Prefix(text: string, maxBytes: number): string {
   // Cheap check first: a string of n UTF-16 units has at most 3n UTF-8 bytes.
   if (text.length * 3 <= maxBytes) return text;
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= maxBytes) return text;
-  // Step back to the start of a character so the cut never splits one.
   let end = maxBytes;
   while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
   return bytes.subarray(0, end).toString('utf8');

@@ -10,9 +10,9 @@ import {
   TransientError,
   snippet,
 } from './errors.ts';
-import { backoffDelayMs, parseRetryAfterMs } from './retry-policy.ts';
+import { readRetryAfterMs } from '../runtime/retry-after.ts';
 import { sleep } from '../runtime/sleep.ts';
-import type { TransportOutcome, UpstreamTransport } from './transport.ts';
+import type { TransportRequest, UpstreamTransport } from './transport.ts';
 import { issuePath } from './schemas.ts';
 import type { UpstreamOperation } from '../datasets.ts';
 
@@ -32,23 +32,18 @@ export interface UpstreamResponse<T> {
   attempts: number;
 }
 
-export interface UpstreamRequest<T> {
+export interface UpstreamRequest<T> extends Omit<TransportRequest, 'json'> {
   operation: UpstreamOperation;
-  method: 'GET' | 'POST';
-  /** Path and query, already URL-encoded, starting with '/'. */
-  path: string;
   /** Sent as JSON. */
   json?: unknown;
   schema: z.ZodType<T>;
-  /** Its place among the requests waiting for the rate limit: lower goes first (TransportRequest). */
-  priority?: number;
   signal?: AbortSignal;
 }
 
 export interface UpstreamHttpSettings {
   /** Waits for the rate limit, sends with the key, reads the body (transport.ts). */
   transport: UpstreamTransport;
-  /** Transient faults retried within one request (retry-policy.ts; UPSTREAM_MAX_RETRIES, at most 2). */
+  /** Transient faults retried within one request (UPSTREAM_MAX_RETRIES, at most 2). */
   maxRetries: number;
   /** The longest a 429 pauses the budget, whatever its Retry-After (UPSTREAM_MAX_PAUSE_MS). */
   maxPauseMs: number;
@@ -56,25 +51,21 @@ export interface UpstreamHttpSettings {
   metrics: Metrics;
 }
 
-export interface UpstreamHttp {
-  send<T>(request: UpstreamRequest<T>): Promise<UpstreamResponse<T>>;
-  /** Closes the transport's keep-alive connections. */
-  close(): Promise<void>;
-}
+/** What an error about an answer carries: which request, which attempt, what came back. */
+type AnswerFields = { operation: UpstreamOperation; url: string; attempts: number; status: number; body: string };
+
+/** Wait after a 429 without a readable Retry-After. */
+export const DEFAULT_RETRY_AFTER_MS = 1_000;
 
 /**
  * The one place that decides about upstream answers: every attempt goes out through the transport
  * (which waits for the shared rate limit and carries the key), is measured and logged, and its
  * outcome is classified (errors.ts). A transient fault (a timeout, a network error, a 408 or 5xx, a
- * 2xx that is not JSON) is retried here, at most maxRetries times,
- * each retry through the pacer again. A 429 is not retried here: it pauses the shared budget once,
- * for its Retry-After capped at maxPauseMs, and goes to the caller as RateLimitedError with the
- * pause's end (the job waits until then without spending an attempt).
+ * 2xx that is not JSON) is retried here, at most maxRetries times, each retry through the pacer
+ * again. A 429 is not retried here: it pauses the shared budget once, for its Retry-After capped at
+ * maxPauseMs, and goes to the caller as RateLimitedError with the pause's end.
  */
-/** What an error about an answer carries: which request, which attempt, what came back. */
-type AnswerFields = { operation: UpstreamOperation; url: string; attempts: number; status: number; body: string };
-
-export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp {
+export function createUpstreamHttp(settings: UpstreamHttpSettings) {
   const { transport, maxRetries, maxPauseMs, metrics } = settings;
   const logger = settings.logger.child({ component: 'upstream' });
   /** A Retry-After past the cap is said once per pause, not by every request that meets it. */
@@ -84,10 +75,7 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
     const { operation, path, priority } = request;
     const json = request.json === undefined ? undefined : JSON.stringify(request.json);
     // Rejects with the caller's reason on abort (shutdown): not an upstream fault, nothing to record.
-    const outcome: TransportOutcome = await transport.send(
-      { method: request.method, path, json, priority },
-      request.signal,
-    );
+    const outcome = await transport.send({ method: request.method, path, json, priority }, request.signal);
     metrics.rateLimitWaitSeconds.inc(outcome.waitMs / 1000);
     const { durationMs } = outcome;
     if (outcome.kind === 'failure') {
@@ -103,19 +91,8 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
     logger.debug({ operation, url: path, status, durationMs, attempt: attempts }, 'upstream request');
     // A data answer too large to read: its first bytes go to quarantine. Any other status is
     // classified as usual, on those first bytes (an error body is kept cut anyway).
-    if (outcome.kind === 'oversized' && status >= 200 && status < 300) {
-      const { maxBytes, bytesRead, declaredBytes } = outcome;
-      throw new OversizedPayloadError({
-        operation,
-        url: path,
-        attempts,
-        status,
-        body,
-        maxBytes,
-        bytesRead,
-        declaredBytes,
-      });
-    }
+    if (outcome.kind === 'oversized' && status >= 200 && status < 300)
+      throw new OversizedPayloadError({ ...outcome, operation, url: path, attempts });
     const answer = { operation, url: path, attempts, status, body };
     if (status === 429) throw await pauseFor(answer, parseRetryAfterMs(outcome.retryAfter));
     return classify(request, answer, durationMs);
@@ -176,7 +153,7 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
   }
 
   return {
-    async send(request) {
+    async send<T>(request: UpstreamRequest<T>): Promise<UpstreamResponse<T>> {
       for (let attempts = 1; ; attempts++) {
         try {
           return await attempt(request, attempts);
@@ -196,15 +173,26 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings): UpstreamHttp
   };
 }
 
+/**
+ * Delay before transient retry number `retry` (0 for the first): uniformly random in
+ * [0, 250 ms * 2^retry], so that retrying processes spread out instead of returning together.
+ */
+export function backoffDelayMs(retry: number, random: () => number = Math.random): number {
+  return Math.round(random() * 250 * 2 ** retry);
+}
+
+/** Retry-After as delay-seconds or an HTTP date; the default when absent or unreadable. */
+export function parseRetryAfterMs(value: string | string[] | undefined, now: number = Date.now()): number {
+  return readRetryAfterMs(value, now) ?? DEFAULT_RETRY_AFTER_MS;
+}
+
 function formatSeconds(ms: number): string {
   return `${(ms / 1000).toLocaleString('en-US', { maximumFractionDigits: ms < 60_000 ? 1 : 0 })} s`;
 }
 
 /** zod issues as `path: message` lines, at most 20 of them. */
 function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  const lines = issues.slice(0, 20).map((issue) => {
-    return `${issuePath(issue.path) || '(root)'}: ${issue.message}`;
-  });
+  const lines = issues.slice(0, 20).map((issue) => `${issuePath(issue.path) || '(root)'}: ${issue.message}`);
   if (issues.length > 20) lines.push(`… and ${issues.length - 20} more`);
   return lines.join('\n');
 }

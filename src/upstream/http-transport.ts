@@ -1,20 +1,14 @@
 import type { Readable } from 'node:stream';
 import { Agent, errors as undiciErrors, request as undiciRequest } from 'undici';
 import { describe } from '../errors.ts';
-import { MAX_ERROR_BODY_BYTES } from './errors.ts';
+import { secretScrubber } from '../runtime/scrub.ts';
+import { MAX_ERROR_BODY_BYTES, utf8Prefix } from './errors.ts';
 import type { RateLimiter } from './rate-limiter.ts';
-import {
-  scrubber,
-  type TransportOutcome,
-  type TransportRequest,
-  type TransportSettings,
-  type UpstreamTransport,
-} from './transport.ts';
+import type { TransportOutcome, TransportRequest, TransportSettings, UpstreamTransport } from './transport.ts';
 
 /**
- * The HTTP exchange of a transport (transport.ts), from the caller's own event loop: waits for a
- * start of the rate limiter, sends with the key through a keep-alive agent, reads the body up to
- * maxBodyBytes; a timeout or a network failure is an outcome too, described without the key.
+ * The HTTP transport (transport.ts): waits for a start of the rate limiter, sends with the key through
+ * a keep-alive agent, reads the body up to maxBodyBytes; a timeout or a network failure is an outcome.
  */
 export function createHttpTransport(settings: TransportSettings, rateLimiter: RateLimiter): UpstreamTransport {
   const { apiKey, timeoutMs, maxBodyBytes } = settings;
@@ -25,17 +19,15 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
     bodyTimeout: timeoutMs,
     connect: { timeout: timeoutMs },
   });
-  const scrub = scrubber(apiKey);
+  // The key, in any form an answer may echo it, never reaches logs or the database.
+  const scrub = secretScrubber([apiKey]);
 
   async function exchange(
     request: TransportRequest,
     waitMs: number,
     signal: AbortSignal | undefined,
   ): Promise<TransportOutcome> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
-    const onCallerAbort = () => controller.abort(signal!.reason);
-    signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const timeout = AbortSignal.timeout(timeoutMs);
     const started = performance.now();
     try {
       const response = await undiciRequest(base + request.path, {
@@ -47,7 +39,7 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
           ...(request.json === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: request.json,
-        signal: controller.signal,
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
       const declaredBytes = contentLength(response.headers['content-length']);
       const read = await readBody(response.body, maxBodyBytes, declaredBytes);
@@ -62,9 +54,7 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
         kind: 'oversized',
         ...answer,
         // Scrubbed before the cut: a key that starts in the prefix is replaced whole, not left half.
-        body: utf8.decode(
-          utf8Prefix(Buffer.from(scrub(utf8.decode(read.start))), Math.min(maxBodyBytes, MAX_ERROR_BODY_BYTES)),
-        ),
+        body: utf8Prefix(scrub(utf8.decode(read.start)), Math.min(maxBodyBytes, MAX_ERROR_BODY_BYTES)),
         maxBytes: maxBodyBytes,
         bytesRead: read.bytesRead,
         declaredBytes,
@@ -73,7 +63,7 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
       // The caller gave up (shutdown): not an upstream fault.
       signal?.throwIfAborted();
       const durationMs = performance.now() - started;
-      if (controller.signal.aborted || isTimeout(error)) {
+      if (timeout.aborted || TIMEOUT_ERRORS.some((type) => error instanceof type)) {
         return { kind: 'failure', reason: 'timeout', message: `no answer within ${timeoutMs} ms`, durationMs, waitMs };
       }
       return {
@@ -83,9 +73,6 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
         durationMs,
         waitMs,
       };
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onCallerAbort);
     }
   }
 
@@ -105,17 +92,12 @@ type BodyRead =
   /** Larger than the limit: its first bytes, and how many were read in all. */
   | { kind: 'oversized'; start: Uint8Array; bytesRead: number };
 
-/**
- * Bytes kept past the prefix of an oversized body, so that a key (in any of its forms) that starts
- * inside the prefix is scrubbed whole before the prefix is cut: the longest form takes 12 bytes a
- * character (\uXXXX twice), so this covers keys of up to 300 characters.
- */
+/** Read past an oversized body's prefix, so that a key starting in it is scrubbed whole (≤ 12 bytes a character). */
 const SCRUB_MARGIN_BYTES = 4096;
 
 /**
- * Reads a body, holding at most `maxBytes` of it (plus one chunk): once it passes the limit, or at
- * once when its content-length announced more (after the prefix that is kept), reading stops and
- * the stream is destroyed, which drops the connection instead of receiving the rest.
+ * Reads a body, holding at most `maxBytes` of it (plus one chunk): past the limit, or past the kept
+ * prefix when its content-length announced more, the stream is destroyed, dropping the connection.
  */
 async function readBody(body: Readable, maxBytes: number, declaredBytes: number | undefined): Promise<BodyRead> {
   const keepBytes = Math.min(maxBytes, MAX_ERROR_BODY_BYTES) + SCRUB_MARGIN_BYTES;
@@ -132,14 +114,6 @@ async function readBody(body: Readable, maxBytes: number, declaredBytes: number 
   return { kind: 'oversized', start: Buffer.concat(chunks, Math.min(bytesRead, keepBytes)), bytesRead };
 }
 
-/** At most `maxBytes` of UTF-8 bytes, cut before a character rather than through it. */
-function utf8Prefix(bytes: Uint8Array, maxBytes: number): Uint8Array {
-  if (bytes.byteLength <= maxBytes) return bytes;
-  let end = maxBytes;
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
-  return bytes.slice(0, end);
-}
-
 /** The content-length header as a number, when it is one. */
 function contentLength(header: string | string[] | undefined): number | undefined {
   if (typeof header !== 'string' || !/^\d+$/.test(header)) return undefined;
@@ -149,10 +123,8 @@ function contentLength(header: string | string[] | undefined): number | undefine
 /** Decodes a body as undici's text() does: UTF-8, a leading byte order mark dropped. */
 const utf8 = new TextDecoder();
 
-function isTimeout(error: unknown): boolean {
-  return (
-    error instanceof undiciErrors.HeadersTimeoutError ||
-    error instanceof undiciErrors.BodyTimeoutError ||
-    error instanceof undiciErrors.ConnectTimeoutError
-  );
-}
+const TIMEOUT_ERRORS = [
+  undiciErrors.HeadersTimeoutError,
+  undiciErrors.BodyTimeoutError,
+  undiciErrors.ConnectTimeoutError,
+];

@@ -4,41 +4,32 @@ import { sleep } from '../runtime/sleep.ts';
 
 /**
  * The one upstream request budget, shared by every process through Redis. Requests are paced, not
- * burst: the limiter hands out start times evenly spaced (GCRA with no burst allowance), and a 429
+ * burst: the limiter hands out evenly spaced start times (GCRA with no burst allowance), and a 429
  * calls pause(), which pushes every later start past Retry-After.
  *
- * The spacing is PACING_MARGIN wider than the quota (1.04 × 1000 / rps ms): a request reaches the
- * upstream a little after its start (timer granularity, event-loop load, a Redis round trip), by an
- * amount that varies. Spaced exactly at the quota, requests one millisecond apart in their delays
- * already put one too many into some window of a strict upstream (a closed-ends window counts a
- * request exactly one period back); the margin absorbs 4 % of the period (40 ms of a second, 2.4 s
- * of a minute), so that no window (open or closed ends, fixed or sliding, per second or per minute)
- * counts more than the quota, for 4 % of it.
+ * The spacing is PACING_MARGIN wider than the quota: a request reaches the upstream a little after
+ * its start, by an amount that varies, and spaced exactly at the quota, requests a millisecond apart
+ * in their delays already put one too many into some window of a strict upstream. The 4 % margin
+ * keeps every window (open or closed ends, fixed or sliding, per second or per minute) within quota.
  *
- * A process whose event loop was busy wakes up late for its start, and then goes together with the
- * starts booked after it: so a start also needs room in the trailing window of the starts actually
- * made (ceil(rps) starts per that many intervals, counted when each start is confirmed): a late
- * start waits for that room instead. When Redis's confirmation reaches a busy process late, the
- * request leaves that much later than recorded, so such a start is confirmed again (moved to now).
+ * A process whose event loop was busy wakes up late and goes together with the starts booked after
+ * it: so a start also needs room in the trailing window of the starts actually made (ceil(rps) per
+ * that many intervals), and waits for it. A start whose confirmation came back late is confirmed
+ * again (moved to now), as the request leaves that much later than recorded.
  *
- * Who gets a start: every caller books one, but within a process a start that comes due goes to the
- * most urgent caller then waiting (lowest priority number, first come first served among equals),
- * so that under a small quota current prices are not queued behind dozens of NFT requests. Between
- * processes the order is first come first served.
+ * Within a process, a start that comes due goes to the most urgent caller then waiting (lowest
+ * priority number, first come first served among equals), so that under a small quota current prices
+ * are not queued behind dozens of NFT requests. Between processes: first come first served.
  */
 export const PACING_MARGIN = 0.04;
 
 export interface RateLimiter {
   /**
-   * Resolves when the caller may send one request: with the next start that comes due while it is
-   * this process's most urgent waiter (lower `priority` first, default 0; ties in order of asking).
-   * Rejects with the signal's reason on abort.
+   * Resolves with the next start that comes due while the caller is this process's most urgent waiter
+   * (lower `priority` first, default 0); rejects with the signal's reason on abort.
    */
   acquire(signal?: AbortSignal, priority?: number): Promise<void>;
-  /**
-   * No request starts (anywhere the budget is shared) until at least `ms` from now; `reason` is shown
-   * while the pause is in force (readPause). Resolves to the pause's end.
-   */
+  /** No request starts anywhere until `ms` from now; `reason` is shown meanwhile (readPause). Resolves to its end. */
   pause(ms: number, reason: string): Promise<Date>;
 }
 
@@ -49,17 +40,15 @@ export interface UpstreamPause {
 }
 
 /** A confirmation that took longer than this to come back is made again (see above). */
-export const LATE_CONFIRMATION_MS = 10;
+const LATE_CONFIRMATION_MS = 10;
 const MAX_RECONFIRMATIONS = 3;
 
 /**
- * All times are Redis TIME in microseconds, so the processes' clocks never matter; each caller only
- * sleeps the wait it is told. KEYS[1], a hash: `tat` (the next free start), `paused` (no start
- * before this) and `reason` (why). KEYS[2], a sorted set: the starts made in the trailing window (at
- * most `limit` of them). On Redis Cluster both keys share one hash tag (upstreamPaceKey).
- * ARGV: mode ('reserve', 'confirm' or 'pause'), the interval (pause: its length), the window and
- * its limit, the start's id (pause: the reason). Returns the wait in microseconds (pause: its end,
- * Unix microseconds).
+ * Times are Redis TIME in microseconds, so the processes' clocks never matter. KEYS[1], a hash: `tat`
+ * (the next free start), `paused` (no start before this), `reason`. KEYS[2], a sorted set: the starts
+ * in the trailing window (one hash tag with KEYS[1], for Redis Cluster). ARGV: mode ('reserve',
+ * 'confirm' or 'pause'), the interval (pause: its length), the window and its limit, the start's id
+ * (pause: the reason). Returns the wait in microseconds (pause: its end, Unix microseconds).
  */
 const SLOT_SCRIPT = `
 local time = redis.call('TIME')
@@ -104,7 +93,7 @@ const SLOT_SCRIPT_SHA = createHash('sha1').update(SLOT_SCRIPT).digest('hex');
 
 export interface SharedRateLimiterSettings {
   redis: RedisClient;
-  /** The budget's key (upstreamPaceKey: `{chaintap:upstream}:pace`); every process of one upstream uses the same. */
+  /** upstreamPaceKey: the same for every process of one upstream. */
   key: string;
   /** The quota in requests per second (UPSTREAM_RATE). */
   rps: number;
@@ -119,8 +108,7 @@ interface Waiter {
 
 export function createSharedRateLimiter({ redis, key, rps }: SharedRateLimiterSettings): RateLimiter {
   const interval = intervalMs(rps);
-  // The trailing window of actual starts: as many as the quota starts in about a second, over that
-  // many intervals.
+  // The trailing window of actual starts: as many as the quota starts in about a second.
   const limit = Math.ceil(rps);
   const slotArgs = [String(1000 * interval), String(1000 * interval * limit), String(limit)];
   const startsKey = `${key}:starts`;
@@ -139,10 +127,8 @@ export function createSharedRateLimiter({ redis, key, rps }: SharedRateLimiterSe
   const prefix = `${process.pid}-${Math.random().toString(36).slice(2)}`;
   /** Callers waiting, by priority, then in order of asking: the head gets the next start that comes due. */
   const waiters: Waiter[] = [];
-  /**
-   * One booking per waiter, each with an abort of its own (never a caller's signal: the start it
-   * books may go to another caller), oldest first: the last holds the latest start.
-   */
+  // One booking per waiter, oldest first, each with an abort of its own (never a caller's signal:
+  // the start it books may go to another caller).
   const bookings: AbortController[] = [];
 
   /** Books one start and waits until it is confirmed (the mechanics of the header comment). */
@@ -203,7 +189,9 @@ export function createSharedRateLimiter({ redis, key, rps }: SharedRateLimiterSe
             reject(error);
           },
         };
-        waiters.splice(insertionIndex(waiters, priority), 0, waiter);
+        // After every waiter of the same or a more urgent priority.
+        const later = waiters.findIndex((other) => other.priority > priority);
+        waiters.splice(later === -1 ? waiters.length : later, 0, waiter);
         signal?.addEventListener('abort', onAbort, { once: true });
         addBooking();
       });
@@ -236,18 +224,6 @@ function intervalMs(rps: number): number {
   if (!Number.isFinite(rps) || rps <= 0)
     throw new RangeError(`rate limit must be a positive number of requests per second, got ${rps}`);
   return ((1 + PACING_MARGIN) * 1000) / rps;
-}
-
-/** Where a new waiter of `priority` goes: after every waiter of the same or a lower number (binary search). */
-function insertionIndex(waiters: Waiter[], priority: number): number {
-  let low = 0;
-  let high = waiters.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (waiters[middle]!.priority <= priority) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 function remove<T>(items: T[], item: T): void {

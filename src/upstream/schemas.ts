@@ -9,29 +9,14 @@ export function issuePath(path: readonly PropertyKey[]): string {
     .replace(/^\./, '');
 }
 
-/**
- * Wire schemas of the upstream responses (upstream-api.md section 2), read as leniently as the
- * document allows (design.md, 'Unknowns'): unknown fields are kept (loose objects) so that
- * normalizers can store them in jsonb. An answer whose envelope cannot be read is quarantined whole;
- * an element that cannot be read, alone.
- */
+// Wire schemas of the upstream responses (upstream-api.md section 2), read as leniently as the
+// document allows (design.md, 'Unknowns'): unknown fields are kept (loose objects) for jsonb.
 
 /** A JSON number, or a string holding a decimal number ("1234.5", "1e-9"). */
-export const numericValue = z.union([
-  z.number().refine(Number.isFinite, 'must be a finite number'),
-  z
-    .string()
-    .trim()
-    .regex(/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/, 'must be a decimal number'),
-]);
-export type NumericValue = z.infer<typeof numericValue>;
+export type NumericValue = number | string;
 
 const optionalString = z.string().nullish();
-/**
- * Identifiers documented as strings; numbers are accepted and read as their decimal spelling. One
- * that cannot be a key (a NUL, a lone surrogate, longer than a key may be: db/storable-text.ts)
- * makes its element unreadable.
- */
+/** Identifiers documented as strings (a number reads as its spelling); one that cannot be a key fails. */
 const identifier = z
   .union([z.string().min(1), z.number()])
   .transform(String)
@@ -41,11 +26,9 @@ const identifier = z
   });
 
 /**
- * Each element of an answer (a price entry, a position, an NFT group) is validated on its own by the
- * normalizer (src/normalize/answer-elements.ts): the answers' schemas below check only the envelope,
- * so that one element that cannot be read costs only itself. The element schemas check only what
- * makes an element readable at all (its identity); every other field is read by the normalizer,
- * which absorbs type drift (numbers as strings or `{ value }`) and keeps what it cannot map.
+ * The answers' schemas check only the envelope: each element is validated on its own by the
+ * normalizer (normalize/answer-elements.ts), so that one that cannot be read costs only itself. An
+ * element schema checks only its identity; the normalizer reads the rest, absorbing type drift.
  */
 const elementList = z.array(z.unknown(), {
   error: (issue) =>
@@ -53,11 +36,9 @@ const elementList = z.array(z.unknown(), {
 });
 
 /**
- * The envelope of an answer: its `data` list, and no `error`. Only a list says what a target holds
- * (an empty one: nothing). An answer without one (`{"error": "..."}` or `{"code": 500, ...}` with
- * status 200, `{"data": null}`) says nothing about it, and one that reports an error beside its list
- * cannot be trusted to: either fails the envelope, so that the answer is quarantined whole and
- * closes, releases and changes nothing.
+ * The envelope of an answer: its `data` list, and no `error`. Only a list says what a target holds;
+ * an answer without one (`{"error": ...}` with status 200, `{"data": null}`), or with an error beside
+ * it, fails the envelope: it is quarantined whole and closes, releases and changes nothing.
  */
 const answerEnvelope = z.looseObject(
   {
@@ -132,7 +113,7 @@ export const nftCollection = z.looseObject({
   scam: z.boolean().nullish(),
 });
 
-/** A token's id is validated; its other documented fields (listed in the document's order) are read by the normalizer. */
+/** A token's id is validated; its other documented fields (in the document's order) are read by the normalizer. */
 export const nftToken = z.looseObject({
   royalty: z.unknown().optional(),
   imageUrl: z.unknown().optional(),

@@ -1,10 +1,7 @@
-import { secretScrubber } from '../runtime/scrub.ts';
-
 /**
  * How one request reaches the upstream: wait for a start of the shared budget, send it with the key,
- * read the body (http-transport.ts). Nothing more: retries, classification, JSON and schema checks,
- * metrics and logs stay with the HTTP client (http-client.ts). Tests put a transport of their own
- * in its place to script what comes back.
+ * read the body (http-transport.ts). Retries, classification, schema checks, metrics and logs stay
+ * with the HTTP client (http-client.ts). Tests put a transport of their own in its place.
  */
 export interface UpstreamTransport {
   /** Rejects with the signal's reason once it is aborted, while waiting for a start or in flight. */
@@ -24,21 +21,17 @@ export interface TransportRequest {
   path: string;
   /** JSON text of the body, when there is one. */
   json?: string;
-  /**
-   * Among this process's requests waiting for a start, lower goes first (default 0; ties in order
-   * of sending): see the rate limiter's acquire().
-   */
+  /** Among this process's requests waiting for a start, lower goes first (default 0): see acquire(). */
   priority?: number;
 }
 
 /** What came back, with the key scrubbed from every text. */
 export type TransportOutcome = TransportAnswer | TransportOversized | TransportFailure;
 
-export interface TransportAnswer {
+interface TransportAnswer {
   kind: 'answer';
   status: number;
   retryAfter?: string | string[];
-  /** Body text as received. */
   body: string;
   /** From sending to the last byte of the body. */
   durationMs: number;
@@ -47,14 +40,11 @@ export interface TransportAnswer {
 }
 
 /**
- * An answer whose body is larger than the limit (maxBodyBytes): reading stopped once it passed it,
- * or at once when the answer announced more, and the connection was dropped. Only the body's first
- * bytes are kept, at most MAX_ERROR_BODY_BYTES.
+ * An answer whose body passed maxBodyBytes (or announced more): reading stopped, the connection was
+ * dropped, and `body` holds only its first bytes, at most MAX_ERROR_BODY_BYTES.
  */
-export interface TransportOversized extends Omit<TransportAnswer, 'kind'> {
+interface TransportOversized extends Omit<TransportAnswer, 'kind'> {
   kind: 'oversized';
-  /** The first bytes of the body, as text. */
-  body: string;
   maxBytes: number;
   /** Body bytes read before reading stopped. */
   bytesRead: number;
@@ -62,7 +52,7 @@ export interface TransportOversized extends Omit<TransportAnswer, 'kind'> {
   declaredBytes?: number;
 }
 
-export interface TransportFailure {
+interface TransportFailure {
   kind: 'failure';
   reason: 'timeout' | 'network';
   /** What went wrong, for the error message. */
@@ -75,14 +65,6 @@ export interface TransportSettings {
   baseUrl: string;
   apiKey: string;
   timeoutMs: number;
-  /** A body larger than this is not read past it (UPSTREAM_MAX_BODY_BYTES): TransportOversized. */
+  /** A body larger than this is not read past it (UPSTREAM_MAX_BODY_BYTES). */
   maxBodyBytes: number;
-}
-
-/**
- * Replaces the key wherever an answer echoes it, in any form (as it is, URL-encoded, JSON-escaped:
- * src/runtime/scrub.ts), so it never reaches logs, errors or the database.
- */
-export function scrubber(apiKey: string): (text: string) => string {
-  return secretScrubber([apiKey]);
 }

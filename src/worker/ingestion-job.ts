@@ -47,23 +47,27 @@ export interface IngestionSpec<T, Rows> {
   /** Endpoint (path and query, never the key) for raw_responses when the call itself failed. */
   endpoint: string;
   fetch(signal: AbortSignal): Promise<UpstreamResponse<T>>;
-  /**
-   * Pure: a normalizer. UnreadablePayloadError means the payload cannot be read: it is quarantined.
-   * Any other throw is a bug: logged as an error, and the job fails like any unexpected error.
-   */
+  /** Pure. UnreadablePayloadError quarantines the payload; any other throw is a bug and fails the job. */
   normalize(data: T): Rows;
   /** For answers read element by element: how many elements, which were quarantined, which fields drifted. */
   outcome?(rows: Rows): ElementOutcome;
   write(tx: Tx, rows: Rows): Promise<Record<string, number>>;
 }
 
+/** One attempt of one job, as every step of it records it. */
+interface Attempt<T, Rows> {
+  deps: IngestionDeps;
+  job: Job;
+  spec: IngestionSpec<T, Rows>;
+  run: RunRecord;
+  fence: Fence;
+}
+
 /**
- * One ingestion job: call the upstream, normalize, and commit rows + run record + raw body in one
- * transaction. Every outcome is recorded: a payload that cannot be read is quarantined with its body
- * (an element that cannot be read, alone: the others are stored; when none can be, the job is quarantined),
- * a failure is written to ingestion_runs (with the error body) before BullMQ retries it, and the
- * error decides the queue behaviour (job-outcome.ts). Each of those writes commits only while this
- * worker still holds the job's lock (job-lock.ts): a worker that lost the job writes nothing.
+ * One ingestion job: fetch, normalize, commit rows + run record + raw body in one transaction. An
+ * unreadable payload is quarantined with its body (an unreadable element alone, unless all are); a
+ * failure is written to ingestion_runs before BullMQ retries it, as job-outcome.ts decides. Every
+ * write commits only while this worker holds the job's lock (job-lock.ts).
  */
 export async function runIngestionJob<T, Rows>(
   deps: IngestionDeps,
@@ -71,9 +75,7 @@ export async function runIngestionJob<T, Rows>(
   spec: IngestionSpec<T, Rows>,
   signal: AbortSignal,
 ): Promise<JobResult> {
-  const { context, database } = deps;
-  const { metrics } = context;
-  const queueName = job.queueName;
+  const { metrics } = deps.context;
   const run: RunRecord = {
     jobId: job.id ?? 'unknown',
     dataset: spec.dataset,
@@ -82,55 +84,57 @@ export async function runIngestionJob<T, Rows>(
     attempts: job.attemptsMade + 1,
     startedAt: new Date(),
   };
-  const fence = () => assertJobLock(job, context.options.JOB_LOCK_MS);
-  const stopTimer = metrics.jobDuration.startTimer({ queue: queueName });
+  const attempt = { deps, job, spec, run, fence: () => assertJobLock(job, deps.context.options.JOB_LOCK_MS) };
+  const stopTimer = metrics.jobDuration.startTimer({ queue: job.queueName });
   try {
     let response: UpstreamResponse<T> | undefined;
     let rows: Rows;
     try {
       response = await spec.fetch(signal);
-      rows = normalize(deps, spec, run, response);
+      rows = normalize(attempt, response);
     } catch (error) {
-      const unreadable = unreadablePayload(error, response);
-      if (!unreadable) throw error;
-      return await quarantine(deps, job, spec, run, unreadable, fence);
+      if (jobOutcome(error) !== 'quarantine') throw error;
+      // The client's error carries the body that failed the schema, or the first bytes of one too
+      // large to read; a normalizer's, the answer.
+      if (error instanceof InvalidPayloadError || error instanceof OversizedPayloadError)
+        return await quarantine(
+          attempt,
+          { url: error.url, status: error.status ?? 200, body: error.body },
+          error.message,
+        );
+      if (!response) throw error;
+      return await quarantine(attempt, response, `cannot normalize: ${(error as Error).message}`);
     }
     const outcome = spec.outcome?.(rows);
     const quarantined = outcome?.quarantined ?? [];
     if (outcome && quarantined.length > 0 && quarantined.length === outcome.elements) {
       const more = quarantined.length > 1 ? ` (and ${quarantined.length - 1} more elements)` : '';
       const reason = `cannot normalize: ${quarantined[0]!.reason}${more}`;
-      const payload = { body: response.body, status: response.status, endpoint: response.url, reason };
-      return await quarantine(deps, job, spec, run, payload, fence, quarantined);
+      return await quarantine(attempt, response, reason, quarantined);
     }
-    const raw = rawRecord(spec, response.url, response.status, response.body, response.receivedAt);
-    const { rowsWritten, byTable } = await commitJob(database, {
+    const { rowsWritten, byTable } = await commitJob(deps.database, {
       run,
-      raw: [raw],
+      raw: [rawRecord(spec, response.url, response.status, response.body, response.receivedAt)],
       httpStatus: response.status,
       write: (tx) => spec.write(tx, rows),
       elements: outcome && { stored: outcome.elements - quarantined.length, quarantined },
-      fence,
+      fence: attempt.fence,
     });
     for (const [table, count] of Object.entries(byTable)) metrics.rowsWritten.inc({ table }, count);
-    if (outcome) await recordElementOutcome(deps, spec, run, outcome);
-    metrics.jobs.inc({ queue: queueName, outcome: 'completed' });
-    await finishTarget(deps, spec, run.jobId);
+    if (outcome) await recordElementOutcome(attempt, outcome);
+    metrics.jobs.inc({ queue: job.queueName, outcome: 'completed' });
+    await finishTarget(attempt);
     return { outcome: 'succeeded', rowsWritten };
   } catch (error) {
-    throw await handleFailure(deps, job, spec, run, lockLost(signal) ?? error, fence);
+    // The lock-lost abort of this job's signal (workers.ts) wins over whatever the abort caused.
+    throw await handleFailure(attempt, signal.reason instanceof JobLockLostError ? signal.reason : error);
   } finally {
     stopTimer();
   }
 }
 
 /** Runs the normalizer. Anything it throws but UnreadablePayloadError is a bug in it: said loudly. */
-function normalize<T, Rows>(
-  deps: IngestionDeps,
-  spec: IngestionSpec<T, Rows>,
-  run: RunRecord,
-  response: UpstreamResponse<T>,
-): Rows {
+function normalize<T, Rows>({ deps, spec, run }: Attempt<T, Rows>, response: UpstreamResponse<T>): Rows {
   try {
     return spec.normalize(response.data);
   } catch (error) {
@@ -144,57 +148,27 @@ function normalize<T, Rows>(
   }
 }
 
-interface UnreadablePayload {
-  body: string;
-  status: number;
-  endpoint: string;
-  reason: string;
-}
-
-/** The body to quarantine when the error says it cannot be read (job-outcome.ts), else undefined. */
-function unreadablePayload<T>(
-  error: unknown,
-  response: UpstreamResponse<T> | undefined,
-): UnreadablePayload | undefined {
-  if (jobOutcome(error) !== 'quarantine') return undefined;
-  // The upstream client's error carries the body that failed the schema, or the first bytes of one
-  // too large to read; a normalizer's, the answer.
-  if (error instanceof InvalidPayloadError || error instanceof OversizedPayloadError)
-    return { body: error.body, status: error.status ?? 200, endpoint: error.url, reason: error.message };
-  if (response)
-    return {
-      body: response.body,
-      status: response.status,
-      endpoint: response.url,
-      reason: `cannot normalize: ${(error as Error).message}`,
-    };
-  return undefined;
-}
-
 /**
  * Drifts in /metrics and schema_drifts, elements quarantined alone in /metrics and the log. The job's
  * rows are committed by now: a drift that cannot be recorded is logged, and the job still succeeds.
  */
 async function recordElementOutcome<T, Rows>(
-  deps: IngestionDeps,
-  spec: IngestionSpec<T, Rows>,
-  run: RunRecord,
-  outcome: ElementOutcome,
+  { deps, spec, run }: Attempt<T, Rows>,
+  { drifts, quarantined }: ElementOutcome,
 ): Promise<void> {
   const { metrics, logger } = deps.context;
-  for (const { field, shape, count } of outcome.drifts)
-    metrics.schemaDrift.inc({ dataset: spec.dataset, field, shape }, count);
-  await recordSchemaDrifts(deps.database, run.dataset, run.tick, outcome.drifts).catch((error: unknown) =>
+  for (const { field, shape, count } of drifts) metrics.schemaDrift.inc({ dataset: spec.dataset, field, shape }, count);
+  await recordSchemaDrifts(deps.database, run.dataset, run.tick, drifts).catch((error: unknown) =>
     logger.warn({ jobId: run.jobId, err: describe(error) }, 'could not record the schema drifts of a stored answer'),
   );
-  if (outcome.quarantined.length === 0) return;
-  metrics.quarantined.inc({ dataset: spec.dataset }, outcome.quarantined.length);
+  if (quarantined.length === 0) return;
+  metrics.quarantined.inc({ dataset: spec.dataset }, quarantined.length);
   logger.warn(
     {
       jobId: run.jobId,
       dataset: spec.dataset,
       target: spec.target,
-      quarantined: outcome.quarantined.map(({ index, reason }) => ({ index, reason })),
+      quarantined: quarantined.map(({ index, reason }) => ({ index, reason })),
     },
     'elements quarantined, the rest of the answer stored',
   );
@@ -202,16 +176,13 @@ async function recordElementOutcome<T, Rows>(
 
 /** Quarantines the body (or, given `elements`, each of its elements) and completes the job as quarantined. */
 async function quarantine<T, Rows>(
-  deps: IngestionDeps,
-  job: Job,
-  spec: IngestionSpec<T, Rows>,
-  run: RunRecord,
-  payload: UnreadablePayload,
-  fence: Fence,
+  attempt: Attempt<T, Rows>,
+  { url, status, body }: { url: string; status: number; body: string },
+  reason: string,
   elements?: QuarantinedElement[],
 ): Promise<JobResult> {
-  const { reason } = payload;
-  const raw = rawRecord(spec, payload.endpoint || spec.endpoint, payload.status, payload.body, new Date());
+  const { deps, job, spec, run, fence } = attempt;
+  const raw = rawRecord(spec, url || spec.endpoint, status, body, new Date());
   await quarantinePayload(deps.database, { run, raw, reason, elements, fence });
   deps.context.metrics.quarantined.inc({ dataset: spec.dataset }, elements?.length ?? 1);
   deps.context.metrics.jobs.inc({ queue: job.queueName, outcome: 'quarantined' });
@@ -219,27 +190,16 @@ async function quarantine<T, Rows>(
     { jobId: run.jobId, dataset: spec.dataset, target: spec.target, reason },
     'payload quarantined',
   );
-  await finishTarget(deps, spec, run.jobId);
+  await finishTarget(attempt);
   return { outcome: 'quarantined', rowsWritten: 0 };
-}
-
-/** The lock-lost abort of this job's signal (workers.ts), which wins over whatever the abort caused. */
-function lockLost(signal: AbortSignal): JobLockLostError | undefined {
-  return signal.reason instanceof JobLockLostError ? signal.reason : undefined;
 }
 
 /** How long a job's last attempt waits for Postgres to record its failure (the outage that failed it). */
 const FINAL_FAILURE_RECORD_WAIT_MS = 30_000;
 
 /** Records the failure and returns what to throw to BullMQ, as jobOutcome decides. */
-async function handleFailure<T, Rows>(
-  deps: IngestionDeps,
-  job: Job,
-  spec: IngestionSpec<T, Rows>,
-  run: RunRecord,
-  error: unknown,
-  fence: Fence,
-): Promise<Error> {
+async function handleFailure<T, Rows>(attempt: Attempt<T, Rows>, error: unknown): Promise<Error> {
+  const { deps, job, spec, run, fence } = attempt;
   const { metrics, logger } = deps.context;
   if (error instanceof JobLockLostError) {
     // Another worker has the job: nothing of this attempt is recorded, nor is the job moved.
@@ -278,7 +238,7 @@ async function handleFailure<T, Rows>(
         })
       : record());
   } catch (recordError) {
-    if (recordError instanceof JobLockLostError) return handleFailure(deps, job, spec, run, recordError, fence);
+    if (recordError instanceof JobLockLostError) return handleFailure(attempt, recordError);
     logger.warn({ err: describe(recordError), jobId: run.jobId }, 'could not record the job failure');
   }
   metrics.jobs.inc({ queue: job.queueName, outcome: final ? 'failed' : 'retried' });
@@ -293,14 +253,14 @@ async function handleFailure<T, Rows>(
       'job failed',
     );
   }
-  if (final) await finishTarget(deps, spec, run.jobId).catch(() => undefined);
+  if (final) await finishTarget(attempt).catch(() => undefined);
   if (unrecoverable) return new UnrecoverableError(message);
   return error instanceof Error ? error : new Error(message);
 }
 
-async function finishTarget<T, Rows>(deps: IngestionDeps, spec: IngestionSpec<T, Rows>, jobId: string): Promise<void> {
+async function finishTarget<T, Rows>({ deps, spec, run }: Attempt<T, Rows>): Promise<void> {
   if (!spec.trackedStream) return;
-  const completed = await deps.tracker.finish(spec.trackedStream, spec.tick, jobId);
+  const completed = await deps.tracker.finish(spec.trackedStream, spec.tick, run.jobId);
   if (!completed) return;
   const { superseded } = await deps.tracker.progress(spec.trackedStream, spec.tick);
   await announceTickComplete(deps.database, deps.context.logger, spec.trackedStream, spec.tick, { superseded });

@@ -18,10 +18,7 @@ import { runIngestionJob, type IngestionDeps } from './ingestion-job.ts';
 const DAY = 24 * 3600 * 1000;
 /** Partitions are created this far ahead so that no insert ever waits on DDL at a month boundary. */
 const PARTITIONS_AHEAD_MS = 62 * DAY;
-/**
- * How long compaction waits for transactions older than it (anywhere in the cluster: they keep the
- * deleted rows) and for queries already reading a partition, before leaving it for the next run.
- */
+/** How long compaction waits for older transactions and for readers of a partition before leaving it. */
 const COMPACTION_WAITS = { horizonTimeoutMs: 60_000, lockTimeoutMs: 5_000 };
 
 /** The maintenance queue's two jobs (MaintenanceJobData): the housekeeping, and the protocol sync. */
@@ -54,12 +51,8 @@ function syncProtocols(
 }
 
 /**
- * The daily housekeeping, Postgres only (it runs while the upstream is down or refuses the key):
- * prune raw responses, quarantined payloads and run records past their retention
- * (RAW_RETENTION_DAYS, QUARANTINE_RETENTION_DAYS, RUNS_RETENTION_DAYS), create partitions ahead,
- * detach old price partitions when configured, thin the snapshot history
- * (SNAPSHOT_FULL_RESOLUTION_DAYS, SNAPSHOT_HOURLY_DAYS) and rewrite the past months it thinned
- * (SNAPSHOT_COMPACTION). Records its own run.
+ * The daily housekeeping, Postgres only (so it runs while the upstream is down): retention pruning,
+ * partitions ahead, detaching old price partitions, thinning and compacting the snapshot history.
  */
 async function housekeeping(deps: IngestionDeps, job: Job<MaintenanceJobData>): Promise<JobResult> {
   const tick = new Date(job.data.tick);
@@ -85,7 +78,7 @@ async function housekeeping(deps: IngestionDeps, job: Job<MaintenanceJobData>): 
   const compaction = options.SNAPSHOT_COMPACTION
     ? await compactThinnedPartitions(deps.database, { ...tiers, thinnedAt: tick, ...COMPACTION_WAITS })
     : { compacted: [], busy: [] };
-  // The housekeeping's own run record, so that dataset_freshness shows when it last ran.
+  // Its own run record, for dataset_freshness.
   await commitJob(deps.database, {
     run: {
       jobId: job.id ?? 'maintenance',

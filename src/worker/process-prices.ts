@@ -6,10 +6,8 @@ import type { UpstreamClient } from '../upstream/client.ts';
 import { runIngestionJob, type IngestionDeps } from './ingestion-job.ts';
 
 /**
- * One price request: at most 50 coin types, the current price or the price at `at`. A current price
- * job that ran so late that none of its prices falls in its slot (every price time at or after
- * `slotEnd`: it waited behind a quota too small) leaves its slot as a price gap, to be fetched at the
- * slot's own time by the catch-up.
+ * One price request: at most 50 coin types, at `at` or current. A current job so late that none of
+ * its prices falls in its slot (all at or after `slotEnd`) leaves the slot to the catch-up as a gap.
  */
 export function processPrices(deps: IngestionDeps, client: UpstreamClient) {
   return async (job: Job<PriceJobData>, signal: AbortSignal): Promise<JobResult> => {

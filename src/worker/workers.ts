@@ -13,13 +13,20 @@ import type { TickTracker } from '../queue/tick-tracker.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import type { IngestionDeps } from './ingestion-job.ts';
 import { processMaintenance } from './process-maintenance.ts';
-import { processNfts } from './process-nfts.ts';
-import { processPositions } from './process-positions.ts';
+import { processNfts, processPositions } from './process-snapshots.ts';
 import { processPrices } from './process-prices.ts';
 import { JobLockLostError } from './job-lock.ts';
 import { QUEUE_NAMES, type QueueName } from '../datasets.ts';
 
 type JobProcessor = (job: Job, signal: AbortSignal) => Promise<unknown>;
+
+const PROCESSORS: Record<QueueName, (deps: IngestionDeps, client: UpstreamClient) => JobProcessor> = {
+  prices: processPrices,
+  'price-catch-up': processPrices,
+  positions: processPositions,
+  nfts: processNfts,
+  maintenance: processMaintenance,
+};
 
 export interface WorkerPool {
   workers: Worker[];
@@ -38,9 +45,8 @@ export interface WorkerPoolDeps {
 }
 
 /**
- * BullMQ workers, one per queue, each with UPSTREAM_CONCURRENCY jobs at a time (concurrencyOf). The
- * upstream rate limit is the client's Redis-shared pacer alone, across all processes. A job whose
- * lock BullMQ could not renew (another worker has taken it over) is aborted: its request, its write.
+ * BullMQ workers, one per queue (jobs at a time: concurrencyOf); the upstream rate limit is the
+ * client's shared pacer alone. A job whose lock could not be renewed is aborted.
  */
 export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
   const { context, client } = deps;
@@ -57,7 +63,7 @@ export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
   const topology = redisTopology(options);
 
   const workers = names.map((name) => {
-    const process = processorFor(name, ingestion, client);
+    const process = PROCESSORS[name](ingestion, client);
     const connection = createRedisConnection(topology, 'worker');
     connections.push(connection);
     /** Each running job's abort, for when its lock is lost. */
@@ -96,53 +102,33 @@ export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
   return {
     workers,
     async close() {
-      const graceful = Promise.all(workers.map((worker) => worker.close()));
-      let timer: NodeJS.Timeout | undefined;
-      const expired = new Promise<'expired'>((resolve) => {
-        timer = setTimeout(() => resolve('expired'), options.SHUTDOWN_GRACE_MS);
-      });
-      const outcome = await Promise.race([graceful.then(() => 'closed' as const), expired]);
-      clearTimeout(timer);
-      if (outcome === 'expired') {
+      const closeAll = (force: boolean) => Promise.all(workers.map((worker) => worker.close(force)));
+      if (!(await settlesWithin(closeAll(false), options.SHUTDOWN_GRACE_MS))) {
         logger.warn(
           { graceMs: options.SHUTDOWN_GRACE_MS },
           'grace period over: aborting active jobs (they will be retried)',
         );
         hardStop.abort();
-        // The wait is cut short once the workers close, so that its timer does not hold the process.
-        const closed = new AbortController();
-        try {
-          await Promise.race([Promise.all(workers.map((worker) => worker.close(true))), sleep(5_000, closed.signal)]);
-        } finally {
-          closed.abort();
-        }
+        await settlesWithin(closeAll(true), 5_000);
       }
       for (const connection of connections) connection.disconnect();
     },
   };
 }
 
-/**
- * Jobs at a time per queue: UPSTREAM_CONCURRENCY for the datasets; a quarter of it for the price
- * catch-up, whose requests wait for the quota after every current one, so that they never take all
- * the slots; one for maintenance.
- */
+/** UPSTREAM_CONCURRENCY; a quarter of it for the catch-up, whose requests wait behind every other. */
 function concurrencyOf(name: QueueName, options: Options): number {
   if (name === 'maintenance') return 1;
   if (name === 'price-catch-up') return Math.max(1, Math.floor(options.UPSTREAM_CONCURRENCY / 4));
   return options.UPSTREAM_CONCURRENCY;
 }
 
-function processorFor(name: QueueName, deps: IngestionDeps, client: UpstreamClient): JobProcessor {
-  switch (name) {
-    case 'prices':
-    case 'price-catch-up':
-      return processPrices(deps, client) as JobProcessor;
-    case 'positions':
-      return processPositions(deps, client) as JobProcessor;
-    case 'nfts':
-      return processNfts(deps, client) as JobProcessor;
-    case 'maintenance':
-      return processMaintenance(deps, client) as JobProcessor;
+/** Whether `work` settles within `ms`; the timer stops either way, so that it does not hold the process. */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  const settled = new AbortController();
+  try {
+    return await Promise.race([work.then(() => true), sleep(ms, settled.signal).then(() => false)]);
+  } finally {
+    settled.abort();
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readDecimal, readInteger, undocumentedDecimal } from '../../src/normalize/numeric-field.ts';
+import { readDecimal, readInteger, undocumentedDecimal } from '../../src/normalize/wire-fields.ts';
 import { DriftLog } from '../../src/normalize/schema-drift.ts';
 
 function read(raw: unknown) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_AFTER_MS, backoffDelayMs, parseRetryAfterMs } from '../../src/upstream/retry-policy.ts';
+import { DEFAULT_RETRY_AFTER_MS, backoffDelayMs, parseRetryAfterMs } from '../../src/upstream/http-client.ts';
 
 describe('backoffDelayMs', () => {
   it('doubles from 250 ms for each retry, with full jitter below that ceiling', () => {

@@ -1,0 +1,72 @@
+import type { Job } from 'bullmq';
+import { writeNftHoldings, writePositions } from '../db/index.ts';
+import { parseNftChain } from '../chain/address.ts';
+import { normalizeNftHoldings, normalizePositions } from '../normalize/index.ts';
+import type { JobResult, NftJobData, PositionsJobData } from '../queue/jobs.ts';
+import type { UpstreamClient } from '../upstream/client.ts';
+import { runIngestionJob, type IngestionDeps } from './ingestion-job.ts';
+
+// The address datasets' jobs. A quarantined element may be a position or collection still held: an
+// answer with one closes or releases nothing.
+
+/** The DeFi positions of one address at one tick. */
+export function processPositions(deps: IngestionDeps, client: UpstreamClient) {
+  return (job: Job<PositionsJobData>, signal: AbortSignal): Promise<JobResult> => {
+    const { address, chain, protocols, forceRefresh } = job.data;
+    const tick = new Date(job.data.tick);
+    // Only an unfiltered answer is the whole truth about an address.
+    const unfiltered = !chain && !protocols?.length;
+    return runIngestionJob(
+      deps,
+      job,
+      {
+        dataset: 'positions',
+        trackedStream: 'positions',
+        target: address,
+        tick,
+        endpoint: `/v2/address/${encodeURIComponent(address)}/positions`,
+        fetch: (abort) => client.fetchPositions(address, { chain, protocols, forceRefresh, signal: abort }),
+        normalize: (data) => normalizePositions(data, { owner: address, snapshotAt: tick }),
+        outcome: (rows) => rows,
+        write: (tx, rows) =>
+          writePositions(tx, rows, {
+            owner: address,
+            snapshotAt: tick,
+            complete: unfiltered && rows.quarantined.length === 0,
+          }),
+      },
+      signal,
+    );
+  };
+}
+
+/** The NFT holdings of one address at one tick, with PnL when the address asks for it. */
+export function processNfts(deps: IngestionDeps, client: UpstreamClient) {
+  return (job: Job<NftJobData>, signal: AbortSignal): Promise<JobResult> => {
+    const { address, includePnl } = job.data;
+    const chain = parseNftChain(job.data.chain);
+    const tick = new Date(job.data.tick);
+    return runIngestionJob(
+      deps,
+      job,
+      {
+        dataset: 'nfts',
+        trackedStream: 'nfts',
+        target: address,
+        tick,
+        endpoint: `/v2/address/${encodeURIComponent(address)}/nft-holding`,
+        fetch: (abort) => client.fetchNftHoldings(address, { chain, includePnl, signal: abort }),
+        normalize: (data) => normalizeNftHoldings(data, { owner: address, snapshotAt: tick }),
+        outcome: (rows) => rows,
+        write: (tx, rows) =>
+          writeNftHoldings(tx, rows, {
+            owner: address,
+            snapshotAt: tick,
+            scopeChain: chain,
+            complete: rows.quarantined.length === 0,
+          }),
+      },
+      signal,
+    );
+  };
+}
