@@ -5,16 +5,10 @@ import { runQuery } from '../db/query.ts';
 import { describe } from '../errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { Metrics } from '../runtime/metrics.ts';
-import { givesUp, retryDelayMs } from './delivery-policy.ts';
+
 import type { Webhook } from './rules.ts';
-import {
-  claimDueDelivery,
-  countFailingDeliveries,
-  markAttemptFailed,
-  markDelivered,
-  type ClaimedDelivery,
-} from './store.ts';
-import { postEvent, WEBHOOK_TIMEOUT_MS } from './webhook.ts';
+import { claimDueDelivery, countFailingDeliveries, markAttemptFailed, markDelivered } from './store.ts';
+import { givesUp, postEvent, retryDelayMs, WEBHOOK_TIMEOUT_MS } from './webhook.ts';
 
 /** Deliveries in flight per process. */
 const LANES = 2;
@@ -107,7 +101,13 @@ export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }:
       markAttemptFailed(database.sql, delivery, outcome.error, retryAt),
     );
     if (!recorded) return leaseLost(fields);
-    recordFailure(fields, delivery, outcome.error, retryAt);
+    metrics.alertDeliveries.inc({ outcome: retryAt ? 'retrying' : 'failed' });
+    if (retryAt) {
+      logger.warn({ ...fields, err: outcome.error, retryAt: retryAt.toISOString() }, 'alert delivery failed; retrying');
+    } else {
+      const since = delivery.createdAt.toISOString();
+      logger.error({ ...fields, err: outcome.error, since }, 'alert delivery failed for good');
+    }
     return true;
   }
 
@@ -115,24 +115,6 @@ export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }:
   function leaseLost(fields: { event: string; webhook: string; attempt: number }): boolean {
     logger.warn(fields, 'alert delivery outlived its lease; its outcome is left to the lane that took it over');
     return true;
-  }
-
-  function recordFailure(
-    fields: { event: string; webhook: string; attempt: number },
-    delivery: ClaimedDelivery,
-    error: string,
-    retryAt: Date | null,
-  ) {
-    if (retryAt) {
-      metrics.alertDeliveries.inc({ outcome: 'retrying' });
-      logger.warn({ ...fields, err: error, retryAt: retryAt.toISOString() }, 'alert delivery failed; retrying');
-    } else {
-      metrics.alertDeliveries.inc({ outcome: 'failed' });
-      logger.error(
-        { ...fields, err: error, since: delivery.createdAt.toISOString() },
-        'alert delivery failed for good',
-      );
-    }
   }
 
   async function countFailing() {

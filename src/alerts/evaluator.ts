@@ -1,14 +1,7 @@
 import type { Database } from '../db/client.ts';
 import { runQuery } from '../db/query.ts';
 import { withTransaction } from '../db/transaction.ts';
-import {
-  floorCondition,
-  healthConditions,
-  portfolioCondition,
-  priceCondition,
-  staleCondition,
-  type Condition,
-} from './conditions.ts';
+import { changeCondition, healthConditions, staleCondition, type Condition } from './conditions.ts';
 import {
   observeFloor,
   observeFreshness,
@@ -18,7 +11,6 @@ import {
   observePositionChanges,
   observePrice,
 } from './observations.ts';
-import { positionOccurrences, type Occurrence } from './position-events.ts';
 import { isEpisodeRule, type AlertRule, type EpisodeRule } from './rules.ts';
 import { loadStates, recordedKeys, recordEvents, saveStates, type Queryable } from './store.ts';
 import { planEpisodes, planPositionEvents, type AlertState, type Plan, type PlannedEvent } from './transitions.ts';
@@ -43,19 +35,14 @@ export interface RuleEvaluation {
   plan: Plan;
 }
 
-async function evaluateEpisodeRule(sql: Queryable, rule: EpisodeRule, states: AlertState[], now: Date) {
-  const conditions = await observeConditions(sql, rule, now);
-  return { conditions, plan: planEpisodes(rule, conditions, states, now) };
-}
-
 async function observeConditions(sql: Queryable, rule: EpisodeRule, now: Date): Promise<Condition[]> {
   switch (rule.kind) {
     case 'price_change':
-      return [priceCondition(rule, await observePrice(sql, rule.token, rule.windowMs))];
+      return [changeCondition(rule, await observePrice(sql, rule.token, rule.windowMs))];
     case 'portfolio_change':
-      return [portfolioCondition(rule, await observePortfolio(sql, rule.address, rule.windowMs))];
+      return [changeCondition(rule, await observePortfolio(sql, rule.address, rule.windowMs))];
     case 'nft_floor_change':
-      return [floorCondition(rule, await observeFloor(sql, rule.collection, rule.windowMs))];
+      return [changeCondition(rule, await observeFloor(sql, rule.collection, rule.windowMs))];
     case 'health_below':
       return healthConditions(rule, await observeHealth(sql, rule.address));
     case 'stale':
@@ -64,18 +51,16 @@ async function observeConditions(sql: Queryable, rule: EpisodeRule, now: Date): 
 }
 
 /** One rule: its states and its observations, read on `sql`. */
-export async function evaluateRule(sql: Queryable, rule: AlertRule, now: Date): Promise<RuleEvaluation> {
+async function evaluateRule(sql: Queryable, rule: AlertRule, now: Date): Promise<RuleEvaluation> {
   const states = await loadStates(sql, rule.id);
-  if (isEpisodeRule(rule)) return { rule, states, ...(await evaluateEpisodeRule(sql, rule, states, now)) };
+  if (isEpisodeRule(rule)) {
+    const conditions = await observeConditions(sql, rule, now);
+    return { rule, states, conditions, plan: planEpisodes(rule, conditions, states, now) };
+  }
   const latestRefresh = await observeLatestRefresh(sql, rule.address);
   const state = states.find((candidate) => candidate.subject === rule.address);
-  let occurrences: Occurrence[] = [];
-  if (state?.baseline) {
-    const change = rule.kind === 'position_opened' ? 'opened' : 'closed';
-    const rows = await observePositionChanges(sql, rule.address, change, state.baseline);
-    occurrences = positionOccurrences(rule, rows, state.baseline);
-  }
-  return { rule, states, conditions: [], plan: planPositionEvents(rule, () => occurrences, state, latestRefresh) };
+  const rows = state?.baseline ? await observePositionChanges(sql, rule, state.baseline) : [];
+  return { rule, states, conditions: [], plan: planPositionEvents(rule, rows, state, latestRefresh) };
 }
 
 /**

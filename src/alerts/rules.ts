@@ -5,14 +5,13 @@ import { normalizeAddress } from '../chain/address.ts';
 import { normalizeCoinType } from '../chain/coin-type.ts';
 import { DATASETS, type Dataset } from '../datasets.ts';
 import { InvalidInputError } from '../errors.ts';
-import { parseDuration } from './duration.ts';
-import { readWebhookSecret } from './webhook-signature.ts';
+import { readWebhookSecret } from './webhook.ts';
 
 /**
  * The rules file (docs/alerts.md): YAML or JSON, validated here into typed rules. Every problem is
  * reported at once, each naming the rule (its place and id) and the field.
  */
-export const RULE_KINDS = [
+const RULE_KINDS = [
   'price_change',
   'portfolio_change',
   'position_opened',
@@ -22,17 +21,8 @@ export const RULE_KINDS = [
   'stale',
 ] as const;
 export type RuleKind = (typeof RULE_KINDS)[number];
-
-/** Kinds whose condition can stay true: one episode, one alert when it starts (and one when it ends). */
-export const EPISODE_KINDS = [
-  'price_change',
-  'portfolio_change',
-  'health_below',
-  'nft_floor_change',
-  'stale',
-] as const satisfies readonly RuleKind[];
-export type EpisodeKind = (typeof EPISODE_KINDS)[number];
-export type PositionEventKind = Exclude<RuleKind, EpisodeKind>;
+/** Discrete events; the other kinds' conditions can stay true: one episode, one alert as it starts (and ends). */
+type PositionEventKind = 'position_opened' | 'position_closed';
 
 export interface Webhook {
   url: string;
@@ -40,7 +30,7 @@ export interface Webhook {
   name: string;
   /** First 16 hex digits of the URL's SHA-256: how the outbox refers to it. */
   id: string;
-  /** The key its deliveries are signed with (Standard Webhooks, webhook-signature.ts); none: unsigned. */
+  /** The key its deliveries are signed with (Standard Webhooks, webhook.ts); none: unsigned. */
   signingKey?: Buffer;
 }
 
@@ -75,7 +65,7 @@ export type AlertRule =
   | (EpisodeCommon & { kind: 'stale'; dataset: Dataset; maxAgeMs: number })
   | (RuleCommon & { kind: PositionEventKind; address: string });
 
-export type EpisodeRule = Extract<AlertRule, { kind: EpisodeKind }>;
+export type EpisodeRule = Exclude<AlertRule, { kind: PositionEventKind }>;
 export type PositionEventRule = Extract<AlertRule, { kind: PositionEventKind }>;
 
 export interface AlertRules {
@@ -86,10 +76,29 @@ export interface AlertRules {
   staleCheckIntervalMs: number;
 }
 
-export const DEFAULT_STALE_CHECK_INTERVAL_MS = 30_000;
+const DEFAULT_STALE_CHECK_INTERVAL_MS = 30_000;
 
 export function isEpisodeRule(rule: AlertRule): rule is EpisodeRule {
-  return (EPISODE_KINDS as readonly string[]).includes(rule.kind);
+  return rule.kind !== 'position_opened' && rule.kind !== 'position_closed';
+}
+
+/** Durations of the rules file: a whole number and one unit, as in `30s`, `10m`, `1h`, `1d`, `1w`. */
+const UNITS_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+
+/** Milliseconds of a duration such as `10m`, or undefined when it is not one (or is zero). */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d{1,9})(s|m|h|d|w)$/.exec(text.trim());
+  if (!match) return undefined;
+  const ms = Number(match[1]) * UNITS_MS[match[2] as keyof typeof UNITS_MS];
+  return ms > 0 ? ms : undefined;
+}
+
+/** The shortest spelling of a duration in the units above: 3_600_000 -> `1h`, 90_000 -> `90s`. */
+export function formatDuration(ms: number): string {
+  for (const unit of ['w', 'd', 'h', 'm', 's'] as const) {
+    if (ms >= UNITS_MS[unit] && ms % UNITS_MS[unit] === 0) return `${ms / UNITS_MS[unit]}${unit}`;
+  }
+  return `${Math.round(ms)}ms`;
 }
 
 /** A type error's message: `missing` when the field is absent, else what it should be. */

@@ -1,8 +1,8 @@
 import type postgres from 'postgres';
 import type { Database } from '../db/client.ts';
 import type { AlertDeliveryState, AlertEventStatus } from '../db/schema/alerts.ts';
-import { alertPayload } from './payload.ts';
-import type { Webhook } from './rules.ts';
+import type { AlertData } from './conditions.ts';
+import type { RuleKind, Webhook } from './rules.ts';
 import type { AlertState, PlannedEvent } from './transitions.ts';
 
 /**
@@ -33,6 +33,19 @@ export async function saveStates(sql: Queryable, ruleId: string, states: AlertSt
   }
 }
 
+/** The JSON body POSTed to a webhook (docs/alerts.md); `text` alone is what Slack shows. */
+export interface AlertPayload {
+  /** The idempotency key, also sent as the Idempotency-Key header. */
+  id: string;
+  rule: string;
+  kind: RuleKind;
+  status: AlertEventStatus;
+  subject: string;
+  tick: string | null;
+  text: string;
+  data: AlertData;
+}
+
 /**
  * Records each event once per webhook of its rule. An event already recorded (by this process
  * earlier, or by another) is left as it is; the events returned are those recorded now.
@@ -44,7 +57,16 @@ export async function recordEvents(
 ): Promise<PlannedEvent[]> {
   const recorded: PlannedEvent[] = [];
   for (const event of events) {
-    const payload = JSON.stringify(alertPayload(event));
+    const payload = JSON.stringify({
+      id: event.key,
+      rule: event.ruleId,
+      kind: event.kind,
+      status: event.status,
+      subject: event.subject,
+      tick: event.tick?.toISOString() ?? null,
+      text: event.text,
+      data: event.data,
+    } satisfies AlertPayload);
     let inserted = 0;
     for (const webhook of webhooks) {
       const rows = await sql`

@@ -1,7 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { AlertEventStatus } from '../db/schema/alerts.ts';
-import { goneText, type AlertData, type Condition } from './conditions.ts';
-import { eventKey, resolvedKey } from './event-key.ts';
-import type { Occurrence } from './position-events.ts';
+import { goneText, positionSubject, type AlertData, type Condition } from './conditions.ts';
+import { formatTime, shortAddress, shortPositionId } from './format.ts';
 import type { EpisodeRule, PositionEventRule, RuleKind } from './rules.ts';
 
 /**
@@ -40,6 +40,29 @@ export interface Plan {
   states: AlertState[];
 }
 
+/** A position of the rule's address as the `positions` table holds it. */
+export interface PositionRow {
+  owner: string;
+  positionId: string;
+  parentPositionId: string | null;
+  type: string;
+  chain: string;
+  protocolId: string | null;
+  firstSeenAt: Date;
+  closedAt: Date | null;
+}
+
+/**
+ * The idempotency key of an event: the payload's `id` and the Idempotency-Key header. It derives
+ * from the rule, the subject and what triggered the event (a tick, or the episode it starts), never
+ * from a clock or a process, so every process and every re-run of a tick computes the same key and
+ * the outbox records the event once. The rule id stays readable; the rest is hashed to a fixed length.
+ */
+export function eventKey(ruleId: string, subject: string, trigger: string): string {
+  const digest = createHash('sha256').update(`${ruleId}\u0000${subject}\u0000${trigger}`).digest('hex');
+  return `${ruleId}:${digest.slice(0, 32)}`;
+}
+
 const EMPTY_STATE = { episodeKey: null, episodeOpen: false, episodeTick: null, lastFiredAt: null, baseline: null };
 
 /**
@@ -71,7 +94,7 @@ export function planEpisodes(rule: EpisodeRule, conditions: Condition[], states:
     });
   const end = (state: AlertState, text: string, rest: Pick<Condition, 'tick' | 'data'>) => {
     if (rule.sendResolved && state.episodeKey) {
-      event('resolved', resolvedKey(state.episodeKey), state.subject, rest, `[${rule.id}] Resolved: ${text}`);
+      event('resolved', `${state.episodeKey}:resolved`, state.subject, rest, `[${rule.id}] Resolved: ${text}`);
     }
     plan.states.push({ ...state, episodeOpen: false });
   };
@@ -110,28 +133,49 @@ export function planEpisodes(rule: EpisodeRule, conditions: Condition[], states:
 /**
  * A position rule's first evaluation with a positions refresh of its address sets the baseline to
  * that refresh (what exists then is not news) and fires nothing; later ones fire one event per
- * position opened or closed after it. Events are keyed by position and tick, so evaluating the same
- * data again records nothing new.
+ * position first seen (opened) or closed after it. Events are keyed by position and tick, so
+ * evaluating the same data again records nothing new, and a position closed again after reopening
+ * is a new event.
  */
 export function planPositionEvents(
   rule: PositionEventRule,
-  occurrences: (baseline: Date) => Occurrence[],
+  rows: PositionRow[],
   state: AlertState | undefined,
   latestRefresh: Date | null,
 ): Plan {
-  if (!state?.baseline) {
+  const baseline = state?.baseline;
+  if (!baseline) {
     if (!latestRefresh) return { events: [], states: [] };
     return { events: [], states: [{ ...EMPTY_STATE, ...state, subject: rule.address, baseline: latestRefresh }] };
   }
-  const events = occurrences(state.baseline).map((occurrence): PlannedEvent => ({
-    key: eventKey(rule.id, occurrence.subject, occurrence.trigger),
-    ruleId: rule.id,
-    kind: rule.kind,
-    status: 'firing',
-    subject: occurrence.subject,
-    tick: occurrence.tick,
-    text: `[${rule.id}] ${occurrence.text}`,
-    data: occurrence.data,
-  }));
+  const change = rule.kind === 'position_opened' ? 'opened' : 'closed';
+  const events = rows.flatMap((row): PlannedEvent[] => {
+    const tick = change === 'opened' ? row.firstSeenAt : row.closedAt;
+    if (!tick || tick.getTime() <= baseline.getTime()) return [];
+    const subject = positionSubject(row.owner, row.positionId);
+    const where = [row.type, row.protocolId, row.chain].filter(Boolean).join(', ');
+    const nested = row.parentPositionId ? `, inside ${shortPositionId(row.parentPositionId)}` : '';
+    return [
+      {
+        key: eventKey(rule.id, subject, `${change}:${tick.toISOString()}`),
+        ruleId: rule.id,
+        kind: rule.kind,
+        status: 'firing',
+        subject,
+        tick,
+        text: `[${rule.id}] Position ${shortPositionId(row.positionId)} (${where}${nested}) of ${shortAddress(row.owner)} ${change} at ${formatTime(tick)}`,
+        data: {
+          address: row.owner,
+          position_id: row.positionId,
+          parent_position_id: row.parentPositionId,
+          type: row.type,
+          chain: row.chain,
+          protocol_id: row.protocolId,
+          first_seen_at: row.firstSeenAt.toISOString(),
+          closed_at: row.closedAt?.toISOString() ?? null,
+        },
+      },
+    ];
+  });
   return { events, states: [] };
 }
