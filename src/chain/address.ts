@@ -19,17 +19,9 @@ import {
  *   form (workchain:64 hex), both stored as the bounceable user-friendly form in base64url (EQ…;
  *   kQ… for testnet), so that the bounceable, non-bounceable and raw spellings are one wallet.
  */
-export const ADDRESS_FORMATS = ['sui', 'evm', 'solana', 'bitcoin', 'ton'] as const;
-export type AddressFormat = (typeof ADDRESS_FORMATS)[number];
-
 /** How a format is named in lists and pages. */
-export const ADDRESS_FORMAT_LABELS: Record<AddressFormat, string> = {
-  sui: 'SUI',
-  evm: 'EVM',
-  solana: 'Solana',
-  bitcoin: 'Bitcoin',
-  ton: 'TON',
-};
+export const ADDRESS_FORMAT_LABELS = { sui: 'SUI', evm: 'EVM', solana: 'Solana', bitcoin: 'Bitcoin', ton: 'TON' };
+export type AddressFormat = keyof typeof ADDRESS_FORMAT_LABELS;
 
 /** How a format is named in an error. */
 const FORMAT_DESCRIPTIONS: Record<AddressFormat, string> = {
@@ -118,25 +110,6 @@ export const NFT_CHAINS = [
 ] as const;
 export type NftChain = (typeof NFT_CHAINS)[number];
 
-/** The address format of each NFT chain (ALL takes any). */
-export const NFT_CHAIN_FORMATS: Record<Exclude<NftChain, 'ALL'>, AddressFormat> = {
-  BTC: 'bitcoin',
-  SOL: 'solana',
-  SUI: 'sui',
-  TON: 'ton',
-  ETH: 'evm',
-  FANTOM: 'evm',
-  RON: 'evm',
-  BNB: 'evm',
-  OP: 'evm',
-  AVAX: 'evm',
-  MATIC: 'evm',
-  ARB: 'evm',
-  BASE: 'evm',
-  SCROLL: 'evm',
-  ZKSYNC: 'evm',
-};
-
 export function parseNftChain(input: string): NftChain {
   const chain = input.trim().toUpperCase();
   if (!(NFT_CHAINS as readonly string[]).includes(chain)) {
@@ -147,7 +120,7 @@ export function parseNftChain(input: string): NftChain {
 
 /** The NFT chains that take addresses of a format, ALL last. */
 export function nftChainsFor(format: AddressFormat): NftChain[] {
-  return NFT_CHAINS.filter((chain) => chain === 'ALL' || NFT_CHAIN_FORMATS[chain] === format);
+  return NFT_CHAINS.filter((chain) => chain === 'ALL' || positionsChainFormat(chain) === format);
 }
 
 /** A positions chain filter: the allowed values are not documented, so only the shape is checked. */
@@ -159,10 +132,11 @@ export function parseChainFilter(input: string): string {
 }
 
 /**
- * Positions chain names whose address format is known (compared lower-case). The filter is free
- * text: a name not listed here is passed on with an address of any format.
+ * Chain names whose address format is known (compared lower-case): every NFT chain but ALL, and
+ * more names for the positions chain filter. That filter is free text: a name not listed here is
+ * passed on with an address of any format.
  */
-const POSITIONS_CHAIN_FORMATS: Record<string, AddressFormat> = {
+const CHAIN_FORMATS: Record<string, AddressFormat> = {
   sui: 'sui',
   sol: 'solana',
   solana: 'solana',
@@ -197,9 +171,9 @@ const POSITIONS_CHAIN_FORMATS: Record<string, AddressFormat> = {
   ),
 };
 
-/** The address format a positions chain filter takes; undefined when the chain is not known. */
+/** The address format a chain (a positions chain filter, an NFT chain) takes; undefined when not known. */
 export function positionsChainFormat(chain: string): AddressFormat | undefined {
-  return POSITIONS_CHAIN_FORMATS[chain.trim().toLowerCase()];
+  return CHAIN_FORMATS[chain.trim().toLowerCase()];
 }
 
 /**
@@ -213,9 +187,10 @@ export function checkAddressChains(
   const { address, format } = parsed;
   const is = `address ${shown(address)} is ${FORMAT_DESCRIPTIONS[format]}`;
   const nftChain = chains.nftChain;
-  if (nftChain !== undefined && nftChain !== 'ALL' && NFT_CHAIN_FORMATS[nftChain] !== format) {
+  const nftFormat = nftChain && positionsChainFormat(nftChain);
+  if (nftFormat && nftFormat !== format) {
     throw new InvalidInputError(
-      `${is}, and NFT chain ${nftChain} takes ${FORMAT_DESCRIPTIONS[NFT_CHAIN_FORMATS[nftChain]]}: use --nft-chain ${nftChainsFor(format).join(' or ')}`,
+      `${is}, and NFT chain ${nftChain} takes ${FORMAT_DESCRIPTIONS[nftFormat]}: use --nft-chain ${nftChainsFor(format).join(' or ')}`,
     );
   }
   const positionsChain = chains.positionsChain;

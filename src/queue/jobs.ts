@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Dataset, QueueName } from '../datasets.ts';
+import type { QueueName } from '../datasets.ts';
 
 /** What each queue's jobs carry. Times travel as ISO strings (job data is JSON). */
 export interface PriceJobData {
@@ -73,5 +73,3 @@ export function priceBatchTarget(coinTypes: string[], kind: 'tokens' | 'backfill
     .slice(0, 12);
   return `${kind}-${digest}`;
 }
-
-export type { Dataset };

@@ -100,39 +100,25 @@ export interface TickTracker {
 
 export function createTickTracker(redis: RedisClient, prefix: string): TickTracker {
   const keys = (stream: TickStream, tick: Date) => tickKeys(prefix, stream, tickLabel(tick));
+  /** Runs a script on the tick's keys, BATCH ids at a time (`evenEmpty`: once with no ids too). */
+  async function run(script: string, stream: TickStream, tick: Date, ids: string[], evenEmpty = false) {
+    const results: unknown[] = [];
+    for (let i = 0; i < ids.length || (evenEmpty && i === 0); i += BATCH) {
+      const batch = ids.slice(i, i + BATCH);
+      results.push(await redis.eval(script, 4, ...keys(stream, tick), TTL_SECONDS, ...batch));
+    }
+    return results;
+  }
   return {
-    async expect(stream, tick, ids) {
-      let completed = false;
-      // An empty tick still runs the script once, so that it completes.
-      for (let i = 0; i === 0 || i < ids.length; i += BATCH) {
-        const result = await redis.eval(
-          EXPECT_SCRIPT,
-          4,
-          ...keys(stream, tick),
-          TTL_SECONDS,
-          ...ids.slice(i, i + BATCH),
-        );
-        completed ||= result === 1;
-      }
-      return completed;
-    },
-    async finish(stream, tick, id) {
-      return (await redis.eval(FINISH_SCRIPT, 4, ...keys(stream, tick), TTL_SECONDS, id)) === 1;
-    },
+    // An empty tick still runs the script once, so that it completes.
+    expect: async (stream, tick, ids) => (await run(EXPECT_SCRIPT, stream, tick, ids, true)).includes(1),
+    finish: async (stream, tick, id) => (await run(FINISH_SCRIPT, stream, tick, [id])).includes(1),
     async supersede(stream, tick, ids) {
-      const result: SupersedeResult = { superseded: [], completed: false };
-      for (let i = 0; i < ids.length; i += BATCH) {
-        const [completed, superseded] = (await redis.eval(
-          SUPERSEDE_SCRIPT,
-          4,
-          ...keys(stream, tick),
-          TTL_SECONDS,
-          ...ids.slice(i, i + BATCH),
-        )) as [number, string[]];
-        result.superseded.push(...superseded);
-        result.completed ||= completed === 1;
-      }
-      return result;
+      const results = (await run(SUPERSEDE_SCRIPT, stream, tick, ids)) as [number, string[]][];
+      return {
+        superseded: results.flatMap(([, superseded]) => superseded),
+        completed: results.some(([completed]) => completed === 1),
+      };
     },
     async progress(stream, tick) {
       const [pendingKey, finishedKey, completedKey, supersededKey] = keys(stream, tick);
@@ -145,9 +131,7 @@ export function createTickTracker(redis: RedisClient, prefix: string): TickTrack
       return { expected: pending + finished, finished, superseded, complete: completed === 1 };
     },
     async reopen(stream, tick, ids) {
-      for (let i = 0; i < ids.length; i += BATCH) {
-        await redis.eval(REOPEN_SCRIPT, 4, ...keys(stream, tick), TTL_SECONDS, ...ids.slice(i, i + BATCH));
-      }
+      await run(REOPEN_SCRIPT, stream, tick, ids);
     },
   };
 }
