@@ -90,24 +90,8 @@ export function normalizeAddress(input: string): string {
 }
 
 /** Chains the NFT-holdings operation accepts (upstream-api.md 4.3). */
-export const NFT_CHAINS = [
-  'BTC',
-  'SOL',
-  'SUI',
-  'TON',
-  'ETH',
-  'FANTOM',
-  'RON',
-  'BNB',
-  'OP',
-  'AVAX',
-  'MATIC',
-  'ARB',
-  'BASE',
-  'SCROLL',
-  'ZKSYNC',
-  'ALL',
-] as const;
+const EVM_CHAINS = ['ETH', 'FANTOM', 'RON', 'BNB', 'OP', 'AVAX', 'MATIC', 'ARB', 'BASE', 'SCROLL', 'ZKSYNC'] as const;
+export const NFT_CHAINS = ['BTC', 'SOL', 'SUI', 'TON', ...EVM_CHAINS, 'ALL'] as const;
 export type NftChain = (typeof NFT_CHAINS)[number];
 
 export function parseNftChain(input: string): NftChain {
@@ -145,28 +129,20 @@ const CHAIN_FORMATS: Record<string, AddressFormat> = {
   ton: 'ton',
   ...Object.fromEntries(
     [
-      'eth',
-      'ethereum',
-      'arb',
-      'arbitrum',
-      'base',
-      'op',
-      'optimism',
-      'matic',
-      'polygon',
-      'bnb',
-      'bsc',
-      'avax',
-      'avalanche',
-      'fantom',
-      'ftm',
-      'ron',
-      'ronin',
-      'scroll',
-      'zksync',
-      'linea',
-      'blast',
-      'mantle',
+      ...EVM_CHAINS.map((chain) => chain.toLowerCase()),
+      ...[
+        'ethereum',
+        'arbitrum',
+        'optimism',
+        'polygon',
+        'bsc',
+        'avalanche',
+        'ftm',
+        'ronin',
+        'linea',
+        'blast',
+        'mantle',
+      ],
     ].map((name) => [name, 'evm' as const]),
   ),
 };
