@@ -7,7 +7,7 @@ import type { Logger } from '../runtime/logger.ts';
 import type { Metrics } from '../runtime/metrics.ts';
 
 import type { Webhook } from './rules.ts';
-import { claimDueDelivery, countFailingDeliveries, markAttemptFailed, markDelivered } from './store.ts';
+import { claimDueDelivery, countFailingDeliveries, recordAttempt } from './store.ts';
 import { givesUp, postEvent, retryDelayMs, WEBHOOK_TIMEOUT_MS } from './webhook.ts';
 
 /** Deliveries in flight per process. */
@@ -24,12 +24,7 @@ const ERROR_PAUSE_MS = 5_000;
 /** How often the failing gauge is recounted. */
 const GAUGE_EVERY_MS = 5_000;
 
-export interface Deliverer {
-  /** Looks for due deliveries now (new events were just recorded). */
-  wake(): void;
-  /** Stops claiming; a send in flight finishes (within the webhook timeout) and is recorded. */
-  close(): Promise<void>;
-}
+export type Deliverer = ReturnType<typeof startDeliverer>;
 
 export interface DelivererDeps {
   database: Database;
@@ -50,7 +45,7 @@ export interface DelivererDeps {
  * Idempotency-Key, which the receiver uses to process it once (at-least-once sending + idempotency
  * key = delivered once).
  */
-export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }: DelivererDeps): Deliverer {
+export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }: DelivererDeps) {
   const byId = new Map(webhooks.map((webhook) => [webhook.id, webhook]));
   const webhookIds = [...byId.keys()];
   let closed = false;
@@ -86,7 +81,7 @@ export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }:
     const attempt = delivery.attempts + 1;
     const fields = { event: delivery.eventKey, webhook: webhook.name, attempt };
     if (outcome.ok) {
-      const recorded = await runQuery(database, 'alerts.deliver', () => markDelivered(database.sql, delivery));
+      const recorded = await runQuery(database, 'alerts.deliver', () => recordAttempt(database.sql, delivery));
       if (!recorded) return leaseLost(fields);
       metrics.alertDeliveries.inc({ outcome: 'delivered' });
       logger.info({ ...fields, status: outcome.status }, 'alert delivered');
@@ -98,7 +93,7 @@ export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }:
         ? new Date(now.getTime() + retryDelayMs(attempt, outcome.retryAfterMs))
         : null;
     const recorded = await runQuery(database, 'alerts.deliver', () =>
-      markAttemptFailed(database.sql, delivery, outcome.error, retryAt),
+      recordAttempt(database.sql, delivery, { error: outcome.error, retryAt }),
     );
     if (!recorded) return leaseLost(fields);
     metrics.alertDeliveries.inc({ outcome: retryAt ? 'retrying' : 'failed' });
@@ -139,8 +134,10 @@ export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }:
   const lanes =
     webhookIds.length > 0 ? Array.from({ length: LANES }, (_, index) => lane(`${processId}/${index + 1}`)) : [];
   return {
+    /** Looks for due deliveries now (new events were just recorded). */
     wake: wakeAll,
-    async close() {
+    /** Stops claiming; a send in flight finishes (within the webhook timeout) and is recorded. */
+    async close(): Promise<void> {
       closed = true;
       wakeAll();
       await Promise.all(lanes);

@@ -130,32 +130,22 @@ export async function claimDueDelivery(
   return row;
 }
 
-/** Records a delivery, when this claim still holds its lease; false: the lease ran out and was taken. */
-export async function markDelivered(sql: Queryable, delivery: ClaimedDelivery): Promise<boolean> {
-  const rows = await sql`
-    update alert_events
-    set state = 'delivered', attempts = attempts + 1, last_error = null, delivered_at = now(),
-        lease_owner = null, lease_until = null
-    where event_key = ${delivery.eventKey} and webhook = ${delivery.webhook} and lease_owner = ${delivery.leaseOwner}
-    returning 1`;
-  return rows.length > 0;
-}
-
 /**
- * A failed attempt, when this claim still holds its lease: retried at `retryAt`, or given up (state
- * failed) when that is null. False: the lease ran out and was taken.
+ * Records an attempt while this claim still holds its lease (false: it ran out and was taken): a
+ * delivery, or with `failure` one retried at `retryAt`, or given up (state failed) when that is null.
  */
-export async function markAttemptFailed(
+export async function recordAttempt(
   sql: Queryable,
   delivery: ClaimedDelivery,
-  error: string,
-  retryAt: Date | null,
+  failure?: { error: string; retryAt: Date | null },
 ): Promise<boolean> {
+  const outcome = failure
+    ? sql`state = ${failure.retryAt ? 'pending' : 'failed'}, last_error = ${failure.error},
+          next_attempt_at = coalesce(${failure.retryAt}, next_attempt_at)`
+    : sql`state = 'delivered', last_error = null, delivered_at = now()`;
   const rows = await sql`
     update alert_events
-    set attempts = attempts + 1, last_error = ${error},
-        state = ${retryAt ? 'pending' : 'failed'}, next_attempt_at = coalesce(${retryAt}, next_attempt_at),
-        lease_owner = null, lease_until = null
+    set ${outcome}, attempts = attempts + 1, lease_owner = null, lease_until = null
     where event_key = ${delivery.eventKey} and webhook = ${delivery.webhook} and lease_owner = ${delivery.leaseOwner}
     returning 1`;
   return rows.length > 0;

@@ -29,16 +29,6 @@ export interface TargetClaim {
   stale: Supersession[];
 }
 
-export interface PendingTargets {
-  claim(dataset: Dataset, jobs: TargetJob[]): Promise<TargetClaim>;
-  /**
-   * Forgets the targets that are no longer watched (not among `watched`) and returns their newest
-   * jobs, superseded by `tick`: a job still waiting for an address removed from the watchlist must
-   * not hold the quota.
-   */
-  release(dataset: Dataset, watched: Set<string>, tick: Date): Promise<Supersession[]>;
-}
-
 // ARGV: triples of target, tick ms, job id. Returns a flat list of: kind (1 replaced, 2 stale),
 // target, the superseded job's value, the newer job's value.
 const CLAIM_SCRIPT = `
@@ -79,9 +69,9 @@ return released
 
 const BATCH = 1000;
 
-export function createPendingTargets(redis: RedisClient, prefix: string): PendingTargets {
+export function createPendingTargets(redis: RedisClient, prefix: string) {
   return {
-    async claim(dataset, jobs) {
+    async claim(dataset: Dataset, jobs: TargetJob[]): Promise<TargetClaim> {
       const key = pendingTargetsKey(prefix, dataset);
       const claim: TargetClaim = { replaced: [], stale: [] };
       for (let i = 0; i < jobs.length; i += BATCH) {
@@ -96,7 +86,12 @@ export function createPendingTargets(redis: RedisClient, prefix: string): Pendin
       }
       return claim;
     },
-    async release(dataset, watched, tick) {
+    /**
+     * Forgets the targets that are no longer watched (not among `watched`) and returns their newest
+     * jobs, superseded by `tick`: a job still waiting for an address removed from the watchlist must
+     * not hold the quota.
+     */
+    async release(dataset: Dataset, watched: Set<string>, tick: Date): Promise<Supersession[]> {
       const key = pendingTargetsKey(prefix, dataset);
       const all = await redis.hgetall(key);
       const gone = Object.entries(all).filter(([target]) => !watched.has(target));

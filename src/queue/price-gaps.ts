@@ -9,19 +9,13 @@ import { priceGapsKey } from './redis-keys.ts';
  */
 export const MAX_GAPS = 100_000;
 
-export interface PriceGaps {
-  /** Records slots; returns how many old slots were dropped to stay within MAX_GAPS. */
-  add(slots: Date[]): Promise<number>;
-  /** The newest recorded slot, or undefined. */
-  newest(): Promise<Date | undefined>;
-  remove(slot: Date): Promise<void>;
-  count(): Promise<number>;
-}
+export type PriceGaps = ReturnType<typeof createPriceGaps>;
 
-export function createPriceGaps(redis: RedisClient, prefix: string): PriceGaps {
+export function createPriceGaps(redis: RedisClient, prefix: string) {
   const key = priceGapsKey(prefix);
   return {
-    async add(slots) {
+    /** Records slots; returns how many old slots were dropped to stay within MAX_GAPS. */
+    async add(slots: Date[]): Promise<number> {
       if (slots.length === 0) return 0;
       const members = slots.flatMap((slot) => [slot.getTime(), String(slot.getTime())]);
       const [, [, dropped]] = (await redis
@@ -31,11 +25,12 @@ export function createPriceGaps(redis: RedisClient, prefix: string): PriceGaps {
         .exec()) as [[Error | null, unknown], [Error | null, number]];
       return dropped;
     },
-    async newest() {
+    /** The newest recorded slot, or undefined. */
+    async newest(): Promise<Date | undefined> {
       const [member] = await redis.zrevrange(key, 0, 0);
       return member === undefined ? undefined : new Date(Number(member));
     },
-    async remove(slot) {
+    async remove(slot: Date): Promise<void> {
       await redis.zrem(key, String(slot.getTime()));
     },
     count: () => redis.zcard(key),

@@ -70,35 +70,9 @@ return moved
 
 const BATCH = 1000;
 
-export interface TickProgress {
-  expected: number;
-  /** Jobs with a final outcome, the superseded ones included. */
-  finished: number;
-  /** Jobs replaced by a newer tick's job of the same target before they ran. */
-  superseded: number;
-  complete: boolean;
-}
+export type TickTracker = ReturnType<typeof createTickTracker>;
 
-export interface SupersedeResult {
-  /** The ids that were pending and are now superseded. */
-  superseded: string[];
-  /** True for exactly one caller: the one whose superseding completed the tick. */
-  completed: boolean;
-}
-
-export interface TickTracker {
-  /** Records the tick's job ids; true when that completes it (a tick with no jobs, or all finished). */
-  expect(stream: TickStream, tick: Date, jobIds: string[]): Promise<boolean>;
-  /** Marks one job finished; true for exactly one caller: the one that completed the tick. */
-  finish(stream: TickStream, tick: Date, jobId: string): Promise<boolean>;
-  /** Marks pending jobs as superseded (finished without running); ids no longer pending are left alone. */
-  supersede(stream: TickStream, tick: Date, jobIds: string[]): Promise<SupersedeResult>;
-  progress(stream: TickStream, tick: Date): Promise<TickProgress>;
-  /** Finished jobs that run again (re-enqueued after removal, or retried by hand) are pending again. */
-  reopen(stream: TickStream, tick: Date, jobIds: string[]): Promise<void>;
-}
-
-export function createTickTracker(redis: RedisClient, prefix: string): TickTracker {
+export function createTickTracker(redis: RedisClient, prefix: string) {
   const keys = (stream: TickStream, tick: Date) => tickKeys(prefix, stream, tickLabel(tick));
   /** Runs a script on the tick's keys, BATCH ids at a time (`evenEmpty`: once with no ids too). */
   async function run(script: string, stream: TickStream, tick: Date, ids: string[], evenEmpty = false) {
@@ -110,17 +84,28 @@ export function createTickTracker(redis: RedisClient, prefix: string): TickTrack
     return results;
   }
   return {
-    // An empty tick still runs the script once, so that it completes.
-    expect: async (stream, tick, ids) => (await run(EXPECT_SCRIPT, stream, tick, ids, true)).includes(1),
-    finish: async (stream, tick, id) => (await run(FINISH_SCRIPT, stream, tick, [id])).includes(1),
-    async supersede(stream, tick, ids) {
+    /** Records the tick's job ids; true when that completes it (a tick with no jobs, or all finished). */
+    async expect(stream: TickStream, tick: Date, ids: string[]): Promise<boolean> {
+      // An empty tick still runs the script once, so that it completes.
+      return (await run(EXPECT_SCRIPT, stream, tick, ids, true)).includes(1);
+    },
+    /** Marks one job finished; true for exactly one caller: the one that completed the tick. */
+    async finish(stream: TickStream, tick: Date, id: string): Promise<boolean> {
+      return (await run(FINISH_SCRIPT, stream, tick, [id])).includes(1);
+    },
+    /**
+     * Marks pending jobs as superseded (finished without running); ids no longer pending are left
+     * alone. `completed` is true for exactly one caller: the one whose superseding completed the tick.
+     */
+    async supersede(stream: TickStream, tick: Date, ids: string[]) {
       const results = (await run(SUPERSEDE_SCRIPT, stream, tick, ids)) as [number, string[]][];
       return {
         superseded: results.flatMap(([, superseded]) => superseded),
         completed: results.some(([completed]) => completed === 1),
       };
     },
-    async progress(stream, tick) {
+    /** `finished` counts the superseded jobs too. */
+    async progress(stream: TickStream, tick: Date) {
       const [pendingKey, finishedKey, completedKey, supersededKey] = keys(stream, tick);
       const [pending, finished, completed, superseded] = await Promise.all([
         redis.scard(pendingKey),
@@ -130,7 +115,8 @@ export function createTickTracker(redis: RedisClient, prefix: string): TickTrack
       ]);
       return { expected: pending + finished, finished, superseded, complete: completed === 1 };
     },
-    async reopen(stream, tick, ids) {
+    /** Finished jobs that run again (re-enqueued after removal, or retried by hand) are pending again. */
+    async reopen(stream: TickStream, tick: Date, ids: string[]): Promise<void> {
       await run(REOPEN_SCRIPT, stream, tick, ids);
     },
   };
