@@ -4,10 +4,7 @@ import { groupThousands } from '../runtime/number-text.ts';
 import { formatPercent, formatTime, formatUsd, shortAddress, shortPositionId, tokenLabel } from './format.ts';
 import { formatDuration, type Direction, type EpisodeRule } from './rules.ts';
 
-/**
- * What an episode rule sees in the data, subject by subject, and whether its condition holds. Pure:
- * the observations come in (src/alerts/observations.ts reads them), conditions go out.
- */
+/** What an episode rule sees, subject by subject, and whether its condition holds. Pure. */
 
 /** The figures of an event, as sent in the payload's `data`. */
 export type AlertData = Record<string, string | number | boolean | null>;
@@ -72,7 +69,7 @@ function moved(change: Big): string {
   return `${value > 0 ? 'rose' : 'fell'} ${formatPercent(Math.abs(value)).slice(1)}`;
 }
 
-type ChangeRule = Extract<EpisodeRule, { kind: 'price_change' | 'portfolio_change' | 'nft_floor_change' }>;
+export type ChangeRule = Extract<EpisodeRule, { kind: 'price_change' | 'portfolio_change' | 'nft_floor_change' }>;
 
 /** How a change rule names its subject, says it has no data, and spells its values. */
 interface ChangeSpelling {

@@ -5,17 +5,13 @@ import { runQuery } from '../db/query.ts';
 import { describe } from '../errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { Metrics } from '../runtime/metrics.ts';
-
 import type { Webhook } from './rules.ts';
 import { claimDueDelivery, countFailingDeliveries, recordAttempt } from './store.ts';
 import { givesUp, postEvent, retryDelayMs, WEBHOOK_TIMEOUT_MS } from './webhook.ts';
 
 /** Deliveries in flight per process. */
 const LANES = 2;
-/**
- * How long a claimed delivery is its lane's: the webhook's timeout and time to record the outcome.
- * A lane that dies holding one delays that delivery by at most this long.
- */
+/** A claim's lease: the webhook's timeout and time to record the outcome (a dead lane's delay at most). */
 const DELIVERY_LEASE_MS = 3 * WEBHOOK_TIMEOUT_MS;
 /** How often an idle lane looks for due deliveries (retries that came due, other processes' events). */
 const POLL_MS = 1_000;

@@ -3,24 +3,20 @@ import { runQuery } from '../db/query.ts';
 import { withTransaction } from '../db/transaction.ts';
 import { changeCondition, healthConditions, staleCondition, type Condition } from './conditions.ts';
 import {
-  observeFloor,
+  observeChange,
   observeFreshness,
   observeHealth,
   observeLatestRefresh,
-  observePortfolio,
   observePositionChanges,
-  observePrice,
 } from './observations.ts';
 import { isEpisodeRule, type AlertRule, type EpisodeRule } from './rules.ts';
 import { loadStates, recordedKeys, recordEvents, saveStates, type Queryable } from './store.ts';
 import { planEpisodes, planPositionEvents, type AlertState, type Plan, type PlannedEvent } from './transitions.ts';
 
 /**
- * Evaluates rules against the data: observe, plan (pure), then record. Recording runs in one
- * transaction under an advisory lock, so that two alerts processes evaluate one after the other and
- * the second sees the episodes the first opened: a condition is one episode whoever sees it first.
- * The observations are read in that transaction too, on the primary: a `stale` rule compares now
- * with the newest data, never with a lagging copy's.
+ * Evaluates rules: observe, plan (pure), record, in one transaction under an advisory lock so that
+ * alerts processes take turns and a condition is one episode whoever sees it first. Observations are
+ * read there too, on the primary: a `stale` rule never compares now with a lagging copy's data.
  */
 
 /** Arbitrary but fixed: serializes the evaluations of every alerts process on one database. */
@@ -38,11 +34,9 @@ export interface RuleEvaluation {
 async function observeConditions(sql: Queryable, rule: EpisodeRule, now: Date): Promise<Condition[]> {
   switch (rule.kind) {
     case 'price_change':
-      return [changeCondition(rule, await observePrice(sql, rule.token, rule.windowMs))];
     case 'portfolio_change':
-      return [changeCondition(rule, await observePortfolio(sql, rule.address, rule.windowMs))];
     case 'nft_floor_change':
-      return [changeCondition(rule, await observeFloor(sql, rule.collection, rule.windowMs))];
+      return [changeCondition(rule, await observeChange(sql, rule))];
     case 'health_below':
       return healthConditions(rule, await observeHealth(sql, rule.address));
     case 'stale':

@@ -1,47 +1,23 @@
 import type { Dataset } from '../datasets.ts';
-import type { ChangeObservation, HealthObservation } from './conditions.ts';
+import type { ChangeObservation, ChangeRule, HealthObservation } from './conditions.ts';
 import type { PositionEventRule } from './rules.ts';
 import type { Queryable } from './store.ts';
 import type { PositionRow } from './transitions.ts';
 
 /**
- * What the rules read, through the views of the data contract (docs/schema.md). Each query is about
- * one token, address, collection or dataset, along the tables' keys. A change rule compares the
- * newest value with the last one at or before one window earlier, and only with one no older than
- * two windows (a gap in the data is not a move).
+ * What the rules read, through the data contract's views (docs/schema.md), along the tables' keys. A
+ * change rule's reference is the last value at or before one window before the newest, and no older
+ * than two windows (a gap in the data is not a move).
  */
 
 /** A window as an interval parameter. */
 const interval = (ms: number) => `${ms} milliseconds`;
 
-export async function observePrice(
-  sql: Queryable,
-  coinType: string,
-  windowMs: number,
-): Promise<ChangeObservation | undefined> {
-  const [row] = await sql<ChangeObservation[]>`
-    select t.symbol, l.price::text as value, l.price_time as at, r.price::text as "refValue", r.price_time as "refAt"
-    from (select price, price_time from token_prices where coin_type = ${coinType} order by price_time desc limit 1) l
-    left join tokens t on t.coin_type = ${coinType}
-    left join lateral (
-      select price, price_time from token_prices
-      where coin_type = ${coinType}
-        and price_time <= l.price_time - ${interval(windowMs)}::interval
-        and price_time >= l.price_time - ${interval(2 * windowMs)}::interval
-      order by price_time desc limit 1
-    ) r on true`;
-  return row;
-}
-
-interface PortfolioValue {
-  value: string | null;
-  at: Date | null;
-}
+type PortfolioValue = { value: string | null; at: Date | null };
 
 /**
- * The portfolio value as latest_portfolio computes it (the net worth of the last positions refresh
- * plus the NFT value of the last NFT refresh, from the refresh views), as of a time: the refreshes
- * at or before it.
+ * The portfolio value as latest_portfolio computes it (last positions refresh's net worth plus last
+ * NFT refresh's value), from the refreshes at or before `asOf`.
  */
 async function portfolioValueAsOf(sql: Queryable, address: string, asOf: Date | null): Promise<PortfolioValue> {
   const limit = sql`coalesce(${asOf}::timestamptz, 'infinity')`;
@@ -61,6 +37,42 @@ async function portfolioValueAsOf(sql: Queryable, address: string, asOf: Date | 
   return row ?? { value: null, at: null };
 }
 
+/** A price, portfolio or floor change rule's newest value and its reference. */
+export async function observeChange(sql: Queryable, rule: ChangeRule): Promise<ChangeObservation | undefined> {
+  if (rule.kind === 'portfolio_change') return observePortfolio(sql, rule.address, rule.windowMs);
+  const window = interval(rule.windowMs);
+  const twoWindows = interval(2 * rule.windowMs);
+  if (rule.kind === 'price_change') {
+    const [row] = await sql<ChangeObservation[]>`
+      select t.symbol, l.price::text as value, l.price_time as at, r.price::text as "refValue", r.price_time as "refAt"
+      from (select price, price_time from token_prices where coin_type = ${rule.token} order by price_time desc limit 1) l
+      left join tokens t on t.coin_type = ${rule.token}
+      left join lateral (
+        select price, price_time from token_prices
+        where coin_type = ${rule.token}
+          and price_time <= l.price_time - ${window}::interval and price_time >= l.price_time - ${twoWindows}::interval
+        order by price_time desc limit 1
+      ) r on true`;
+    return row;
+  }
+  const [row] = await sql<ChangeObservation[]>`
+    select c.name, c.native_token_symbol as "nativeSymbol", l.floor_price::text as value, l.snapshot_at as at,
+           r.floor_price::text as "refValue", r.snapshot_at as "refAt"
+    from (
+      select floor_price, snapshot_at from nft_holding_snapshots
+      where collection_id = ${rule.collection} and floor_price is not null
+      order by snapshot_at desc limit 1
+    ) l
+    left join nft_collections c on c.collection_id = ${rule.collection}
+    left join lateral (
+      select floor_price, snapshot_at from nft_holding_snapshots
+      where collection_id = ${rule.collection} and floor_price is not null
+        and snapshot_at <= l.snapshot_at - ${window}::interval and snapshot_at >= l.snapshot_at - ${twoWindows}::interval
+      order by snapshot_at desc limit 1
+    ) r on true`;
+  return row;
+}
+
 export async function observePortfolio(
   sql: Queryable,
   address: string,
@@ -76,30 +88,6 @@ export async function observePortfolio(
     refValue: inWindow ? ref.value : null,
     refAt: inWindow ? ref.at : null,
   };
-}
-
-export async function observeFloor(
-  sql: Queryable,
-  collectionId: string,
-  windowMs: number,
-): Promise<ChangeObservation | undefined> {
-  const [row] = await sql<ChangeObservation[]>`
-    select c.name, c.native_token_symbol as "nativeSymbol", l.floor_price::text as value, l.snapshot_at as at,
-           r.floor_price::text as "refValue", r.snapshot_at as "refAt"
-    from (
-      select floor_price, snapshot_at from nft_holding_snapshots
-      where collection_id = ${collectionId} and floor_price is not null
-      order by snapshot_at desc limit 1
-    ) l
-    left join nft_collections c on c.collection_id = ${collectionId}
-    left join lateral (
-      select floor_price, snapshot_at from nft_holding_snapshots
-      where collection_id = ${collectionId} and floor_price is not null
-        and snapshot_at <= l.snapshot_at - ${interval(windowMs)}::interval
-        and snapshot_at >= l.snapshot_at - ${interval(2 * windowMs)}::interval
-      order by snapshot_at desc limit 1
-    ) r on true`;
-  return row;
 }
 
 /** The positions of the address's latest positions refresh that have a health factor (position_pnl.health_factor). */

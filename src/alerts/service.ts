@@ -13,7 +13,7 @@ const SWEEP_MS = 60_000;
 const RETRY_MS = 5_000;
 
 /** Which datasets' ticks can change what a rule sees. */
-export function datasetsOf(rule: AlertRule): readonly Dataset[] {
+function datasetsOf(rule: AlertRule): readonly Dataset[] {
   switch (rule.kind) {
     case 'price_change':
       return ['prices'];

@@ -5,10 +5,7 @@ import type { AlertData } from './conditions.ts';
 import type { RuleKind, Webhook } from './rules.ts';
 import type { AlertState, PlannedEvent } from './transitions.ts';
 
-/**
- * The alerts' tables (src/db/schema/alerts.ts): alert_states, what the evaluator remembers, and
- * alert_events, the outbox the deliverers send from.
- */
+/** alert_states, what the evaluator remembers, and alert_events, the outbox the deliverers send from. */
 
 /** A pool or a transaction: what the queries here run on. */
 export type Queryable = postgres.ISql;

@@ -4,10 +4,7 @@ import { goneText, positionSubject, type AlertData, type Condition } from './con
 import { formatTime, shortAddress, shortPositionId } from './format.ts';
 import type { EpisodeRule, PositionEventRule, RuleKind } from './rules.ts';
 
-/**
- * From what a rule observes and what it remembers (alert_states) to the events to record and the
- * state to remember next. Pure: the evaluator reads and writes both in one transaction.
- */
+/** From what a rule observes and remembers (alert_states) to the events to record and the next state. Pure. */
 
 /** One alert_states row: what the evaluator remembers of a rule's subject. */
 export interface AlertState {
@@ -53,10 +50,9 @@ export interface PositionRow {
 }
 
 /**
- * The idempotency key of an event: the payload's `id` and the Idempotency-Key header. It derives
- * from the rule, the subject and what triggered the event (a tick, or the episode it starts), never
- * from a clock or a process, so every process and every re-run of a tick computes the same key and
- * the outbox records the event once. The rule id stays readable; the rest is hashed to a fixed length.
+ * An event's idempotency key (payload `id`, Idempotency-Key header): from the rule, the subject and
+ * the trigger (a tick, the episode it starts), never a clock or a process, so every process and re-run
+ * computes the same key and the outbox records the event once.
  */
 export function eventKey(ruleId: string, subject: string, trigger: string): string {
   const digest = createHash('sha256').update(`${ruleId}\u0000${subject}\u0000${trigger}`).digest('hex');

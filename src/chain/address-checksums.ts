@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The encodings and checksums of the wallet address formats that are not plain hex: base58 (Solana
- * keys, legacy Bitcoin addresses with their double-SHA-256 checksum), bech32 and bech32m (Bitcoin
- * segwit, BIP 173 and 350) and TON's user-friendly form (base64 with a CRC16). Pure; address.ts
- * decides what each format accepts.
+ * Encodings and checksums of the address formats that are not plain hex: base58 (Solana, legacy
+ * Bitcoin), bech32/bech32m (segwit, BIP 173 and 350) and TON's user-friendly form (base64, CRC16).
  */
 
 const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';

@@ -19,6 +19,7 @@ import {
  *   form (workchain:64 hex), both stored as the bounceable user-friendly form in base64url (EQ…;
  *   kQ… for testnet), so that the bounceable, non-bounceable and raw spellings are one wallet.
  */
+
 /** How a format is named in lists and pages. */
 export const ADDRESS_FORMAT_LABELS = { sui: 'SUI', evm: 'EVM', solana: 'Solana', bitcoin: 'Bitcoin', ton: 'TON' };
 export type AddressFormat = keyof typeof ADDRESS_FORMAT_LABELS;
@@ -157,21 +158,18 @@ export function positionsChainFormat(chain: string): AddressFormat | undefined {
  * an error naming both: the positions chain filter and the NFT chain, each when given.
  */
 export function checkAddressChains(
-  parsed: ParsedAddress,
-  chains: { positionsChain?: string | null; nftChain?: NftChain },
+  { address, format }: ParsedAddress,
+  { positionsChain, nftChain }: { positionsChain?: string | null; nftChain?: NftChain },
 ): void {
-  const { address, format } = parsed;
   const is = `address ${shown(address)} is ${FORMAT_DESCRIPTIONS[format]}`;
-  const nftChain = chains.nftChain;
   const nftFormat = nftChain && positionsChainFormat(nftChain);
   if (nftFormat && nftFormat !== format) {
     throw new InvalidInputError(
       `${is}, and NFT chain ${nftChain} takes ${FORMAT_DESCRIPTIONS[nftFormat]}: use --nft-chain ${nftChainsFor(format).join(' or ')}`,
     );
   }
-  const positionsChain = chains.positionsChain;
-  const chainFormat = positionsChain ? positionsChainFormat(positionsChain) : undefined;
-  if (chainFormat !== undefined && chainFormat !== format) {
+  const chainFormat = positionsChain && positionsChainFormat(positionsChain);
+  if (chainFormat && chainFormat !== format) {
     throw new InvalidInputError(
       `${is}, and positions chain ${positionsChain} takes ${FORMAT_DESCRIPTIONS[chainFormat]}: use a chain of ${ADDRESS_FORMAT_LABELS[format]} addresses, or no --chain`,
     );

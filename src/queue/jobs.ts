@@ -34,9 +34,8 @@ export interface NftJobData {
 }
 
 /**
- * The daily maintenance: `housekeeping` (retention, partitions, downsampling, compaction: Postgres
- * only) and `protocols` (the protocol list from the upstream), two jobs so that one never waits on
- * the other. A job enqueued before the split carries no kind: housekeeping.
+ * The daily maintenance, two jobs so that one never waits on the other: `housekeeping` (Postgres only;
+ * also a job without a kind, enqueued before the split) and `protocols` (the upstream's list).
  */
 export interface MaintenanceJobData {
   tick: string;
@@ -51,10 +50,8 @@ export interface JobResult {
 
 /** The tick as it appears in job ids: ISO without ':' (BullMQ forbids it), e.g. 2026-11-21T20-45-00Z. */
 export function tickLabel(tick: Date): string {
-  return tick
-    .toISOString()
-    .replace(/\.\d{3}Z$/, 'Z')
-    .replace(/:/g, '-');
+  const iso = tick.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return iso.replace(/:/g, '-');
 }
 
 /**
