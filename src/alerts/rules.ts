@@ -11,16 +11,7 @@ import { readWebhookSecret } from './webhook.ts';
  * The rules file (docs/alerts.md): YAML or JSON, validated here into typed rules. Every problem is
  * reported at once, each naming the rule (its place and id) and the field.
  */
-const RULE_KINDS = [
-  'price_change',
-  'portfolio_change',
-  'position_opened',
-  'position_closed',
-  'health_below',
-  'nft_floor_change',
-  'stale',
-] as const;
-export type RuleKind = (typeof RULE_KINDS)[number];
+export type RuleKind = keyof typeof RULE_SCHEMAS;
 /** Discrete events; the other kinds' conditions can stay true: one episode, one alert as it starts (and ends). */
 type PositionEventKind = 'position_opened' | 'position_closed';
 
@@ -179,19 +170,21 @@ const change = {
   direction: z.enum(['up', 'down', 'any'], { error: 'expected up, down or any' }).default('any'),
 };
 
+/** Each kind's schema, in the order the kinds are listed in errors. */
 const RULE_SCHEMAS = {
   price_change: z.strictObject({ ...change, token: normalized(normalizeCoinType) }),
   portfolio_change: z.strictObject({ ...change, address: normalized(normalizeAddress) }),
-  nft_floor_change: z.strictObject({ ...change, collection: z.string({ error: expected('a string') }).min(1) }),
+  position_opened: z.strictObject({ ...common, address: normalized(normalizeAddress) }),
+  position_closed: z.strictObject({ ...common, address: normalized(normalizeAddress) }),
   health_below: z.strictObject({ ...episode, address: normalized(normalizeAddress), threshold: positive }),
+  nft_floor_change: z.strictObject({ ...change, collection: z.string({ error: expected('a string') }).min(1) }),
   stale: z.strictObject({
     ...episode,
     dataset: z.enum(DATASETS, { error: `expected one of ${DATASETS.join(', ')}` }),
     max_age: duration,
   }),
-  position_opened: z.strictObject({ ...common, address: normalized(normalizeAddress) }),
-  position_closed: z.strictObject({ ...common, address: normalized(normalizeAddress) }),
-} satisfies Record<RuleKind, z.ZodType>;
+};
+const RULE_KINDS = Object.keys(RULE_SCHEMAS) as RuleKind[];
 
 const fileSchema = z.strictObject({
   webhooks: z.array(webhookSchema).min(1, { error: 'expected at least one webhook' }).optional(),
@@ -238,8 +231,8 @@ export function parseRules(text: string, source: string, env: Environment = {}):
       `invalid rules file ${source}${where}: ${error instanceof Error ? error.message.split('\n')[0]!.replace(/:$/, '') : String(error)}`,
     );
   }
-  const problems: string[] = [];
   const top = fileSchema.safeParse(document ?? {});
+  const problems: string[] = [];
   if (!top.success) {
     problems.push(...top.error.issues.map((issue) => describeIssue('', issue)));
     throw rulesError(source, problems);
@@ -250,13 +243,13 @@ export function parseRules(text: string, source: string, env: Environment = {}):
   const rules: AlertRule[] = [];
   const seenIds = new Map<string, number>();
   top.data.rules.forEach((item, index) => {
-    const name = ruleName(item, index);
-    const kind = (item as { kind?: unknown } | null)?.kind;
+    const { id, kind } = (item ?? {}) as { id?: unknown; kind?: unknown };
+    const name = typeof id === 'string' && id ? `rules[${index}] (id "${id}")` : `rules[${index}]`;
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
       problems.push(`${name}: expected a rule (an object with id and kind)`);
       return;
     }
-    if (typeof kind !== 'string' || !(RULE_KINDS as readonly string[]).includes(kind)) {
+    if (typeof kind !== 'string' || !(RULE_KINDS as string[]).includes(kind)) {
       problems.push(`${name}: field "kind": expected one of ${RULE_KINDS.join(', ')}`);
       return;
     }
@@ -278,8 +271,7 @@ export function parseRules(text: string, source: string, env: Environment = {}):
     rules.push(rule);
   });
   if (problems.length > 0) throw rulesError(source, problems);
-  const webhooks = new Map<string, Webhook>();
-  for (const webhook of rules.flatMap((rule) => rule.webhooks)) webhooks.set(webhook.id, webhook);
+  const webhooks = new Map(rules.flatMap((rule) => rule.webhooks).map((webhook) => [webhook.id, webhook]));
   return {
     rules,
     webhooks: [...webhooks.values()],
@@ -309,11 +301,6 @@ function toRule(kind: RuleKind, input: ParsedRule, webhooks: Webhook[]): AlertRu
     case 'position_closed':
       return { ...base, kind, address: data.address };
   }
-}
-
-function ruleName(item: unknown, index: number): string {
-  const id = (item as { id?: unknown } | null)?.id;
-  return typeof id === 'string' && id ? `rules[${index}] (id "${id}")` : `rules[${index}]`;
 }
 
 /** `rules[2] (id "x"): field "webhooks[0].url": expected an http:// or https:// URL`. */
