@@ -33,13 +33,10 @@ export interface DelivererDeps {
 }
 
 /**
- * Sends the outbox. Each delivery is claimed with a lease (one short statement), POSTed outside any
- * transaction, then its outcome recorded by the lane that still holds the lease: no database lock
- * is held while a webhook takes its time, no other process or lane sends the row during the lease,
- * and once its outcome is recorded none sends it again. A process killed between sending and
- * recording leaves the row pending; when the lease runs out it is sent again with the same
- * Idempotency-Key, which the receiver uses to process it once (at-least-once sending + idempotency
- * key = delivered once).
+ * Sends the outbox. Each delivery is claimed with a lease, POSTed outside any transaction (no lock
+ * held while a webhook takes its time), and its outcome recorded by the lane still holding the lease.
+ * A process killed in between leaves the row pending: sent again when the lease runs out, with the
+ * same Idempotency-Key, by which the receiver processes it once.
  */
 export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }: DelivererDeps) {
   const byId = new Map(webhooks.map((webhook) => [webhook.id, webhook]));
@@ -76,35 +73,27 @@ export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }:
     const outcome = await postEvent(webhook, delivery.body, delivery.eventKey);
     const attempt = delivery.attempts + 1;
     const fields = { event: delivery.eventKey, webhook: webhook.name, attempt };
-    if (outcome.ok) {
-      const recorded = await runQuery(database, 'alerts.deliver', () => recordAttempt(database.sql, delivery));
-      if (!recorded) return leaseLost(fields);
-      metrics.alertDeliveries.inc({ outcome: 'delivered' });
-      logger.info({ ...fields, status: outcome.status }, 'alert delivered');
-      return true;
-    }
     const now = new Date();
     const retryAt =
-      outcome.retryable && !givesUp(delivery.createdAt, now)
+      !outcome.ok && outcome.retryable && !givesUp(delivery.createdAt, now)
         ? new Date(now.getTime() + retryDelayMs(attempt, outcome.retryAfterMs))
         : null;
-    const recorded = await runQuery(database, 'alerts.deliver', () =>
-      recordAttempt(database.sql, delivery, { error: outcome.error, retryAt }),
-    );
-    if (!recorded) return leaseLost(fields);
-    metrics.alertDeliveries.inc({ outcome: retryAt ? 'retrying' : 'failed' });
-    if (retryAt) {
+    const failure = outcome.ok ? undefined : { error: outcome.error, retryAt };
+    const recorded = await runQuery(database, 'alerts.deliver', () => recordAttempt(database.sql, delivery, failure));
+    if (!recorded) {
+      // The lease ran out before the outcome was recorded, and another lane took the row: it decides.
+      logger.warn(fields, 'alert delivery outlived its lease; its outcome is left to the lane that took it over');
+    } else if (outcome.ok) {
+      metrics.alertDeliveries.inc({ outcome: 'delivered' });
+      logger.info({ ...fields, status: outcome.status }, 'alert delivered');
+    } else if (retryAt) {
+      metrics.alertDeliveries.inc({ outcome: 'retrying' });
       logger.warn({ ...fields, err: outcome.error, retryAt: retryAt.toISOString() }, 'alert delivery failed; retrying');
     } else {
+      metrics.alertDeliveries.inc({ outcome: 'failed' });
       const since = delivery.createdAt.toISOString();
       logger.error({ ...fields, err: outcome.error, since }, 'alert delivery failed for good');
     }
-    return true;
-  }
-
-  /** The lease ran out before the outcome was recorded, and another lane took the row: it decides. */
-  function leaseLost(fields: { event: string; webhook: string; attempt: number }): boolean {
-    logger.warn(fields, 'alert delivery outlived its lease; its outcome is left to the lane that took it over');
     return true;
   }
 

@@ -26,14 +26,9 @@ export function shortAddress(address: string): string {
   return /^0x[0-9a-f]{40,}$/.test(address) ? `${address.slice(0, 6)}…${address.slice(-4)}` : address;
 }
 
-/** A token's symbol when known, else its short coin type (`0x2::sui::SUI`). */
+/** A token's symbol when known, else its short coin type (`0x2::sui::SUI`; rules hold valid ones only). */
 export function tokenLabel(coinType: string, symbol: string | null): string {
-  if (symbol) return symbol;
-  try {
-    return shortCoinType(coinType);
-  } catch {
-    return coinType;
-  }
+  return symbol || shortCoinType(coinType);
 }
 
 /** A position id short enough for a sentence: long hex runs shortened as addresses are. */

@@ -28,12 +28,6 @@ function datasetsOf(rule: AlertRule): readonly Dataset[] {
   }
 }
 
-export interface AlertsService {
-  rules: AlertRules;
-  /** Stops evaluating and delivering; a delivery in flight is finished and recorded first. */
-  close(): Promise<void>;
-}
-
 export interface AlertsDeps {
   context: Context;
   /** The primary: the rules' observations, their states, the outbox and its deliveries. */
@@ -48,7 +42,7 @@ export interface AlertsDeps {
  * connection (re)connects and once a minute; records the events in the outbox and delivers them.
  * `chaintap alerts` runs it, and `chaintap start` when ALERT_RULES is set.
  */
-export async function startAlerts({ context, database, rules }: AlertsDeps): Promise<AlertsService> {
+export async function startAlerts({ context, database, rules }: AlertsDeps) {
   const logger = context.logger.child({ component: 'alerts' });
   const { metrics } = context;
   const deliverer = startDeliverer({ database, logger, metrics, webhooks: rules.webhooks });
@@ -120,7 +114,8 @@ export async function startAlerts({ context, database, rules }: AlertsDeps): Pro
 
   return {
     rules,
-    async close() {
+    /** Stops evaluating and delivering; a delivery in flight is finished and recorded first. */
+    async close(): Promise<void> {
       closed = true;
       for (const timer of [...timers, ...retryTimers]) clearInterval(timer);
       await listener.unlisten().catch(() => undefined);
