@@ -20,10 +20,7 @@ export interface Condition {
   data: AlertData;
 }
 
-/**
- * A change rule's newest value (a price, a portfolio value in USD, a floor in native units) and the
- * last one at or before one window earlier, when one exists within two windows.
- */
+/** A change rule's newest value (a price, USD, a floor in native units) and its reference (observations.ts). */
 export interface ChangeObservation {
   value: string;
   at: Date;

@@ -57,11 +57,7 @@ async function evaluateRule(sql: Queryable, rule: AlertRule, now: Date): Promise
   return { rule, states, conditions: [], plan: planPositionEvents(rule, rows, state, latestRefresh) };
 }
 
-/**
- * Evaluates `rules` and records what they fire (events in the outbox, episodes and baselines in
- * alert_states), all in one transaction. Returns the events recorded now: an event another process
- * or an earlier run recorded already is not among them.
- */
+/** Evaluates `rules` and records what they fire, in one transaction; returns the events new to the outbox. */
 export function evaluateAndRecord(database: Database, rules: AlertRule[], now: Date): Promise<PlannedEvent[]> {
   return withTransaction(database, 'alerts.evaluate', async (tx) => {
     await tx.sql`select pg_advisory_xact_lock(${EVALUATION_LOCK_ID})`;

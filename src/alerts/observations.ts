@@ -50,7 +50,8 @@ export async function observeChange(sql: Queryable, rule: ChangeRule): Promise<C
       left join lateral (
         select price, price_time from token_prices
         where coin_type = ${rule.token}
-          and price_time <= l.price_time - ${window}::interval and price_time >= l.price_time - ${twoWindows}::interval
+          and price_time <= l.price_time - ${window}::interval
+          and price_time >= l.price_time - ${twoWindows}::interval
         order by price_time desc limit 1
       ) r on true`;
     return row;
@@ -67,7 +68,8 @@ export async function observeChange(sql: Queryable, rule: ChangeRule): Promise<C
     left join lateral (
       select floor_price, snapshot_at from nft_holding_snapshots
       where collection_id = ${rule.collection} and floor_price is not null
-        and snapshot_at <= l.snapshot_at - ${window}::interval and snapshot_at >= l.snapshot_at - ${twoWindows}::interval
+        and snapshot_at <= l.snapshot_at - ${window}::interval
+        and snapshot_at >= l.snapshot_at - ${twoWindows}::interval
       order by snapshot_at desc limit 1
     ) r on true`;
   return row;

@@ -7,10 +7,7 @@ import { DATASETS, type Dataset } from '../datasets.ts';
 import { InvalidInputError } from '../errors.ts';
 import { readWebhookSecret } from './webhook.ts';
 
-/**
- * The rules file (docs/alerts.md): YAML or JSON, validated here into typed rules. Every problem is
- * reported at once, each naming the rule (its place and id) and the field.
- */
+/** The rules file (docs/alerts.md), YAML or JSON; every problem is reported at once, naming rule and field. */
 export type RuleKind = keyof typeof RULE_SCHEMAS;
 /** Discrete events; the other kinds' conditions can stay true: one episode, one alert as it starts (and ends). */
 type PositionEventKind = 'position_opened' | 'position_closed';
@@ -192,10 +189,7 @@ const fileSchema = z.strictObject({
   rules: z.array(z.unknown(), { error: expected('a list of rules') }).min(1, { error: 'expected at least one rule' }),
 });
 
-/**
- * A webhook of the file. A `secret_env` is read from `env`: a variable that is unset or not a
- * secret is a problem (`where` names the field), and the webhook is then unsigned.
- */
+/** A webhook of the file; a `secret_env` unset in `env` or not a secret is a problem, and it is then unsigned. */
 export function toWebhook(
   input: z.output<typeof webhookSchema>,
   env: Environment = {},
@@ -217,10 +211,7 @@ export function toWebhook(
   return webhook;
 }
 
-/**
- * Parses and validates the text of a rules file. Throws InvalidInputError listing every problem,
- * one per line, such as `rules[3] (id "health"): field "threshold": expected a number`.
- */
+/** Throws InvalidInputError listing every problem: `rules[3] (id "health"): field "threshold": expected a number`. */
 export function parseRules(text: string, source: string, env: Environment = {}): AlertRules {
   let document: unknown;
   try {

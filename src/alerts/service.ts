@@ -37,10 +37,8 @@ export interface AlertsDeps {
 }
 
 /**
- * The alerts process: evaluates the rules on every `NOTIFY chaintap_snapshots` (the rules that read
- * the dataset of the finished tick), the `stale` rules on a timer, every rule when the LISTEN
- * connection (re)connects and once a minute; records the events in the outbox and delivers them.
- * `chaintap alerts` runs it, and `chaintap start` when ALERT_RULES is set.
+ * The alerts process: evaluates the rules reading a finished tick's dataset on each NOTIFY, `stale`
+ * rules on a timer, and every rule on (re)connecting and once a minute; records and delivers events.
  */
 export async function startAlerts({ context, database, rules }: AlertsDeps) {
   const logger = context.logger.child({ component: 'alerts' });

@@ -43,10 +43,7 @@ export interface AlertPayload {
   data: AlertData;
 }
 
-/**
- * Records each event once per webhook of its rule. An event already recorded (by this process
- * earlier, or by another) is left as it is; the events returned are those recorded now.
- */
+/** Records each event once per webhook of its rule; returns those not recorded before (by anyone). */
 export async function recordEvents(
   sql: Queryable,
   events: PlannedEvent[],
@@ -100,9 +97,8 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Claims the next due delivery to one of these webhooks that nobody holds: sets its lease for
- * `leaseMs` in one statement (FOR UPDATE SKIP LOCKED keeps two claims from meeting), so that no lock
- * is held while it is sent. A row whose lease ran out (its sender died) is due again.
+ * Claims the next due delivery to these webhooks by setting its lease in one statement (SKIP LOCKED
+ * keeps two claims apart; no lock is held while it is sent). A row whose lease ran out is due again.
  */
 export async function claimDueDelivery(
   sql: Queryable,

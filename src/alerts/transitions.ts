@@ -62,11 +62,9 @@ export function eventKey(ruleId: string, subject: string, trigger: string): stri
 const EMPTY_STATE = { episodeKey: null, episodeOpen: false, episodeTick: null, lastFiredAt: null, baseline: null };
 
 /**
- * A condition that starts to hold opens an episode and fires once; while it holds nothing more is
- * sent; when it stops holding (or its subject is no longer observed) the episode ends, with a
- * `resolved` event when the rule sends them. Within the rule's cooldown after the subject's last
- * alert no episode starts: one that still holds after it fires then. A condition the data cannot
- * tell (holds undefined) changes nothing.
+ * A condition that starts to hold opens an episode and fires once; it ends (with a `resolved` event
+ * when the rule sends them) when the condition stops holding or its subject is no longer observed.
+ * No episode starts within the cooldown after the subject's last alert; holds undefined changes nothing.
  */
 export function planEpisodes(rule: EpisodeRule, conditions: Condition[], states: AlertState[], now: Date): Plan {
   const bySubject = new Map(states.map((state) => [state.subject, state]));
@@ -75,19 +73,9 @@ export function planEpisodes(rule: EpisodeRule, conditions: Condition[], states:
     status: AlertEventStatus,
     key: string,
     subject: string,
-    rest: Pick<Condition, 'tick' | 'data'>,
+    { tick, data }: Pick<Condition, 'tick' | 'data'>,
     text: string,
-  ) =>
-    plan.events.push({
-      key,
-      ruleId: rule.id,
-      kind: rule.kind,
-      status,
-      subject,
-      tick: rest.tick,
-      data: rest.data,
-      text,
-    });
+  ) => plan.events.push({ key, ruleId: rule.id, kind: rule.kind, status, subject, tick, data, text });
   const end = (state: AlertState, text: string, rest: Pick<Condition, 'tick' | 'data'>) => {
     if (rule.sendResolved && state.episodeKey) {
       event('resolved', `${state.episodeKey}:resolved`, state.subject, rest, `[${rule.id}] Resolved: ${text}`);
@@ -127,11 +115,9 @@ export function planEpisodes(rule: EpisodeRule, conditions: Condition[], states:
 }
 
 /**
- * A position rule's first evaluation with a positions refresh of its address sets the baseline to
- * that refresh (what exists then is not news) and fires nothing; later ones fire one event per
- * position first seen (opened) or closed after it. Events are keyed by position and tick, so
- * evaluating the same data again records nothing new, and a position closed again after reopening
- * is a new event.
+ * A position rule's first evaluation after a positions refresh sets the baseline to it (what exists
+ * then is not news); later ones fire one event per position opened or closed after it, keyed by
+ * position and tick (the same data again records nothing; a reopened position's closing is new).
  */
 export function planPositionEvents(
   rule: PositionEventRule,

@@ -27,10 +27,8 @@ export function givesUp(createdAt: Date, now: Date): boolean {
 }
 
 /**
- * Signatures as the Standard Webhooks specification defines them: `webhook-id` (the idempotency
- * key), `webhook-timestamp` (Unix seconds of the attempt) and `webhook-signature` = `v1,` + base64
- * HMAC-SHA256 of `<id>.<timestamp>.<body>`, keyed with the secret's bytes (`whsec_` + base64, 24
- * to 64 bytes). docs/alerts.md shows how a receiver verifies them.
+ * Standard Webhooks signatures: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`
+ * keyed with the secret's bytes (`whsec_` + base64). docs/alerts.md shows how a receiver verifies them.
  */
 const SECRET_PREFIX = 'whsec_';
 const MIN_KEY_BYTES = 24;
@@ -58,9 +56,8 @@ export type SendOutcome =
   { ok: true; status: number } | { ok: false; retryable: boolean; error: string; retryAfterMs?: number };
 
 /**
- * POSTs one event's JSON to a webhook with its Idempotency-Key, signed when the webhook has a
- * secret (`webhook-id` is the same key). Any 2xx is a delivery. What the outcome says never holds
- * the URL: a Slack webhook's URL is its secret.
+ * POSTs one event's JSON with its Idempotency-Key, signed when the webhook has a secret; any 2xx is
+ * a delivery. The outcome never holds the URL: a Slack webhook's URL is its secret.
  */
 export async function postEvent(
   webhook: Webhook,

@@ -53,10 +53,7 @@ function bech32Polymod(values: number[]): number {
   return checksum >>> 0;
 }
 
-/**
- * A lower-case segwit address whose checksum holds: bech32 for witness version 0, bech32m for 1 to
- * 16 (BIP 350).
- */
+/** A lower-case segwit address whose checksum holds: bech32 for witness version 0, bech32m for 1 to 16. */
 export function isSegwitAddress(lowerCase: string): boolean {
   const separator = lowerCase.lastIndexOf('1');
   const hrp = lowerCase.slice(0, separator);

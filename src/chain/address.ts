@@ -8,16 +8,12 @@ import {
 } from './address-checksums.ts';
 
 /**
- * Wallet addresses of the chains the upstream serves, and their normal forms (so that two
- * spellings of one wallet are one watched address):
- * - SUI (0x and 64 hex digits) and EVM (0x and 40 hex digits): lower-case. A shorter 0x form is
- *   refused, never padded (0x and 40 digits is an EVM address, not a SUI one).
+ * Wallet addresses and their normal forms (two spellings of one wallet are one watched address):
+ * - SUI (0x + 64 hex) and EVM (0x + 40 hex): lower-case; shorter 0x forms are refused, never padded.
  * - Solana: base58 of a 32-byte key, as given (base58 is case-sensitive).
- * - Bitcoin: legacy base58 (1…, 3…, and testnet m…, n…, 2…) with its checksum checked, as given;
- *   bech32/bech32m (bc1…, tb1…) with its checksum checked, lower-case (its case carries nothing).
- * - TON: the user-friendly form (48 characters of base64 or base64url, CRC checked) or the raw
- *   form (workchain:64 hex), both stored as the bounceable user-friendly form in base64url (EQ…;
- *   kQ… for testnet), so that the bounceable, non-bounceable and raw spellings are one wallet.
+ * - Bitcoin: legacy base58 as given, bech32/bech32m lower-case, checksums checked.
+ * - TON: user-friendly (CRC checked) or raw (workchain:64 hex), both stored as the bounceable
+ *   user-friendly form in base64url (EQ…; kQ… on testnet), so that every spelling is one wallet.
  */
 
 /** How a format is named in lists and pages. */

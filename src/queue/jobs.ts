@@ -54,10 +54,7 @@ export function tickLabel(tick: Date): string {
   return iso.replace(/:/g, '-');
 }
 
-/**
- * Deterministic job id from dataset, target and tick: the same tick enqueued twice (two schedulers,
- * a retried producer, run-once twice) is one job while the first one is kept.
- */
+/** Deterministic, so that a tick enqueued twice (two schedulers, a retried producer) is one job. */
 export function jobId(queue: QueueName, target: string, tick: Date): string {
   return `${queue}-${target.replace(/:/g, '_')}-${tickLabel(tick)}`;
 }

@@ -3,12 +3,10 @@ import { pendingTargetsKey } from './redis-keys.ts';
 import type { Dataset } from '../datasets.ts';
 
 /**
- * The newest job enqueued for each target of a dataset (an address, a price batch), kept in one
- * Redis hash per dataset: `target -> "<tick ms>|<job id>"`. A producer claims its tick's targets
- * here before enqueuing; the answer says which older jobs its jobs replace (to be superseded if they
- * are still waiting) and which of its own jobs are already older than their target's newest (a
- * late producer of an older tick: not to be enqueued at all). The hash only moves forward, whichever
- * producer writes last, so that two schedulers agree.
+ * The newest job of each target of a dataset, in one Redis hash per dataset: `target -> "<tick
+ * ms>|<job id>"`. A producer claims its targets before enqueuing and learns which older jobs its
+ * jobs replace, and which of its own a newer job already replaced (a late producer of an older tick).
+ * The hash only moves forward, so that two schedulers agree.
  */
 export interface TargetJob {
   target: string;

@@ -2,10 +2,9 @@ import type { RedisClient } from '../runtime/redis-connection.ts';
 import { priceGapsKey } from './redis-keys.ts';
 
 /**
- * Price slots whose current prices were never fetched: superseded by a newer slot under overload, or
- * missed while no scheduler ran. They are filled later through the upstream's `timestamp` parameter
- * (src/scheduler/price-catch-up.ts). A Redis sorted set of slot times, shared by every scheduler; at
- * most MAX_GAPS are kept (the oldest are dropped first, and said so).
+ * Price slots never fetched (superseded under overload, or no scheduler ran), filled later at their
+ * own time (src/scheduler/price-catch-up.ts). A sorted set shared by the schedulers; the oldest are
+ * dropped past MAX_GAPS.
  */
 export const MAX_GAPS = 100_000;
 

@@ -4,13 +4,11 @@ import { tickLabel } from './jobs.ts';
 import type { TickStream } from '../datasets.ts';
 
 /**
- * Knows when every job of a tick has reached a final outcome (succeeded, quarantined, failed for
- * good, or superseded: replaced by the same target's job of a newer tick before it ran). Producers
- * add the tick's job ids to a pending set; each job moves its id from pending to finished (so a job
- * re-run after a crash counts once, and a second producer with a changed watchlist only adds what is
- * new, reopening the tick). Exactly one caller learns that the tick just completed, which is when
- * the pipeline sends NOTIFY chaintap_snapshots; the superseded ids are kept apart too, so that the
- * announcement can say how many of the tick's jobs never ran.
+ * Knows when every job of a tick has a final outcome (succeeded, quarantined, failed for good, or
+ * superseded by a newer tick's job of the same target before it ran). Ids move from pending to
+ * finished, so a job re-run after a crash counts once and a second producer only adds (reopening the
+ * tick with) what is new. Exactly one caller learns that the tick completed, and sends NOTIFY
+ * chaintap_snapshots saying how many jobs were superseded.
  */
 const TTL_SECONDS = 3 * 24 * 3600;
 
