@@ -6,7 +6,7 @@ import { describe } from '../errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { Metrics } from '../runtime/metrics.ts';
 import type { Webhook } from './rules.ts';
-import { claimDueDelivery, countFailingDeliveries, recordAttempt } from './store.ts';
+import { claimDueDelivery, countPendingDeliveries, recordAttempt } from './store.ts';
 import { givesUp, postEvent, retryDelayMs, WEBHOOK_TIMEOUT_MS } from './webhook.ts';
 
 /** Deliveries in flight per process. */
@@ -100,7 +100,7 @@ export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }:
   async function countFailing() {
     if (Date.now() - gaugeCountedAt < GAUGE_EVERY_MS) return;
     gaugeCountedAt = Date.now();
-    metrics.alertsFailing.set(await countFailingDeliveries(database));
+    metrics.alertsFailing.set((await countPendingDeliveries(database.sql)).failing);
   }
 
   async function lane(leaseOwner: string): Promise<void> {

@@ -1,5 +1,4 @@
 import type postgres from 'postgres';
-import type { Database } from '../db/client.ts';
 import type { AlertDeliveryState, AlertEventStatus } from '../db/schema/alerts.ts';
 import type { AlertData } from './conditions.ts';
 import type { RuleKind, Webhook } from './rules.ts';
@@ -144,13 +143,6 @@ export async function recordAttempt(
   return rows.length > 0;
 }
 
-/** Deliveries still pending whose last attempt failed: what chaintap_alert_events_failing shows. */
-export async function countFailingDeliveries(database: Database): Promise<number> {
-  const [row] = await database.sql<{ n: number }[]>`
-    select count(*)::int as n from alert_events where state = 'pending' and attempts > 0`;
-  return row?.n ?? 0;
-}
-
 export interface AlertEventRow {
   eventKey: string;
   ruleId: string;
@@ -178,27 +170,21 @@ export function loadRecentAlertEvents(sql: Queryable, limit: number): Promise<Al
     limit ${limit}`;
 }
 
-export interface AlertDeliveryCounts {
-  /** Not delivered yet, the failing ones included. */
-  pending: number;
-  /** Pending whose last attempt failed. */
-  failing: number;
-  deliveredLastDay: number;
-  failedLastDay: number;
-}
-
-export async function loadAlertDeliveryCounts(sql: Queryable): Promise<AlertDeliveryCounts> {
-  const [pending] = await sql<{ pending: number; failing: number }[]>`
+/** Deliveries not delivered yet, and those of them whose last attempt failed (chaintap_alert_events_failing). */
+export async function countPendingDeliveries(sql: Queryable): Promise<{ pending: number; failing: number }> {
+  const [row] = await sql<{ pending: number; failing: number }[]>`
     select count(*)::int as pending, (count(*) filter (where attempts > 0))::int as failing
     from alert_events where state = 'pending'`;
+  return row ?? { pending: 0, failing: 0 };
+}
+
+export type AlertDeliveryCounts = Awaited<ReturnType<typeof loadAlertDeliveryCounts>>;
+
+export async function loadAlertDeliveryCounts(sql: Queryable) {
+  const { pending, failing } = await countPendingDeliveries(sql);
   const [lastDay] = await sql<{ delivered: number; failed: number }[]>`
     select (count(*) filter (where state = 'delivered'))::int as delivered,
            (count(*) filter (where state = 'failed'))::int as failed
     from alert_events where created_at > now() - interval '24 hours'`;
-  return {
-    pending: pending?.pending ?? 0,
-    failing: pending?.failing ?? 0,
-    deliveredLastDay: lastDay?.delivered ?? 0,
-    failedLastDay: lastDay?.failed ?? 0,
-  };
+  return { pending, failing, deliveredLastDay: lastDay?.delivered ?? 0, failedLastDay: lastDay?.failed ?? 0 };
 }

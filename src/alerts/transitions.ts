@@ -1,23 +1,17 @@
 import { createHash } from 'node:crypto';
-import type { AlertEventStatus } from '../db/schema/alerts.ts';
+import type { AlertEventStatus, alertStates } from '../db/schema/alerts.ts';
+import type { positions } from '../db/schema/positions.ts';
 import { goneText, positionSubject, type AlertData, type Condition } from './conditions.ts';
 import { formatTime, shortAddress, shortPositionId } from './format.ts';
 import type { EpisodeRule, PositionEventRule, RuleKind } from './rules.ts';
 
 /** From what a rule observes and remembers (alert_states) to the events to record and the next state. Pure. */
 
-/** One alert_states row: what the evaluator remembers of a rule's subject. */
-export interface AlertState {
-  subject: string;
-  /** The last episode's start event; the next episode's key derives from it, so each is new. */
-  episodeKey: string | null;
-  episodeOpen: boolean;
-  episodeTick: Date | null;
-  /** Wall time of the last firing event (cooldown). */
-  lastFiredAt: Date | null;
-  /** Position rules: changes after this tick are alerted. */
-  baseline: Date | null;
-}
+/** One alert_states row (its columns say what each field remembers). */
+export type AlertState = Pick<
+  typeof alertStates.$inferSelect,
+  'subject' | 'episodeKey' | 'episodeOpen' | 'episodeTick' | 'lastFiredAt' | 'baseline'
+>;
 
 /** An event to record in the outbox (once per webhook of its rule). */
 export interface PlannedEvent {
@@ -38,16 +32,10 @@ export interface Plan {
 }
 
 /** A position of the rule's address as the `positions` table holds it. */
-export interface PositionRow {
-  owner: string;
-  positionId: string;
-  parentPositionId: string | null;
-  type: string;
-  chain: string;
-  protocolId: string | null;
-  firstSeenAt: Date;
-  closedAt: Date | null;
-}
+export type PositionRow = Pick<
+  typeof positions.$inferSelect,
+  'owner' | 'positionId' | 'parentPositionId' | 'type' | 'chain' | 'protocolId' | 'firstSeenAt' | 'closedAt'
+>;
 
 /**
  * An event's idempotency key (payload `id`, Idempotency-Key header): from the rule, the subject and

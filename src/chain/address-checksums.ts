@@ -77,7 +77,7 @@ function crc16(bytes: Uint8Array): number {
 }
 
 /** A TON account: its workchain, its 32-byte hash, and whether the spelling was a testnet one. */
-export interface TonAccount {
+interface TonAccount {
   workchain: number;
   hash: Uint8Array;
   testnet: boolean;

@@ -63,7 +63,6 @@ export function jobId(queue: QueueName, target: string, tick: Date): string {
 export function priceBatchTarget(coinTypes: string[], kind: 'tokens' | 'backfill' = 'tokens'): string {
   const digest = createHash('sha256')
     .update([...coinTypes].sort().join(','))
-    .digest('hex')
-    .slice(0, 12);
-  return `${kind}-${digest}`;
+    .digest('hex');
+  return `${kind}-${digest.slice(0, 12)}`;
 }
