@@ -33,5 +33,5 @@ export function tokenLabel(coinType: string, symbol: string | null): string {
 
 /** A position id short enough for a sentence: long hex runs shortened as addresses are. */
 export function shortPositionId(positionId: string): string {
-  return positionId.replace(/0x[0-9a-f]{40,}/g, (hex) => `${hex.slice(0, 6)}…${hex.slice(-4)}`);
+  return positionId.replace(/0x[0-9a-f]{40,}/g, shortAddress);
 }

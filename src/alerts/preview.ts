@@ -41,14 +41,8 @@ export function describeEvaluation({ rule, conditions, states, plan }: RuleEvalu
 }
 
 function ruleSummary(rule: AlertRule): string {
-  switch (rule.kind) {
-    case 'price_change':
-      return `${rule.kind} ${tokenLabel(rule.token, null)}`;
-    case 'nft_floor_change':
-      return `${rule.kind} ${rule.collection}`;
-    case 'stale':
-      return `${rule.kind} ${rule.dataset}`;
-    default:
-      return `${rule.kind} ${shortAddress(rule.address)}`;
-  }
+  if (rule.kind === 'price_change') return `${rule.kind} ${tokenLabel(rule.token, null)}`;
+  if (rule.kind === 'nft_floor_change') return `${rule.kind} ${rule.collection}`;
+  if (rule.kind === 'stale') return `${rule.kind} ${rule.dataset}`;
+  return `${rule.kind} ${shortAddress(rule.address)}`;
 }

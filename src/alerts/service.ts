@@ -14,18 +14,11 @@ const RETRY_MS = 5_000;
 
 /** Which datasets' ticks can change what a rule sees. */
 function datasetsOf(rule: AlertRule): readonly Dataset[] {
-  switch (rule.kind) {
-    case 'price_change':
-      return ['prices'];
-    case 'portfolio_change':
-      return ['positions', 'nfts'];
-    case 'nft_floor_change':
-      return ['nfts'];
-    case 'stale':
-      return [rule.dataset];
-    default:
-      return ['positions'];
-  }
+  if (rule.kind === 'price_change') return ['prices'];
+  if (rule.kind === 'portfolio_change') return ['positions', 'nfts'];
+  if (rule.kind === 'nft_floor_change') return ['nfts'];
+  if (rule.kind === 'stale') return [rule.dataset];
+  return ['positions'];
 }
 
 export interface AlertsDeps {
