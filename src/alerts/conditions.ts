@@ -153,7 +153,6 @@ export function changeCondition(rule: ChangeRule, observation: ChangeObservation
   };
 }
 
-/** The subject of a position: `<owner>/<position_id>`. */
 export function positionSubject(owner: string, positionId: string): string {
   return `${owner}/${positionId}`;
 }

@@ -44,7 +44,6 @@ async function observeConditions(sql: Queryable, rule: EpisodeRule, now: Date): 
   }
 }
 
-/** One rule: its states and its observations, read on `sql`. */
 async function evaluateRule(sql: Queryable, rule: AlertRule, now: Date): Promise<RuleEvaluation> {
   const states = await loadStates(sql, rule.id);
   if (isEpisodeRule(rule)) {

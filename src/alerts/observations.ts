@@ -10,7 +10,6 @@ import type { PositionRow } from './transitions.ts';
  * than two windows (a gap in the data is not a move).
  */
 
-/** A window as an interval parameter. */
 const interval = (ms: number) => `${ms} milliseconds`;
 
 type PortfolioValue = { value: string | null; at: Date | null };

@@ -29,11 +29,8 @@ const FORMAT_DESCRIPTIONS: Record<AddressFormat, string> = {
   ton: 'a TON address (EQ…/UQ… or workchain:hex)',
 };
 
-export interface ParsedAddress {
-  /** The normal form. */
-  address: string;
-  format: AddressFormat;
-}
+/** An address in its normal form, and its format. */
+export type ParsedAddress = { address: string; format: AddressFormat };
 
 const HEX_ADDRESS = /^0x[0-9a-fA-F]+$/;
 const BECH32_ADDRESS = /^(bc|tb|bcrt)1[02-9ac-hj-np-z]{6,87}$/;

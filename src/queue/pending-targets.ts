@@ -96,8 +96,7 @@ export function createPendingTargets(redis: RedisClient, prefix: string) {
       const released: Supersession[] = [];
       for (let i = 0; i < gone.length; i += BATCH) {
         const slice = gone.slice(i, i + BATCH);
-        const targets = (await redis.eval(RELEASE_SCRIPT, 1, key, ...slice.flat())) as string[];
-        const done = new Set(targets);
+        const done = new Set((await redis.eval(RELEASE_SCRIPT, 1, key, ...slice.flat())) as string[]);
         for (const [target, value] of slice)
           if (done.has(target)) released.push({ job: parseTargetJob(target, value), by: tick });
       }
