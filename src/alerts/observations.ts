@@ -10,8 +10,6 @@ import type { PositionRow } from './transitions.ts';
  * than two windows (a gap in the data is not a move).
  */
 
-const interval = (ms: number) => `${ms} milliseconds`;
-
 type PortfolioValue = { value: string | null; at: Date | null };
 
 /**
@@ -39,8 +37,8 @@ async function portfolioValueAsOf(sql: Queryable, address: string, asOf: Date | 
 /** A price, portfolio or floor change rule's newest value and its reference. */
 export async function observeChange(sql: Queryable, rule: ChangeRule): Promise<ChangeObservation | undefined> {
   if (rule.kind === 'portfolio_change') return observePortfolio(sql, rule.address, rule.windowMs);
-  const window = interval(rule.windowMs);
-  const twoWindows = interval(2 * rule.windowMs);
+  const window = `${rule.windowMs} milliseconds`;
+  const twoWindows = `${2 * rule.windowMs} milliseconds`;
   if (rule.kind === 'price_change') {
     const [row] = await sql<ChangeObservation[]>`
       select t.symbol, l.price::text as value, l.price_time as at, r.price::text as "refValue", r.price_time as "refAt"
