@@ -1,14 +1,10 @@
 import Big from 'big.js';
-import { formatDuration } from './duration.ts';
 import { formatSpan } from '../runtime/time-span.ts';
 import { groupThousands } from '../runtime/number-text.ts';
 import { formatPercent, formatTime, formatUsd, shortAddress, shortPositionId, tokenLabel } from './format.ts';
-import type { Direction, EpisodeRule } from './rules.ts';
+import { formatDuration, type Direction, type EpisodeRule } from './rules.ts';
 
-/**
- * What an episode rule sees in the data, subject by subject, and whether its condition holds. Pure:
- * the observations come in (src/alerts/observations.ts reads them), conditions go out.
- */
+/** What an episode rule sees, subject by subject, and whether its condition holds. Pure. */
 
 /** The figures of an event, as sent in the payload's `data`. */
 export type AlertData = Record<string, string | number | boolean | null>;
@@ -24,35 +20,16 @@ export interface Condition {
   data: AlertData;
 }
 
-/** The newest price of a token and the price one window before it. */
-export interface PriceObservation {
-  coinType: string;
-  symbol: string | null;
-  price: string;
-  priceTime: Date;
-  /** The last price at or before priceTime - window, when one exists within two windows. */
-  refPrice: string | null;
-  refTime: Date | null;
-}
-
-/** An address's portfolio value (USD) at its latest refreshes, and as of one window earlier. */
-export interface PortfolioObservation {
-  address: string;
+/** A change rule's newest value (a price, USD, a floor in native units) and its reference (observations.ts). */
+export interface ChangeObservation {
   value: string;
   at: Date;
   refValue: string | null;
   refAt: Date | null;
-}
-
-/** A collection's newest floor price (native units) and the floor one window before it. */
-export interface FloorObservation {
-  collectionId: string;
-  name: string | null;
-  nativeSymbol: string | null;
-  floor: string;
-  at: Date;
-  refFloor: string | null;
-  refAt: Date | null;
+  /** Prices: the token's symbol; floors: the collection's name and native token. */
+  symbol?: string | null;
+  name?: string | null;
+  nativeSymbol?: string | null;
 }
 
 /** A position of the address's latest positions refresh whose snapshot carries a health factor. */
@@ -64,11 +41,6 @@ export interface HealthObservation {
   snapshotAt: Date;
   /** position_pnl.health_factor (numeric text): a Borrow's `current.healthy`. */
   healthFactor: string;
-}
-
-/** The newest successful tick of a dataset (null: it never succeeded). */
-export interface FreshnessObservation {
-  newestTick: Date | null;
 }
 
 /** Percent change from `from` to `to`, exact; undefined when `from` is not a positive number. */
@@ -87,10 +59,6 @@ export function reaches(change: Big, percent: number, direction: Direction): boo
   return change.abs().gte(limit);
 }
 
-function threshold(percent: number, direction: Direction): string {
-  return `${direction === 'up' ? '+' : direction === 'down' ? '-' : '±'}${percent} %`;
-}
-
 /** "rose 5.31 %", "fell 0.20 %", "did not move". */
 function moved(change: Big): string {
   const value = Number(change.toFixed(4));
@@ -98,133 +66,93 @@ function moved(change: Big): string {
   return `${value > 0 ? 'rose' : 'fell'} ${formatPercent(Math.abs(value)).slice(1)}`;
 }
 
-interface ChangeRule {
-  windowMs: number;
-  percent: number;
-  direction: Direction;
+export type ChangeRule = Extract<EpisodeRule, { kind: 'price_change' | 'portfolio_change' | 'nft_floor_change' }>;
+
+/** How a change rule names its subject, says it has no data, and spells its values. */
+interface ChangeSpelling {
+  subject: string;
+  label: string;
+  missing: string;
+  amount: (value: string) => string;
+  unit: string;
+  asOf: string;
+  data: AlertData;
 }
 
-function changeCondition(
-  rule: ChangeRule,
-  subject: string,
-  now: { value: string; at: Date },
-  ref: { value: string | null; at: Date | null },
-  describe: (movedText: string) => string,
-): Condition {
-  const change = percentChange(ref.value, now.value);
-  const data: AlertData = {
-    value: now.value,
-    at: now.at.toISOString(),
-    reference_value: ref.value,
-    reference_at: ref.at?.toISOString() ?? null,
-    change_percent: change === undefined ? null : Number(change.toFixed(4)),
-    window: formatDuration(rule.windowMs),
-    percent: rule.percent,
-    direction: rule.direction,
-  };
-  if (change === undefined) {
-    return {
-      subject,
-      holds: undefined,
-      tick: now.at,
-      text: describe(`has no value ${formatDuration(rule.windowMs)} earlier to compare with`),
-      data,
-    };
+function changeSpelling(rule: ChangeRule, observation: ChangeObservation | undefined): ChangeSpelling {
+  const at = observation ? formatTime(observation.at) : '';
+  switch (rule.kind) {
+    case 'price_change':
+      return {
+        subject: rule.token,
+        label: tokenLabel(rule.token, observation?.symbol ?? null),
+        missing: 'has no stored price yet',
+        amount: groupThousands,
+        unit: '',
+        asOf: `price time ${at}`,
+        data: { token: rule.token, symbol: observation?.symbol ?? null },
+      };
+    case 'portfolio_change':
+      return {
+        subject: rule.address,
+        label: `Portfolio of ${shortAddress(rule.address)}`,
+        missing: 'has not been refreshed yet',
+        amount: formatUsd,
+        unit: ' USD',
+        asOf: `as of ${at}`,
+        data: { address: rule.address },
+      };
+    case 'nft_floor_change':
+      return {
+        subject: rule.collection,
+        label: `Floor of ${observation?.name ?? rule.collection}`,
+        missing: 'has no stored floor price',
+        amount: groupThousands,
+        unit: observation?.nativeSymbol ? ` ${observation.nativeSymbol}` : '',
+        asOf: `as of ${at}`,
+        data: {
+          collection: rule.collection,
+          collection_name: observation?.name ?? null,
+          native_token_symbol: observation?.nativeSymbol ?? null,
+        },
+      };
   }
-  return {
+}
+
+/** A price, portfolio or floor change rule's condition: the change over its window reaches its percent. */
+export function changeCondition(rule: ChangeRule, observation: ChangeObservation | undefined): Condition {
+  const { subject, label, missing, amount, unit, asOf, data } = changeSpelling(rule, observation);
+  if (!observation) return { subject, holds: undefined, tick: null, text: `${label} ${missing}`, data: {} };
+  const { value, at, refValue, refAt } = observation;
+  const change = percentChange(refValue, value);
+  const window = formatDuration(rule.windowMs);
+  const fromTo = refValue === null ? '' : `, from ${amount(refValue)} to ${amount(value)}${unit} (${asOf})`;
+  const condition = {
     subject,
-    holds: reaches(change, rule.percent, rule.direction),
-    tick: now.at,
-    text: `${describe(`${moved(change)} in ${formatDuration(rule.windowMs)}`)}; threshold ${threshold(rule.percent, rule.direction)}`,
-    data,
-  };
-}
-
-export function priceCondition(
-  rule: Extract<EpisodeRule, { kind: 'price_change' }>,
-  observation: PriceObservation | undefined,
-): Condition {
-  const label = tokenLabel(rule.token, observation?.symbol ?? null);
-  if (!observation) {
-    return { subject: rule.token, holds: undefined, tick: null, text: `${label} has no stored price yet`, data: {} };
-  }
-  const condition = changeCondition(
-    rule,
-    rule.token,
-    { value: observation.price, at: observation.priceTime },
-    { value: observation.refPrice, at: observation.refTime },
-    (movedText) =>
-      observation.refPrice === null
-        ? `${label} ${movedText}`
-        : `${label} ${movedText}, from ${groupThousands(observation.refPrice)} to ${groupThousands(observation.price)} (price time ${formatTime(observation.priceTime)})`,
-  );
-  return { ...condition, data: { token: rule.token, symbol: observation.symbol, ...condition.data } };
-}
-
-export function portfolioCondition(
-  rule: Extract<EpisodeRule, { kind: 'portfolio_change' }>,
-  observation: PortfolioObservation | undefined,
-): Condition {
-  const label = `Portfolio of ${shortAddress(rule.address)}`;
-  if (!observation) {
-    return {
-      subject: rule.address,
-      holds: undefined,
-      tick: null,
-      text: `${label} has not been refreshed yet`,
-      data: {},
-    };
-  }
-  const condition = changeCondition(
-    rule,
-    rule.address,
-    { value: observation.value, at: observation.at },
-    { value: observation.refValue, at: observation.refAt },
-    (movedText) =>
-      observation.refValue === null
-        ? `${label} ${movedText}`
-        : `${label} ${movedText}, from ${formatUsd(observation.refValue)} to ${formatUsd(observation.value)} USD (as of ${formatTime(observation.at)})`,
-  );
-  return { ...condition, data: { address: rule.address, ...condition.data } };
-}
-
-export function floorCondition(
-  rule: Extract<EpisodeRule, { kind: 'nft_floor_change' }>,
-  observation: FloorObservation | undefined,
-): Condition {
-  const label = `Floor of ${observation?.name ?? rule.collection}`;
-  if (!observation) {
-    return {
-      subject: rule.collection,
-      holds: undefined,
-      tick: null,
-      text: `${label} has no stored floor price`,
-      data: {},
-    };
-  }
-  const unit = observation.nativeSymbol ? ` ${observation.nativeSymbol}` : '';
-  const condition = changeCondition(
-    rule,
-    rule.collection,
-    { value: observation.floor, at: observation.at },
-    { value: observation.refFloor, at: observation.refAt },
-    (movedText) =>
-      observation.refFloor === null
-        ? `${label} ${movedText}`
-        : `${label} ${movedText}, from ${groupThousands(observation.refFloor)} to ${groupThousands(observation.floor)}${unit} (as of ${formatTime(observation.at)})`,
-  );
-  return {
-    ...condition,
+    tick: at,
     data: {
-      collection: rule.collection,
-      collection_name: observation.name,
-      native_token_symbol: observation.nativeSymbol,
-      ...condition.data,
+      ...data,
+      value,
+      at: at.toISOString(),
+      reference_value: refValue,
+      reference_at: refAt?.toISOString() ?? null,
+      change_percent: change === undefined ? null : Number(change.toFixed(4)),
+      window,
+      percent: rule.percent,
+      direction: rule.direction,
     },
   };
+  if (change === undefined) {
+    return { ...condition, holds: undefined, text: `${label} has no value ${window} earlier to compare with${fromTo}` };
+  }
+  const sign = { up: '+', down: '-', any: '±' }[rule.direction];
+  return {
+    ...condition,
+    holds: reaches(change, rule.percent, rule.direction),
+    text: `${label} ${moved(change)} in ${window}${fromTo}; threshold ${sign}${rule.percent} %`,
+  };
 }
 
-/** The subject of a position: `<owner>/<position_id>`. */
 export function positionSubject(owner: string, positionId: string): string {
   return `${owner}/${positionId}`;
 }
@@ -233,57 +161,51 @@ export function healthConditions(
   rule: Extract<EpisodeRule, { kind: 'health_below' }>,
   observations: HealthObservation[],
 ): Condition[] {
-  return observations.flatMap((position) => {
+  return observations.map((position) => {
     const health = Number(position.healthFactor);
     const where = position.protocolId ? `${position.type} on ${position.protocolId}` : position.type;
     const holds = new Big(position.healthFactor).lt(rule.threshold);
-    return [
-      {
-        subject: positionSubject(position.owner, position.positionId),
-        holds,
-        tick: position.snapshotAt,
-        text: `Health factor of ${shortAddress(position.owner)}'s position ${shortPositionId(position.positionId)} (${where}) is ${health}, ${holds ? 'below' : 'at or above'} ${rule.threshold} (as of ${formatTime(position.snapshotAt)})`,
-        data: {
-          address: position.owner,
-          position_id: position.positionId,
-          type: position.type,
-          protocol_id: position.protocolId,
-          health_factor: health,
-          threshold: rule.threshold,
-        },
+    return {
+      subject: positionSubject(position.owner, position.positionId),
+      holds,
+      tick: position.snapshotAt,
+      text: `Health factor of ${shortAddress(position.owner)}'s position ${shortPositionId(position.positionId)} (${where}) is ${health}, ${holds ? 'below' : 'at or above'} ${rule.threshold} (as of ${formatTime(position.snapshotAt)})`,
+      data: {
+        address: position.owner,
+        position_id: position.positionId,
+        type: position.type,
+        protocol_id: position.protocolId,
+        health_factor: health,
+        threshold: rule.threshold,
       },
-    ];
+    };
   });
 }
 
+/** A dataset is stale when its newest successful tick (null: it never succeeded) is older than the max age. */
 export function staleCondition(
   rule: Extract<EpisodeRule, { kind: 'stale' }>,
-  observation: FreshnessObservation,
+  newestTick: Date | null,
   now: Date,
 ): Condition {
   const maxAge = formatDuration(rule.maxAgeMs);
   const data: AlertData = {
     dataset: rule.dataset,
-    newest_tick: observation.newestTick?.toISOString() ?? null,
-    age_seconds: observation.newestTick ? Math.round((now.getTime() - observation.newestTick.getTime()) / 1000) : null,
+    newest_tick: newestTick?.toISOString() ?? null,
+    age_seconds: newestTick ? Math.round((now.getTime() - newestTick.getTime()) / 1000) : null,
     max_age: maxAge,
   };
-  if (!observation.newestTick) {
-    return {
-      subject: rule.dataset,
-      holds: true,
-      tick: null,
-      text: `${rule.dataset} has never been refreshed successfully (max age ${maxAge})`,
-      data,
-    };
+  if (!newestTick) {
+    const text = `${rule.dataset} has never been refreshed successfully (max age ${maxAge})`;
+    return { subject: rule.dataset, holds: true, tick: null, text, data };
   }
-  const ageMs = now.getTime() - observation.newestTick.getTime();
+  const ageMs = now.getTime() - newestTick.getTime();
   const holds = ageMs > rule.maxAgeMs;
   return {
     subject: rule.dataset,
     holds,
-    tick: observation.newestTick,
-    text: `${rule.dataset} ${holds ? 'is stale' : 'is fresh'}: its newest successful tick, ${formatTime(observation.newestTick)}, is ${formatSpan(ageMs / 1000)} old (max age ${maxAge})`,
+    tick: newestTick,
+    text: `${rule.dataset} ${holds ? 'is stale' : 'is fresh'}: its newest successful tick, ${formatTime(newestTick)}, is ${formatSpan(ageMs / 1000)} old (max age ${maxAge})`,
     data,
   };
 }

@@ -5,23 +5,13 @@ import { runQuery } from '../db/query.ts';
 import { describe } from '../errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { Metrics } from '../runtime/metrics.ts';
-import { givesUp, retryDelayMs } from './delivery-policy.ts';
 import type { Webhook } from './rules.ts';
-import {
-  claimDueDelivery,
-  countFailingDeliveries,
-  markAttemptFailed,
-  markDelivered,
-  type ClaimedDelivery,
-} from './store.ts';
-import { postEvent, WEBHOOK_TIMEOUT_MS } from './webhook.ts';
+import { claimDueDelivery, countPendingDeliveries, recordAttempt } from './store.ts';
+import { givesUp, postEvent, retryDelayMs, WEBHOOK_TIMEOUT_MS } from './webhook.ts';
 
 /** Deliveries in flight per process. */
 const LANES = 2;
-/**
- * How long a claimed delivery is its lane's: the webhook's timeout and time to record the outcome.
- * A lane that dies holding one delays that delivery by at most this long.
- */
+/** A claim's lease: the webhook's timeout and time to record the outcome (a dead lane's delay at most). */
 const DELIVERY_LEASE_MS = 3 * WEBHOOK_TIMEOUT_MS;
 /** How often an idle lane looks for due deliveries (retries that came due, other processes' events). */
 const POLL_MS = 1_000;
@@ -30,12 +20,7 @@ const ERROR_PAUSE_MS = 5_000;
 /** How often the failing gauge is recounted. */
 const GAUGE_EVERY_MS = 5_000;
 
-export interface Deliverer {
-  /** Looks for due deliveries now (new events were just recorded). */
-  wake(): void;
-  /** Stops claiming; a send in flight finishes (within the webhook timeout) and is recorded. */
-  close(): Promise<void>;
-}
+export type Deliverer = ReturnType<typeof startDeliverer>;
 
 export interface DelivererDeps {
   database: Database;
@@ -48,15 +33,12 @@ export interface DelivererDeps {
 }
 
 /**
- * Sends the outbox. Each delivery is claimed with a lease (one short statement), POSTed outside any
- * transaction, then its outcome recorded by the lane that still holds the lease: no database lock
- * is held while a webhook takes its time, no other process or lane sends the row during the lease,
- * and once its outcome is recorded none sends it again. A process killed between sending and
- * recording leaves the row pending; when the lease runs out it is sent again with the same
- * Idempotency-Key, which the receiver uses to process it once (at-least-once sending + idempotency
- * key = delivered once).
+ * Sends the outbox. Each delivery is claimed with a lease, POSTed outside any transaction (no lock
+ * held while a webhook takes its time), and its outcome recorded by the lane still holding the lease.
+ * A process killed in between leaves the row pending: sent again when the lease runs out, with the
+ * same Idempotency-Key, by which the receiver processes it once.
  */
-export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }: DelivererDeps): Deliverer {
+export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }: DelivererDeps) {
   const byId = new Map(webhooks.map((webhook) => [webhook.id, webhook]));
   const webhookIds = [...byId.keys()];
   let closed = false;
@@ -91,54 +73,34 @@ export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }:
     const outcome = await postEvent(webhook, delivery.body, delivery.eventKey);
     const attempt = delivery.attempts + 1;
     const fields = { event: delivery.eventKey, webhook: webhook.name, attempt };
-    if (outcome.ok) {
-      const recorded = await runQuery(database, 'alerts.deliver', () => markDelivered(database.sql, delivery));
-      if (!recorded) return leaseLost(fields);
-      metrics.alertDeliveries.inc({ outcome: 'delivered' });
-      logger.info({ ...fields, status: outcome.status }, 'alert delivered');
-      return true;
-    }
     const now = new Date();
     const retryAt =
-      outcome.retryable && !givesUp(delivery.createdAt, now)
+      !outcome.ok && outcome.retryable && !givesUp(delivery.createdAt, now)
         ? new Date(now.getTime() + retryDelayMs(attempt, outcome.retryAfterMs))
         : null;
-    const recorded = await runQuery(database, 'alerts.deliver', () =>
-      markAttemptFailed(database.sql, delivery, outcome.error, retryAt),
-    );
-    if (!recorded) return leaseLost(fields);
-    recordFailure(fields, delivery, outcome.error, retryAt);
-    return true;
-  }
-
-  /** The lease ran out before the outcome was recorded, and another lane took the row: it decides. */
-  function leaseLost(fields: { event: string; webhook: string; attempt: number }): boolean {
-    logger.warn(fields, 'alert delivery outlived its lease; its outcome is left to the lane that took it over');
-    return true;
-  }
-
-  function recordFailure(
-    fields: { event: string; webhook: string; attempt: number },
-    delivery: ClaimedDelivery,
-    error: string,
-    retryAt: Date | null,
-  ) {
-    if (retryAt) {
+    const failure = outcome.ok ? undefined : { error: outcome.error, retryAt };
+    const recorded = await runQuery(database, 'alerts.deliver', () => recordAttempt(database.sql, delivery, failure));
+    if (!recorded) {
+      // The lease ran out before the outcome was recorded, and another lane took the row: it decides.
+      logger.warn(fields, 'alert delivery outlived its lease; its outcome is left to the lane that took it over');
+    } else if (outcome.ok) {
+      metrics.alertDeliveries.inc({ outcome: 'delivered' });
+      logger.info({ ...fields, status: outcome.status }, 'alert delivered');
+    } else if (retryAt) {
       metrics.alertDeliveries.inc({ outcome: 'retrying' });
-      logger.warn({ ...fields, err: error, retryAt: retryAt.toISOString() }, 'alert delivery failed; retrying');
+      logger.warn({ ...fields, err: outcome.error, retryAt: retryAt.toISOString() }, 'alert delivery failed; retrying');
     } else {
       metrics.alertDeliveries.inc({ outcome: 'failed' });
-      logger.error(
-        { ...fields, err: error, since: delivery.createdAt.toISOString() },
-        'alert delivery failed for good',
-      );
+      const since = delivery.createdAt.toISOString();
+      logger.error({ ...fields, err: outcome.error, since }, 'alert delivery failed for good');
     }
+    return true;
   }
 
   async function countFailing() {
     if (Date.now() - gaugeCountedAt < GAUGE_EVERY_MS) return;
     gaugeCountedAt = Date.now();
-    metrics.alertsFailing.set(await countFailingDeliveries(database));
+    metrics.alertsFailing.set((await countPendingDeliveries(database.sql)).failing);
   }
 
   async function lane(leaseOwner: string): Promise<void> {
@@ -157,8 +119,10 @@ export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }:
   const lanes =
     webhookIds.length > 0 ? Array.from({ length: LANES }, (_, index) => lane(`${processId}/${index + 1}`)) : [];
   return {
+    /** Looks for due deliveries now (new events were just recorded). */
     wake: wakeAll,
-    async close() {
+    /** Stops claiming; a send in flight finishes (within the webhook timeout) and is recorded. */
+    async close(): Promise<void> {
       closed = true;
       wakeAll();
       await Promise.all(lanes);

@@ -1,34 +1,22 @@
 import type { Database } from '../db/client.ts';
 import { runQuery } from '../db/query.ts';
 import { withTransaction } from '../db/transaction.ts';
+import { changeCondition, healthConditions, staleCondition, type Condition } from './conditions.ts';
 import {
-  floorCondition,
-  healthConditions,
-  portfolioCondition,
-  priceCondition,
-  staleCondition,
-  type Condition,
-} from './conditions.ts';
-import {
-  observeFloor,
+  observeChange,
   observeFreshness,
   observeHealth,
   observeLatestRefresh,
-  observePortfolio,
   observePositionChanges,
-  observePrice,
 } from './observations.ts';
-import { positionOccurrences, type Occurrence } from './position-events.ts';
 import { isEpisodeRule, type AlertRule, type EpisodeRule } from './rules.ts';
 import { loadStates, recordedKeys, recordEvents, saveStates, type Queryable } from './store.ts';
 import { planEpisodes, planPositionEvents, type AlertState, type Plan, type PlannedEvent } from './transitions.ts';
 
 /**
- * Evaluates rules against the data: observe, plan (pure), then record. Recording runs in one
- * transaction under an advisory lock, so that two alerts processes evaluate one after the other and
- * the second sees the episodes the first opened: a condition is one episode whoever sees it first.
- * The observations are read in that transaction too, on the primary: a `stale` rule compares now
- * with the newest data, never with a lagging copy's.
+ * Evaluates rules: observe, plan (pure), record, in one transaction under an advisory lock so that
+ * alerts processes take turns and a condition is one episode whoever sees it first. Observations are
+ * read there too, on the primary: a `stale` rule never compares now with a lagging copy's data.
  */
 
 /** Arbitrary but fixed: serializes the evaluations of every alerts process on one database. */
@@ -43,19 +31,12 @@ export interface RuleEvaluation {
   plan: Plan;
 }
 
-async function evaluateEpisodeRule(sql: Queryable, rule: EpisodeRule, states: AlertState[], now: Date) {
-  const conditions = await observeConditions(sql, rule, now);
-  return { conditions, plan: planEpisodes(rule, conditions, states, now) };
-}
-
 async function observeConditions(sql: Queryable, rule: EpisodeRule, now: Date): Promise<Condition[]> {
   switch (rule.kind) {
     case 'price_change':
-      return [priceCondition(rule, await observePrice(sql, rule.token, rule.windowMs))];
     case 'portfolio_change':
-      return [portfolioCondition(rule, await observePortfolio(sql, rule.address, rule.windowMs))];
     case 'nft_floor_change':
-      return [floorCondition(rule, await observeFloor(sql, rule.collection, rule.windowMs))];
+      return [changeCondition(rule, await observeChange(sql, rule))];
     case 'health_below':
       return healthConditions(rule, await observeHealth(sql, rule.address));
     case 'stale':
@@ -63,26 +44,19 @@ async function observeConditions(sql: Queryable, rule: EpisodeRule, now: Date): 
   }
 }
 
-/** One rule: its states and its observations, read on `sql`. */
-export async function evaluateRule(sql: Queryable, rule: AlertRule, now: Date): Promise<RuleEvaluation> {
+async function evaluateRule(sql: Queryable, rule: AlertRule, now: Date): Promise<RuleEvaluation> {
   const states = await loadStates(sql, rule.id);
-  if (isEpisodeRule(rule)) return { rule, states, ...(await evaluateEpisodeRule(sql, rule, states, now)) };
+  if (isEpisodeRule(rule)) {
+    const conditions = await observeConditions(sql, rule, now);
+    return { rule, states, conditions, plan: planEpisodes(rule, conditions, states, now) };
+  }
   const latestRefresh = await observeLatestRefresh(sql, rule.address);
   const state = states.find((candidate) => candidate.subject === rule.address);
-  let occurrences: Occurrence[] = [];
-  if (state?.baseline) {
-    const change = rule.kind === 'position_opened' ? 'opened' : 'closed';
-    const rows = await observePositionChanges(sql, rule.address, change, state.baseline);
-    occurrences = positionOccurrences(rule, rows, state.baseline);
-  }
-  return { rule, states, conditions: [], plan: planPositionEvents(rule, () => occurrences, state, latestRefresh) };
+  const rows = state?.baseline ? await observePositionChanges(sql, rule, state.baseline) : [];
+  return { rule, states, conditions: [], plan: planPositionEvents(rule, rows, state, latestRefresh) };
 }
 
-/**
- * Evaluates `rules` and records what they fire (events in the outbox, episodes and baselines in
- * alert_states), all in one transaction. Returns the events recorded now: an event another process
- * or an earlier run recorded already is not among them.
- */
+/** Evaluates `rules` and records what they fire, in one transaction; returns the events new to the outbox. */
 export function evaluateAndRecord(database: Database, rules: AlertRule[], now: Date): Promise<PlannedEvent[]> {
   return withTransaction(database, 'alerts.evaluate', async (tx) => {
     await tx.sql`select pg_advisory_xact_lock(${EVALUATION_LOCK_ID})`;

@@ -26,17 +26,12 @@ export function shortAddress(address: string): string {
   return /^0x[0-9a-f]{40,}$/.test(address) ? `${address.slice(0, 6)}…${address.slice(-4)}` : address;
 }
 
-/** A token's symbol when known, else its short coin type (`0x2::sui::SUI`). */
+/** A token's symbol when known, else its short coin type (`0x2::sui::SUI`; rules hold valid ones only). */
 export function tokenLabel(coinType: string, symbol: string | null): string {
-  if (symbol) return symbol;
-  try {
-    return shortCoinType(coinType);
-  } catch {
-    return coinType;
-  }
+  return symbol || shortCoinType(coinType);
 }
 
 /** A position id short enough for a sentence: long hex runs shortened as addresses are. */
 export function shortPositionId(positionId: string): string {
-  return positionId.replace(/0x[0-9a-f]{40,}/g, (hex) => `${hex.slice(0, 6)}…${hex.slice(-4)}`);
+  return positionId.replace(/0x[0-9a-f]{40,}/g, shortAddress);
 }

@@ -1,53 +1,20 @@
 import type { Dataset } from '../datasets.ts';
-import type {
-  FloorObservation,
-  FreshnessObservation,
-  HealthObservation,
-  PortfolioObservation,
-  PriceObservation,
-} from './conditions.ts';
-import type { PositionRow } from './position-events.ts';
+import type { ChangeObservation, ChangeRule, HealthObservation } from './conditions.ts';
+import type { PositionEventRule } from './rules.ts';
 import type { Queryable } from './store.ts';
+import type { PositionRow } from './transitions.ts';
 
 /**
- * What the rules read, through the views of the data contract (docs/schema.md). Each query is about
- * one token, address, collection or dataset, along the tables' keys. A change rule compares the
- * newest value with the last one at or before one window earlier, and only with one no older than
- * two windows (a gap in the data is not a move).
+ * What the rules read, through the data contract's views (docs/schema.md), along the tables' keys. A
+ * change rule's reference is the last value at or before one window before the newest, and no older
+ * than two windows (a gap in the data is not a move).
  */
 
-/** A window as an interval parameter. */
-const interval = (ms: number) => `${ms} milliseconds`;
-
-export async function observePrice(
-  sql: Queryable,
-  coinType: string,
-  windowMs: number,
-): Promise<PriceObservation | undefined> {
-  const [row] = await sql<PriceObservation[]>`
-    select ${coinType} as "coinType", t.symbol, l.price::text as price, l.price_time as "priceTime",
-           r.price::text as "refPrice", r.price_time as "refTime"
-    from (select price, price_time from token_prices where coin_type = ${coinType} order by price_time desc limit 1) l
-    left join tokens t on t.coin_type = ${coinType}
-    left join lateral (
-      select price, price_time from token_prices
-      where coin_type = ${coinType}
-        and price_time <= l.price_time - ${interval(windowMs)}::interval
-        and price_time >= l.price_time - ${interval(2 * windowMs)}::interval
-      order by price_time desc limit 1
-    ) r on true`;
-  return row;
-}
-
-interface PortfolioValue {
-  value: string | null;
-  at: Date | null;
-}
+type PortfolioValue = { value: string | null; at: Date | null };
 
 /**
- * The portfolio value as latest_portfolio computes it (the net worth of the last positions refresh
- * plus the NFT value of the last NFT refresh, from the refresh views), as of a time: the refreshes
- * at or before it.
+ * The portfolio value as latest_portfolio computes it (last positions refresh's net worth plus last
+ * NFT refresh's value), from the refreshes at or before `asOf`.
  */
 async function portfolioValueAsOf(sql: Queryable, address: string, asOf: Date | null): Promise<PortfolioValue> {
   const limit = sql`coalesce(${asOf}::timestamptz, 'infinity')`;
@@ -67,47 +34,59 @@ async function portfolioValueAsOf(sql: Queryable, address: string, asOf: Date | 
   return row ?? { value: null, at: null };
 }
 
+/** A price, portfolio or floor change rule's newest value and its reference. */
+export async function observeChange(sql: Queryable, rule: ChangeRule): Promise<ChangeObservation | undefined> {
+  if (rule.kind === 'portfolio_change') return observePortfolio(sql, rule.address, rule.windowMs);
+  const window = `${rule.windowMs} milliseconds`;
+  const twoWindows = `${2 * rule.windowMs} milliseconds`;
+  if (rule.kind === 'price_change') {
+    const [row] = await sql<ChangeObservation[]>`
+      select t.symbol, l.price::text as value, l.price_time as at, r.price::text as "refValue", r.price_time as "refAt"
+      from (select price, price_time from token_prices where coin_type = ${rule.token} order by price_time desc limit 1) l
+      left join tokens t on t.coin_type = ${rule.token}
+      left join lateral (
+        select price, price_time from token_prices
+        where coin_type = ${rule.token}
+          and price_time <= l.price_time - ${window}::interval
+          and price_time >= l.price_time - ${twoWindows}::interval
+        order by price_time desc limit 1
+      ) r on true`;
+    return row;
+  }
+  const [row] = await sql<ChangeObservation[]>`
+    select c.name, c.native_token_symbol as "nativeSymbol", l.floor_price::text as value, l.snapshot_at as at,
+           r.floor_price::text as "refValue", r.snapshot_at as "refAt"
+    from (
+      select floor_price, snapshot_at from nft_holding_snapshots
+      where collection_id = ${rule.collection} and floor_price is not null
+      order by snapshot_at desc limit 1
+    ) l
+    left join nft_collections c on c.collection_id = ${rule.collection}
+    left join lateral (
+      select floor_price, snapshot_at from nft_holding_snapshots
+      where collection_id = ${rule.collection} and floor_price is not null
+        and snapshot_at <= l.snapshot_at - ${window}::interval
+        and snapshot_at >= l.snapshot_at - ${twoWindows}::interval
+      order by snapshot_at desc limit 1
+    ) r on true`;
+  return row;
+}
+
 export async function observePortfolio(
   sql: Queryable,
   address: string,
   windowMs: number,
-): Promise<PortfolioObservation | undefined> {
+): Promise<ChangeObservation | undefined> {
   const latest = await portfolioValueAsOf(sql, address, null);
   if (latest.value === null || latest.at === null) return undefined;
   const ref = await portfolioValueAsOf(sql, address, new Date(latest.at.getTime() - windowMs));
   const inWindow = ref.at !== null && ref.at.getTime() >= latest.at.getTime() - 2 * windowMs;
   return {
-    address,
     value: latest.value,
     at: latest.at,
     refValue: inWindow ? ref.value : null,
     refAt: inWindow ? ref.at : null,
   };
-}
-
-export async function observeFloor(
-  sql: Queryable,
-  collectionId: string,
-  windowMs: number,
-): Promise<FloorObservation | undefined> {
-  const [row] = await sql<FloorObservation[]>`
-    select ${collectionId} as "collectionId", c.name, c.native_token_symbol as "nativeSymbol",
-           l.floor_price::text as floor, l.snapshot_at as at,
-           r.floor_price::text as "refFloor", r.snapshot_at as "refAt"
-    from (
-      select floor_price, snapshot_at from nft_holding_snapshots
-      where collection_id = ${collectionId} and floor_price is not null
-      order by snapshot_at desc limit 1
-    ) l
-    left join nft_collections c on c.collection_id = ${collectionId}
-    left join lateral (
-      select floor_price, snapshot_at from nft_holding_snapshots
-      where collection_id = ${collectionId} and floor_price is not null
-        and snapshot_at <= l.snapshot_at - ${interval(windowMs)}::interval
-        and snapshot_at >= l.snapshot_at - ${interval(2 * windowMs)}::interval
-      order by snapshot_at desc limit 1
-    ) r on true`;
-  return row;
 }
 
 /** The positions of the address's latest positions refresh that have a health factor (position_pnl.health_factor). */
@@ -121,10 +100,11 @@ export function observeHealth(sql: Queryable, address: string): Promise<HealthOb
     order by p.position_id`;
 }
 
-export async function observeFreshness(sql: Queryable, dataset: Dataset): Promise<FreshnessObservation> {
+/** The newest successful tick of a dataset (null: it never succeeded). */
+export async function observeFreshness(sql: Queryable, dataset: Dataset): Promise<Date | null> {
   const [row] = await sql<{ newestTick: Date | null }[]>`
     select max(last_success_tick) as "newestTick" from dataset_freshness where dataset = ${dataset}`;
-  return { newestTick: row?.newestTick ?? null };
+  return row?.newestTick ?? null;
 }
 
 /** The tick of the address's latest positions refresh (null: never refreshed). */
@@ -134,18 +114,13 @@ export async function observeLatestRefresh(sql: Queryable, address: string): Pro
   return row?.at ?? null;
 }
 
-/** The address's positions opened (first seen) or closed after `since`. */
-export function observePositionChanges(
-  sql: Queryable,
-  address: string,
-  change: 'opened' | 'closed',
-  since: Date,
-): Promise<PositionRow[]> {
-  const after = change === 'opened' ? sql`first_seen_at > ${since}` : sql`closed_at > ${since}`;
+/** The rule's address's positions opened (first seen) or closed after `since`. */
+export function observePositionChanges(sql: Queryable, rule: PositionEventRule, since: Date): Promise<PositionRow[]> {
+  const after = rule.kind === 'position_opened' ? sql`first_seen_at > ${since}` : sql`closed_at > ${since}`;
   return sql<PositionRow[]>`
     select owner, position_id as "positionId", parent_position_id as "parentPositionId", type, chain,
            protocol_id as "protocolId", first_seen_at as "firstSeenAt", closed_at as "closedAt"
     from positions
-    where owner = ${address} and ${after}
+    where owner = ${rule.address} and ${after}
     order by position_id`;
 }

@@ -5,11 +5,10 @@ import { isEpisodeRule, type AlertRule } from './rules.ts';
 /** What `chaintap alerts test` prints of one rule's evaluation: a heading, then one line per subject. */
 export function describeEvaluation({ rule, conditions, states, plan }: RuleEvaluation): string[] {
   const lines = [`${rule.id} (${ruleSummary(rule)})`];
-  const eventOf = (subject: string) => plan.events.find((event) => event.subject === subject);
   if (isEpisodeRule(rule)) {
     for (const condition of conditions) {
       const state = states.find((candidate) => candidate.subject === condition.subject);
-      const event = eventOf(condition.subject);
+      const event = plan.events.find((candidate) => candidate.subject === condition.subject);
       const ends = plan.states.some((next) => next.subject === condition.subject && !next.episodeOpen);
       if (event) lines.push(`  would ${event.status === 'firing' ? 'fire' : 'resolve'}: ${event.text}`);
       else if (ends)
@@ -42,14 +41,8 @@ export function describeEvaluation({ rule, conditions, states, plan }: RuleEvalu
 }
 
 function ruleSummary(rule: AlertRule): string {
-  switch (rule.kind) {
-    case 'price_change':
-      return `${rule.kind} ${tokenLabel(rule.token, null)}`;
-    case 'nft_floor_change':
-      return `${rule.kind} ${rule.collection}`;
-    case 'stale':
-      return `${rule.kind} ${rule.dataset}`;
-    default:
-      return `${rule.kind} ${shortAddress(rule.address)}`;
-  }
+  if (rule.kind === 'price_change') return `${rule.kind} ${tokenLabel(rule.token, null)}`;
+  if (rule.kind === 'nft_floor_change') return `${rule.kind} ${rule.collection}`;
+  if (rule.kind === 'stale') return `${rule.kind} ${rule.dataset}`;
+  return `${rule.kind} ${shortAddress(rule.address)}`;
 }

@@ -7,14 +7,9 @@ import { parseRules, type AlertRules, type Environment } from './rules.ts';
  * `env` holds the webhooks' `secret_env` variables (the CLI passes the process's environment).
  */
 export async function loadRulesFile(path: string, env: Environment = {}): Promise<AlertRules> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    throw new InvalidInputError(
-      `cannot read the rules file ${path}: ${code === 'ENOENT' ? 'no such file' : String(error)}`,
-    );
-  }
+  const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    const reason = error.code === 'ENOENT' ? 'no such file' : String(error);
+    throw new InvalidInputError(`cannot read the rules file ${path}: ${reason}`);
+  });
   return parseRules(text, path, env);
 }

@@ -5,34 +5,12 @@ import { normalizeAddress } from '../chain/address.ts';
 import { normalizeCoinType } from '../chain/coin-type.ts';
 import { DATASETS, type Dataset } from '../datasets.ts';
 import { InvalidInputError } from '../errors.ts';
-import { parseDuration } from './duration.ts';
-import { readWebhookSecret } from './webhook-signature.ts';
+import { readWebhookSecret } from './webhook.ts';
 
-/**
- * The rules file (docs/alerts.md): YAML or JSON, validated here into typed rules. Every problem is
- * reported at once, each naming the rule (its place and id) and the field.
- */
-export const RULE_KINDS = [
-  'price_change',
-  'portfolio_change',
-  'position_opened',
-  'position_closed',
-  'health_below',
-  'nft_floor_change',
-  'stale',
-] as const;
-export type RuleKind = (typeof RULE_KINDS)[number];
-
-/** Kinds whose condition can stay true: one episode, one alert when it starts (and one when it ends). */
-export const EPISODE_KINDS = [
-  'price_change',
-  'portfolio_change',
-  'health_below',
-  'nft_floor_change',
-  'stale',
-] as const satisfies readonly RuleKind[];
-export type EpisodeKind = (typeof EPISODE_KINDS)[number];
-export type PositionEventKind = Exclude<RuleKind, EpisodeKind>;
+/** The rules file (docs/alerts.md), YAML or JSON; every problem is reported at once, naming rule and field. */
+export type RuleKind = keyof typeof RULE_SCHEMAS;
+/** Discrete events; the other kinds' conditions can stay true: one episode, one alert as it starts (and ends). */
+type PositionEventKind = 'position_opened' | 'position_closed';
 
 export interface Webhook {
   url: string;
@@ -40,7 +18,7 @@ export interface Webhook {
   name: string;
   /** First 16 hex digits of the URL's SHA-256: how the outbox refers to it. */
   id: string;
-  /** The key its deliveries are signed with (Standard Webhooks, webhook-signature.ts); none: unsigned. */
+  /** The key its deliveries are signed with (Standard Webhooks, webhook.ts); none: unsigned. */
   signingKey?: Buffer;
 }
 
@@ -75,7 +53,7 @@ export type AlertRule =
   | (EpisodeCommon & { kind: 'stale'; dataset: Dataset; maxAgeMs: number })
   | (RuleCommon & { kind: PositionEventKind; address: string });
 
-export type EpisodeRule = Extract<AlertRule, { kind: EpisodeKind }>;
+export type EpisodeRule = Exclude<AlertRule, { kind: PositionEventKind }>;
 export type PositionEventRule = Extract<AlertRule, { kind: PositionEventKind }>;
 
 export interface AlertRules {
@@ -86,10 +64,29 @@ export interface AlertRules {
   staleCheckIntervalMs: number;
 }
 
-export const DEFAULT_STALE_CHECK_INTERVAL_MS = 30_000;
+const DEFAULT_STALE_CHECK_INTERVAL_MS = 30_000;
 
 export function isEpisodeRule(rule: AlertRule): rule is EpisodeRule {
-  return (EPISODE_KINDS as readonly string[]).includes(rule.kind);
+  return rule.kind !== 'position_opened' && rule.kind !== 'position_closed';
+}
+
+/** Durations of the rules file: a whole number and one unit, as in `30s`, `10m`, `1h`, `1d`, `1w`. */
+const UNITS_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+
+/** Milliseconds of a duration such as `10m`, or undefined when it is not one (or is zero). */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d{1,9})(s|m|h|d|w)$/.exec(text.trim());
+  if (!match) return undefined;
+  const ms = Number(match[1]) * UNITS_MS[match[2] as keyof typeof UNITS_MS];
+  return ms > 0 ? ms : undefined;
+}
+
+/** The shortest spelling of a duration in the units above: 3_600_000 -> `1h`, 90_000 -> `90s`. */
+export function formatDuration(ms: number): string {
+  for (const unit of ['w', 'd', 'h', 'm', 's'] as const) {
+    if (ms >= UNITS_MS[unit] && ms % UNITS_MS[unit] === 0) return `${ms / UNITS_MS[unit]}${unit}`;
+  }
+  return `${Math.round(ms)}ms`;
 }
 
 /** A type error's message: `missing` when the field is absent, else what it should be. */
@@ -170,19 +167,21 @@ const change = {
   direction: z.enum(['up', 'down', 'any'], { error: 'expected up, down or any' }).default('any'),
 };
 
+/** Each kind's schema, in the order the kinds are listed in errors. */
 const RULE_SCHEMAS = {
   price_change: z.strictObject({ ...change, token: normalized(normalizeCoinType) }),
   portfolio_change: z.strictObject({ ...change, address: normalized(normalizeAddress) }),
-  nft_floor_change: z.strictObject({ ...change, collection: z.string({ error: expected('a string') }).min(1) }),
+  position_opened: z.strictObject({ ...common, address: normalized(normalizeAddress) }),
+  position_closed: z.strictObject({ ...common, address: normalized(normalizeAddress) }),
   health_below: z.strictObject({ ...episode, address: normalized(normalizeAddress), threshold: positive }),
+  nft_floor_change: z.strictObject({ ...change, collection: z.string({ error: expected('a string') }).min(1) }),
   stale: z.strictObject({
     ...episode,
     dataset: z.enum(DATASETS, { error: `expected one of ${DATASETS.join(', ')}` }),
     max_age: duration,
   }),
-  position_opened: z.strictObject({ ...common, address: normalized(normalizeAddress) }),
-  position_closed: z.strictObject({ ...common, address: normalized(normalizeAddress) }),
-} satisfies Record<RuleKind, z.ZodType>;
+};
+const RULE_KINDS = Object.keys(RULE_SCHEMAS) as RuleKind[];
 
 const fileSchema = z.strictObject({
   webhooks: z.array(webhookSchema).min(1, { error: 'expected at least one webhook' }).optional(),
@@ -190,10 +189,7 @@ const fileSchema = z.strictObject({
   rules: z.array(z.unknown(), { error: expected('a list of rules') }).min(1, { error: 'expected at least one rule' }),
 });
 
-/**
- * A webhook of the file. A `secret_env` is read from `env`: a variable that is unset or not a
- * secret is a problem (`where` names the field), and the webhook is then unsigned.
- */
+/** A webhook of the file; a `secret_env` unset in `env` or not a secret is a problem, and it is then unsigned. */
 export function toWebhook(
   input: z.output<typeof webhookSchema>,
   env: Environment = {},
@@ -215,10 +211,7 @@ export function toWebhook(
   return webhook;
 }
 
-/**
- * Parses and validates the text of a rules file. Throws InvalidInputError listing every problem,
- * one per line, such as `rules[3] (id "health"): field "threshold": expected a number`.
- */
+/** Throws InvalidInputError listing every problem: `rules[3] (id "health"): field "threshold": expected a number`. */
 export function parseRules(text: string, source: string, env: Environment = {}): AlertRules {
   let document: unknown;
   try {
@@ -229,8 +222,8 @@ export function parseRules(text: string, source: string, env: Environment = {}):
       `invalid rules file ${source}${where}: ${error instanceof Error ? error.message.split('\n')[0]!.replace(/:$/, '') : String(error)}`,
     );
   }
-  const problems: string[] = [];
   const top = fileSchema.safeParse(document ?? {});
+  const problems: string[] = [];
   if (!top.success) {
     problems.push(...top.error.issues.map((issue) => describeIssue('', issue)));
     throw rulesError(source, problems);
@@ -241,13 +234,13 @@ export function parseRules(text: string, source: string, env: Environment = {}):
   const rules: AlertRule[] = [];
   const seenIds = new Map<string, number>();
   top.data.rules.forEach((item, index) => {
-    const name = ruleName(item, index);
-    const kind = (item as { kind?: unknown } | null)?.kind;
+    const { id, kind } = (item ?? {}) as { id?: unknown; kind?: unknown };
+    const name = typeof id === 'string' && id ? `rules[${index}] (id "${id}")` : `rules[${index}]`;
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
       problems.push(`${name}: expected a rule (an object with id and kind)`);
       return;
     }
-    if (typeof kind !== 'string' || !(RULE_KINDS as readonly string[]).includes(kind)) {
+    if (typeof kind !== 'string' || !(RULE_KINDS as string[]).includes(kind)) {
       problems.push(`${name}: field "kind": expected one of ${RULE_KINDS.join(', ')}`);
       return;
     }
@@ -269,8 +262,7 @@ export function parseRules(text: string, source: string, env: Environment = {}):
     rules.push(rule);
   });
   if (problems.length > 0) throw rulesError(source, problems);
-  const webhooks = new Map<string, Webhook>();
-  for (const webhook of rules.flatMap((rule) => rule.webhooks)) webhooks.set(webhook.id, webhook);
+  const webhooks = new Map(rules.flatMap((rule) => rule.webhooks).map((webhook) => [webhook.id, webhook]));
   return {
     rules,
     webhooks: [...webhooks.values()],
@@ -300,11 +292,6 @@ function toRule(kind: RuleKind, input: ParsedRule, webhooks: Webhook[]): AlertRu
     case 'position_closed':
       return { ...base, kind, address: data.address };
   }
-}
-
-function ruleName(item: unknown, index: number): string {
-  const id = (item as { id?: unknown } | null)?.id;
-  return typeof id === 'string' && id ? `rules[${index}] (id "${id}")` : `rules[${index}]`;
 }
 
 /** `rules[2] (id "x"): field "webhooks[0].url": expected an http:// or https:// URL`. */

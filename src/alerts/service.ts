@@ -13,25 +13,12 @@ const SWEEP_MS = 60_000;
 const RETRY_MS = 5_000;
 
 /** Which datasets' ticks can change what a rule sees. */
-export function datasetsOf(rule: AlertRule): readonly Dataset[] {
-  switch (rule.kind) {
-    case 'price_change':
-      return ['prices'];
-    case 'portfolio_change':
-      return ['positions', 'nfts'];
-    case 'nft_floor_change':
-      return ['nfts'];
-    case 'stale':
-      return [rule.dataset];
-    default:
-      return ['positions'];
-  }
-}
-
-export interface AlertsService {
-  rules: AlertRules;
-  /** Stops evaluating and delivering; a delivery in flight is finished and recorded first. */
-  close(): Promise<void>;
+function datasetsOf(rule: AlertRule): readonly Dataset[] {
+  if (rule.kind === 'price_change') return ['prices'];
+  if (rule.kind === 'portfolio_change') return ['positions', 'nfts'];
+  if (rule.kind === 'nft_floor_change') return ['nfts'];
+  if (rule.kind === 'stale') return [rule.dataset];
+  return ['positions'];
 }
 
 export interface AlertsDeps {
@@ -43,12 +30,10 @@ export interface AlertsDeps {
 }
 
 /**
- * The alerts process: evaluates the rules on every `NOTIFY chaintap_snapshots` (the rules that read
- * the dataset of the finished tick), the `stale` rules on a timer, every rule when the LISTEN
- * connection (re)connects and once a minute; records the events in the outbox and delivers them.
- * `chaintap alerts` runs it, and `chaintap start` when ALERT_RULES is set.
+ * The alerts process: evaluates the rules reading a finished tick's dataset on each NOTIFY, `stale`
+ * rules on a timer, and every rule on (re)connecting and once a minute; records and delivers events.
  */
-export async function startAlerts({ context, database, rules }: AlertsDeps): Promise<AlertsService> {
+export async function startAlerts({ context, database, rules }: AlertsDeps) {
   const logger = context.logger.child({ component: 'alerts' });
   const { metrics } = context;
   const deliverer = startDeliverer({ database, logger, metrics, webhooks: rules.webhooks });
@@ -120,7 +105,8 @@ export async function startAlerts({ context, database, rules }: AlertsDeps): Pro
 
   return {
     rules,
-    async close() {
+    /** Stops evaluating and delivering; a delivery in flight is finished and recorded first. */
+    async close(): Promise<void> {
       closed = true;
       for (const timer of [...timers, ...retryTimers]) clearInterval(timer);
       await listener.unlisten().catch(() => undefined);

@@ -1,14 +1,10 @@
 import type postgres from 'postgres';
-import type { Database } from '../db/client.ts';
 import type { AlertDeliveryState, AlertEventStatus } from '../db/schema/alerts.ts';
-import { alertPayload } from './payload.ts';
-import type { Webhook } from './rules.ts';
+import type { AlertData } from './conditions.ts';
+import type { RuleKind, Webhook } from './rules.ts';
 import type { AlertState, PlannedEvent } from './transitions.ts';
 
-/**
- * The alerts' tables (src/db/schema/alerts.ts): alert_states, what the evaluator remembers, and
- * alert_events, the outbox the deliverers send from.
- */
+/** alert_states, what the evaluator remembers, and alert_events, the outbox the deliverers send from. */
 
 /** A pool or a transaction: what the queries here run on. */
 export type Queryable = postgres.ISql;
@@ -33,10 +29,20 @@ export async function saveStates(sql: Queryable, ruleId: string, states: AlertSt
   }
 }
 
-/**
- * Records each event once per webhook of its rule. An event already recorded (by this process
- * earlier, or by another) is left as it is; the events returned are those recorded now.
- */
+/** The JSON body POSTed to a webhook (docs/alerts.md); `text` alone is what Slack shows. */
+export interface AlertPayload {
+  /** The idempotency key, also sent as the Idempotency-Key header. */
+  id: string;
+  rule: string;
+  kind: RuleKind;
+  status: AlertEventStatus;
+  subject: string;
+  tick: string | null;
+  text: string;
+  data: AlertData;
+}
+
+/** Records each event once per webhook of its rule; returns those not recorded before (by anyone). */
 export async function recordEvents(
   sql: Queryable,
   events: PlannedEvent[],
@@ -44,7 +50,16 @@ export async function recordEvents(
 ): Promise<PlannedEvent[]> {
   const recorded: PlannedEvent[] = [];
   for (const event of events) {
-    const payload = JSON.stringify(alertPayload(event));
+    const payload = JSON.stringify({
+      id: event.key,
+      rule: event.ruleId,
+      kind: event.kind,
+      status: event.status,
+      subject: event.subject,
+      tick: event.tick?.toISOString() ?? null,
+      text: event.text,
+      data: event.data,
+    } satisfies AlertPayload);
     let inserted = 0;
     for (const webhook of webhooks) {
       const rows = await sql`
@@ -81,9 +96,8 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Claims the next due delivery to one of these webhooks that nobody holds: sets its lease for
- * `leaseMs` in one statement (FOR UPDATE SKIP LOCKED keeps two claims from meeting), so that no lock
- * is held while it is sent. A row whose lease ran out (its sender died) is due again.
+ * Claims the next due delivery to these webhooks by setting its lease in one statement (SKIP LOCKED
+ * keeps two claims apart; no lock is held while it is sent). A row whose lease ran out is due again.
  */
 export async function claimDueDelivery(
   sql: Queryable,
@@ -108,42 +122,25 @@ export async function claimDueDelivery(
   return row;
 }
 
-/** Records a delivery, when this claim still holds its lease; false: the lease ran out and was taken. */
-export async function markDelivered(sql: Queryable, delivery: ClaimedDelivery): Promise<boolean> {
-  const rows = await sql`
-    update alert_events
-    set state = 'delivered', attempts = attempts + 1, last_error = null, delivered_at = now(),
-        lease_owner = null, lease_until = null
-    where event_key = ${delivery.eventKey} and webhook = ${delivery.webhook} and lease_owner = ${delivery.leaseOwner}
-    returning 1`;
-  return rows.length > 0;
-}
-
 /**
- * A failed attempt, when this claim still holds its lease: retried at `retryAt`, or given up (state
- * failed) when that is null. False: the lease ran out and was taken.
+ * Records an attempt while this claim still holds its lease (false: it ran out and was taken): a
+ * delivery, or with `failure` one retried at `retryAt`, or given up (state failed) when that is null.
  */
-export async function markAttemptFailed(
+export async function recordAttempt(
   sql: Queryable,
   delivery: ClaimedDelivery,
-  error: string,
-  retryAt: Date | null,
+  failure?: { error: string; retryAt: Date | null },
 ): Promise<boolean> {
+  const outcome = failure
+    ? sql`state = ${failure.retryAt ? 'pending' : 'failed'}, last_error = ${failure.error},
+          next_attempt_at = coalesce(${failure.retryAt}, next_attempt_at)`
+    : sql`state = 'delivered', last_error = null, delivered_at = now()`;
   const rows = await sql`
     update alert_events
-    set attempts = attempts + 1, last_error = ${error},
-        state = ${retryAt ? 'pending' : 'failed'}, next_attempt_at = coalesce(${retryAt}, next_attempt_at),
-        lease_owner = null, lease_until = null
+    set ${outcome}, attempts = attempts + 1, lease_owner = null, lease_until = null
     where event_key = ${delivery.eventKey} and webhook = ${delivery.webhook} and lease_owner = ${delivery.leaseOwner}
     returning 1`;
   return rows.length > 0;
-}
-
-/** Deliveries still pending whose last attempt failed: what chaintap_alert_events_failing shows. */
-export async function countFailingDeliveries(database: Database): Promise<number> {
-  const [row] = await database.sql<{ n: number }[]>`
-    select count(*)::int as n from alert_events where state = 'pending' and attempts > 0`;
-  return row?.n ?? 0;
 }
 
 export interface AlertEventRow {
@@ -173,27 +170,21 @@ export function loadRecentAlertEvents(sql: Queryable, limit: number): Promise<Al
     limit ${limit}`;
 }
 
-export interface AlertDeliveryCounts {
-  /** Not delivered yet, the failing ones included. */
-  pending: number;
-  /** Pending whose last attempt failed. */
-  failing: number;
-  deliveredLastDay: number;
-  failedLastDay: number;
-}
-
-export async function loadAlertDeliveryCounts(sql: Queryable): Promise<AlertDeliveryCounts> {
-  const [pending] = await sql<{ pending: number; failing: number }[]>`
+/** Deliveries not delivered yet, and those of them whose last attempt failed (chaintap_alert_events_failing). */
+export async function countPendingDeliveries(sql: Queryable): Promise<{ pending: number; failing: number }> {
+  const [row] = await sql<{ pending: number; failing: number }[]>`
     select count(*)::int as pending, (count(*) filter (where attempts > 0))::int as failing
     from alert_events where state = 'pending'`;
+  return row ?? { pending: 0, failing: 0 };
+}
+
+export type AlertDeliveryCounts = Awaited<ReturnType<typeof loadAlertDeliveryCounts>>;
+
+export async function loadAlertDeliveryCounts(sql: Queryable) {
+  const { pending, failing } = await countPendingDeliveries(sql);
   const [lastDay] = await sql<{ delivered: number; failed: number }[]>`
     select (count(*) filter (where state = 'delivered'))::int as delivered,
            (count(*) filter (where state = 'failed'))::int as failed
     from alert_events where created_at > now() - interval '24 hours'`;
-  return {
-    pending: pending?.pending ?? 0,
-    failing: pending?.failing ?? 0,
-    deliveredLastDay: lastDay?.delivered ?? 0,
-    failedLastDay: lastDay?.failed ?? 0,
-  };
+  return { pending, failing, deliveredLastDay: lastDay?.delivered ?? 0, failedLastDay: lastDay?.failed ?? 0 };
 }

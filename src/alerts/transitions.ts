@@ -1,26 +1,17 @@
-import type { AlertEventStatus } from '../db/schema/alerts.ts';
-import { goneText, type AlertData, type Condition } from './conditions.ts';
-import { eventKey, resolvedKey } from './event-key.ts';
-import type { Occurrence } from './position-events.ts';
+import { createHash } from 'node:crypto';
+import type { AlertEventStatus, alertStates } from '../db/schema/alerts.ts';
+import type { positions } from '../db/schema/positions.ts';
+import { goneText, positionSubject, type AlertData, type Condition } from './conditions.ts';
+import { formatTime, shortAddress, shortPositionId } from './format.ts';
 import type { EpisodeRule, PositionEventRule, RuleKind } from './rules.ts';
 
-/**
- * From what a rule observes and what it remembers (alert_states) to the events to record and the
- * state to remember next. Pure: the evaluator reads and writes both in one transaction.
- */
+/** From what a rule observes and remembers (alert_states) to the events to record and the next state. Pure. */
 
-/** One alert_states row: what the evaluator remembers of a rule's subject. */
-export interface AlertState {
-  subject: string;
-  /** The last episode's start event; the next episode's key derives from it, so each is new. */
-  episodeKey: string | null;
-  episodeOpen: boolean;
-  episodeTick: Date | null;
-  /** Wall time of the last firing event (cooldown). */
-  lastFiredAt: Date | null;
-  /** Position rules: changes after this tick are alerted. */
-  baseline: Date | null;
-}
+/** One alert_states row (its columns say what each field remembers). */
+export type AlertState = Pick<
+  typeof alertStates.$inferSelect,
+  'subject' | 'episodeKey' | 'episodeOpen' | 'episodeTick' | 'lastFiredAt' | 'baseline'
+>;
 
 /** An event to record in the outbox (once per webhook of its rule). */
 export interface PlannedEvent {
@@ -40,14 +31,28 @@ export interface Plan {
   states: AlertState[];
 }
 
+/** A position of the rule's address as the `positions` table holds it. */
+export type PositionRow = Pick<
+  typeof positions.$inferSelect,
+  'owner' | 'positionId' | 'parentPositionId' | 'type' | 'chain' | 'protocolId' | 'firstSeenAt' | 'closedAt'
+>;
+
+/**
+ * An event's idempotency key (payload `id`, Idempotency-Key header): from the rule, the subject and
+ * the trigger (a tick, the episode it starts), never a clock or a process, so every process and re-run
+ * computes the same key and the outbox records the event once.
+ */
+export function eventKey(ruleId: string, subject: string, trigger: string): string {
+  const digest = createHash('sha256').update(`${ruleId}\u0000${subject}\u0000${trigger}`).digest('hex');
+  return `${ruleId}:${digest.slice(0, 32)}`;
+}
+
 const EMPTY_STATE = { episodeKey: null, episodeOpen: false, episodeTick: null, lastFiredAt: null, baseline: null };
 
 /**
- * A condition that starts to hold opens an episode and fires once; while it holds nothing more is
- * sent; when it stops holding (or its subject is no longer observed) the episode ends, with a
- * `resolved` event when the rule sends them. Within the rule's cooldown after the subject's last
- * alert no episode starts: one that still holds after it fires then. A condition the data cannot
- * tell (holds undefined) changes nothing.
+ * A condition that starts to hold opens an episode and fires once; it ends (with a `resolved` event
+ * when the rule sends them) when the condition stops holding or its subject is no longer observed.
+ * No episode starts within the cooldown after the subject's last alert; holds undefined changes nothing.
  */
 export function planEpisodes(rule: EpisodeRule, conditions: Condition[], states: AlertState[], now: Date): Plan {
   const bySubject = new Map(states.map((state) => [state.subject, state]));
@@ -56,22 +61,12 @@ export function planEpisodes(rule: EpisodeRule, conditions: Condition[], states:
     status: AlertEventStatus,
     key: string,
     subject: string,
-    rest: Pick<Condition, 'tick' | 'data'>,
+    { tick, data }: Pick<Condition, 'tick' | 'data'>,
     text: string,
-  ) =>
-    plan.events.push({
-      key,
-      ruleId: rule.id,
-      kind: rule.kind,
-      status,
-      subject,
-      tick: rest.tick,
-      data: rest.data,
-      text,
-    });
+  ) => plan.events.push({ key, ruleId: rule.id, kind: rule.kind, status, subject, tick, data, text });
   const end = (state: AlertState, text: string, rest: Pick<Condition, 'tick' | 'data'>) => {
     if (rule.sendResolved && state.episodeKey) {
-      event('resolved', resolvedKey(state.episodeKey), state.subject, rest, `[${rule.id}] Resolved: ${text}`);
+      event('resolved', `${state.episodeKey}:resolved`, state.subject, rest, `[${rule.id}] Resolved: ${text}`);
     }
     plan.states.push({ ...state, episodeOpen: false });
   };
@@ -108,30 +103,49 @@ export function planEpisodes(rule: EpisodeRule, conditions: Condition[], states:
 }
 
 /**
- * A position rule's first evaluation with a positions refresh of its address sets the baseline to
- * that refresh (what exists then is not news) and fires nothing; later ones fire one event per
- * position opened or closed after it. Events are keyed by position and tick, so evaluating the same
- * data again records nothing new.
+ * A position rule's first evaluation after a positions refresh sets the baseline to it (what exists
+ * then is not news); later ones fire one event per position opened or closed after it, keyed by
+ * position and tick (the same data again records nothing; a reopened position's closing is new).
  */
 export function planPositionEvents(
   rule: PositionEventRule,
-  occurrences: (baseline: Date) => Occurrence[],
+  rows: PositionRow[],
   state: AlertState | undefined,
   latestRefresh: Date | null,
 ): Plan {
-  if (!state?.baseline) {
+  const baseline = state?.baseline;
+  if (!baseline) {
     if (!latestRefresh) return { events: [], states: [] };
     return { events: [], states: [{ ...EMPTY_STATE, ...state, subject: rule.address, baseline: latestRefresh }] };
   }
-  const events = occurrences(state.baseline).map((occurrence): PlannedEvent => ({
-    key: eventKey(rule.id, occurrence.subject, occurrence.trigger),
-    ruleId: rule.id,
-    kind: rule.kind,
-    status: 'firing',
-    subject: occurrence.subject,
-    tick: occurrence.tick,
-    text: `[${rule.id}] ${occurrence.text}`,
-    data: occurrence.data,
-  }));
+  const change = rule.kind === 'position_opened' ? 'opened' : 'closed';
+  const events = rows.flatMap((row): PlannedEvent[] => {
+    const tick = change === 'opened' ? row.firstSeenAt : row.closedAt;
+    if (!tick || tick.getTime() <= baseline.getTime()) return [];
+    const subject = positionSubject(row.owner, row.positionId);
+    const where = [row.type, row.protocolId, row.chain].filter(Boolean).join(', ');
+    const nested = row.parentPositionId ? `, inside ${shortPositionId(row.parentPositionId)}` : '';
+    return [
+      {
+        key: eventKey(rule.id, subject, `${change}:${tick.toISOString()}`),
+        ruleId: rule.id,
+        kind: rule.kind,
+        status: 'firing',
+        subject,
+        tick,
+        text: `[${rule.id}] Position ${shortPositionId(row.positionId)} (${where}${nested}) of ${shortAddress(row.owner)} ${change} at ${formatTime(tick)}`,
+        data: {
+          address: row.owner,
+          position_id: row.positionId,
+          parent_position_id: row.parentPositionId,
+          type: row.type,
+          chain: row.chain,
+          protocol_id: row.protocolId,
+          first_seen_at: row.firstSeenAt.toISOString(),
+          closed_at: row.closedAt?.toISOString() ?? null,
+        },
+      },
+    ];
+  });
   return { events, states: [] };
 }

@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The encodings and checksums of the wallet address formats that are not plain hex: base58 (Solana
- * keys, legacy Bitcoin addresses with their double-SHA-256 checksum), bech32 and bech32m (Bitcoin
- * segwit, BIP 173 and 350) and TON's user-friendly form (base64 with a CRC16). Pure; address.ts
- * decides what each format accepts.
+ * Encodings and checksums of the address formats that are not plain hex: base58 (Solana, legacy
+ * Bitcoin), bech32/bech32m (segwit, BIP 173 and 350) and TON's user-friendly form (base64, CRC16).
  */
 
 const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
@@ -55,10 +53,7 @@ function bech32Polymod(values: number[]): number {
   return checksum >>> 0;
 }
 
-/**
- * A lower-case segwit address whose checksum holds: bech32 for witness version 0, bech32m for 1 to
- * 16 (BIP 350).
- */
+/** A lower-case segwit address whose checksum holds: bech32 for witness version 0, bech32m for 1 to 16. */
 export function isSegwitAddress(lowerCase: string): boolean {
   const separator = lowerCase.lastIndexOf('1');
   const hrp = lowerCase.slice(0, separator);
@@ -82,7 +77,7 @@ function crc16(bytes: Uint8Array): number {
 }
 
 /** A TON account: its workchain, its 32-byte hash, and whether the spelling was a testnet one. */
-export interface TonAccount {
+interface TonAccount {
   workchain: number;
   hash: Uint8Array;
   testnet: boolean;

@@ -8,28 +8,17 @@ import {
 } from './address-checksums.ts';
 
 /**
- * Wallet addresses of the chains the upstream serves, and their normal forms (so that two
- * spellings of one wallet are one watched address):
- * - SUI (0x and 64 hex digits) and EVM (0x and 40 hex digits): lower-case. A shorter 0x form is
- *   refused, never padded (0x and 40 digits is an EVM address, not a SUI one).
+ * Wallet addresses and their normal forms (two spellings of one wallet are one watched address):
+ * - SUI (0x + 64 hex) and EVM (0x + 40 hex): lower-case; shorter 0x forms are refused, never padded.
  * - Solana: base58 of a 32-byte key, as given (base58 is case-sensitive).
- * - Bitcoin: legacy base58 (1…, 3…, and testnet m…, n…, 2…) with its checksum checked, as given;
- *   bech32/bech32m (bc1…, tb1…) with its checksum checked, lower-case (its case carries nothing).
- * - TON: the user-friendly form (48 characters of base64 or base64url, CRC checked) or the raw
- *   form (workchain:64 hex), both stored as the bounceable user-friendly form in base64url (EQ…;
- *   kQ… for testnet), so that the bounceable, non-bounceable and raw spellings are one wallet.
+ * - Bitcoin: legacy base58 as given, bech32/bech32m lower-case, checksums checked.
+ * - TON: user-friendly (CRC checked) or raw (workchain:64 hex), both stored as the bounceable
+ *   user-friendly form in base64url (EQ…; kQ… on testnet), so that every spelling is one wallet.
  */
-export const ADDRESS_FORMATS = ['sui', 'evm', 'solana', 'bitcoin', 'ton'] as const;
-export type AddressFormat = (typeof ADDRESS_FORMATS)[number];
 
 /** How a format is named in lists and pages. */
-export const ADDRESS_FORMAT_LABELS: Record<AddressFormat, string> = {
-  sui: 'SUI',
-  evm: 'EVM',
-  solana: 'Solana',
-  bitcoin: 'Bitcoin',
-  ton: 'TON',
-};
+export const ADDRESS_FORMAT_LABELS = { sui: 'SUI', evm: 'EVM', solana: 'Solana', bitcoin: 'Bitcoin', ton: 'TON' };
+export type AddressFormat = keyof typeof ADDRESS_FORMAT_LABELS;
 
 /** How a format is named in an error. */
 const FORMAT_DESCRIPTIONS: Record<AddressFormat, string> = {
@@ -40,11 +29,8 @@ const FORMAT_DESCRIPTIONS: Record<AddressFormat, string> = {
   ton: 'a TON address (EQ…/UQ… or workchain:hex)',
 };
 
-export interface ParsedAddress {
-  /** The normal form. */
-  address: string;
-  format: AddressFormat;
-}
+/** An address in its normal form, and its format. */
+export type ParsedAddress = { address: string; format: AddressFormat };
 
 const HEX_ADDRESS = /^0x[0-9a-fA-F]+$/;
 const BECH32_ADDRESS = /^(bc|tb|bcrt)1[02-9ac-hj-np-z]{6,87}$/;
@@ -98,44 +84,9 @@ export function normalizeAddress(input: string): string {
 }
 
 /** Chains the NFT-holdings operation accepts (upstream-api.md 4.3). */
-export const NFT_CHAINS = [
-  'BTC',
-  'SOL',
-  'SUI',
-  'TON',
-  'ETH',
-  'FANTOM',
-  'RON',
-  'BNB',
-  'OP',
-  'AVAX',
-  'MATIC',
-  'ARB',
-  'BASE',
-  'SCROLL',
-  'ZKSYNC',
-  'ALL',
-] as const;
+const EVM_CHAINS = ['ETH', 'FANTOM', 'RON', 'BNB', 'OP', 'AVAX', 'MATIC', 'ARB', 'BASE', 'SCROLL', 'ZKSYNC'] as const;
+export const NFT_CHAINS = ['BTC', 'SOL', 'SUI', 'TON', ...EVM_CHAINS, 'ALL'] as const;
 export type NftChain = (typeof NFT_CHAINS)[number];
-
-/** The address format of each NFT chain (ALL takes any). */
-export const NFT_CHAIN_FORMATS: Record<Exclude<NftChain, 'ALL'>, AddressFormat> = {
-  BTC: 'bitcoin',
-  SOL: 'solana',
-  SUI: 'sui',
-  TON: 'ton',
-  ETH: 'evm',
-  FANTOM: 'evm',
-  RON: 'evm',
-  BNB: 'evm',
-  OP: 'evm',
-  AVAX: 'evm',
-  MATIC: 'evm',
-  ARB: 'evm',
-  BASE: 'evm',
-  SCROLL: 'evm',
-  ZKSYNC: 'evm',
-};
 
 export function parseNftChain(input: string): NftChain {
   const chain = input.trim().toUpperCase();
@@ -147,7 +98,7 @@ export function parseNftChain(input: string): NftChain {
 
 /** The NFT chains that take addresses of a format, ALL last. */
 export function nftChainsFor(format: AddressFormat): NftChain[] {
-  return NFT_CHAINS.filter((chain) => chain === 'ALL' || NFT_CHAIN_FORMATS[chain] === format);
+  return NFT_CHAINS.filter((chain) => chain === 'ALL' || positionsChainFormat(chain) === format);
 }
 
 /** A positions chain filter: the allowed values are not documented, so only the shape is checked. */
@@ -159,10 +110,11 @@ export function parseChainFilter(input: string): string {
 }
 
 /**
- * Positions chain names whose address format is known (compared lower-case). The filter is free
- * text: a name not listed here is passed on with an address of any format.
+ * Chain names whose address format is known (compared lower-case): every NFT chain but ALL, and
+ * more names for the positions chain filter. That filter is free text: a name not listed here is
+ * passed on with an address of any format.
  */
-const POSITIONS_CHAIN_FORMATS: Record<string, AddressFormat> = {
+const CHAIN_FORMATS: Record<string, AddressFormat> = {
   sui: 'sui',
   sol: 'solana',
   solana: 'solana',
@@ -171,35 +123,27 @@ const POSITIONS_CHAIN_FORMATS: Record<string, AddressFormat> = {
   ton: 'ton',
   ...Object.fromEntries(
     [
-      'eth',
-      'ethereum',
-      'arb',
-      'arbitrum',
-      'base',
-      'op',
-      'optimism',
-      'matic',
-      'polygon',
-      'bnb',
-      'bsc',
-      'avax',
-      'avalanche',
-      'fantom',
-      'ftm',
-      'ron',
-      'ronin',
-      'scroll',
-      'zksync',
-      'linea',
-      'blast',
-      'mantle',
+      ...EVM_CHAINS.map((chain) => chain.toLowerCase()),
+      ...[
+        'ethereum',
+        'arbitrum',
+        'optimism',
+        'polygon',
+        'bsc',
+        'avalanche',
+        'ftm',
+        'ronin',
+        'linea',
+        'blast',
+        'mantle',
+      ],
     ].map((name) => [name, 'evm' as const]),
   ),
 };
 
-/** The address format a positions chain filter takes; undefined when the chain is not known. */
+/** The address format a chain (a positions chain filter, an NFT chain) takes; undefined when not known. */
 export function positionsChainFormat(chain: string): AddressFormat | undefined {
-  return POSITIONS_CHAIN_FORMATS[chain.trim().toLowerCase()];
+  return CHAIN_FORMATS[chain.trim().toLowerCase()];
 }
 
 /**
@@ -207,20 +151,18 @@ export function positionsChainFormat(chain: string): AddressFormat | undefined {
  * an error naming both: the positions chain filter and the NFT chain, each when given.
  */
 export function checkAddressChains(
-  parsed: ParsedAddress,
-  chains: { positionsChain?: string | null; nftChain?: NftChain },
+  { address, format }: ParsedAddress,
+  { positionsChain, nftChain }: { positionsChain?: string | null; nftChain?: NftChain },
 ): void {
-  const { address, format } = parsed;
   const is = `address ${shown(address)} is ${FORMAT_DESCRIPTIONS[format]}`;
-  const nftChain = chains.nftChain;
-  if (nftChain !== undefined && nftChain !== 'ALL' && NFT_CHAIN_FORMATS[nftChain] !== format) {
+  const nftFormat = nftChain && positionsChainFormat(nftChain);
+  if (nftFormat && nftFormat !== format) {
     throw new InvalidInputError(
-      `${is}, and NFT chain ${nftChain} takes ${FORMAT_DESCRIPTIONS[NFT_CHAIN_FORMATS[nftChain]]}: use --nft-chain ${nftChainsFor(format).join(' or ')}`,
+      `${is}, and NFT chain ${nftChain} takes ${FORMAT_DESCRIPTIONS[nftFormat]}: use --nft-chain ${nftChainsFor(format).join(' or ')}`,
     );
   }
-  const positionsChain = chains.positionsChain;
-  const chainFormat = positionsChain ? positionsChainFormat(positionsChain) : undefined;
-  if (chainFormat !== undefined && chainFormat !== format) {
+  const chainFormat = positionsChain && positionsChainFormat(positionsChain);
+  if (chainFormat && chainFormat !== format) {
     throw new InvalidInputError(
       `${is}, and positions chain ${positionsChain} takes ${FORMAT_DESCRIPTIONS[chainFormat]}: use a chain of ${ADDRESS_FORMAT_LABELS[format]} addresses, or no --chain`,
     );

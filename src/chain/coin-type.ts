@@ -1,23 +1,21 @@
 import { InvalidInputError } from '../errors.ts';
 
 /**
- * SUI coin types ("0x2::sui::SUI", "0x…64 hex…::usdc::USDC", generics such as
- * "0x…::pool::LP<0x2::sui::SUI>"). The upstream may answer in a different spelling of the same type
- * (short vs 64-hex address, upper-case hex), so both the watchlist side and the price side go through
- * normalizeCoinType: addresses as 0x + 64 lower-case hex, module and struct names as given.
+ * SUI coin types ("0x2::sui::SUI", generics such as "0x…::pool::LP<0x2::sui::SUI>"). The upstream may
+ * spell a type differently (short or upper-case hex), so the watchlist and price sides both normalize:
+ * addresses as 0x + 64 lower-case hex, module and struct names as given.
  */
 const ADDRESS = /^0x[0-9a-fA-F]{1,64}$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
- * Bounds that make a hostile value a clean input error: the parse below recurses once per generic
- * level (unbounded nesting overflowed the stack with a RangeError). Real coin types are far within
- * both: a 64-hex address with module and name is about 90 characters, LP types nest two or three deep.
+ * Bounds that make a hostile value a clean input error (the parse recurses once per generic level, so
+ * deep nesting overflowed the stack); real types are about 90 characters and nest two or three deep.
  */
 export const MAX_COIN_TYPE_LENGTH = 512;
 export const MAX_GENERIC_DEPTH = 8;
 
-export function normalizeSuiAddress(address: string): string {
+function normalizeSuiAddress(address: string): string {
   if (!ADDRESS.test(address))
     throw new InvalidInputError(`invalid SUI address "${address}": expected 0x and 1 to 64 hex digits`);
   return `0x${address.slice(2).toLowerCase().padStart(64, '0')}`;

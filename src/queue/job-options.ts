@@ -2,9 +2,8 @@ import type { JobsOptions } from 'bullmq';
 import type { Options } from '../config/options.ts';
 
 /**
- * Retry and retention policy of every job. Completed jobs are kept a day so that their ids keep
- * deduplicating the same tick (an id only dedupes while its job exists); failed ones a week so
- * that people can look at them in Bull Board.
+ * Retry and retention of every job: completed ones kept a day (an id dedupes a tick only while its
+ * job exists), failed ones a week (to look at in Bull Board).
  */
 export function jobOptions(options: Options): JobsOptions {
   return {

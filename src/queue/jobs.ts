@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Dataset, QueueName } from '../datasets.ts';
+import type { QueueName } from '../datasets.ts';
 
 /** What each queue's jobs carry. Times travel as ISO strings (job data is JSON). */
 export interface PriceJobData {
@@ -34,9 +34,8 @@ export interface NftJobData {
 }
 
 /**
- * The daily maintenance: `housekeeping` (retention, partitions, downsampling, compaction: Postgres
- * only) and `protocols` (the protocol list from the upstream), two jobs so that one never waits on
- * the other. A job enqueued before the split carries no kind: housekeeping.
+ * The daily maintenance, two jobs so that one never waits on the other: `housekeeping` (Postgres only;
+ * also a job without a kind, enqueued before the split) and `protocols` (the upstream's list).
  */
 export interface MaintenanceJobData {
   tick: string;
@@ -51,16 +50,11 @@ export interface JobResult {
 
 /** The tick as it appears in job ids: ISO without ':' (BullMQ forbids it), e.g. 2026-11-21T20-45-00Z. */
 export function tickLabel(tick: Date): string {
-  return tick
-    .toISOString()
-    .replace(/\.\d{3}Z$/, 'Z')
-    .replace(/:/g, '-');
+  const iso = tick.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return iso.replace(/:/g, '-');
 }
 
-/**
- * Deterministic job id from dataset, target and tick: the same tick enqueued twice (two schedulers,
- * a retried producer, run-once twice) is one job while the first one is kept.
- */
+/** Deterministic, so that a tick enqueued twice (two schedulers, a retried producer) is one job. */
 export function jobId(queue: QueueName, target: string, tick: Date): string {
   return `${queue}-${target.replace(/:/g, '_')}-${tickLabel(tick)}`;
 }
@@ -69,9 +63,6 @@ export function jobId(queue: QueueName, target: string, tick: Date): string {
 export function priceBatchTarget(coinTypes: string[], kind: 'tokens' | 'backfill' = 'tokens'): string {
   const digest = createHash('sha256')
     .update([...coinTypes].sort().join(','))
-    .digest('hex')
-    .slice(0, 12);
-  return `${kind}-${digest}`;
+    .digest('hex');
+  return `${kind}-${digest.slice(0, 12)}`;
 }
-
-export type { Dataset };

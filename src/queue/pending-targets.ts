@@ -3,12 +3,10 @@ import { pendingTargetsKey } from './redis-keys.ts';
 import type { Dataset } from '../datasets.ts';
 
 /**
- * The newest job enqueued for each target of a dataset (an address, a price batch), kept in one
- * Redis hash per dataset: `target -> "<tick ms>|<job id>"`. A producer claims its tick's targets
- * here before enqueuing; the answer says which older jobs its jobs replace (to be superseded if they
- * are still waiting) and which of its own jobs are already older than their target's newest (a
- * late producer of an older tick: not to be enqueued at all). The hash only moves forward, whichever
- * producer writes last, so that two schedulers agree.
+ * The newest job of each target of a dataset, in one Redis hash per dataset: `target -> "<tick
+ * ms>|<job id>"`. A producer claims its targets before enqueuing and learns which older jobs its
+ * jobs replace, and which of its own a newer job already replaced (a late producer of an older tick).
+ * The hash only moves forward, so that two schedulers agree.
  */
 export interface TargetJob {
   target: string;
@@ -27,16 +25,6 @@ export interface TargetClaim {
   replaced: Supersession[];
   /** This tick's jobs whose target already has a newer job. */
   stale: Supersession[];
-}
-
-export interface PendingTargets {
-  claim(dataset: Dataset, jobs: TargetJob[]): Promise<TargetClaim>;
-  /**
-   * Forgets the targets that are no longer watched (not among `watched`) and returns their newest
-   * jobs, superseded by `tick`: a job still waiting for an address removed from the watchlist must
-   * not hold the quota.
-   */
-  release(dataset: Dataset, watched: Set<string>, tick: Date): Promise<Supersession[]>;
 }
 
 // ARGV: triples of target, tick ms, job id. Returns a flat list of: kind (1 replaced, 2 stale),
@@ -79,9 +67,9 @@ return released
 
 const BATCH = 1000;
 
-export function createPendingTargets(redis: RedisClient, prefix: string): PendingTargets {
+export function createPendingTargets(redis: RedisClient, prefix: string) {
   return {
-    async claim(dataset, jobs) {
+    async claim(dataset: Dataset, jobs: TargetJob[]): Promise<TargetClaim> {
       const key = pendingTargetsKey(prefix, dataset);
       const claim: TargetClaim = { replaced: [], stale: [] };
       for (let i = 0; i < jobs.length; i += BATCH) {
@@ -96,15 +84,19 @@ export function createPendingTargets(redis: RedisClient, prefix: string): Pendin
       }
       return claim;
     },
-    async release(dataset, watched, tick) {
+    /**
+     * Forgets the targets that are no longer watched (not among `watched`) and returns their newest
+     * jobs, superseded by `tick`: a job still waiting for an address removed from the watchlist must
+     * not hold the quota.
+     */
+    async release(dataset: Dataset, watched: Set<string>, tick: Date): Promise<Supersession[]> {
       const key = pendingTargetsKey(prefix, dataset);
       const all = await redis.hgetall(key);
       const gone = Object.entries(all).filter(([target]) => !watched.has(target));
       const released: Supersession[] = [];
       for (let i = 0; i < gone.length; i += BATCH) {
         const slice = gone.slice(i, i + BATCH);
-        const targets = (await redis.eval(RELEASE_SCRIPT, 1, key, ...slice.flat())) as string[];
-        const done = new Set(targets);
+        const done = new Set((await redis.eval(RELEASE_SCRIPT, 1, key, ...slice.flat())) as string[]);
         for (const [target, value] of slice)
           if (done.has(target)) released.push({ job: parseTargetJob(target, value), by: tick });
       }

@@ -1,11 +1,9 @@
 import type { Dataset, QueueName, TickStream } from '../datasets.ts';
 
 /**
- * Every Redis key chaintap uses, under QUEUE_PREFIX. The keys that one script or one BullMQ queue
- * uses together share a hash tag, `{<prefix>:<group>}`, so that on Redis Cluster they sit in one
- * slot (a script may only touch one), while different groups (each queue, each tick, the pacer)
- * hash to different slots and spread over the shards. On one node the tags are only part of the
- * names; the layout is the same on every topology.
+ * Every Redis key chaintap uses, under QUEUE_PREFIX. Keys that one script or queue uses together share
+ * a hash tag, `{<prefix>:<group>}`, so that on Redis Cluster they sit in one slot (a script may only
+ * touch one) while the groups spread over the shards. The layout is the same on every topology.
  */
 export function hashTag(prefix: string, group: string): string {
   return `{${prefix}:${group}}`;

@@ -6,11 +6,9 @@ import type { TickStream } from '../datasets.ts';
 export const SNAPSHOT_CHANNEL = 'chaintap_snapshots';
 
 /**
- * Tells LISTENing alerting jobs that every job of a dataset's tick has finished:
- * {"dataset":"positions","tick":"2026-11-21T12:15:00.000Z"}; a backfill time step is announced as
- * {"dataset":"prices","tick":...,"backfill":true}. When some of the tick's jobs were superseded (a
- * newer tick's job of the same target replaced them before they ran), `superseded` says how many:
- * those targets have no snapshot at this tick (docs/quota.md).
+ * Tells LISTENers that every job of a dataset's tick has finished: {"dataset":"positions","tick":...},
+ * with "backfill":true for a backfill step, and `superseded`: how many targets have no snapshot at
+ * this tick because a newer tick's job replaced theirs before it ran (docs/quota.md).
  */
 export async function announceTickComplete(
   database: Database,

@@ -4,13 +4,11 @@ import { tickLabel } from './jobs.ts';
 import type { TickStream } from '../datasets.ts';
 
 /**
- * Knows when every job of a tick has reached a final outcome (succeeded, quarantined, failed for
- * good, or superseded: replaced by the same target's job of a newer tick before it ran). Producers
- * add the tick's job ids to a pending set; each job moves its id from pending to finished (so a job
- * re-run after a crash counts once, and a second producer with a changed watchlist only adds what is
- * new, reopening the tick). Exactly one caller learns that the tick just completed, which is when
- * the pipeline sends NOTIFY chaintap_snapshots; the superseded ids are kept apart too, so that the
- * announcement can say how many of the tick's jobs never ran.
+ * Knows when every job of a tick has a final outcome (succeeded, quarantined, failed for good, or
+ * superseded by a newer tick's job of the same target before it ran). Ids move from pending to
+ * finished, so a job re-run after a crash counts once and a second producer only adds (reopening the
+ * tick with) what is new. Exactly one caller learns that the tick completed, and sends NOTIFY
+ * chaintap_snapshots saying how many jobs were superseded.
  */
 const TTL_SECONDS = 3 * 24 * 3600;
 
@@ -70,71 +68,42 @@ return moved
 
 const BATCH = 1000;
 
-export interface TickProgress {
-  expected: number;
-  /** Jobs with a final outcome, the superseded ones included. */
-  finished: number;
-  /** Jobs replaced by a newer tick's job of the same target before they ran. */
-  superseded: number;
-  complete: boolean;
-}
+export type TickTracker = ReturnType<typeof createTickTracker>;
 
-export interface SupersedeResult {
-  /** The ids that were pending and are now superseded. */
-  superseded: string[];
-  /** True for exactly one caller: the one whose superseding completed the tick. */
-  completed: boolean;
-}
-
-export interface TickTracker {
-  /** Records the tick's job ids; true when that completes it (a tick with no jobs, or all finished). */
-  expect(stream: TickStream, tick: Date, jobIds: string[]): Promise<boolean>;
-  /** Marks one job finished; true for exactly one caller: the one that completed the tick. */
-  finish(stream: TickStream, tick: Date, jobId: string): Promise<boolean>;
-  /** Marks pending jobs as superseded (finished without running); ids no longer pending are left alone. */
-  supersede(stream: TickStream, tick: Date, jobIds: string[]): Promise<SupersedeResult>;
-  progress(stream: TickStream, tick: Date): Promise<TickProgress>;
-  /** Finished jobs that run again (re-enqueued after removal, or retried by hand) are pending again. */
-  reopen(stream: TickStream, tick: Date, jobIds: string[]): Promise<void>;
-}
-
-export function createTickTracker(redis: RedisClient, prefix: string): TickTracker {
+export function createTickTracker(redis: RedisClient, prefix: string) {
   const keys = (stream: TickStream, tick: Date) => tickKeys(prefix, stream, tickLabel(tick));
+  /** Runs a script on the tick's keys, BATCH ids at a time (`evenEmpty`: once with no ids too). */
+  async function run(script: string, stream: TickStream, tick: Date, ids: string[], evenEmpty = false) {
+    const results: unknown[] = [];
+    for (let i = 0; i < ids.length || (evenEmpty && i === 0); i += BATCH) {
+      const batch = ids.slice(i, i + BATCH);
+      results.push(await redis.eval(script, 4, ...keys(stream, tick), TTL_SECONDS, ...batch));
+    }
+    return results;
+  }
   return {
-    async expect(stream, tick, ids) {
-      let completed = false;
+    /** Records the tick's job ids; true when that completes it (a tick with no jobs, or all finished). */
+    async expect(stream: TickStream, tick: Date, ids: string[]): Promise<boolean> {
       // An empty tick still runs the script once, so that it completes.
-      for (let i = 0; i === 0 || i < ids.length; i += BATCH) {
-        const result = await redis.eval(
-          EXPECT_SCRIPT,
-          4,
-          ...keys(stream, tick),
-          TTL_SECONDS,
-          ...ids.slice(i, i + BATCH),
-        );
-        completed ||= result === 1;
-      }
-      return completed;
+      return (await run(EXPECT_SCRIPT, stream, tick, ids, true)).includes(1);
     },
-    async finish(stream, tick, id) {
-      return (await redis.eval(FINISH_SCRIPT, 4, ...keys(stream, tick), TTL_SECONDS, id)) === 1;
+    /** Marks one job finished; true for exactly one caller: the one that completed the tick. */
+    async finish(stream: TickStream, tick: Date, id: string): Promise<boolean> {
+      return (await run(FINISH_SCRIPT, stream, tick, [id])).includes(1);
     },
-    async supersede(stream, tick, ids) {
-      const result: SupersedeResult = { superseded: [], completed: false };
-      for (let i = 0; i < ids.length; i += BATCH) {
-        const [completed, superseded] = (await redis.eval(
-          SUPERSEDE_SCRIPT,
-          4,
-          ...keys(stream, tick),
-          TTL_SECONDS,
-          ...ids.slice(i, i + BATCH),
-        )) as [number, string[]];
-        result.superseded.push(...superseded);
-        result.completed ||= completed === 1;
-      }
-      return result;
+    /**
+     * Marks pending jobs as superseded (finished without running); ids no longer pending are left
+     * alone. `completed` is true for exactly one caller: the one whose superseding completed the tick.
+     */
+    async supersede(stream: TickStream, tick: Date, ids: string[]) {
+      const results = (await run(SUPERSEDE_SCRIPT, stream, tick, ids)) as [number, string[]][];
+      return {
+        superseded: results.flatMap(([, superseded]) => superseded),
+        completed: results.some(([completed]) => completed === 1),
+      };
     },
-    async progress(stream, tick) {
+    /** `finished` counts the superseded jobs too. */
+    async progress(stream: TickStream, tick: Date) {
       const [pendingKey, finishedKey, completedKey, supersededKey] = keys(stream, tick);
       const [pending, finished, completed, superseded] = await Promise.all([
         redis.scard(pendingKey),
@@ -144,10 +113,9 @@ export function createTickTracker(redis: RedisClient, prefix: string): TickTrack
       ]);
       return { expected: pending + finished, finished, superseded, complete: completed === 1 };
     },
-    async reopen(stream, tick, ids) {
-      for (let i = 0; i < ids.length; i += BATCH) {
-        await redis.eval(REOPEN_SCRIPT, 4, ...keys(stream, tick), TTL_SECONDS, ...ids.slice(i, i + BATCH));
-      }
+    /** Finished jobs that run again (re-enqueued after removal, or retried by hand) are pending again. */
+    async reopen(stream: TickStream, tick: Date, ids: string[]): Promise<void> {
+      await run(REOPEN_SCRIPT, stream, tick, ids);
     },
   };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeliverer } from '../../src/alerts/deliverer.ts';
 import { evaluateAndRecord } from '../../src/alerts/evaluator.ts';
-import type { AlertPayload } from '../../src/alerts/payload.ts';
+import type { AlertPayload } from '../../src/alerts/store.ts';
 import { parseRules } from '../../src/alerts/rules.ts';
 import { runCycle } from '../../src/cli/run-cycle.ts';
 import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.ts';

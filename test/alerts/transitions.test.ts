@@ -1,9 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { percentChange, priceCondition, reaches, staleCondition, type Condition } from '../../src/alerts/conditions.ts';
-import { eventKey, resolvedKey } from '../../src/alerts/event-key.ts';
-import { positionOccurrences, type PositionRow } from '../../src/alerts/position-events.ts';
+import {
+  changeCondition,
+  percentChange,
+  reaches,
+  staleCondition,
+  type Condition,
+} from '../../src/alerts/conditions.ts';
 import { parseRules, type EpisodeRule, type PositionEventRule } from '../../src/alerts/rules.ts';
-import { planEpisodes, planPositionEvents, type AlertState } from '../../src/alerts/transitions.ts';
+import {
+  eventKey,
+  planEpisodes,
+  planPositionEvents,
+  type AlertState,
+  type PositionRow,
+} from '../../src/alerts/transitions.ts';
 
 const ADDRESS = '0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e';
 const rulesOf = (yaml: string) =>
@@ -70,7 +80,7 @@ describe('episodes', () => {
       keys.push(...plan.events.map((event) => event.key));
       states.splice(0, states.length, ...plan.states);
     }
-    expect(keys[1]).toBe(resolvedKey(keys[0]!));
+    expect(keys[1]).toBe(`${keys[0]}:resolved`);
     expect(keys[0]).toBe(eventKey('health', 'a', `start:${T(0).toISOString()}:after:`));
     expect(keys[2]).toBe(eventKey('health', 'a', `start:${T(30).toISOString()}:after:${keys[0]}`));
     expect(new Set(keys).size).toBe(3);
@@ -137,16 +147,16 @@ describe('position events', () => {
   const rows = [row('old', 0, null), row('new', 30, null), row('gone', 0, 30), row('gone-before', 0, 15)];
 
   it('set the baseline at the first refresh seen, firing nothing; then fire what changed after it', () => {
-    expect(planPositionEvents(opened!, () => [], undefined, null)).toEqual({ events: [], states: [] });
-    const first = planPositionEvents(opened!, () => [], undefined, T(15));
+    expect(planPositionEvents(opened!, [], undefined, null)).toEqual({ events: [], states: [] });
+    const first = planPositionEvents(opened!, [], undefined, T(15));
     expect(first.events).toEqual([]);
     expect(first.states).toMatchObject([{ subject: ADDRESS, baseline: T(15), episodeOpen: false }]);
     const state = first.states[0]!;
-    const openedNow = planPositionEvents(opened!, (since) => positionOccurrences(opened!, rows, since), state, T(30));
+    const openedNow = planPositionEvents(opened!, rows, state, T(30));
     expect(openedNow.events.map((event) => `${event.subject} ${event.text}`)).toEqual([
       `${ADDRESS}/new [opened] Position new (Borrow, scallop, SUI) of 0x7d20…b58e opened at 2026-11-21 12:30 UTC`,
     ]);
-    const closedNow = planPositionEvents(closed!, (since) => positionOccurrences(closed!, rows, since), state, T(30));
+    const closedNow = planPositionEvents(closed!, rows, state, T(30));
     expect(closedNow.events.map((event) => event.subject)).toEqual([`${ADDRESS}/gone`]);
     expect(closedNow.events[0]!.key).toBe(eventKey('closed', `${ADDRESS}/gone`, `closed:${T(30).toISOString()}`));
     expect(closedNow.states).toEqual([]);
@@ -172,29 +182,48 @@ describe('conditions', () => {
 
   it('say what a price rule sees, and cannot tell without an earlier price', () => {
     const [rule] = rulesOf('  - { id: sui, kind: price_change, token: "0x2::sui::SUI", window: 1h, percent: 5 }');
-    const seen = { coinType: '', symbol: 'SUI', price: '3.15', priceTime: T(60), refPrice: '3', refTime: T(0) };
-    const moved = priceCondition(rule as never, seen);
+    const seen = { symbol: 'SUI', value: '3.15', at: T(60), refValue: '3', refAt: T(0) };
+    const moved = changeCondition(rule as never, seen);
     expect(moved).toMatchObject({ holds: true, tick: T(60), data: { change_percent: 5, reference_value: '3' } });
     expect(moved.text).toBe('SUI rose 5.00 % in 1h, from 3 to 3.15 (price time 2026-11-21 13:00 UTC); threshold ±5 %');
-    expect(priceCondition(rule as never, { ...seen, refPrice: null, refTime: null })).toMatchObject({
+    expect(changeCondition(rule as never, { ...seen, refValue: null, refAt: null })).toMatchObject({
       holds: undefined,
     });
-    expect(priceCondition(rule as never, undefined)).toMatchObject({
+    expect(changeCondition(rule as never, undefined)).toMatchObject({
       holds: undefined,
       text: '0x2::sui::SUI has no stored price yet',
     });
   });
 
+  it('say what portfolio and floor rules see, in their units', () => {
+    const [portfolio, floor] = rulesOf(`
+  - { id: pf, kind: portfolio_change, address: "${ADDRESS}", window: 1d, percent: 10, direction: down }
+  - { id: fl, kind: nft_floor_change, collection: "0xabc::nft::Ghost", window: 1d, percent: 20 }
+`);
+    const seen = { value: '1200.123', at: T(60), refValue: '1300', refAt: T(0) };
+    expect(changeCondition(portfolio as never, seen).text).toBe(
+      'Portfolio of 0x7d20…b58e fell 7.68 % in 1d, from 1,300.00 to 1,200.12 USD (as of 2026-11-21 13:00 UTC); threshold -10 %',
+    );
+    expect(changeCondition(floor as never, { ...seen, name: 'Ghosts', nativeSymbol: 'SUI' })).toMatchObject({
+      holds: false,
+      text: 'Floor of Ghosts fell 7.68 % in 1d, from 1,300 to 1,200.123 SUI (as of 2026-11-21 13:00 UTC); threshold ±20 %',
+      data: { collection: '0xabc::nft::Ghost', collection_name: 'Ghosts', change_percent: -7.6828 },
+    });
+    expect(changeCondition(floor as never, undefined).text).toBe(
+      'Floor of 0xabc::nft::Ghost has no stored floor price',
+    );
+  });
+
   it('call a dataset stale past its max age, or when it never succeeded', () => {
     const [rule] = rulesOf('  - { id: st, kind: stale, dataset: prices, max_age: 10m }');
-    expect(staleCondition(rule as never, { newestTick: T(0) }, T(10))).toMatchObject({ holds: false });
-    expect(staleCondition(rule as never, { newestTick: T(0) }, T(11))).toMatchObject({
+    expect(staleCondition(rule as never, T(0), T(10))).toMatchObject({ holds: false });
+    expect(staleCondition(rule as never, T(0), T(11))).toMatchObject({
       holds: true,
       tick: T(0),
       text: 'prices is stale: its newest successful tick, 2026-11-21 12:00 UTC, is 11 min 0 s old (max age 10m)',
       data: { age_seconds: 660, newest_tick: T(0).toISOString() },
     });
-    expect(staleCondition(rule as never, { newestTick: null }, T(0))).toMatchObject({
+    expect(staleCondition(rule as never, null, T(0))).toMatchObject({
       holds: true,
       tick: null,
       text: 'prices has never been refreshed successfully (max age 10m)',

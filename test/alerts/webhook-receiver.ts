@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AlertPayload } from '../../src/alerts/payload.ts';
+import type { AlertPayload } from '../../src/alerts/store.ts';
 
 export interface ReceivedRequest {
   key: string;

@@ -1,9 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { givesUp, GIVE_UP_AFTER_MS, MAX_RETRY_DELAY_MS, retryDelayMs } from '../../src/alerts/delivery-policy.ts';
 import { toWebhook } from '../../src/alerts/rules.ts';
-import { postEvent } from '../../src/alerts/webhook.ts';
+import { givesUp, GIVE_UP_AFTER_MS, MAX_RETRY_DELAY_MS, postEvent, retryDelayMs } from '../../src/alerts/webhook.ts';
 
 // postEvent against a local server that answers by path.
 let server: Server;
