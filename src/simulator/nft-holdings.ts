@@ -271,12 +271,7 @@ export function simulatedNftHoldings(
   const held = new Set<number>();
   const groups: JsonObject[] = [];
   for (let slot = 0; slot < Math.min(wallet.slots(collectionsPerAddress), pool?.length ?? Infinity); slot++) {
-    const occupant = slotOccupant(
-      `${seed}|${owner}|nft-group|${slot}`,
-      epoch,
-      COLLECTION_LIFETIME.min,
-      COLLECTION_LIFETIME.max,
-    );
+    const occupant = slotOccupant(`${seed}|${owner}|nft-group|${slot}`, epoch, COLLECTION_LIFETIME);
     const draw = new Draws(seed, owner, 'nft-group', slot, occupant.generation);
     let index: number;
     if (pool) {
@@ -324,7 +319,7 @@ function holdingGroup(
   let unrealized = 0;
   let turnover = 0;
   for (let k = 0; k < tokensPerCollection; k++) {
-    const occupant = slotOccupant(`${seed}|${owner}|nft|${slot}|${k}`, epoch, TOKEN_LIFETIME.min, TOKEN_LIFETIME.max);
+    const occupant = slotOccupant(`${seed}|${owner}|nft|${slot}|${k}`, epoch, TOKEN_LIFETIME);
     turnover += occupant.generation;
     const draws = new Draws(seed, owner, 'nft', collection.id, k, occupant.generation);
     let number = draws.integer(1, collection.totalItems);

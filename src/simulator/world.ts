@@ -51,21 +51,17 @@ export function valuationTime(worldTimeMs: number, world: Partial<SimulatorWorld
 
 /**
  * Which occupant a slot (a position slot, an NFT slot) has at an epoch. Each slot's occupant lives
- * `lifetime` epochs (between minEpochs and maxEpochs, fixed per slot), with a per-slot phase so that
+ * between lifetime.min and lifetime.max epochs (fixed per slot), with a per-slot phase so that
  * slots do not all turn over together: moving the clock by a few epochs replaces some occupants.
  */
-export interface SlotOccupant {
-  generation: number;
-  /** First and last epoch (inclusive) of this occupant. */
-  openedEpoch: number;
-  closesEpoch: number;
-}
-
-export function slotOccupant(slotKey: string, epoch: number, minEpochs: number, maxEpochs: number): SlotOccupant {
+export function slotOccupant(
+  slotKey: string,
+  epoch: number,
+  lifetime: { min: number; max: number },
+): { generation: number; openedEpoch: number } {
   const hash = hashOf(slotKey, 'lifetime');
-  const lifetime = minEpochs + (hash % (maxEpochs - minEpochs + 1));
-  const phase = Math.floor(hash / 1024) % lifetime;
-  const generation = Math.floor((epoch + phase) / lifetime);
-  const openedEpoch = generation * lifetime - phase;
-  return { generation, openedEpoch, closesEpoch: openedEpoch + lifetime - 1 };
+  const epochs = lifetime.min + (hash % (lifetime.max - lifetime.min + 1));
+  const phase = Math.floor(hash / 1024) % epochs;
+  const generation = Math.floor((epoch + phase) / epochs);
+  return { generation, openedEpoch: generation * epochs - phase };
 }
