@@ -148,16 +148,16 @@ function realPositions(position: JsonObject, type: RealPositionType, build: Buil
   };
   const collateral =
     type === 'Borrow'
-      ? realShapePosition(related('lending_supply', 'collateral'), 'Lending', build.valuedAt, undefined, chain)
+      ? realShapePosition(related('lending_supply', 'collateral'), 'Lending', chain, build.valuedAt)
       : undefined;
-  const positions = [realShapePosition(position, type, build.valuedAt, collateral, chain)];
+  const positions = [realShapePosition(position, type, chain, build.valuedAt, collateral)];
   if (type === 'CLMM' && format === 'sui') {
     const second = {
       ...related('liquidity_pool', 'second-lp'),
       positionId: position.positionId!,
       poolId: position.poolId!,
     };
-    positions.push(realShapePosition(second, type, build.valuedAt, undefined, chain));
+    positions.push(realShapePosition(second, type, chain, build.valuedAt));
   }
   return positions;
 }

@@ -27,7 +27,7 @@ export interface SimulatedProtocol {
   types: PositionType[];
 }
 
-function protocol(
+export function protocol(
   id: string,
   name: string,
   site: string,
