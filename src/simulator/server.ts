@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { FaultDraws, resolveFaults, type FaultDecision, type SimulatorFaults } from './faults.ts';
 import { answerControl, CONTROL_PREFIX } from './control.ts';
 import { MAX_BODY_BYTES, readBody } from './request-body.ts';
-import { errorAnswer, matchRoute, WorldAnswers, type Answer, type Route } from './routes.ts';
+import { errorAnswer, matchRoute, WorldAnswers, type Answer, type OperationRoute } from './routes.ts';
 import { RequestWindow } from './request-window.ts';
 import { StatsRecorder, type SimulatorStats } from './stats.ts';
 import { DEFAULT_SEED, resolveWorld, type SimulatorWorld } from './world.ts';
@@ -49,8 +49,6 @@ export interface RunningSimulator extends SimulatorControl {
   port: number;
   close(): Promise<void>;
 }
-
-type OperationRoute = Extract<Route, { kind: 'operation' }>;
 
 const HTML_ERRORS: Record<number, string> = {
   502: '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n',
@@ -100,7 +98,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     rawBody: string,
     fault: FaultDecision,
   ) => {
-    const answer = answers.answer(route.operation, route.address, new URLSearchParams(query), rawBody, worldTime());
+    const answer = answers.answer(route, new URLSearchParams(query), rawBody, worldTime());
     send(res, fault.kind === 'malformed' && answer.status === 200 ? malformed(answer, fault) : answer, fault.delayMs);
   };
 

@@ -25,61 +25,59 @@ export interface SimulatorStats {
 
 const PER_SECOND_LIMIT = 3600;
 
+const noStats = (): SimulatorStats => ({
+  requests: 0,
+  byStatus: {},
+  byOperation: {},
+  maxInTrailingSecond: 0,
+  apiKeysSeen: 0,
+  firstRequestAt: null,
+  lastRequestAt: null,
+  perSecond: [],
+});
+
 export class StatsRecorder {
-  private requests = 0;
-  private byStatus: Record<string, number> = {};
-  private byOperation: Record<string, number> = {};
-  private maxInTrailingSecond = 0;
-  private firstRequestAt: number | null = null;
-  private lastRequestAt: number | null = null;
-  private perSecond: number[] = [];
+  private stats = noStats();
   private readonly window = new RequestWindow(1000);
   /** Hashes, not the keys: the simulator holds no copy of what clients send as secrets. */
   private readonly keys = new Set<number>();
 
   /** `now` is performance.now() of the arrival. */
   arrived(now: number, apiKey: string | undefined, operation: Operation | undefined): void {
-    this.requests++;
+    const stats = this.stats;
+    stats.requests++;
     const at = performance.timeOrigin + now;
-    this.firstRequestAt ??= at;
-    this.lastRequestAt = at;
-    const second = Math.floor((at - this.firstRequestAt) / 1000);
+    stats.firstRequestAt ??= at;
+    stats.lastRequestAt = at;
+    const second = Math.floor((at - stats.firstRequestAt) / 1000);
     if (second < PER_SECOND_LIMIT) {
-      while (this.perSecond.length <= second) this.perSecond.push(0);
-      this.perSecond[second]!++;
+      while (stats.perSecond.length <= second) stats.perSecond.push(0);
+      stats.perSecond[second]!++;
     }
     this.window.add(now);
-    this.maxInTrailingSecond = Math.max(this.maxInTrailingSecond, this.window.count(now));
+    stats.maxInTrailingSecond = Math.max(stats.maxInTrailingSecond, this.window.count(now));
     if (apiKey !== undefined) this.keys.add(hashOf(apiKey));
-    if (operation) this.byOperation[operation] = (this.byOperation[operation] ?? 0) + 1;
+    if (operation) stats.byOperation[operation] = (stats.byOperation[operation] ?? 0) + 1;
   }
 
   answered(status: number | 'timeout'): void {
     const key = String(status);
-    this.byStatus[key] = (this.byStatus[key] ?? 0) + 1;
+    this.stats.byStatus[key] = (this.stats.byStatus[key] ?? 0) + 1;
   }
 
   snapshot(): SimulatorStats {
+    const { byStatus, byOperation, perSecond } = this.stats;
     return {
-      requests: this.requests,
-      byStatus: { ...this.byStatus },
-      byOperation: { ...this.byOperation },
-      maxInTrailingSecond: this.maxInTrailingSecond,
+      ...this.stats,
+      byStatus: { ...byStatus },
+      byOperation: { ...byOperation },
       apiKeysSeen: this.keys.size,
-      firstRequestAt: this.firstRequestAt,
-      lastRequestAt: this.lastRequestAt,
-      perSecond: [...this.perSecond],
+      perSecond: [...perSecond],
     };
   }
 
   reset(): void {
-    this.requests = 0;
-    this.byStatus = {};
-    this.byOperation = {};
-    this.maxInTrailingSecond = 0;
-    this.firstRequestAt = null;
-    this.lastRequestAt = null;
-    this.perSecond = [];
+    this.stats = noStats();
     this.window.clear();
     this.keys.clear();
   }
