@@ -1,34 +1,23 @@
 import { hashOf } from './hash.ts';
 
-/** Size and pace of the simulated world. */
-export interface SimulatorWorld {
-  positionsPerAddress: number;
-  collectionsPerAddress: number;
-  tokensPerCollection: number;
+/** Size and pace of the simulated world, by default. */
+export const DEFAULT_WORLD = {
+  positionsPerAddress: 10,
+  collectionsPerAddress: 5,
+  tokensPerCollection: 3,
   /** Positions and NFT holdings are constant within an epoch. */
-  epochMs: number;
-  /**
-   * Within an epoch, values (amounts times token prices, NFT prices) follow the prices in steps of
-   * this many milliseconds; 0: constant for the whole epoch.
-   */
-  valuationMs: number;
+  epochMs: 15 * 60_000,
+  /** Within an epoch, values follow the prices in steps of this many milliseconds; 0: constant. */
+  valuationMs: 0,
   /**
    * Answer with the variations real answers show (upstream-reality.md): numeric strings and wrapped
    * numbers, duplicate position ids, a nested collateral position, undocumented and missing fields, the
    * real position types, a `{ data }`-wrapped NFT answer, `marketPrice` as the native token's USD price
    * and `{ error }` bodies. Off by default until the pipeline reads these shapes.
    */
-  realShapes: boolean;
-}
-
-export const DEFAULT_WORLD: SimulatorWorld = {
-  positionsPerAddress: 10,
-  collectionsPerAddress: 5,
-  tokensPerCollection: 3,
-  epochMs: 15 * 60_000,
-  valuationMs: 0,
   realShapes: false,
 };
+export type SimulatorWorld = typeof DEFAULT_WORLD;
 
 export const DEFAULT_SEED = 'chaintap';
 
