@@ -79,9 +79,7 @@ export function findProtocol(id: string): SimulatedProtocol | undefined {
 }
 
 /** The answer of GET /v2/defi/protocols. */
-export function simulatedProtocolsResponse(): {
-  data: { protocol: string; name: string; logo: string; url: string; chains: string[] }[];
-} {
+export function simulatedProtocolsResponse() {
   return {
     data: PROTOCOLS.map(({ protocol: id, name, logo, url, chains }) => ({ protocol: id, name, logo, url, chains })),
   };

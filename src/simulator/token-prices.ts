@@ -69,15 +69,11 @@ export function simulatedTokenPrice(coinType: string, timeMs: number, seed: stri
   return significant(modelPriceAt(token.model, timeMs), token.significantDigits);
 }
 
-export type PriceTimestampUnit = 'seconds' | 'milliseconds';
-
 /** The time a price request asks for: a request `timestamp` read by magnitude, or the world time. */
-export interface PriceRequestTime {
-  timeMs: number;
-  unit: PriceTimestampUnit;
-}
-
-export function priceRequestTime(timestamp: unknown, worldTimeMs: number): PriceRequestTime {
+export function priceRequestTime(
+  timestamp: unknown,
+  worldTimeMs: number,
+): { timeMs: number; unit: 'seconds' | 'milliseconds' } {
   if (timestamp === undefined || timestamp === null) return { timeMs: worldTimeMs, unit: 'seconds' };
   const value = typeof timestamp === 'string' && /^\d+$/.test(timestamp) ? Number(timestamp) : timestamp;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
@@ -88,39 +84,8 @@ export function priceRequestTime(timestamp: unknown, worldTimeMs: number): Price
   throw new InvalidInputError('timestamp is out of range: expected seconds or milliseconds since 1970');
 }
 
-/** One element of `data` in the price answer, exactly as the server sends it. */
-export interface SimulatedPriceEntry {
-  contract_address: string;
-  symbol: string;
-  price: number | string | null;
-  /** Left out for about a third of the tokens in the real-shapes world. */
-  last24hPrice?: number | string | null;
-  timestamp: number;
-  decimals: number;
-  source: string;
-}
-
-export function simulatedPriceEntry(
-  coinType: string,
-  time: PriceRequestTime,
-  seed: string = DEFAULT_SEED,
-): SimulatedPriceEntry {
-  const token = simulatedToken(coinType, seed);
-  const gridMs = priceGridTime(time.timeMs);
-  const spell = (price: number | null) => (price !== null && token.priceAsString ? String(price) : price);
-  return {
-    contract_address: token.answeredAs,
-    symbol: token.symbol,
-    price: spell(simulatedTokenPrice(coinType, gridMs, seed)),
-    last24hPrice: spell(simulatedTokenPrice(coinType, gridMs - DAY_MS, seed)),
-    timestamp: time.unit === 'seconds' ? gridMs / 1000 : gridMs,
-    decimals: token.decimals,
-    source: token.source,
-  };
-}
-
 /** The coin types of a request's `addresses`, in order, without repeats (same normal form). */
-export function priceRequestCoinTypes(addresses: unknown, seed: string = DEFAULT_SEED): string[] {
+function priceRequestCoinTypes(addresses: unknown, seed: string): string[] {
   if (typeof addresses !== 'string' || addresses.trim() === '') {
     throw new InvalidInputError('addresses must be a non-empty comma-separated string of coin types');
   }
@@ -131,37 +96,40 @@ export function priceRequestCoinTypes(addresses: unknown, seed: string = DEFAULT
     );
   }
   const seen = new Set<string>();
-  const coinTypes: string[] = [];
-  for (const coinType of asked) {
+  return asked.filter((coinType) => {
     const normal = simulatedToken(coinType, seed).coinType;
-    if (seen.has(normal)) continue;
+    if (seen.has(normal)) return false;
     seen.add(normal);
-    coinTypes.push(coinType);
-  }
-  return coinTypes;
+    return true;
+  });
 }
 
 /**
  * The whole answer to POST /tokens/sui/price for a request body at a world time. Throws
  * InvalidInputError (answered 400) for a body the upstream rejects.
  */
-export function simulatedPriceResponse(
-  body: unknown,
-  worldTimeMs: number,
-  seed: string = DEFAULT_SEED,
-  realShapes = false,
-): { data: SimulatedPriceEntry[] } {
+export function simulatedPriceResponse(body: unknown, worldTimeMs: number, seed = DEFAULT_SEED, realShapes = false) {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new InvalidInputError('the body must be a JSON object with addresses and an optional timestamp');
   }
   const { addresses, timestamp } = body as Record<string, unknown>;
   const coinTypes = priceRequestCoinTypes(addresses, seed);
   const time = priceRequestTime(timestamp, worldTimeMs);
-  const entries = coinTypes.map((coinType) => simulatedPriceEntry(coinType, time, seed));
-  if (realShapes) for (const entry of entries) if (lacksLast24hPrice(entry, seed)) delete entry.last24hPrice;
-  return { data: entries };
-}
-
-function lacksLast24hPrice(entry: SimulatedPriceEntry, seed: string): boolean {
-  return hashOf(seed, simulatedToken(entry.contract_address, seed).coinType, 'no-last24h') % 3 === 0;
+  const gridMs = priceGridTime(time.timeMs);
+  const data = coinTypes.map((coinType) => {
+    const token = simulatedToken(coinType, seed);
+    const spell = (price: number | null) => (price !== null && token.priceAsString ? String(price) : price);
+    // The real-shapes world leaves last24hPrice out for about a third of the tokens.
+    const noLast24h = realShapes && hashOf(seed, token.coinType, 'no-last24h') % 3 === 0;
+    return {
+      contract_address: token.answeredAs,
+      symbol: token.symbol,
+      price: spell(simulatedTokenPrice(coinType, gridMs, seed)),
+      ...(noLast24h ? {} : { last24hPrice: spell(simulatedTokenPrice(coinType, gridMs - DAY_MS, seed)) }),
+      timestamp: time.unit === 'seconds' ? gridMs / 1000 : gridMs,
+      decimals: token.decimals,
+      source: token.source,
+    };
+  });
+  return { data };
 }
