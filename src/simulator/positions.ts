@@ -199,17 +199,22 @@ function numeric(build: Build, value: number): number | string {
   return build.numbersAs === 'string' ? String(rounded) : rounded;
 }
 
+/** A token's price at the valuation time, or at `timeMs`. */
+function priceOf(build: Build, token: PositionToken, timeMs = build.valuedAt): number | null {
+  return positionTokenPrice(token, timeMs, build.seed);
+}
+
 function tokenRef(build: Build, token: PositionToken, withPrice: boolean): Json {
   if (build.tokenAs === 'string') return token.address;
   const ref: JsonObject = { address: token.address, symbol: token.symbol, decimals: token.decimals };
-  const price = positionTokenPrice(token, build.valuedAt, build.seed);
+  const price = priceOf(build, token);
   if (withPrice && price !== null) ref.price = price;
   return ref;
 }
 
-/** An amount entry valued at the epoch start. */
-function amountEntry(build: Build, token: PositionToken, amount: number, withPrice = true): JsonObject {
-  const price = positionTokenPrice(token, build.valuedAt, build.seed);
+/** An amount entry, valued at the valuation time. */
+function entry(build: Build, token: PositionToken, amount: number, withPrice = true): JsonObject {
+  const price = priceOf(build, token);
   return {
     amount: numeric(build, amount),
     value: price === null ? null : numeric(build, amount * price),
@@ -219,7 +224,7 @@ function amountEntry(build: Build, token: PositionToken, amount: number, withPri
 
 /** How much of a token `usd` dollars bought when the position opened. */
 function amountFor(build: Build, token: PositionToken, usd: number): number {
-  return usd / (positionTokenPrice(token, build.openedAt, build.seed) ?? 1);
+  return usd / (priceOf(build, token, build.openedAt) ?? 1);
 }
 
 function pickToken(build: Build, role: PositionToken['role']): PositionToken {
@@ -256,9 +261,7 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const usd = build.draws.between(100, 50_000);
     const a0 = amountFor(build, a, usd / 2);
     const b0 = amountFor(build, b, usd / 2);
-    const ratio =
-      (positionTokenPrice(a, build.valuedAt, build.seed) ?? 1) /
-      (positionTokenPrice(b, build.valuedAt, build.seed) ?? 1);
+    const ratio = (priceOf(build, a) ?? 1) / (priceOf(build, b) ?? 1);
     const k = a0 * b0;
     const feeApr = build.draws.between(0.02, 0.4);
     const fees = build.ageYears * feeApr * 0.5;
@@ -267,17 +270,17 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const reward = pickToken(build, 'reward');
     return {
       ...head(build, id),
-      input: [amountEntry(build, a, a0), amountEntry(build, b, b0)],
-      yieldCollected: [amountEntry(build, a, a0 * fees * 0.4), amountEntry(build, b, b0 * fees * 0.4)],
+      input: [entry(build, a, a0), entry(build, b, b0)],
+      yieldCollected: [entry(build, a, a0 * fees * 0.4), entry(build, b, b0 * fees * 0.4)],
       current: {
-        tokens: [amountEntry(build, a, Math.sqrt(k / ratio)), amountEntry(build, b, Math.sqrt(k * ratio))],
-        yield: [amountEntry(build, a, a0 * fees * 0.6), amountEntry(build, b, b0 * fees * 0.6)],
+        tokens: [entry(build, a, Math.sqrt(k / ratio)), entry(build, b, Math.sqrt(k * ratio))],
+        yield: [entry(build, a, a0 * fees * 0.6), entry(build, b, b0 * fees * 0.6)],
       },
       fee: build.draws.pick([0.0001, 0.0005, 0.0025, 0.003, 0.01]),
       farming: farmed
         ? [
             farmingEntry(build, feeApr, build.draws.between(0.01, 0.3), [
-              amountEntry(build, reward, usd * build.ageYears * 0.01),
+              entry(build, reward, usd * build.ageYears * 0.01),
             ]),
           ]
         : [],
@@ -297,10 +300,10 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const apy = build.draws.between(0.005, 0.15);
     return {
       ...head(build),
-      input: [amountEntry(build, token, supplied)],
+      input: [entry(build, token, supplied)],
       current: {
-        tokens: [amountEntry(build, token, supplied * (1 + apy * build.ageYears))],
-        yield: [amountEntry(build, token, supplied * apy * build.ageYears)],
+        tokens: [entry(build, token, supplied * (1 + apy * build.ageYears))],
+        yield: [entry(build, token, supplied * apy * build.ageYears)],
       },
       fee: 0,
       farming: null,
@@ -320,11 +323,11 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const rewardsApr = build.draws.between(0, 0.05);
     return {
       ...head(build),
-      input: [amountEntry(build, token, borrowed)],
+      input: [entry(build, token, borrowed)],
       yieldCollected: [],
       current: {
-        tokens: [amountEntry(build, token, borrowed * (1 + apr * build.ageYears))],
-        yield: [amountEntry(build, token, borrowed * apr * build.ageYears)],
+        tokens: [entry(build, token, borrowed * (1 + apr * build.ageYears))],
+        yield: [entry(build, token, borrowed * apr * build.ageYears)],
       },
       fee: numeric(build, build.draws.between(0, 0.001)),
       farming: [
@@ -348,9 +351,9 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const earned = staked * apr * build.ageYears;
     return {
       ...head(build),
-      input: [amountEntry(build, token, staked)],
-      yieldCollected: [amountEntry(build, token, earned * 0.25)],
-      current: { tokens: [amountEntry(build, token, staked)], yield: [amountEntry(build, token, earned * 0.75)] },
+      input: [entry(build, token, staked)],
+      yieldCollected: [entry(build, token, earned * 0.25)],
+      current: { tokens: [entry(build, token, staked)], yield: [entry(build, token, earned * 0.75)] },
       fee: significant(build.draws.pick([0.02, 0.05, 0.08, 0.1]), 4),
       farming: [farmingEntry(build, apr, 0, significant(earned, 12))],
       meta: meta(build),
@@ -368,26 +371,15 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const usd = build.draws.between(100, 30_000);
     const rewardsApr = build.draws.between(0.05, 0.6);
     const rewardAmount = amountFor(build, reward, usd * rewardsApr * build.ageYears);
+    const lpTokens = () => [a, b].map((token) => entry(build, token, amountFor(build, token, usd / 2), false));
+    const rewardShare = () => [entry(build, reward, rewardAmount * 0.5, false)];
     return {
       ...head(build),
-      input: [
-        amountEntry(build, a, amountFor(build, a, usd / 2), false),
-        amountEntry(build, b, amountFor(build, b, usd / 2), false),
-      ],
-      yieldCollected: [amountEntry(build, reward, rewardAmount * 0.5, false)],
-      current: {
-        tokens: [
-          amountEntry(build, a, amountFor(build, a, usd / 2), false),
-          amountEntry(build, b, amountFor(build, b, usd / 2), false),
-        ],
-        yield: [amountEntry(build, reward, rewardAmount * 0.5, false)],
-      },
+      input: lpTokens(),
+      yieldCollected: rewardShare(),
+      current: { tokens: lpTokens(), yield: rewardShare() },
       fee: significant(build.draws.between(0, 0.02), 6),
-      farming: [
-        farmingEntry(build, build.draws.between(0.01, 0.1), rewardsApr, [
-          amountEntry(build, reward, rewardAmount * 0.5, false),
-        ]),
-      ],
+      farming: [farmingEntry(build, build.draws.between(0.01, 0.1), rewardsApr, rewardShare())],
       meta: meta(build),
       farmId: `0x${build.draws.hex(64)}`,
       boost: significant(build.draws.between(1, 2.5), 4),
@@ -404,7 +396,7 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     return {
       ...head(build),
       input: [],
-      current: { tokens: [amountEntry(build, token, total * (1 - claimedShare))] },
+      current: { tokens: [entry(build, token, total * (1 - claimedShare))] },
       fee: null,
       farming: null,
       meta: meta(build),
@@ -423,8 +415,8 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const collateral = amountFor(build, collateralToken, build.draws.between(50, 20_000));
     const leverage = build.draws.pick([1.5, 2, 3, 5, 10, 20]);
     const side = build.draws.chance(0.6) ? 'long' : 'short';
-    const entryPrice = positionTokenPrice(market, build.openedAt, build.seed) ?? 1;
-    const markPrice = positionTokenPrice(market, build.valuedAt, build.seed) ?? entryPrice;
+    const entryPrice = priceOf(build, market, build.openedAt) ?? 1;
+    const markPrice = priceOf(build, market) ?? entryPrice;
     const sizeUsd = collateral * leverage;
     const move = (markPrice - entryPrice) / entryPrice;
     const pnl = sizeUsd * (side === 'long' ? move : -move);
@@ -432,8 +424,8 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
       positionId: `0x${build.draws.hex(64)}`,
       chain: build.chain,
       type: build.type,
-      input: [amountEntry(build, collateralToken, collateral)],
-      current: { tokens: [amountEntry(build, collateralToken, Math.max(0, collateral + pnl))], yield: [] },
+      input: [entry(build, collateralToken, collateral)],
+      current: { tokens: [entry(build, collateralToken, Math.max(0, collateral + pnl))], yield: [] },
       fee: significant(sizeUsd * 0.0006, 10),
       farming: [],
       meta: meta(build),
@@ -456,11 +448,11 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const sharePrice = 1 + apy * build.ageYears;
     return {
       ...head(build),
-      input: [amountEntry(build, token, deposited)],
+      input: [entry(build, token, deposited)],
       yieldCollected: [],
       current: {
-        tokens: [amountEntry(build, token, deposited * sharePrice)],
-        yield: [amountEntry(build, token, deposited * (sharePrice - 1))],
+        tokens: [entry(build, token, deposited * sharePrice)],
+        yield: [entry(build, token, deposited * (sharePrice - 1))],
       },
       fee: String(build.draws.pick([0.1, 0.15, 0.2])),
       farming: [farmingEntry(build, apy, 0, [])],
@@ -481,8 +473,8 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const exchangeRate = 1.02 + apy * ((build.valuedAt / YEAR_MS) % 3);
     return {
       ...head(build),
-      input: [amountEntry(build, native, staked)],
-      current: { tokens: [amountEntry(build, lst, staked / exchangeRate)], yield: [] },
+      input: [entry(build, native, staked)],
+      current: { tokens: [entry(build, lst, staked / exchangeRate)], yield: [] },
       fee: 0,
       farming: null,
       meta: meta(build),
