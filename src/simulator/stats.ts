@@ -3,38 +3,28 @@ import { RequestWindow } from './request-window.ts';
 
 export type Operation = 'prices' | 'positions' | 'nfts' | 'protocols';
 
+const PER_SECOND_LIMIT = 3600;
+
 /** What the simulator has seen since it started or its stats were last reset. */
-export interface SimulatorStats {
-  requests: number;
+const noStats = () => ({
+  requests: 0,
   /** By status code ('200', '401', '429', '500', ...) and 'timeout' for requests never answered. */
-  byStatus: Record<string, number>;
-  byOperation: Record<string, number>;
+  byStatus: {} as Record<string, number>,
+  byOperation: {} as Record<string, number>,
   /** The most requests received in any trailing 1000 ms window so far. */
-  maxInTrailingSecond: number;
+  maxInTrailingSecond: 0,
   /** Distinct x-api-key values seen (a request without the header counts as none). */
-  apiKeysSeen: number;
+  apiKeysSeen: 0,
   /**
    * Arrival times (epoch milliseconds, sub-millisecond precision) of the first and the last request,
    * null before any: requests / (last - first) is the rate a client achieved.
    */
-  firstRequestAt: number | null;
-  lastRequestAt: number | null;
+  firstRequestAt: null as number | null,
+  lastRequestAt: null as number | null,
   /** Requests received in each whole second since the first one (at most the first hour). */
-  perSecond: number[];
-}
-
-const PER_SECOND_LIMIT = 3600;
-
-const noStats = (): SimulatorStats => ({
-  requests: 0,
-  byStatus: {},
-  byOperation: {},
-  maxInTrailingSecond: 0,
-  apiKeysSeen: 0,
-  firstRequestAt: null,
-  lastRequestAt: null,
-  perSecond: [],
+  perSecond: [] as number[],
 });
+export type SimulatorStats = ReturnType<typeof noStats>;
 
 export class StatsRecorder {
   private stats = noStats();
