@@ -2,7 +2,7 @@ import { normalizeAddress, parseAddress, parseNftChain, type AddressFormat, type
 import { Draws, hashOf, significant } from './hash.ts';
 import type { Json, JsonObject } from './json.ts';
 import { positionTokenPrice, positionTokens } from './position-tokens.ts';
-import { modelPriceAt, priceModel, type PriceModel } from './price-model.ts';
+import { modelPriceAt, priceModel } from './price-model.ts';
 import { simulatedTokenPrice } from './token-prices.ts';
 import { DEFAULT_SEED, epochOf, resolveWorld, slotOccupant, valuationTime, type SimulatorWorld } from './world.ts';
 
@@ -69,31 +69,22 @@ const NOUNS = 'Capys Frens Apes Punks Otters Dragons Koalas Robots Wizards Foxes
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
-interface Collection {
-  index: number;
-  chain: HoldingChain;
-  wire: JsonObject;
-  id: string;
-  name: string;
-  totalItems: number;
-  royalty: number;
-  imageBase: string;
-  floor: PriceModel;
-}
-
-const collections = new Map<string, Collection>();
-
 function chars(draws: Draws, alphabet: string, length: number): string {
   let out = '';
   for (let i = 0; i < length; i++) out += alphabet[Math.floor(draws.unit() * alphabet.length)];
   return out;
 }
 
-/** Collection c of a seed's pool (memoized: the pool is small and shared by every address). */
+const collections = new Map<string, Collection>();
+
+/** Collection `index` of a seed's pool (memoized: the pool is small and shared by every address). */
 function poolCollection(seed: string, index: number): Collection {
   const key = `${seed}\u0000${index}`;
-  const known = collections.get(key);
-  if (known) return known;
+  if (!collections.has(key)) collections.set(key, drawCollection(seed, index));
+  return collections.get(key)!;
+}
+
+function drawCollection(seed: string, index: number) {
   const draws = new Draws(seed, 'nft-collection', index);
   const chain = draws.pick(CHAIN_ODDS) as HoldingChain;
   const name = `${draws.pick(ADJECTIVES)} ${draws.pick(NOUNS)}${draws.chance(0.3) ? ` ${draws.integer(2, 9)}` : ''}`;
@@ -107,8 +98,7 @@ function poolCollection(seed: string, index: number): Collection {
   const floor = priceModel(`nft:${id}`, seed, { base: 10 ** draws.between(low, high) });
   // The draw of a former per-collection market premium, kept so that the values drawn after it stay the same.
   draws.between(1.02, 1.3);
-  const collection: Collection = {
-    index,
+  return {
     chain,
     id,
     name,
@@ -128,9 +118,8 @@ function poolCollection(seed: string, index: number): Collection {
       scam,
     },
   };
-  collections.set(key, collection);
-  return collection;
 }
+type Collection = ReturnType<typeof drawCollection>;
 
 function collectionId(draws: Draws, chain: HoldingChain, name: string): string {
   const module = name.toLowerCase().replace(/[^a-z0-9]+/g, '_');

@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.ts';
 import { normalizeCoinType, shortCoinType } from '../chain/coin-type.ts';
 import { Draws, hashOf, significant } from './hash.ts';
-import { modelPriceAt, priceGridTime, priceModel, type PriceModel } from './price-model.ts';
+import { modelPriceAt, priceGridTime, priceModel } from './price-model.ts';
 import { DEFAULT_SEED } from './world.ts';
 
 /** Most tokens one price request may ask for (upstream-api.md 4.1). */
@@ -13,23 +13,6 @@ const DAY_MS = 86_400_000;
 const SECONDS_LIMIT = 1e11;
 const MILLISECONDS_LIMIT = 1e14;
 
-/** What the simulated upstream knows about one token, fixed per (seed, coin type). */
-export interface SimulatedToken {
-  /** Normal form (0x + 64 hex addresses). */
-  coinType: string;
-  /** `contract_address` as answered: the short or the 64-hex spelling, whatever was asked. */
-  answeredAs: string;
-  symbol: string;
-  decimals: number;
-  source: string;
-  /** False for the few tokens the upstream knows but has no price for (price: null). */
-  priced: boolean;
-  /** True for the few tokens whose price and last24hPrice are answered as numeric strings. */
-  priceAsString: boolean;
-  significantDigits: number;
-  model: PriceModel;
-}
-
 const tokens = new Map<string, SimulatedToken>();
 
 /** Throws InvalidInputError for an invalid coin type. Memoized: the catalogue of tokens is small. */
@@ -37,27 +20,37 @@ export function simulatedToken(coinType: string, seed: string = DEFAULT_SEED): S
   const cacheKey = `${seed}\u0000${coinType}`;
   const known = tokens.get(cacheKey);
   if (known) return known;
+  const token = drawToken(coinType, seed);
+  if (tokens.size > 100_000) tokens.clear();
+  tokens.set(cacheKey, token);
+  return token;
+}
+
+/** What the simulated upstream knows about one token, fixed per (seed, coin type). */
+function drawToken(coinType: string, seed: string) {
   const normalized = normalizeCoinType(coinType);
   const isSui = normalized === SUI_COIN_TYPE;
   const symbol = normalized.split('<')[0]!.split('::')[2]!;
   const stable = /USD/i.test(symbol);
   const draws = new Draws(seed, normalized, 'token');
   const short = isSui || draws.chance(0.5);
-  const token: SimulatedToken = {
+  return {
+    /** Normal form (0x + 64 hex addresses). */
     coinType: normalized,
+    /** `contract_address` as answered: the short or the 64-hex spelling, whatever was asked. */
     answeredAs: short ? shortCoinType(normalized) : normalized,
     symbol,
     decimals: isSui ? 9 : stable ? 6 : draws.pick([6, 8, 9, 9, 9]),
     source: draws.pick(['simulated', 'simulated', 'simulated', 'simulated', 'pyth', 'cetus', 'birdeye']),
+    /** False for the few tokens the upstream knows but has no price for (price: null). */
     priced: isSui || hashOf(seed, normalized) % 97 !== 0,
+    /** True for the few tokens whose price and last24hPrice are answered as numeric strings. */
     priceAsString: !isSui && draws.chance(1 / 7),
     significantDigits: draws.pick([12, 12, 10, 9, 6]),
     model: priceModel(normalized, seed, isSui ? { base: 3.2 } : stable ? { base: 1, stable: true } : {}),
   };
-  if (tokens.size > 100_000) tokens.clear();
-  tokens.set(cacheKey, token);
-  return token;
 }
+export type SimulatedToken = ReturnType<typeof drawToken>;
 
 /**
  * The price the simulated upstream gives for a token at a time (the price of the 60 s grid minute
