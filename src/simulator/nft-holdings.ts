@@ -274,16 +274,12 @@ function nativeTokenUsdPrice(chain: HoldingChain, timeMs: number, seed: string):
 
 /**
  * The whole NFT-holdings answer: the bare array the document describes or, for about half the
- * addresses of the real-shapes world, `{ data: [...] }` as the service's own client reads it.
+ * addresses of the real-shapes world, `{ data: [...] }` as the service's own client reads it. Takes
+ * simulatedNftHoldings' arguments.
  */
-export function simulatedNftAnswer(
-  address: string,
-  worldTimeMs: number,
-  seed: string = DEFAULT_SEED,
-  world: Partial<SimulatorWorld> = {},
-  query: NftHoldingsQuery = {},
-): Json {
-  const groups = simulatedNftHoldings(address, worldTimeMs, seed, world, query);
+export function simulatedNftAnswer(...args: Parameters<typeof simulatedNftHoldings>): Json {
+  const [address, , seed = DEFAULT_SEED, world = {}] = args;
+  const groups = simulatedNftHoldings(...args);
   const wrapped =
     resolveWorld(world).realShapes && hashOf(seed, normalizeAddress(address), 'nft-answer-wrapped') % 2 === 0;
   return wrapped ? { data: groups } : groups;

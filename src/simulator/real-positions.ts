@@ -55,10 +55,7 @@ const TOKEN_NAMES: Record<string, string> = { SUI: 'Sui', USDC: 'USD Coin', USDT
 const AMOUNT_LISTS = ['input', 'yieldCollected'] as const;
 
 /** The chain a real-shapes position is on: its label in answers (`SUI`, `ETH`) and its tokens' chain. */
-export interface RealChain {
-  label: string;
-  tokens: PositionChain;
-}
+export type RealChain = { label: string; tokens: PositionChain };
 
 /**
  * A default-world position respelled as the real type. `nested` replaces the `input` list of a Borrow
@@ -99,11 +96,7 @@ export function realShapePosition(
   return real;
 }
 
-interface TokenContext {
-  timestamp: number;
-  poolId?: string;
-  chain: RealChain;
-}
+type TokenContext = { timestamp: number; poolId?: string; chain: RealChain };
 
 function amountList(list: Json | undefined, numbers: NumberSpelling, context: TokenContext): Json {
   if (!Array.isArray(list)) return list ?? null;
