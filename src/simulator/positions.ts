@@ -57,11 +57,7 @@ interface Build extends Occupant {
   numbersAs: 'number' | 'string';
 }
 
-/**
- * Where a position is: on one chain with given protocols (the real-shapes world's), or on one of
- * `chains` that has a protocol for its type; by default (a SUI wallet) mostly sui, else ethereum or
- * arbitrum.
- */
+/** Where a position is: one chain with given protocols, or one of `chains` serving its type (default: mostly sui). */
 type Placement = { chain: PositionChain; protocols: SimulatedProtocol[] } | { chains: readonly PositionChain[] };
 
 /** What fills a slot: the variant that draws it, the real type it is answered as in the real-shapes world, where. */
