@@ -15,12 +15,7 @@ import type { SimulatorControl } from './server.ts';
  */
 export const CONTROL_PREFIX = '/_simulator/';
 
-export function answerControl(
-  req: IncomingMessage,
-  res: ServerResponse,
-  pathname: string,
-  control: SimulatorControl,
-): void {
+export function answerControl(req: IncomingMessage, res: ServerResponse, pathname: string, control: SimulatorControl) {
   const reply = (status: number, body: unknown) => {
     const text = JSON.stringify(body);
     res.writeHead(status, {
@@ -30,33 +25,28 @@ export function answerControl(
     res.end(text);
   };
   const route = `${req.method} ${pathname}`;
-  if (route === 'GET /_simulator/stats') {
-    req.resume();
-    return reply(200, control.stats());
-  }
-  if (route === 'POST /_simulator/stats/reset') {
-    req.resume();
-    control.resetStats();
-    return reply(200, {});
-  }
-  if (route !== 'POST /_simulator/faults' && route !== 'POST /_simulator/clock') {
-    req.resume();
-    return reply(404, { error: 'not_found', message: `no such simulator endpoint: ${route}` });
-  }
-  readBody(req, (text) => {
-    try {
-      const body: unknown = JSON.parse(text ?? '');
-      if (typeof body !== 'object' || body === null) throw new ChaintapError('the body must be a JSON object');
-      if (route === 'POST /_simulator/faults') control.setFaults(body);
-      else {
-        const { offsetMs } = body as { offsetMs?: unknown };
-        if (typeof offsetMs !== 'number' || !Number.isSafeInteger(offsetMs))
-          throw new ChaintapError('offsetMs must be an integer');
-        control.setClockOffset(offsetMs);
+  if (route === 'POST /_simulator/faults' || route === 'POST /_simulator/clock') {
+    return readBody(req, (text) => {
+      try {
+        const body: unknown = JSON.parse(text ?? '');
+        if (typeof body !== 'object' || body === null) throw new ChaintapError('the body must be a JSON object');
+        if (route === 'POST /_simulator/faults') control.setFaults(body);
+        else {
+          const { offsetMs } = body as { offsetMs?: unknown };
+          if (typeof offsetMs !== 'number' || !Number.isSafeInteger(offsetMs))
+            throw new ChaintapError('offsetMs must be an integer');
+          control.setClockOffset(offsetMs);
+        }
+        reply(200, {});
+      } catch (error) {
+        reply(400, { error: 'bad_request', message: error instanceof Error ? error.message : String(error) });
       }
-      reply(200, {});
-    } catch (error) {
-      reply(400, { error: 'bad_request', message: error instanceof Error ? error.message : String(error) });
-    }
-  });
+    });
+  }
+  req.resume();
+  if (route === 'GET /_simulator/stats') return reply(200, control.stats());
+  if (route !== 'POST /_simulator/stats/reset')
+    return reply(404, { error: 'not_found', message: `no such simulator endpoint: ${route}` });
+  control.resetStats();
+  reply(200, {});
 }

@@ -2,25 +2,8 @@ import { ConfigError } from '../errors.ts';
 import { seededRandom } from './hash.ts';
 import { WINDOW_KINDS, type WindowKind } from './request-window.ts';
 
-/** Faults the simulated upstream injects; rates are shares of authenticated requests, 0 to 1. */
-export interface SimulatorFaults {
-  latencyMs: number;
-  latencyJitterMs: number;
-  spikeRate: number;
-  spikeMs: number;
-  error5xxRate: number;
-  error429Rate: number;
-  retryAfterSeconds: number;
-  malformedRate: number;
-  timeoutRate: number;
-  /** 0 = off; else a request past this many in its window (rateLimitWindowMs) is answered 429. */
-  rateLimit: number;
-  rateLimitWindowMs: number;
-  /** How the window counts (request-window.ts): trailing open, trailing closed, or calendar-fixed. */
-  rateLimitWindow: WindowKind;
-}
-
-export const NO_FAULTS: SimulatorFaults = {
+/** Faults the simulated upstream injects (none by default); rates are shares of authenticated requests, 0 to 1. */
+export const NO_FAULTS = {
   latencyMs: 0,
   latencyJitterMs: 0,
   spikeRate: 0,
@@ -30,16 +13,17 @@ export const NO_FAULTS: SimulatorFaults = {
   retryAfterSeconds: 1,
   malformedRate: 0,
   timeoutRate: 0,
+  /** 0 = off; else a request past this many in its window (rateLimitWindowMs) is answered 429. */
   rateLimit: 0,
   rateLimitWindowMs: 1000,
-  rateLimitWindow: 'sliding',
+  /** How the window counts (request-window.ts): trailing open, trailing closed, or calendar-fixed. */
+  rateLimitWindow: 'sliding' as WindowKind,
 };
+export type SimulatorFaults = typeof NO_FAULTS;
 
 const RATES = ['spikeRate', 'error5xxRate', 'error429Rate', 'malformedRate', 'timeoutRate'] as const;
 
-/**
- * The faults with `changes` applied; throws ConfigError for a negative value, a rate above 1 or shares summing above 1.
- */
+/** The faults with `changes` applied; throws ConfigError for a negative value, a rate above 1 or shares above 1. */
 export function resolveFaults(
   changes: Partial<SimulatorFaults>,
   current: SimulatorFaults = NO_FAULTS,
@@ -71,7 +55,14 @@ export function resolveFaults(
   return faults;
 }
 
-export type FaultKind = 'none' | 'timeout' | 'error5xx' | 'error429' | 'malformed';
+/** The faults a request may draw, in the order their rates are stacked on the roll. */
+const FAULT_RATES = [
+  ['timeout', 'timeoutRate'],
+  ['error5xx', 'error5xxRate'],
+  ['error429', 'error429Rate'],
+  ['malformed', 'malformedRate'],
+] as const;
+export type FaultKind = (typeof FAULT_RATES)[number][0] | 'none';
 
 export interface FaultDecision {
   kind: FaultKind;
@@ -104,13 +95,10 @@ export class FaultDraws {
 }
 
 function faultKind(roll: number, faults: SimulatorFaults): FaultKind {
-  let bound = faults.timeoutRate;
-  if (roll < bound) return 'timeout';
-  bound += faults.error5xxRate;
-  if (roll < bound) return 'error5xx';
-  bound += faults.error429Rate;
-  if (roll < bound) return 'error429';
-  bound += faults.malformedRate;
-  if (roll < bound) return 'malformed';
+  let bound = 0;
+  for (const [kind, rate] of FAULT_RATES) {
+    bound += faults[rate];
+    if (roll < bound) return kind;
+  }
   return 'none';
 }

@@ -1,17 +1,18 @@
 import { normalizeAddress, parseAddress, parseNftChain, type AddressFormat, type NftChain } from '../chain/address.ts';
 import { Draws, hashOf, significant } from './hash.ts';
 import type { Json, JsonObject } from './json.ts';
-import { nativeTokenUsdPrice } from './native-token-prices.ts';
-import { modelPriceAt, priceModel, type PriceModel } from './price-model.ts';
+import { positionTokenPrice, positionTokens } from './position-tokens.ts';
+import { modelPriceAt, priceModel } from './price-model.ts';
+import { simulatedTokenPrice } from './token-prices.ts';
 import { DEFAULT_SEED, epochOf, resolveWorld, slotOccupant, valuationTime, type SimulatorWorld } from './world.ts';
 
 /**
  * NFT holdings of the simulated upstream. A seed has a pool of collections shared by all addresses;
  * an address holds `collectionsPerAddress` of them (each kept 4 to 16 epochs) with
  * `tokensPerCollection` tokens each (each kept 1 to 6 epochs, then sold and another bought), so moving
- * the clock changes the holdings. Prices are in the chain's native token, constant per epoch or per valuation step
- * (world.valuationMs). `marketPrice` is the USD price of the chain's native token, as the real service
- * answers it (the same for every collection of a chain).
+ * the clock changes the holdings. Prices are in the chain's native token, constant per epoch or per
+ * valuation step (world.valuationMs). `marketPrice` is the USD price of the chain's native token, as
+ * the real service answers it (the same for every collection of a chain).
  */
 const COLLECTION_POOL_SIZE = 400;
 const COLLECTION_LIFETIME = { min: 4, max: 16 };
@@ -20,48 +21,10 @@ const TOKEN_LIFETIME = { min: 1, max: 6 };
 type HoldingChain = Exclude<NftChain, 'ALL'>;
 
 /** The chains holdings are spread over, weighted by repetition (mostly SUI). */
-const CHAIN_WEIGHTS: readonly HoldingChain[] = [
-  'SUI',
-  'SUI',
-  'SUI',
-  'SUI',
-  'SUI',
-  'SUI',
-  'SUI',
-  'SUI',
-  'ETH',
-  'ETH',
-  'ETH',
-  'SOL',
-  'SOL',
-  'ARB',
-  'BASE',
-  'BTC',
-  'TON',
-  'MATIC',
-  'BNB',
-  'AVAX',
-  'OP',
-];
+const CHAIN_ODDS = 'SUI SUI SUI SUI SUI SUI SUI SUI ETH ETH ETH SOL SOL ARB BASE BTC TON MATIC BNB AVAX OP'.split(' ');
 
-interface NativeToken {
-  name: string;
-  cmcId: number;
-  cmc_slug: string;
-  cgId: string;
-  symbol: string;
-  decimals: number;
-}
-
-const ETHER: NativeToken = {
-  name: 'Ethereum',
-  cmcId: 1027,
-  cmc_slug: 'ethereum',
-  cgId: 'ethereum',
-  symbol: 'ETH',
-  decimals: 18,
-};
-const NATIVE_TOKENS: Record<HoldingChain, NativeToken> = {
+const ETHER = { name: 'Ethereum', cmcId: 1027, cmc_slug: 'ethereum', cgId: 'ethereum', symbol: 'ETH', decimals: 18 };
+const NATIVE_TOKENS: Record<HoldingChain, typeof ETHER> = {
   SUI: { name: 'Sui', cmcId: 20947, cmc_slug: 'sui', cgId: 'sui', symbol: 'SUI', decimals: 9 },
   ETH: ETHER,
   ARB: ETHER,
@@ -78,6 +41,17 @@ const NATIVE_TOKENS: Record<HoldingChain, NativeToken> = {
   AVAX: { name: 'Avalanche', cmcId: 5805, cmc_slug: 'avalanche', cgId: 'avalanche-2', symbol: 'AVAX', decimals: 18 },
   MATIC: { name: 'Polygon', cmcId: 3890, cmc_slug: 'polygon', cgId: 'matic-network', symbol: 'MATIC', decimals: 18 },
 };
+/** USD reference prices of the native tokens that are not SUI or ether (those follow the positions' series). */
+const OTHER_NATIVE_USD: Partial<Record<HoldingChain, number>> = {
+  SOL: 150,
+  BTC: 65_000,
+  TON: 5,
+  FANTOM: 0.5,
+  RON: 2,
+  BNB: 550,
+  AVAX: 30,
+  MATIC: 0.7,
+};
 
 /** Typical floor prices in native units, as log10 ranges. */
 const FLOOR_RANGES: Partial<Record<HoldingChain, [number, number]>> = {
@@ -90,50 +64,10 @@ const FLOOR_RANGES: Partial<Record<HoldingChain, [number, number]>> = {
   MATIC: [0, 3],
 };
 
-const ADJECTIVES = [
-  'Sleepy',
-  'Cosmic',
-  'Pixel',
-  'Bored',
-  'Lucky',
-  'Frosty',
-  'Neon',
-  'Ancient',
-  'Tiny',
-  'Wild',
-  'Golden',
-  'Shadow',
-];
-const NOUNS = [
-  'Capys',
-  'Frens',
-  'Apes',
-  'Punks',
-  'Otters',
-  'Dragons',
-  'Koalas',
-  'Robots',
-  'Wizards',
-  'Foxes',
-  'Turtles',
-  'Ghosts',
-];
+const ADJECTIVES = 'Sleepy Cosmic Pixel Bored Lucky Frosty Neon Ancient Tiny Wild Golden Shadow'.split(' ');
+const NOUNS = 'Capys Frens Apes Punks Otters Dragons Koalas Robots Wizards Foxes Turtles Ghosts'.split(' ');
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-
-interface Collection {
-  index: number;
-  chain: HoldingChain;
-  wire: JsonObject;
-  id: string;
-  name: string;
-  totalItems: number;
-  royalty: number;
-  imageBase: string;
-  floor: PriceModel;
-}
-
-const collections = new Map<string, Collection>();
 
 function chars(draws: Draws, alphabet: string, length: number): string {
   let out = '';
@@ -141,13 +75,18 @@ function chars(draws: Draws, alphabet: string, length: number): string {
   return out;
 }
 
-/** Collection c of a seed's pool (memoized: the pool is small and shared by every address). */
+const collections = new Map<string, Collection>();
+
+/** Collection `index` of a seed's pool (memoized: the pool is small and shared by every address). */
 function poolCollection(seed: string, index: number): Collection {
   const key = `${seed}\u0000${index}`;
-  const known = collections.get(key);
-  if (known) return known;
+  if (!collections.has(key)) collections.set(key, drawCollection(seed, index));
+  return collections.get(key)!;
+}
+
+function drawCollection(seed: string, index: number) {
   const draws = new Draws(seed, 'nft-collection', index);
-  const chain = draws.pick(CHAIN_WEIGHTS);
+  const chain = draws.pick(CHAIN_ODDS) as HoldingChain;
   const name = `${draws.pick(ADJECTIVES)} ${draws.pick(NOUNS)}${draws.chance(0.3) ? ` ${draws.integer(2, 9)}` : ''}`;
   const slug = name.toLowerCase().replace(/\s+/g, '-');
   const id = collectionId(draws, chain, name);
@@ -159,8 +98,7 @@ function poolCollection(seed: string, index: number): Collection {
   const floor = priceModel(`nft:${id}`, seed, { base: 10 ** draws.between(low, high) });
   // The draw of a former per-collection market premium, kept so that the values drawn after it stay the same.
   draws.between(1.02, 1.3);
-  const collection: Collection = {
-    index,
+  return {
     chain,
     id,
     name,
@@ -180,40 +118,28 @@ function poolCollection(seed: string, index: number): Collection {
       scam,
     },
   };
-  collections.set(key, collection);
-  return collection;
 }
+type Collection = ReturnType<typeof drawCollection>;
 
 function collectionId(draws: Draws, chain: HoldingChain, name: string): string {
   const module = name.toLowerCase().replace(/[^a-z0-9]+/g, '_');
-  switch (chain) {
-    case 'SUI':
-      return `0x${draws.hex(64)}::${module}::${name.replace(/[^A-Za-z0-9]/g, '')}`;
-    case 'SOL':
-      return chars(draws, BASE58, 44);
-    case 'BTC':
-      return `${module}-ordinals`;
-    case 'TON':
-      return `EQ${chars(draws, BASE64URL, 46)}`;
-    default:
-      return `0x${draws.hex(40)}`;
-  }
+  if (chain === 'SUI') return `0x${draws.hex(64)}::${module}::${name.replace(/[^A-Za-z0-9]/g, '')}`;
+  if (chain === 'BTC') return `${module}-ordinals`;
+  return solanaOrTonAddress(draws, chain) ?? `0x${draws.hex(40)}`;
 }
 
 function tokenIdFor(collection: Collection, number: number, seed: string): string {
   const draws = new Draws(seed, 'nft-token', collection.id, number);
-  switch (collection.chain) {
-    case 'SUI':
-      return `0x${draws.hex(64)}`;
-    case 'SOL':
-      return chars(draws, BASE58, 44);
-    case 'BTC':
-      return `${draws.hex(64)}i0`;
-    case 'TON':
-      return `EQ${chars(draws, BASE64URL, 46)}`;
-    default:
-      return String(number);
-  }
+  if (collection.chain === 'SUI') return `0x${draws.hex(64)}`;
+  if (collection.chain === 'BTC') return `${draws.hex(64)}i0`;
+  return solanaOrTonAddress(draws, collection.chain) ?? String(number);
+}
+
+/** Ids on Solana and TON are addresses (base58, user-friendly base64url); undefined on other chains. */
+function solanaOrTonAddress(draws: Draws, chain: HoldingChain): string | undefined {
+  if (chain === 'SOL') return chars(draws, BASE58, 44);
+  if (chain === 'TON') return `EQ${chars(draws, BASE64URL, 46)}`;
+  return undefined;
 }
 
 export interface NftHoldingsQuery {
@@ -222,37 +148,33 @@ export interface NftHoldingsQuery {
   includePnl?: boolean;
 }
 
-/** The NFT holding groups of an address at a world time, exactly as the server answers them. */
 /**
- * The chains a wallet of each format holds collections on, and how many of its slots it fills: a
- * SUI wallet any chain (mostly SUI), an EVM wallet ETH and BASE, a Solana wallet SOL, a Bitcoin
- * wallet one ordinals collection, a TON wallet nothing.
+ * The chains a wallet of each format holds collections on (by default any, mostly SUI), and at most
+ * how many: a Bitcoin wallet one ordinals collection, a TON wallet none.
  */
-const WALLET_NFTS: Record<AddressFormat, { chains?: readonly HoldingChain[]; slots: (perAddress: number) => number }> =
-  {
-    sui: { slots: (perAddress) => perAddress },
-    evm: { chains: ['ETH', 'BASE'], slots: (perAddress) => perAddress },
-    solana: { chains: ['SOL'], slots: (perAddress) => perAddress },
-    bitcoin: { chains: ['BTC'], slots: (perAddress) => Math.min(1, perAddress) },
-    ton: { chains: ['TON'], slots: () => 0 },
-  };
+const WALLET_NFTS: Record<AddressFormat, { chains?: readonly HoldingChain[]; most?: number }> = {
+  sui: {},
+  evm: { chains: ['ETH', 'BASE'] },
+  solana: { chains: ['SOL'] },
+  bitcoin: { chains: ['BTC'], most: 1 },
+  ton: { chains: ['TON'], most: 0 },
+};
 
+const WHOLE_POOL = Array.from({ length: COLLECTION_POOL_SIZE }, (_, index) => index);
 const poolIndicesByChains = new Map<string, number[]>();
 
 /** The indices of a seed's pool whose collection is on one of `chains` (memoized). */
 function poolIndicesOn(seed: string, chains: readonly HoldingChain[]): number[] {
   const key = `${seed}\u0000${chains.join(',')}`;
-  let indices = poolIndicesByChains.get(key);
-  if (!indices) {
-    indices = [];
-    for (let index = 0; index < COLLECTION_POOL_SIZE; index++) {
-      if (chains.includes(poolCollection(seed, index).chain)) indices.push(index);
-    }
-    poolIndicesByChains.set(key, indices);
-  }
-  return indices;
+  if (!poolIndicesByChains.has(key))
+    poolIndicesByChains.set(
+      key,
+      WHOLE_POOL.filter((index) => chains.includes(poolCollection(seed, index).chain)),
+    );
+  return poolIndicesByChains.get(key)!;
 }
 
+/** The NFT holding groups of an address at a world time, exactly as the server answers them. */
 export function simulatedNftHoldings(
   address: string,
   worldTimeMs: number,
@@ -264,67 +186,44 @@ export function simulatedNftHoldings(
   const chain = parseNftChain(query.chain ?? 'ALL');
   const { collectionsPerAddress, tokensPerCollection, epochMs } = resolveWorld(world);
   const wallet = WALLET_NFTS[format];
-  // A SUI wallet draws from the whole pool; the others from their chains' collections.
-  const pool = wallet.chains ? poolIndicesOn(seed, wallet.chains) : undefined;
+  const pool = wallet.chains ? poolIndicesOn(seed, wallet.chains) : WHOLE_POOL;
   const epoch = epochOf(worldTimeMs, { epochMs });
   const valuedAt = valuationTime(worldTimeMs, world);
+  const includePnl = query.includePnl === true;
+  const holder: Holder = { owner, seed, epoch, epochMs, valuedAt, tokensPerCollection, includePnl };
   const held = new Set<number>();
   const groups: JsonObject[] = [];
-  for (let slot = 0; slot < Math.min(wallet.slots(collectionsPerAddress), pool?.length ?? Infinity); slot++) {
-    const occupant = slotOccupant(
-      `${seed}|${owner}|nft-group|${slot}`,
-      epoch,
-      COLLECTION_LIFETIME.min,
-      COLLECTION_LIFETIME.max,
-    );
-    const draw = new Draws(seed, owner, 'nft-group', slot, occupant.generation);
-    let index: number;
-    if (pool) {
-      let at = draw.integer(0, pool.length - 1);
-      while (held.has(pool[at]!)) at = (at + 1) % pool.length;
-      index = pool[at]!;
-    } else {
-      index = draw.integer(0, COLLECTION_POOL_SIZE - 1);
-      while (held.has(index)) index = (index + 1) % COLLECTION_POOL_SIZE;
-    }
-    held.add(index);
-    const collection = poolCollection(seed, index);
-    if (chain !== 'ALL' && collection.chain !== chain) continue;
-    groups.push(
-      holdingGroup(
-        owner,
-        collection,
-        slot,
-        epoch,
-        valuedAt,
-        epochMs,
-        seed,
-        tokensPerCollection,
-        query.includePnl === true,
-      ),
-    );
+  for (let slot = 0; slot < Math.min(collectionsPerAddress, wallet.most ?? Infinity, pool.length); slot++) {
+    const { generation } = slotOccupant(`${seed}|${owner}|nft-group|${slot}`, epoch, COLLECTION_LIFETIME);
+    let at = new Draws(seed, owner, 'nft-group', slot, generation).integer(0, pool.length - 1);
+    while (held.has(pool[at]!)) at = (at + 1) % pool.length;
+    held.add(pool[at]!);
+    const collection = poolCollection(seed, pool[at]!);
+    if (chain === 'ALL' || collection.chain === chain) groups.push(holdingGroup(holder, collection, slot));
   }
   return groups;
 }
 
-function holdingGroup(
-  owner: string,
-  collection: Collection,
-  slot: number,
-  epoch: number,
-  valuedAt: number,
-  epochMs: number,
-  seed: string,
-  tokensPerCollection: number,
-  includePnl: boolean,
-): JsonObject {
+/** Whose holdings are drawn, at which time, and with what. */
+interface Holder {
+  owner: string;
+  seed: string;
+  epoch: number;
+  epochMs: number;
+  valuedAt: number;
+  tokensPerCollection: number;
+  includePnl: boolean;
+}
+
+function holdingGroup(holder: Holder, collection: Collection, slot: number): JsonObject {
+  const { owner, seed, epoch, epochMs, valuedAt } = holder;
   const floorPrice = modelPriceAt(collection.floor, valuedAt);
   const numbers = new Set<number>();
   const tokens: JsonObject[] = [];
   let unrealized = 0;
   let turnover = 0;
-  for (let k = 0; k < tokensPerCollection; k++) {
-    const occupant = slotOccupant(`${seed}|${owner}|nft|${slot}|${k}`, epoch, TOKEN_LIFETIME.min, TOKEN_LIFETIME.max);
+  for (let k = 0; k < holder.tokensPerCollection; k++) {
+    const occupant = slotOccupant(`${seed}|${owner}|nft|${slot}|${k}`, epoch, TOKEN_LIFETIME);
     turnover += occupant.generation;
     const draws = new Draws(seed, owner, 'nft', collection.id, k, occupant.generation);
     let number = draws.integer(1, collection.totalItems);
@@ -333,10 +232,8 @@ function holdingGroup(
     const rarity = new Draws(seed, 'nft-rarity', collection.id, number);
     const rarityScore = significant(rarity.between(1, 300), 6);
     const price = significant(floorPrice * (1 + rarityScore / 600), 10);
-    const cost = significant(
-      modelPriceAt(collection.floor, occupant.openedEpoch * epochMs) * draws.between(0.7, 1.3),
-      10,
-    );
+    const openingFloor = modelPriceAt(collection.floor, occupant.openedEpoch * epochMs);
+    const cost = significant(openingFloor * draws.between(0.7, 1.3), 10);
     unrealized += price - cost;
     tokens.push({
       royalty: collection.royalty,
@@ -359,25 +256,30 @@ function holdingGroup(
     floorPrice: significant(floorPrice, 10),
     marketPrice: nativeTokenUsdPrice(collection.chain, valuedAt, seed),
   };
-  if (includePnl) {
+  if (holder.includePnl) {
     const realized = new Draws(seed, owner, 'nft-realized', collection.id, turnover).between(-2, 5) * floorPrice;
     group.profit = { realizedPnL: significant(realized, 10), unrealizedPnL: significant(unrealized, 10) };
   }
   return group;
 }
 
+/** USD price of a chain's native token; SUI and ether follow the positions' series (one world agrees with itself). */
+function nativeTokenUsdPrice(chain: HoldingChain, timeMs: number, seed: string): number {
+  if (chain === 'SUI') return simulatedTokenPrice('0x2::sui::SUI', timeMs, seed) ?? 0;
+  if (NATIVE_TOKENS[chain] === ETHER)
+    return positionTokenPrice(positionTokens('ethereum', 'major')[0]!, timeMs, seed) ?? 0;
+  const model = priceModel(`native:${chain}`, seed, { base: OTHER_NATIVE_USD[chain] ?? 1 });
+  return significant(modelPriceAt(model, timeMs), 10);
+}
+
 /**
  * The whole NFT-holdings answer: the bare array the document describes or, for about half the
- * addresses of the real-shapes world, `{ data: [...] }` as the service's own client reads it.
+ * addresses of the real-shapes world, `{ data: [...] }` as the service's own client reads it. Takes
+ * simulatedNftHoldings' arguments.
  */
-export function simulatedNftAnswer(
-  address: string,
-  worldTimeMs: number,
-  seed: string = DEFAULT_SEED,
-  world: Partial<SimulatorWorld> = {},
-  query: NftHoldingsQuery = {},
-): Json {
-  const groups = simulatedNftHoldings(address, worldTimeMs, seed, world, query);
+export function simulatedNftAnswer(...args: Parameters<typeof simulatedNftHoldings>): Json {
+  const [address, , seed = DEFAULT_SEED, world = {}] = args;
+  const groups = simulatedNftHoldings(...args);
   const wrapped =
     resolveWorld(world).realShapes && hashOf(seed, normalizeAddress(address), 'nft-answer-wrapped') % 2 === 0;
   return wrapped ? { data: groups } : groups;

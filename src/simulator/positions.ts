@@ -22,11 +22,10 @@ import { DEFAULT_SEED, epochOf, resolveWorld, slotOccupant, valuationTime, type 
 
 /**
  * DeFi positions of the simulated upstream. An address has `positionsPerAddress` slots; slot i
- * always holds the same one of the nine variants (rotated per address, so an address with nine or
- * more slots shows every variant), and its occupant lives 2 to 8 epochs before it closes and a new
- * position opens in its place. Within an epoch the positions are constant; values are amounts times the
- * token prices at the epoch start, or at the start of each valuation step (world.valuationMs).
- * With world.realShapes the slots hold the real types instead (real-positions.ts).
+ * always holds the same variant (rotated per address, so an address with as many slots as variants
+ * shows every one), and its occupant lives 2 to 8 epochs before it closes and a new position opens in
+ * its place. Within an epoch the positions are constant; values are amounts times the token prices at
+ * the epoch start, or at the start of each valuation step (world.valuationMs).
  */
 const YEAR_MS = 365 * 86_400_000;
 const LIFETIME_EPOCHS = { min: 2, max: 8 };
@@ -38,19 +37,60 @@ export interface PositionFilter {
   protocols?: string[];
 }
 
-interface Build {
+/** A slot's occupant: whose, which, when it opened and when it is valued. */
+interface Occupant {
   owner: string;
+  seed: string;
+  slot: number;
+  generation: number;
+  openedAt: number;
+  valuedAt: number;
+}
+
+interface Build extends Occupant {
   type: PositionType;
   chain: PositionChain;
   protocol: SimulatedProtocol;
   draws: Draws;
-  seed: string;
-  openedAt: number;
-  valuedAt: number;
   ageYears: number;
   tokenAs: 'string' | 'object';
   numbersAs: 'number' | 'string';
 }
+
+/** Where a position is: one chain with given protocols, or one of `chains` serving its type (default: mostly sui). */
+type Placement = { chain: PositionChain; protocols: SimulatedProtocol[] } | { chains: readonly PositionChain[] };
+
+/** What fills a slot: the variant that draws it, the real type it is answered as in the real-shapes world, where. */
+interface SlotKind {
+  type: PositionType;
+  real?: RealPositionType;
+  placement?: Placement;
+}
+
+const SUI_KINDS: SlotKind[] = POSITION_TYPES.map((type) => ({ type }));
+const REAL_SUI_KINDS: SlotKind[] = REAL_POSITION_TYPES.map((real) => {
+  const { builder, protocols } = REAL_TYPE_SHAPES[real];
+  return { type: builder, real, placement: { chain: 'sui', protocols } };
+});
+/** An EVM wallet's variants, each on ethereum or arbitrum. */
+const EVM_KINDS: SlotKind[] = (
+  [
+    ['liquidity_pool', 'CLMM'],
+    ['lending_supply', 'Lending'],
+    ['lending_borrow', 'Borrow'],
+    ['staking', 'Staking'],
+    ['farming', 'Farm'],
+    ['vesting', 'Vest'],
+    ['liquid_staking', 'Staking'],
+  ] as const
+).map(([type, real]) => ({ type, real, placement: { chains: ['ethereum', 'arbitrum'] } }));
+/** Short chain names an EVM wallet's chain filter accepts too. */
+const EVM_CHAIN_ABBREVIATIONS = new Map([
+  ['eth', 'ethereum'],
+  ['arb', 'arbitrum'],
+]);
+/** Chains as real answers name them. */
+const REAL_CHAIN_LABELS: Record<PositionChain, string> = { sui: 'SUI', ethereum: 'ETH', arbitrum: 'ARB' };
 
 /** The positions of an address at a world time, filtered, exactly as the server answers them. */
 export function simulatedPositions(
@@ -61,210 +101,64 @@ export function simulatedPositions(
   filter: PositionFilter = {},
 ): JsonObject[] {
   const { address: owner, format } = parseAddress(address);
-  // Wallets of other chains hold DeFi positions on EVM chains only (an EVM wallet); Solana,
-  // Bitcoin and TON wallets hold none here.
-  if (format === 'evm') return evmPositions(owner, worldTimeMs, seed, world, filter);
-  if (format !== 'sui') return [];
-  const { realShapes } = resolveWorld(world);
-  const variants = realShapes ? REAL_POSITION_TYPES.length : POSITION_TYPES.length;
-  const known = realShapes ? findRealProtocol : findProtocol;
-  const { chain, protocols, valuedAt, slots } = planSlots(owner, worldTimeMs, seed, world, filter, variants, known);
-  const positions: JsonObject[] = [];
-  for (const { slot, generation, draws, openedAt, variant } of slots) {
-    if (realShapes) {
-      const real = realSlotPositions(
-        REAL_POSITION_TYPES[variant]!,
-        draws,
-        { seed, owner, slot, generation },
-        openedAt,
-        valuedAt,
-      );
-      if (chain !== undefined && chain !== 'sui') continue;
-      if (protocols !== undefined && !protocols.includes(real.protocol)) continue;
-      positions.push(...real.positions);
-      continue;
-    }
-    const type = POSITION_TYPES[variant]!;
-    const build = startBuild(owner, type, draws, seed, openedAt, valuedAt);
-    if (chain !== undefined && build.chain !== chain) continue;
-    if (protocols !== undefined && !protocols.includes(build.protocol.protocol)) continue;
-    positions.push(VARIANTS[type](build));
-  }
-  return positions;
-}
-
-/** An address's position slot at a world time: its occupant's draws, opening time and variant. */
-interface PositionSlot {
-  slot: number;
-  generation: number;
-  draws: Draws;
-  openedAt: number;
-  /** Index of the slot's variant among `variants` (rotated per address). */
-  variant: number;
-}
-
-/**
- * What every wallet's positions start from: the filter checked (a protocol `known` does not know
- * is refused), the valuation time, and each slot's occupant.
- */
-function planSlots(
-  owner: string,
-  worldTimeMs: number,
-  seed: string,
-  world: Partial<SimulatorWorld>,
-  filter: PositionFilter,
-  variants: number,
-  known: (protocol: string) => unknown,
-): { chain?: string; protocols?: string[]; valuedAt: number; slots: PositionSlot[] } {
-  const chain = filter.chain === undefined ? undefined : parseChainFilter(filter.chain).toLowerCase();
+  // Solana, Bitcoin and TON wallets hold no DeFi positions here.
+  if (format !== 'evm' && format !== 'sui') return [];
+  const { realShapes, positionsPerAddress, epochMs } = resolveWorld(world);
+  const kinds = format === 'evm' ? EVM_KINDS : realShapes ? REAL_SUI_KINDS : SUI_KINDS;
+  let chain = filter.chain === undefined ? undefined : parseChainFilter(filter.chain).toLowerCase();
+  if (chain !== undefined && format === 'evm') chain = EVM_CHAIN_ABBREVIATIONS.get(chain) ?? chain;
+  const known = kinds === REAL_SUI_KINDS ? findRealProtocol : findProtocol;
   const protocols = filter.protocols?.map((id) => {
     if (!known(id)) throw new InvalidInputError(`unknown protocol "${id}": see /v2/defi/protocols`);
     return id;
   });
-  const { positionsPerAddress, epochMs } = resolveWorld(world);
   const epoch = epochOf(worldTimeMs, { epochMs });
-  const rotation = hashOf(seed, owner, 'variants') % variants;
-  const slots = Array.from({ length: positionsPerAddress }, (_, slot): PositionSlot => {
-    const occupant = slotOccupant(`${seed}|${owner}|position|${slot}`, epoch, LIFETIME_EPOCHS.min, LIFETIME_EPOCHS.max);
-    return {
-      slot,
-      generation: occupant.generation,
-      draws: new Draws(seed, owner, 'position', slot, occupant.generation),
-      openedAt: occupant.openedEpoch * epochMs,
-      variant: (slot + rotation) % variants,
-    };
-  });
-  return { chain, protocols, valuedAt: valuationTime(worldTimeMs, world), slots };
-}
-
-/**
- * The positions of one slot in the real-shapes world, all on sui. A CLMM slot holds two positions
- * with the same positionId and pool (two LP positions in one pool, different amounts); a Borrow's
- * `input` is its collateral, a whole Lending position. Each is drawn from the slot's occupant, so
- * both stay the same from tick to tick while the occupant lives.
- */
-function realSlotPositions(
-  type: RealPositionType,
-  draws: Draws,
-  slot: { seed: string; owner: string; slot: number; generation: number },
-  openedAt: number,
-  valuedAt: number,
-): { protocol: string; positions: JsonObject[] } {
-  const shape = REAL_TYPE_SHAPES[type];
-  const { seed, owner } = slot;
-  const build = startBuild(owner, shape.builder, draws, seed, openedAt, valuedAt, {
-    chain: 'sui',
-    protocols: shape.protocols,
-  });
-  const built = VARIANTS[shape.builder](build);
-  const related = (builder: PositionType, role: string) =>
-    VARIANTS[builder](
-      startBuild(owner, builder, new Draws(seed, owner, role, slot.slot, slot.generation), seed, openedAt, valuedAt, {
-        chain: 'sui',
-        protocols: [build.protocol],
-      }),
-    );
-  const collateral =
-    type === 'Borrow' ? realShapePosition(related('lending_supply', 'collateral'), 'Lending', valuedAt) : undefined;
-  const positions = [realShapePosition(built, type, valuedAt, collateral)];
-  if (type === 'CLMM') {
-    const second = { ...related('liquidity_pool', 'second-lp'), positionId: built.positionId!, poolId: built.poolId! };
-    positions.push(realShapePosition(second, type, valuedAt));
-  }
-  return { protocol: build.protocol.protocol, positions };
-}
-
-/**
- * Where a position is: the real-shapes world's protocols on one chain (`protocols`), or one of
- * `chains` that has a protocol for its type; by default (a SUI wallet) mostly sui, else ethereum or
- * arbitrum.
- */
-type Placement = { chain: PositionChain; protocols: SimulatedProtocol[] } | { chains: readonly PositionChain[] };
-
-/** The variants an EVM wallet holds, and the real type each is answered as in the real-shapes world. */
-const EVM_TYPES: Partial<Record<PositionType, RealPositionType>> = {
-  liquidity_pool: 'CLMM',
-  lending_supply: 'Lending',
-  lending_borrow: 'Borrow',
-  staking: 'Staking',
-  farming: 'Farm',
-  vesting: 'Vest',
-  liquid_staking: 'Staking',
-};
-const EVM_CHAINS: readonly PositionChain[] = ['ethereum', 'arbitrum'];
-/** The chain as real answers name it, and the names a positions chain filter may use for it. */
-const EVM_CHAIN_NAMES: Record<string, { label: string; names: string[] }> = {
-  ethereum: { label: 'ETH', names: ['ethereum', 'eth'] },
-  arbitrum: { label: 'ARB', names: ['arbitrum', 'arb'] },
-};
-
-/**
- * The positions of an EVM wallet: slots as for a SUI wallet, holding the variants EVM protocols
- * serve, each on ethereum or arbitrum; with real shapes, respelled as the real type on that chain
- * (`ETH`, `ARB`), a Borrow's collateral nested in its input.
- */
-function evmPositions(
-  owner: string,
-  worldTimeMs: number,
-  seed: string,
-  world: Partial<SimulatorWorld>,
-  filter: PositionFilter,
-): JsonObject[] {
-  const { realShapes } = resolveWorld(world);
-  const types = Object.keys(EVM_TYPES) as PositionType[];
-  const plan = planSlots(owner, worldTimeMs, seed, world, filter, types.length, findProtocol);
-  const { protocols, valuedAt } = plan;
+  const valuedAt = valuationTime(worldTimeMs, world);
+  const rotation = hashOf(seed, owner, 'variants') % kinds.length;
   const positions: JsonObject[] = [];
-  for (const { slot, generation, draws, openedAt, variant } of plan.slots) {
-    const type = types[variant]!;
-    const build = startBuild(owner, type, draws, seed, openedAt, valuedAt, { chains: EVM_CHAINS });
-    const chain = EVM_CHAIN_NAMES[build.chain]!;
-    if (plan.chain !== undefined && !chain.names.includes(plan.chain)) continue;
+  for (let slot = 0; slot < positionsPerAddress; slot++) {
+    const { generation, openedEpoch } = slotOccupant(`${seed}|${owner}|position|${slot}`, epoch, LIFETIME_EPOCHS);
+    const kind = kinds[(slot + rotation) % kinds.length]!;
+    const draws = new Draws(seed, owner, 'position', slot, generation);
+    const occupant = { owner, seed, slot, generation, openedAt: openedEpoch * epochMs, valuedAt };
+    const build = startBuild(occupant, kind.type, draws, kind.placement);
+    if (chain !== undefined && build.chain !== chain) continue;
     if (protocols !== undefined && !protocols.includes(build.protocol.protocol)) continue;
-    const position = VARIANTS[type](build);
-    if (!realShapes) {
-      positions.push(position);
-      continue;
-    }
-    const realType = EVM_TYPES[type]!;
-    const real = { label: chain.label, tokens: build.chain };
-    const collateral =
-      realType === 'Borrow'
-        ? realShapePosition(
-            VARIANTS.lending_supply(
-              startBuild(
-                owner,
-                'lending_supply',
-                new Draws(seed, owner, 'collateral', slot, generation),
-                seed,
-                openedAt,
-                valuedAt,
-                {
-                  chain: build.chain,
-                  protocols: [build.protocol],
-                },
-              ),
-            ),
-            'Lending',
-            valuedAt,
-            undefined,
-            real,
-          )
-        : undefined;
-    positions.push(realShapePosition(position, realType, valuedAt, collateral, real));
+    const position = VARIANTS[kind.type](build);
+    if (realShapes && kind.real !== undefined) positions.push(...realPositions(position, kind.real, build, format));
+    else positions.push(position);
   }
   return positions;
 }
 
-function startBuild(
-  owner: string,
-  type: PositionType,
-  draws: Draws,
-  seed: string,
-  openedAt: number,
-  valuedAt: number,
-  placement?: Placement,
-): Build {
+/**
+ * A position respelled as its real type (real-positions.ts). A Borrow's `input` is its collateral, a
+ * whole Lending position; a SUI wallet's CLMM slot holds a second LP position with the same
+ * positionId and pool. Both are drawn from the slot's occupant, so they stay the same while it lives.
+ */
+function realPositions(position: JsonObject, type: RealPositionType, build: Build, format: 'sui' | 'evm') {
+  const chain = { label: REAL_CHAIN_LABELS[build.chain], tokens: build.chain };
+  const related = (variant: PositionType, role: string) => {
+    const draws = new Draws(build.seed, build.owner, role, build.slot, build.generation);
+    return VARIANTS[variant](startBuild(build, variant, draws, { chain: build.chain, protocols: [build.protocol] }));
+  };
+  const collateral =
+    type === 'Borrow'
+      ? realShapePosition(related('lending_supply', 'collateral'), 'Lending', chain, build.valuedAt)
+      : undefined;
+  const positions = [realShapePosition(position, type, chain, build.valuedAt, collateral)];
+  if (type === 'CLMM' && format === 'sui') {
+    const second = {
+      ...related('liquidity_pool', 'second-lp'),
+      positionId: position.positionId!,
+      poolId: position.poolId!,
+    };
+    positions.push(realShapePosition(second, type, chain, build.valuedAt));
+  }
+  return positions;
+}
+
+function startBuild(occupant: Occupant, type: PositionType, draws: Draws, placement?: Placement): Build {
   const roll = draws.unit();
   let chain: PositionChain = roll < 0.75 ? 'sui' : roll < 0.9 ? 'ethereum' : 'arbitrum';
   let candidates = protocolsFor(type, chain);
@@ -279,19 +173,8 @@ function startBuild(
     chain = 'sui';
     candidates = protocolsFor(type, chain);
   }
-  const style = VARIANT_STYLE[type];
-  return {
-    owner,
-    type,
-    chain,
-    protocol: draws.pick(candidates),
-    draws,
-    seed,
-    openedAt,
-    valuedAt,
-    ageYears: (valuedAt - openedAt) / YEAR_MS,
-    ...style,
-  };
+  const ageYears = (occupant.valuedAt - occupant.openedAt) / YEAR_MS;
+  return { ...occupant, type, chain, protocol: draws.pick(candidates), draws, ageYears, ...VARIANT_STYLE[type] };
 }
 
 /** How each variant spells its amount entries (the document leaves the types open). */
@@ -312,21 +195,22 @@ function numeric(build: Build, value: number): number | string {
   return build.numbersAs === 'string' ? String(rounded) : rounded;
 }
 
-function priceAt(build: Build, token: PositionToken, timeMs: number): number | null {
+/** A token's price at the valuation time, or at `timeMs`. */
+function priceOf(build: Build, token: PositionToken, timeMs = build.valuedAt): number | null {
   return positionTokenPrice(token, timeMs, build.seed);
 }
 
 function tokenRef(build: Build, token: PositionToken, withPrice: boolean): Json {
   if (build.tokenAs === 'string') return token.address;
   const ref: JsonObject = { address: token.address, symbol: token.symbol, decimals: token.decimals };
-  const price = priceAt(build, token, build.valuedAt);
+  const price = priceOf(build, token);
   if (withPrice && price !== null) ref.price = price;
   return ref;
 }
 
-/** An amount entry valued at the epoch start. */
-function amountEntry(build: Build, token: PositionToken, amount: number, withPrice = true): JsonObject {
-  const price = priceAt(build, token, build.valuedAt);
+/** An amount entry, valued at the valuation time. */
+function entry(build: Build, token: PositionToken, amount: number, withPrice = true): JsonObject {
+  const price = priceOf(build, token);
   return {
     amount: numeric(build, amount),
     value: price === null ? null : numeric(build, amount * price),
@@ -336,16 +220,16 @@ function amountEntry(build: Build, token: PositionToken, amount: number, withPri
 
 /** How much of a token `usd` dollars bought when the position opened. */
 function amountFor(build: Build, token: PositionToken, usd: number): number {
-  return usd / (priceAt(build, token, build.openedAt) ?? 1);
+  return usd / (priceOf(build, token, build.openedAt) ?? 1);
 }
 
-function pickToken(build: Build, role: PositionToken['role'], except?: PositionToken): PositionToken {
-  const candidates = positionTokens(build.chain, role).filter((token) => token !== except);
-  return build.draws.pick(candidates.length > 0 ? candidates : positionTokens(build.chain, 'major'));
+function pickToken(build: Build, role: PositionToken['role']): PositionToken {
+  return build.draws.pick(positionTokens(build.chain, role));
 }
 
-function positionId(build: Build): string {
-  return `0x${build.draws.hex(64)}`;
+/** The fields every variant but perp starts with. */
+function head(build: Build, positionId: Json = `0x${build.draws.hex(64)}`): JsonObject {
+  return { positionId, owner: build.owner, chain: build.chain, type: build.type };
 }
 
 function meta(build: Build): JsonObject {
@@ -367,13 +251,13 @@ function farmingEntry(build: Build, baseApr: number, rewardsApr: number, rewards
 const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
   /** Two-token concentrated liquidity: constant-product amounts, ticks, fee tier, optional farm. */
   liquidity_pool(build) {
-    const id: Json = build.chain === 'sui' ? positionId(build) : build.draws.integer(100_000, 999_999);
+    const id: Json = build.chain === 'sui' ? `0x${build.draws.hex(64)}` : build.draws.integer(100_000, 999_999);
     const a = pickToken(build, 'major');
     const b = pickToken(build, 'stable');
     const usd = build.draws.between(100, 50_000);
     const a0 = amountFor(build, a, usd / 2);
     const b0 = amountFor(build, b, usd / 2);
-    const ratio = (priceAt(build, a, build.valuedAt) ?? 1) / (priceAt(build, b, build.valuedAt) ?? 1);
+    const ratio = (priceOf(build, a) ?? 1) / (priceOf(build, b) ?? 1);
     const k = a0 * b0;
     const feeApr = build.draws.between(0.02, 0.4);
     const fees = build.ageYears * feeApr * 0.5;
@@ -381,21 +265,18 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const farmed = build.draws.chance(0.5);
     const reward = pickToken(build, 'reward');
     return {
-      positionId: id,
-      owner: build.owner,
-      chain: build.chain,
-      type: build.type,
-      input: [amountEntry(build, a, a0), amountEntry(build, b, b0)],
-      yieldCollected: [amountEntry(build, a, a0 * fees * 0.4), amountEntry(build, b, b0 * fees * 0.4)],
+      ...head(build, id),
+      input: [entry(build, a, a0), entry(build, b, b0)],
+      yieldCollected: [entry(build, a, a0 * fees * 0.4), entry(build, b, b0 * fees * 0.4)],
       current: {
-        tokens: [amountEntry(build, a, Math.sqrt(k / ratio)), amountEntry(build, b, Math.sqrt(k * ratio))],
-        yield: [amountEntry(build, a, a0 * fees * 0.6), amountEntry(build, b, b0 * fees * 0.6)],
+        tokens: [entry(build, a, Math.sqrt(k / ratio)), entry(build, b, Math.sqrt(k * ratio))],
+        yield: [entry(build, a, a0 * fees * 0.6), entry(build, b, b0 * fees * 0.6)],
       },
       fee: build.draws.pick([0.0001, 0.0005, 0.0025, 0.003, 0.01]),
       farming: farmed
         ? [
             farmingEntry(build, feeApr, build.draws.between(0.01, 0.3), [
-              amountEntry(build, reward, usd * build.ageYears * 0.01),
+              entry(build, reward, usd * build.ageYears * 0.01),
             ]),
           ]
         : [],
@@ -414,14 +295,11 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const supplied = amountFor(build, token, build.draws.between(50, 100_000));
     const apy = build.draws.between(0.005, 0.15);
     return {
-      positionId: positionId(build),
-      owner: build.owner,
-      chain: build.chain,
-      type: build.type,
-      input: [amountEntry(build, token, supplied)],
+      ...head(build),
+      input: [entry(build, token, supplied)],
       current: {
-        tokens: [amountEntry(build, token, supplied * (1 + apy * build.ageYears))],
-        yield: [amountEntry(build, token, supplied * apy * build.ageYears)],
+        tokens: [entry(build, token, supplied * (1 + apy * build.ageYears))],
+        yield: [entry(build, token, supplied * apy * build.ageYears)],
       },
       fee: 0,
       farming: null,
@@ -440,15 +318,12 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const apr = build.draws.between(0.02, 0.2);
     const rewardsApr = build.draws.between(0, 0.05);
     return {
-      positionId: positionId(build),
-      owner: build.owner,
-      chain: build.chain,
-      type: build.type,
-      input: [amountEntry(build, token, borrowed)],
+      ...head(build),
+      input: [entry(build, token, borrowed)],
       yieldCollected: [],
       current: {
-        tokens: [amountEntry(build, token, borrowed * (1 + apr * build.ageYears))],
-        yield: [amountEntry(build, token, borrowed * apr * build.ageYears)],
+        tokens: [entry(build, token, borrowed * (1 + apr * build.ageYears))],
+        yield: [entry(build, token, borrowed * apr * build.ageYears)],
       },
       fee: numeric(build, build.draws.between(0, 0.001)),
       farming: [
@@ -471,13 +346,10 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const apr = build.draws.between(0.02, 0.08);
     const earned = staked * apr * build.ageYears;
     return {
-      positionId: positionId(build),
-      owner: build.owner,
-      chain: build.chain,
-      type: build.type,
-      input: [amountEntry(build, token, staked)],
-      yieldCollected: [amountEntry(build, token, earned * 0.25)],
-      current: { tokens: [amountEntry(build, token, staked)], yield: [amountEntry(build, token, earned * 0.75)] },
+      ...head(build),
+      input: [entry(build, token, staked)],
+      yieldCollected: [entry(build, token, earned * 0.25)],
+      current: { tokens: [entry(build, token, staked)], yield: [entry(build, token, earned * 0.75)] },
       fee: significant(build.draws.pick([0.02, 0.05, 0.08, 0.1]), 4),
       farming: [farmingEntry(build, apr, 0, significant(earned, 12))],
       meta: meta(build),
@@ -495,29 +367,15 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const usd = build.draws.between(100, 30_000);
     const rewardsApr = build.draws.between(0.05, 0.6);
     const rewardAmount = amountFor(build, reward, usd * rewardsApr * build.ageYears);
+    const lpTokens = () => [a, b].map((token) => entry(build, token, amountFor(build, token, usd / 2), false));
+    const rewardShare = () => [entry(build, reward, rewardAmount * 0.5, false)];
     return {
-      positionId: positionId(build),
-      owner: build.owner,
-      chain: build.chain,
-      type: build.type,
-      input: [
-        amountEntry(build, a, amountFor(build, a, usd / 2), false),
-        amountEntry(build, b, amountFor(build, b, usd / 2), false),
-      ],
-      yieldCollected: [amountEntry(build, reward, rewardAmount * 0.5, false)],
-      current: {
-        tokens: [
-          amountEntry(build, a, amountFor(build, a, usd / 2), false),
-          amountEntry(build, b, amountFor(build, b, usd / 2), false),
-        ],
-        yield: [amountEntry(build, reward, rewardAmount * 0.5, false)],
-      },
+      ...head(build),
+      input: lpTokens(),
+      yieldCollected: rewardShare(),
+      current: { tokens: lpTokens(), yield: rewardShare() },
       fee: significant(build.draws.between(0, 0.02), 6),
-      farming: [
-        farmingEntry(build, build.draws.between(0.01, 0.1), rewardsApr, [
-          amountEntry(build, reward, rewardAmount * 0.5, false),
-        ]),
-      ],
+      farming: [farmingEntry(build, build.draws.between(0.01, 0.1), rewardsApr, rewardShare())],
       meta: meta(build),
       farmId: `0x${build.draws.hex(64)}`,
       boost: significant(build.draws.between(1, 2.5), 4),
@@ -532,12 +390,9 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const vested = Math.min(1, (build.valuedAt - build.openedAt) / durationMs);
     const claimedShare = vested * build.draws.between(0, 1);
     return {
-      positionId: positionId(build),
-      owner: build.owner,
-      chain: build.chain,
-      type: build.type,
+      ...head(build),
       input: [],
-      current: { tokens: [amountEntry(build, token, total * (1 - claimedShare))] },
+      current: { tokens: [entry(build, token, total * (1 - claimedShare))] },
       fee: null,
       farming: null,
       meta: meta(build),
@@ -556,17 +411,17 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const collateral = amountFor(build, collateralToken, build.draws.between(50, 20_000));
     const leverage = build.draws.pick([1.5, 2, 3, 5, 10, 20]);
     const side = build.draws.chance(0.6) ? 'long' : 'short';
-    const entryPrice = priceAt(build, market, build.openedAt) ?? 1;
-    const markPrice = priceAt(build, market, build.valuedAt) ?? entryPrice;
+    const entryPrice = priceOf(build, market, build.openedAt) ?? 1;
+    const markPrice = priceOf(build, market) ?? entryPrice;
     const sizeUsd = collateral * leverage;
     const move = (markPrice - entryPrice) / entryPrice;
     const pnl = sizeUsd * (side === 'long' ? move : -move);
     return {
-      positionId: positionId(build),
+      positionId: `0x${build.draws.hex(64)}`,
       chain: build.chain,
       type: build.type,
-      input: [amountEntry(build, collateralToken, collateral)],
-      current: { tokens: [amountEntry(build, collateralToken, Math.max(0, collateral + pnl))], yield: [] },
+      input: [entry(build, collateralToken, collateral)],
+      current: { tokens: [entry(build, collateralToken, Math.max(0, collateral + pnl))], yield: [] },
       fee: significant(sizeUsd * 0.0006, 10),
       farming: [],
       meta: meta(build),
@@ -588,15 +443,12 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const apy = build.draws.between(0.02, 0.25);
     const sharePrice = 1 + apy * build.ageYears;
     return {
-      positionId: positionId(build),
-      owner: build.owner,
-      chain: build.chain,
-      type: build.type,
-      input: [amountEntry(build, token, deposited)],
+      ...head(build),
+      input: [entry(build, token, deposited)],
       yieldCollected: [],
       current: {
-        tokens: [amountEntry(build, token, deposited * sharePrice)],
-        yield: [amountEntry(build, token, deposited * (sharePrice - 1))],
+        tokens: [entry(build, token, deposited * sharePrice)],
+        yield: [entry(build, token, deposited * (sharePrice - 1))],
       },
       fee: String(build.draws.pick([0.1, 0.15, 0.2])),
       farming: [farmingEntry(build, apy, 0, [])],
@@ -616,12 +468,9 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const apy = build.draws.between(0.025, 0.06);
     const exchangeRate = 1.02 + apy * ((build.valuedAt / YEAR_MS) % 3);
     return {
-      positionId: positionId(build),
-      owner: build.owner,
-      chain: build.chain,
-      type: build.type,
-      input: [amountEntry(build, native, staked)],
-      current: { tokens: [amountEntry(build, lst, staked / exchangeRate)], yield: [] },
+      ...head(build),
+      input: [entry(build, native, staked)],
+      current: { tokens: [entry(build, lst, staked / exchangeRate)], yield: [] },
       fee: 0,
       farming: null,
       meta: meta(build),

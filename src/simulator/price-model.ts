@@ -14,6 +14,13 @@ export interface PriceModel {
   noise: number;
 }
 
+/** The ranges each wave's amplitude (of the log price) and period are drawn from. */
+const WAVES: { amplitude: [number, number]; periodMinutes: [number, number] }[] = [
+  { amplitude: [0.1, 0.4], periodMinutes: [20_000, 60_000] },
+  { amplitude: [0.02, 0.08], periodMinutes: [900, 2_000] },
+  { amplitude: [0.005, 0.02], periodMinutes: [60, 180] },
+];
+
 export function priceModel(key: string, seed: string, options: { base?: number; stable?: boolean } = {}): PriceModel {
   const draws = new Draws(seed, key, 'price-model');
   const base = options.base ?? 10 ** draws.between(-4, 3);
@@ -21,23 +28,11 @@ export function priceModel(key: string, seed: string, options: { base?: number; 
   return {
     keyHash: hashOf(seed, key, 'noise'),
     logBase: Math.log(base),
-    waves: [
-      {
-        amplitude: scale * draws.between(0.1, 0.4),
-        periodMinutes: draws.between(20_000, 60_000),
-        phase: draws.between(0, 2 * Math.PI),
-      },
-      {
-        amplitude: scale * draws.between(0.02, 0.08),
-        periodMinutes: draws.between(900, 2_000),
-        phase: draws.between(0, 2 * Math.PI),
-      },
-      {
-        amplitude: scale * draws.between(0.005, 0.02),
-        periodMinutes: draws.between(60, 180),
-        phase: draws.between(0, 2 * Math.PI),
-      },
-    ],
+    waves: WAVES.map(({ amplitude, periodMinutes }) => ({
+      amplitude: scale * draws.between(...amplitude),
+      periodMinutes: draws.between(...periodMinutes),
+      phase: draws.between(0, 2 * Math.PI),
+    })),
     noise: scale * 0.003,
   };
 }

@@ -15,34 +15,18 @@ export const POSITION_TYPES = [
 ] as const;
 export type PositionType = (typeof POSITION_TYPES)[number];
 
-export const POSITION_CHAINS = ['sui', 'ethereum', 'arbitrum'] as const;
-export type PositionChain = (typeof POSITION_CHAINS)[number];
+export type PositionChain = 'sui' | 'ethereum' | 'arbitrum';
 
-export interface SimulatedProtocol {
-  protocol: string;
-  name: string;
-  logo: string;
-  url: string;
-  chains: PositionChain[];
-  types: PositionType[];
-}
-
-function protocol(
-  id: string,
-  name: string,
-  site: string,
-  chains: PositionChain[],
-  types: PositionType[],
-): SimulatedProtocol {
-  return {
-    protocol: id,
-    name,
-    logo: `https://icons.simulated.chaintap.dev/protocols/${id}.png`,
-    url: `https://${site}`,
-    chains,
-    types,
-  };
-}
+/** A protocol: its `meta.protocol` fields and the position types it serves on its chains. */
+export const protocol = (id: string, name: string, site: string, chains: PositionChain[], types: PositionType[]) => ({
+  protocol: id,
+  name,
+  logo: `https://icons.simulated.chaintap.dev/protocols/${id}.png`,
+  url: `https://${site}`,
+  chains,
+  types,
+});
+export type SimulatedProtocol = ReturnType<typeof protocol>;
 
 const PROTOCOLS: readonly SimulatedProtocol[] = [
   protocol('cetus', 'Cetus', 'app.cetus.zone', ['sui'], ['liquidity_pool', 'farming', 'vesting']),
@@ -79,9 +63,7 @@ export function findProtocol(id: string): SimulatedProtocol | undefined {
 }
 
 /** The answer of GET /v2/defi/protocols. */
-export function simulatedProtocolsResponse(): {
-  data: { protocol: string; name: string; logo: string; url: string; chains: string[] }[];
-} {
+export function simulatedProtocolsResponse() {
   return {
     data: PROTOCOLS.map(({ protocol: id, name, logo, url, chains }) => ({ protocol: id, name, logo, url, chains })),
   };

@@ -1,6 +1,6 @@
 import { positionTokens } from './position-tokens.ts';
 import type { Json, JsonObject } from './json.ts';
-import type { PositionChain, PositionType, SimulatedProtocol } from './protocols.ts';
+import { protocol, type PositionChain, type PositionType, type SimulatedProtocol } from './protocols.ts';
 
 /**
  * Positions as real answers spell them (upstream-reality.md), for the real-shapes world. Each real
@@ -8,34 +8,13 @@ import type { PositionChain, PositionType, SimulatedProtocol } from './protocols
  * chain `SUI`, token objects with undocumented fields, numbers as numeric strings, long decimal
  * strings or `{ value }`, and documented fields left out. The respelling keeps every figure's value.
  */
-export const REAL_POSITION_TYPES = [
-  'AMM',
-  'CLMM',
-  'CFMM',
-  'Lending',
-  'Borrow',
-  'Staking',
-  'Vest',
-  'Farm',
-  'Reward',
-] as const;
-export type RealPositionType = (typeof REAL_POSITION_TYPES)[number];
-
-const realProtocol = (id: string, name: string, site: string): SimulatedProtocol => ({
-  protocol: id,
-  name,
-  logo: `https://icons.simulated.chaintap.dev/protocols/${id}.png`,
-  url: `https://${site}`,
-  chains: ['sui'],
-  types: [],
-});
-
-const CETUS = realProtocol('cetus', 'Cetus', 'app.cetus.zone');
-const KRIYA = realProtocol('kriya', 'Kriya', 'app.kriya.finance');
-const AFTERMATH = realProtocol('aftermath', 'AftermathFinance', 'aftermath.finance');
-const SCALLOP = realProtocol('scallop', 'Scallop', 'app.scallop.io');
-const NAVI = realProtocol('navi', 'Navi', 'app.naviprotocol.io');
-const NATIVE_STAKE = realProtocol('native_stake', 'native_stake', 'sui.io');
+const CETUS = protocol('cetus', 'Cetus', 'app.cetus.zone', ['sui'], []);
+const KRIYA = protocol('kriya', 'Kriya', 'app.kriya.finance', ['sui'], []);
+const AFTERMATH = protocol('aftermath', 'AftermathFinance', 'aftermath.finance', ['sui'], []);
+const SCALLOP = protocol('scallop', 'Scallop', 'app.scallop.io', ['sui'], []);
+const NAVI = protocol('navi', 'Navi', 'app.naviprotocol.io', ['sui'], []);
+const NATIVE_STAKE = protocol('native_stake', 'native_stake', 'sui.io', ['sui'], []);
+const REAL_PROTOCOLS = [CETUS, KRIYA, AFTERMATH, SCALLOP, NAVI, NATIVE_STAKE];
 
 type NumberSpelling = 'number' | 'string' | 'long-decimal';
 
@@ -45,44 +24,28 @@ interface RealTypeShape {
   protocols: SimulatedProtocol[];
   numbers: NumberSpelling;
   /** `fee` as `{ value: fee }`. */
-  wrapFee: boolean;
+  wrapFee?: boolean;
   /** Fields this type leaves out: documented ones real answers miss, and tick fields of uniform pools. */
-  omit: string[];
+  omit?: string[];
 }
 
 const TICK_FIELDS = ['tickLower', 'tickUpper', 'inRange', 'liquidity'];
 
+export type RealPositionType = 'AMM' | 'CLMM' | 'CFMM' | 'Lending' | 'Borrow' | 'Staking' | 'Vest' | 'Farm' | 'Reward';
+
 export const REAL_TYPE_SHAPES: Record<RealPositionType, RealTypeShape> = {
-  AMM: { builder: 'liquidity_pool', protocols: [KRIYA], numbers: 'string', wrapFee: false, omit: TICK_FIELDS },
-  CLMM: { builder: 'liquidity_pool', protocols: [CETUS], numbers: 'long-decimal', wrapFee: true, omit: [] },
+  AMM: { builder: 'liquidity_pool', protocols: [KRIYA], numbers: 'string', omit: TICK_FIELDS },
+  CLMM: { builder: 'liquidity_pool', protocols: [CETUS], numbers: 'long-decimal', wrapFee: true },
   CFMM: { builder: 'liquidity_pool', protocols: [AFTERMATH], numbers: 'number', wrapFee: true, omit: TICK_FIELDS },
-  Lending: {
-    builder: 'lending_supply',
-    protocols: [SCALLOP, NAVI],
-    numbers: 'number',
-    wrapFee: false,
-    omit: ['farming'],
-  },
-  Borrow: { builder: 'lending_borrow', protocols: [SCALLOP, NAVI], numbers: 'string', wrapFee: false, omit: [] },
-  Staking: {
-    builder: 'staking',
-    protocols: [NATIVE_STAKE],
-    numbers: 'number',
-    wrapFee: false,
-    omit: ['yieldCollected'],
-  },
-  Vest: { builder: 'vesting', protocols: [CETUS], numbers: 'string', wrapFee: false, omit: ['farming'] },
-  Farm: { builder: 'farming', protocols: [CETUS, AFTERMATH], numbers: 'number', wrapFee: true, omit: [] },
-  Reward: {
-    builder: 'vesting',
-    protocols: [NAVI, SCALLOP],
-    numbers: 'number',
-    wrapFee: false,
-    omit: ['farming', 'yieldCollected'],
-  },
+  Lending: { builder: 'lending_supply', protocols: [SCALLOP, NAVI], numbers: 'number', omit: ['farming'] },
+  Borrow: { builder: 'lending_borrow', protocols: [SCALLOP, NAVI], numbers: 'string' },
+  Staking: { builder: 'staking', protocols: [NATIVE_STAKE], numbers: 'number', omit: ['yieldCollected'] },
+  Vest: { builder: 'vesting', protocols: [CETUS], numbers: 'string', omit: ['farming'] },
+  Farm: { builder: 'farming', protocols: [CETUS, AFTERMATH], numbers: 'number', wrapFee: true },
+  Reward: { builder: 'vesting', protocols: [NAVI, SCALLOP], numbers: 'number', omit: ['farming', 'yieldCollected'] },
 };
 
-const REAL_PROTOCOLS = [CETUS, KRIYA, AFTERMATH, SCALLOP, NAVI, NATIVE_STAKE];
+export const REAL_POSITION_TYPES = Object.keys(REAL_TYPE_SHAPES) as RealPositionType[];
 
 export function findRealProtocol(id: string): SimulatedProtocol | undefined {
   return REAL_PROTOCOLS.find((candidate) => candidate.protocol === id);
@@ -92,12 +55,7 @@ const TOKEN_NAMES: Record<string, string> = { SUI: 'Sui', USDC: 'USD Coin', USDT
 const AMOUNT_LISTS = ['input', 'yieldCollected'] as const;
 
 /** The chain a real-shapes position is on: its label in answers (`SUI`, `ETH`) and its tokens' chain. */
-export interface RealChain {
-  label: string;
-  tokens: PositionChain;
-}
-
-const SUI_CHAIN: RealChain = { label: 'SUI', tokens: 'sui' };
+export type RealChain = { label: string; tokens: PositionChain };
 
 /**
  * A default-world position respelled as the real type. `nested` replaces the `input` list of a Borrow
@@ -106,9 +64,9 @@ const SUI_CHAIN: RealChain = { label: 'SUI', tokens: 'sui' };
 export function realShapePosition(
   position: JsonObject,
   type: RealPositionType,
+  chain: RealChain,
   valuedAtMs: number,
   nested?: JsonObject,
-  chain: RealChain = SUI_CHAIN,
 ): JsonObject {
   const shape = REAL_TYPE_SHAPES[type];
   const context: TokenContext = {
@@ -134,15 +92,11 @@ export function realShapePosition(
   if (shape.wrapFee && position.fee !== null && position.fee !== undefined) real.fee = { value: Number(position.fee) };
   if (type === 'CLMM') real.price = longDecimal(poolPrice(real.current as JsonObject));
   if (nested !== undefined) real.input = [nested];
-  for (const name of shape.omit) delete real[name];
+  for (const name of shape.omit ?? []) delete real[name];
   return real;
 }
 
-interface TokenContext {
-  timestamp: number;
-  poolId?: string;
-  chain: RealChain;
-}
+type TokenContext = { timestamp: number; poolId?: string; chain: RealChain };
 
 function amountList(list: Json | undefined, numbers: NumberSpelling, context: TokenContext): Json {
   if (!Array.isArray(list)) return list ?? null;

@@ -11,6 +11,7 @@ export type Route =
   | { kind: 'operation'; operation: Operation; address?: string }
   | { kind: 'not-found' }
   | { kind: 'method-not-allowed'; allow: string };
+export type OperationRoute = Extract<Route, { kind: 'operation' }>;
 
 const ADDRESS_PATH = /^\/v2\/address\/([^/]+)\/(positions|nft-holding)$/;
 
@@ -35,7 +36,7 @@ export function errorAnswer(status: number, error: string, message: string, real
 }
 
 /**
- * Answers the operations from the world functions. Built for each request: on one core the
+ * Answers the operations from the world functions, anew for each request: on one core the
  * simulator answers about 1,000 new positions requests a second and 2,500 price requests of 50
  * tokens (bench/tools/simulator-throughput.ts), ten times the fastest quota chaintap paces for.
  */
@@ -48,15 +49,10 @@ export class WorldAnswers {
     this.world = world;
   }
 
-  answer(
-    operation: Operation,
-    address: string | undefined,
-    query: URLSearchParams,
-    rawBody: string,
-    worldTimeMs: number,
-  ): Answer {
+  answer(route: OperationRoute, query: URLSearchParams, rawBody: string, worldTimeMs: number): Answer {
     try {
-      return { status: 200, body: this.body(operation, address ?? '', query, rawBody, worldTimeMs) };
+      const { operation, address = '' } = route;
+      return { status: 200, body: JSON.stringify(this.body(operation, address, query, rawBody, worldTimeMs)) };
     } catch (error) {
       if (error instanceof InvalidInputError)
         return errorAnswer(400, 'bad_request', error.message, this.world.realShapes);
@@ -64,55 +60,38 @@ export class WorldAnswers {
     }
   }
 
-  private body(
-    operation: Operation,
-    rawAddress: string,
-    query: URLSearchParams,
-    rawBody: string,
-    worldTimeMs: number,
-  ): string {
-    switch (operation) {
-      case 'protocols':
-        return JSON.stringify(simulatedProtocolsResponse());
-      case 'prices':
-        return JSON.stringify(
-          simulatedPriceResponse(parseJson(rawBody), worldTimeMs, this.seed, this.world.realShapes),
-        );
-      case 'positions': {
-        const address = decodePathSegment(rawAddress);
-        const chain = query.get('chain') || undefined;
-        const protocol = query.get('protocol') || undefined;
-        parseBoolean('force_refresh', query.get('force_refresh'));
-        const protocols = protocol
-          ?.split(',')
-          .map((id) => id.trim())
-          .filter((id) => id !== '');
-        const data = simulatedPositions(address, worldTimeMs, this.seed, this.world, { chain, protocols });
-        return JSON.stringify({ data });
-      }
-      case 'nfts': {
-        const address = decodePathSegment(rawAddress);
-        const chain = query.get('chain') || undefined;
-        const includePnl = parseBoolean('includePnl', query.get('includePnl'));
-        return JSON.stringify(simulatedNftAnswer(address, worldTimeMs, this.seed, this.world, { chain, includePnl }));
-      }
+  private body(operation: Operation, rawAddress: string, query: URLSearchParams, rawBody: string, worldTimeMs: number) {
+    const { seed, world } = this;
+    if (operation === 'protocols') return simulatedProtocolsResponse();
+    if (operation === 'prices') {
+      const body = parseOr(() => JSON.parse(rawBody) as unknown, 'the body is not valid JSON');
+      return simulatedPriceResponse(body, worldTimeMs, seed, world.realShapes);
     }
+    const address = parseOr(
+      () => decodeURIComponent(rawAddress),
+      'the address in the path is not valid percent-encoding',
+    );
+    const chain = query.get('chain') || undefined;
+    if (operation === 'nfts') {
+      const includePnl = parseBoolean('includePnl', query.get('includePnl'));
+      return simulatedNftAnswer(address, worldTimeMs, seed, world, { chain, includePnl });
+    }
+    const protocol = query.get('protocol') || undefined;
+    parseBoolean('force_refresh', query.get('force_refresh'));
+    const protocols = protocol
+      ?.split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== '');
+    return { data: simulatedPositions(address, worldTimeMs, seed, world, { chain, protocols }) };
   }
 }
 
-function parseJson(rawBody: string): unknown {
+/** What `parse` returns; InvalidInputError(message) if it throws. */
+function parseOr<T>(parse: () => T, message: string): T {
   try {
-    return JSON.parse(rawBody);
+    return parse();
   } catch {
-    throw new InvalidInputError('the body is not valid JSON');
-  }
-}
-
-function decodePathSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new InvalidInputError('the address in the path is not valid percent-encoding');
+    throw new InvalidInputError(message);
   }
 }
 

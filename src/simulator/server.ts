@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { FaultDraws, resolveFaults, type FaultDecision, type SimulatorFaults } from './faults.ts';
 import { answerControl, CONTROL_PREFIX } from './control.ts';
 import { MAX_BODY_BYTES, readBody } from './request-body.ts';
-import { errorAnswer, matchRoute, WorldAnswers, type Answer, type Route } from './routes.ts';
+import { errorAnswer, matchRoute, WorldAnswers, type Answer } from './routes.ts';
 import { RequestWindow } from './request-window.ts';
 import { StatsRecorder, type SimulatorStats } from './stats.ts';
 import { DEFAULT_SEED, resolveWorld, type SimulatorWorld } from './world.ts';
@@ -50,21 +50,12 @@ export interface RunningSimulator extends SimulatorControl {
   close(): Promise<void>;
 }
 
-type OperationRoute = Extract<Route, { kind: 'operation' }>;
-
-const HTML_ERRORS: Record<number, string> = {
-  502: '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n',
-  503: '<html>\r\n<head><title>503 Service Temporarily Unavailable</title></head>\r\n<body>\r\n<center><h1>503 Service Temporarily Unavailable</h1></center>\r\n</body>\r\n</html>\r\n',
-};
-
 /** Starts the simulated upstream (upstream-api.md) on plain node:http with keep-alive. */
 export async function startSimulator(options: SimulatorOptions): Promise<RunningSimulator> {
   if (!options.apiKey) throw new TypeError('startSimulator needs an apiKey');
   const expectedKey = Buffer.from(options.apiKey);
   const world = resolveWorld(options.world);
   const answers = new WorldAnswers(options.seed ?? DEFAULT_SEED, world);
-  const fail = (status: number, error: string, message: string) =>
-    errorAnswer(status, error, message, world.realShapes);
   const stats = new StatsRecorder();
   const draws = new FaultDraws(options.faultSeed);
   let faults = resolveFaults(options.faults ?? {});
@@ -93,17 +84,6 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     timers.add(timer);
   };
 
-  const answerOperation = (
-    res: ServerResponse,
-    route: OperationRoute,
-    query: string,
-    rawBody: string,
-    fault: FaultDecision,
-  ) => {
-    const answer = answers.answer(route.operation, route.address, new URLSearchParams(query), rawBody, worldTime());
-    send(res, fault.kind === 'malformed' && answer.status === 200 ? malformed(answer, fault) : answer, fault.delayMs);
-  };
-
   const control: SimulatorControl = {
     stats: () => stats.snapshot(),
     resetStats: () => stats.reset(),
@@ -123,21 +103,23 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     const pathname = queryStart === -1 ? target : target.slice(0, queryStart);
     const header = req.headers['x-api-key'];
     const apiKey = Array.isArray(header) ? header.join(', ') : header;
-    if (pathname.startsWith(CONTROL_PREFIX) && apiKey !== undefined && sameKey(Buffer.from(apiKey), expectedKey)) {
-      return answerControl(req, res, pathname, control);
-    }
+    const keyAccepted = apiKey !== undefined && sameKey(Buffer.from(apiKey), expectedKey);
+    if (pathname.startsWith(CONTROL_PREFIX) && keyAccepted) return answerControl(req, res, pathname, control);
     const route = matchRoute(req.method ?? 'GET', pathname);
     stats.arrived(now, apiKey, route.kind === 'operation' ? route.operation : undefined);
     const fault = draws.draw(faults);
+    const reply = (answer: Answer, headers?: Record<string, string>) => send(res, answer, fault.delayMs, headers);
+    const replyError = (status: number, error: string, message: string, headers?: Record<string, string>) =>
+      reply(errorAnswer(status, error, message, world.realShapes), headers);
 
-    if (apiKey === undefined || !sameKey(Buffer.from(apiKey), expectedKey)) {
+    if (!keyAccepted) {
       req.resume();
       // The real service answers a key it does not accept with 403, a missing key with 401.
       const status = world.realShapes && apiKey !== undefined ? 403 : 401;
       if (options.echoKey && apiKey !== undefined)
-        return send(res, { status, body: echoedKeyBody(apiKey) }, fault.delayMs, { 'x-api-key-received': apiKey });
-      if (status === 403) return send(res, fail(403, 'forbidden', 'Forbidden'), fault.delayMs);
-      return send(res, fail(401, 'unauthorized', 'missing or invalid x-api-key header'), fault.delayMs);
+        return reply({ status, body: echoedKeyBody(apiKey) }, { 'x-api-key-received': apiKey });
+      if (status === 403) return replyError(403, 'forbidden', 'Forbidden');
+      return replyError(401, 'unauthorized', 'missing or invalid x-api-key header');
     }
     if (faults.rateLimit > 0) {
       // Counted by the wall clock, so that a fixed window starts at a whole second or minute.
@@ -145,12 +127,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       if (limiter.count(at) >= faults.rateLimit) {
         req.resume();
         const retryAfter = String(Math.max(1, Math.ceil(limiter.msUntilSlotFrees(at) / 1000)));
-        const answer = fail(
-          429,
-          'rate_limited',
-          `more than ${faults.rateLimit} requests in ${faults.rateLimitWindowMs} ms (${faults.rateLimitWindow} window)`,
-        );
-        return send(res, answer, fault.delayMs, { 'retry-after': retryAfter });
+        const { rateLimit, rateLimitWindowMs, rateLimitWindow } = faults;
+        const message = `more than ${rateLimit} requests in ${rateLimitWindowMs} ms (${rateLimitWindow} window)`;
+        return replyError(429, 'rate_limited', message, { 'retry-after': retryAfter });
       }
       limiter.add(at);
     }
@@ -161,28 +140,26 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       res.on('close', () => held.delete(res));
       return;
     }
-    if (fault.kind === 'error5xx') return send(res, serverError(fault, world.realShapes), fault.delayMs);
+    if (fault.kind === 'error5xx') return reply(serverError(fault, world.realShapes));
     if (fault.kind === 'error429') {
-      const answer = fail(429, 'too_many_requests', 'rate limit exceeded, retry later');
-      return send(res, answer, fault.delayMs, { 'retry-after': String(faults.retryAfterSeconds) });
+      const retryAfter = String(faults.retryAfterSeconds);
+      return replyError(429, 'too_many_requests', 'rate limit exceeded, retry later', { 'retry-after': retryAfter });
     }
-    if (route.kind === 'not-found')
-      return send(res, fail(404, 'not_found', `no such path: ${pathname}`), fault.delayMs);
-    if (route.kind === 'method-not-allowed') {
-      return send(res, fail(405, 'method_not_allowed', `use ${route.allow}`), fault.delayMs, {
-        allow: route.allow,
-      });
-    }
-    const query = queryStart === -1 ? '' : target.slice(queryStart + 1);
+    if (route.kind === 'not-found') return replyError(404, 'not_found', `no such path: ${pathname}`);
+    if (route.kind === 'method-not-allowed')
+      return replyError(405, 'method_not_allowed', `use ${route.allow}`, { allow: route.allow });
+    const query = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
+    const respond = (rawBody: string) => {
+      const answer = answers.answer(route, query, rawBody, worldTime());
+      reply(fault.kind === 'malformed' && answer.status === 200 ? malformed(answer, fault) : answer);
+    };
     if (req.method !== 'POST') {
       req.resume();
-      return answerOperation(res, route, query, '', fault);
+      return respond('');
     }
     readBody(req, (rawBody) => {
-      if (rawBody === undefined) {
-        return send(res, fail(413, 'payload_too_large', `the body exceeds ${MAX_BODY_BYTES} bytes`), fault.delayMs);
-      }
-      answerOperation(res, route, query, rawBody, fault);
+      if (rawBody !== undefined) return respond(rawBody);
+      replyError(413, 'payload_too_large', `the body exceeds ${MAX_BODY_BYTES} bytes`);
     });
   };
 
@@ -237,18 +214,18 @@ function sameKey(given: Buffer, expected: Buffer): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-/** A 500 with a JSON body, or a 502/503 that a gateway answered, half the time in HTML. */
+/** A 500 with a JSON body, or a 502/503 that a gateway answered, half the time with its HTML page. */
 function serverError(fault: FaultDecision, realShapes: boolean): Answer {
   const status = fault.flavour < 1 / 3 ? 500 : fault.flavour < 2 / 3 ? 502 : 503;
-  const html = status !== 500 && (fault.flavour * 6) % 1 < 0.5;
-  if (html) return { status, body: HTML_ERRORS[status]! };
   if (status === 500) return errorAnswer(500, 'internal_error', 'internal server error', realShapes);
-  return errorAnswer(
-    status,
-    status === 502 ? 'bad_gateway' : 'service_unavailable',
-    'the upstream is temporarily unavailable',
-    realShapes,
-  );
+  const [error, title] =
+    status === 502 ? ['bad_gateway', 'Bad Gateway'] : ['service_unavailable', 'Service Temporarily Unavailable'];
+  if ((fault.flavour * 6) % 1 < 0.5) {
+    const heading = `${status} ${title}`;
+    const page = `<html>\r\n<head><title>${heading}</title></head>\r\n<body>\r\n<center><h1>${heading}</h1></center>`;
+    return { status, body: `${page}\r\n</body>\r\n</html>\r\n` };
+  }
+  return errorAnswer(status, error, 'the upstream is temporarily unavailable', realShapes);
 }
 
 /** A 200 whose body is not valid JSON (cut short, an HTML page) or valid JSON of the wrong shape. */

@@ -3,83 +3,71 @@ import { RequestWindow } from './request-window.ts';
 
 export type Operation = 'prices' | 'positions' | 'nfts' | 'protocols';
 
+const PER_SECOND_LIMIT = 3600;
+
 /** What the simulator has seen since it started or its stats were last reset. */
-export interface SimulatorStats {
-  requests: number;
+const noStats = () => ({
+  requests: 0,
   /** By status code ('200', '401', '429', '500', ...) and 'timeout' for requests never answered. */
-  byStatus: Record<string, number>;
-  byOperation: Record<string, number>;
+  byStatus: {} as Record<string, number>,
+  byOperation: {} as Record<string, number>,
   /** The most requests received in any trailing 1000 ms window so far. */
-  maxInTrailingSecond: number;
+  maxInTrailingSecond: 0,
   /** Distinct x-api-key values seen (a request without the header counts as none). */
-  apiKeysSeen: number;
+  apiKeysSeen: 0,
   /**
    * Arrival times (epoch milliseconds, sub-millisecond precision) of the first and the last request,
    * null before any: requests / (last - first) is the rate a client achieved.
    */
-  firstRequestAt: number | null;
-  lastRequestAt: number | null;
+  firstRequestAt: null as number | null,
+  lastRequestAt: null as number | null,
   /** Requests received in each whole second since the first one (at most the first hour). */
-  perSecond: number[];
-}
-
-const PER_SECOND_LIMIT = 3600;
+  perSecond: [] as number[],
+});
+export type SimulatorStats = ReturnType<typeof noStats>;
 
 export class StatsRecorder {
-  private requests = 0;
-  private byStatus: Record<string, number> = {};
-  private byOperation: Record<string, number> = {};
-  private maxInTrailingSecond = 0;
-  private firstRequestAt: number | null = null;
-  private lastRequestAt: number | null = null;
-  private perSecond: number[] = [];
+  private stats = noStats();
   private readonly window = new RequestWindow(1000);
   /** Hashes, not the keys: the simulator holds no copy of what clients send as secrets. */
   private readonly keys = new Set<number>();
 
   /** `now` is performance.now() of the arrival. */
   arrived(now: number, apiKey: string | undefined, operation: Operation | undefined): void {
-    this.requests++;
+    const stats = this.stats;
+    stats.requests++;
     const at = performance.timeOrigin + now;
-    this.firstRequestAt ??= at;
-    this.lastRequestAt = at;
-    const second = Math.floor((at - this.firstRequestAt) / 1000);
+    stats.firstRequestAt ??= at;
+    stats.lastRequestAt = at;
+    const second = Math.floor((at - stats.firstRequestAt) / 1000);
     if (second < PER_SECOND_LIMIT) {
-      while (this.perSecond.length <= second) this.perSecond.push(0);
-      this.perSecond[second]!++;
+      while (stats.perSecond.length <= second) stats.perSecond.push(0);
+      stats.perSecond[second]!++;
     }
     this.window.add(now);
-    this.maxInTrailingSecond = Math.max(this.maxInTrailingSecond, this.window.count(now));
+    stats.maxInTrailingSecond = Math.max(stats.maxInTrailingSecond, this.window.count(now));
     if (apiKey !== undefined) this.keys.add(hashOf(apiKey));
-    if (operation) this.byOperation[operation] = (this.byOperation[operation] ?? 0) + 1;
+    if (operation) stats.byOperation[operation] = (stats.byOperation[operation] ?? 0) + 1;
   }
 
   answered(status: number | 'timeout'): void {
     const key = String(status);
-    this.byStatus[key] = (this.byStatus[key] ?? 0) + 1;
+    this.stats.byStatus[key] = (this.stats.byStatus[key] ?? 0) + 1;
   }
 
   snapshot(): SimulatorStats {
+    const { byStatus, byOperation, perSecond } = this.stats;
     return {
-      requests: this.requests,
-      byStatus: { ...this.byStatus },
-      byOperation: { ...this.byOperation },
-      maxInTrailingSecond: this.maxInTrailingSecond,
+      ...this.stats,
+      byStatus: { ...byStatus },
+      byOperation: { ...byOperation },
       apiKeysSeen: this.keys.size,
-      firstRequestAt: this.firstRequestAt,
-      lastRequestAt: this.lastRequestAt,
-      perSecond: [...this.perSecond],
+      perSecond: [...perSecond],
     };
   }
 
   reset(): void {
-    this.requests = 0;
-    this.byStatus = {};
-    this.byOperation = {};
-    this.maxInTrailingSecond = 0;
-    this.firstRequestAt = null;
-    this.lastRequestAt = null;
-    this.perSecond = [];
+    this.stats = noStats();
     this.window.clear();
     this.keys.clear();
   }

@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors.ts';
 import { normalizeCoinType, shortCoinType } from '../chain/coin-type.ts';
 import { Draws, hashOf, significant } from './hash.ts';
-import { modelPriceAt, priceGridTime, priceModel, type PriceModel } from './price-model.ts';
+import { modelPriceAt, priceGridTime, priceModel } from './price-model.ts';
 import { DEFAULT_SEED } from './world.ts';
 
 /** Most tokens one price request may ask for (upstream-api.md 4.1). */
@@ -13,23 +13,6 @@ const DAY_MS = 86_400_000;
 const SECONDS_LIMIT = 1e11;
 const MILLISECONDS_LIMIT = 1e14;
 
-/** What the simulated upstream knows about one token, fixed per (seed, coin type). */
-export interface SimulatedToken {
-  /** Normal form (0x + 64 hex addresses). */
-  coinType: string;
-  /** `contract_address` as answered: the short or the 64-hex spelling, whatever was asked. */
-  answeredAs: string;
-  symbol: string;
-  decimals: number;
-  source: string;
-  /** False for the few tokens the upstream knows but has no price for (price: null). */
-  priced: boolean;
-  /** True for the few tokens whose price and last24hPrice are answered as numeric strings. */
-  priceAsString: boolean;
-  significantDigits: number;
-  model: PriceModel;
-}
-
 const tokens = new Map<string, SimulatedToken>();
 
 /** Throws InvalidInputError for an invalid coin type. Memoized: the catalogue of tokens is small. */
@@ -37,27 +20,37 @@ export function simulatedToken(coinType: string, seed: string = DEFAULT_SEED): S
   const cacheKey = `${seed}\u0000${coinType}`;
   const known = tokens.get(cacheKey);
   if (known) return known;
+  const token = drawToken(coinType, seed);
+  if (tokens.size > 100_000) tokens.clear();
+  tokens.set(cacheKey, token);
+  return token;
+}
+
+/** What the simulated upstream knows about one token, fixed per (seed, coin type). */
+function drawToken(coinType: string, seed: string) {
   const normalized = normalizeCoinType(coinType);
   const isSui = normalized === SUI_COIN_TYPE;
   const symbol = normalized.split('<')[0]!.split('::')[2]!;
   const stable = /USD/i.test(symbol);
   const draws = new Draws(seed, normalized, 'token');
   const short = isSui || draws.chance(0.5);
-  const token: SimulatedToken = {
+  return {
+    /** Normal form (0x + 64 hex addresses). */
     coinType: normalized,
+    /** `contract_address` as answered: the short or the 64-hex spelling, whatever was asked. */
     answeredAs: short ? shortCoinType(normalized) : normalized,
     symbol,
     decimals: isSui ? 9 : stable ? 6 : draws.pick([6, 8, 9, 9, 9]),
     source: draws.pick(['simulated', 'simulated', 'simulated', 'simulated', 'pyth', 'cetus', 'birdeye']),
+    /** False for the few tokens the upstream knows but has no price for (price: null). */
     priced: isSui || hashOf(seed, normalized) % 97 !== 0,
+    /** True for the few tokens whose price and last24hPrice are answered as numeric strings. */
     priceAsString: !isSui && draws.chance(1 / 7),
     significantDigits: draws.pick([12, 12, 10, 9, 6]),
     model: priceModel(normalized, seed, isSui ? { base: 3.2 } : stable ? { base: 1, stable: true } : {}),
   };
-  if (tokens.size > 100_000) tokens.clear();
-  tokens.set(cacheKey, token);
-  return token;
 }
+export type SimulatedToken = ReturnType<typeof drawToken>;
 
 /**
  * The price the simulated upstream gives for a token at a time (the price of the 60 s grid minute
@@ -69,15 +62,11 @@ export function simulatedTokenPrice(coinType: string, timeMs: number, seed: stri
   return significant(modelPriceAt(token.model, timeMs), token.significantDigits);
 }
 
-export type PriceTimestampUnit = 'seconds' | 'milliseconds';
-
 /** The time a price request asks for: a request `timestamp` read by magnitude, or the world time. */
-export interface PriceRequestTime {
-  timeMs: number;
-  unit: PriceTimestampUnit;
-}
-
-export function priceRequestTime(timestamp: unknown, worldTimeMs: number): PriceRequestTime {
+export function priceRequestTime(
+  timestamp: unknown,
+  worldTimeMs: number,
+): { timeMs: number; unit: 'seconds' | 'milliseconds' } {
   if (timestamp === undefined || timestamp === null) return { timeMs: worldTimeMs, unit: 'seconds' };
   const value = typeof timestamp === 'string' && /^\d+$/.test(timestamp) ? Number(timestamp) : timestamp;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
@@ -88,39 +77,8 @@ export function priceRequestTime(timestamp: unknown, worldTimeMs: number): Price
   throw new InvalidInputError('timestamp is out of range: expected seconds or milliseconds since 1970');
 }
 
-/** One element of `data` in the price answer, exactly as the server sends it. */
-export interface SimulatedPriceEntry {
-  contract_address: string;
-  symbol: string;
-  price: number | string | null;
-  /** Left out for about a third of the tokens in the real-shapes world. */
-  last24hPrice?: number | string | null;
-  timestamp: number;
-  decimals: number;
-  source: string;
-}
-
-export function simulatedPriceEntry(
-  coinType: string,
-  time: PriceRequestTime,
-  seed: string = DEFAULT_SEED,
-): SimulatedPriceEntry {
-  const token = simulatedToken(coinType, seed);
-  const gridMs = priceGridTime(time.timeMs);
-  const spell = (price: number | null) => (price !== null && token.priceAsString ? String(price) : price);
-  return {
-    contract_address: token.answeredAs,
-    symbol: token.symbol,
-    price: spell(simulatedTokenPrice(coinType, gridMs, seed)),
-    last24hPrice: spell(simulatedTokenPrice(coinType, gridMs - DAY_MS, seed)),
-    timestamp: time.unit === 'seconds' ? gridMs / 1000 : gridMs,
-    decimals: token.decimals,
-    source: token.source,
-  };
-}
-
 /** The coin types of a request's `addresses`, in order, without repeats (same normal form). */
-export function priceRequestCoinTypes(addresses: unknown, seed: string = DEFAULT_SEED): string[] {
+function priceRequestCoinTypes(addresses: unknown, seed: string): string[] {
   if (typeof addresses !== 'string' || addresses.trim() === '') {
     throw new InvalidInputError('addresses must be a non-empty comma-separated string of coin types');
   }
@@ -131,37 +89,40 @@ export function priceRequestCoinTypes(addresses: unknown, seed: string = DEFAULT
     );
   }
   const seen = new Set<string>();
-  const coinTypes: string[] = [];
-  for (const coinType of asked) {
+  return asked.filter((coinType) => {
     const normal = simulatedToken(coinType, seed).coinType;
-    if (seen.has(normal)) continue;
+    if (seen.has(normal)) return false;
     seen.add(normal);
-    coinTypes.push(coinType);
-  }
-  return coinTypes;
+    return true;
+  });
 }
 
 /**
  * The whole answer to POST /tokens/sui/price for a request body at a world time. Throws
  * InvalidInputError (answered 400) for a body the upstream rejects.
  */
-export function simulatedPriceResponse(
-  body: unknown,
-  worldTimeMs: number,
-  seed: string = DEFAULT_SEED,
-  realShapes = false,
-): { data: SimulatedPriceEntry[] } {
+export function simulatedPriceResponse(body: unknown, worldTimeMs: number, seed = DEFAULT_SEED, realShapes = false) {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new InvalidInputError('the body must be a JSON object with addresses and an optional timestamp');
   }
   const { addresses, timestamp } = body as Record<string, unknown>;
   const coinTypes = priceRequestCoinTypes(addresses, seed);
   const time = priceRequestTime(timestamp, worldTimeMs);
-  const entries = coinTypes.map((coinType) => simulatedPriceEntry(coinType, time, seed));
-  if (realShapes) for (const entry of entries) if (lacksLast24hPrice(entry, seed)) delete entry.last24hPrice;
-  return { data: entries };
-}
-
-function lacksLast24hPrice(entry: SimulatedPriceEntry, seed: string): boolean {
-  return hashOf(seed, simulatedToken(entry.contract_address, seed).coinType, 'no-last24h') % 3 === 0;
+  const gridMs = priceGridTime(time.timeMs);
+  const data = coinTypes.map((coinType) => {
+    const token = simulatedToken(coinType, seed);
+    const spell = (price: number | null) => (price !== null && token.priceAsString ? String(price) : price);
+    // The real-shapes world leaves last24hPrice out for about a third of the tokens.
+    const noLast24h = realShapes && hashOf(seed, token.coinType, 'no-last24h') % 3 === 0;
+    return {
+      contract_address: token.answeredAs,
+      symbol: token.symbol,
+      price: spell(simulatedTokenPrice(coinType, gridMs, seed)),
+      ...(noLast24h ? {} : { last24hPrice: spell(simulatedTokenPrice(coinType, gridMs - DAY_MS, seed)) }),
+      timestamp: time.unit === 'seconds' ? gridMs / 1000 : gridMs,
+      decimals: token.decimals,
+      source: token.source,
+    };
+  });
+  return { data };
 }

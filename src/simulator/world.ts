@@ -1,34 +1,23 @@
 import { hashOf } from './hash.ts';
 
-/** Size and pace of the simulated world. */
-export interface SimulatorWorld {
-  positionsPerAddress: number;
-  collectionsPerAddress: number;
-  tokensPerCollection: number;
+/** Size and pace of the simulated world, by default. */
+export const DEFAULT_WORLD = {
+  positionsPerAddress: 10,
+  collectionsPerAddress: 5,
+  tokensPerCollection: 3,
   /** Positions and NFT holdings are constant within an epoch. */
-  epochMs: number;
-  /**
-   * Within an epoch, values (amounts times token prices, NFT prices) follow the prices in steps of
-   * this many milliseconds; 0: constant for the whole epoch.
-   */
-  valuationMs: number;
+  epochMs: 15 * 60_000,
+  /** Within an epoch, values follow the prices in steps of this many milliseconds; 0: constant. */
+  valuationMs: 0,
   /**
    * Answer with the variations real answers show (upstream-reality.md): numeric strings and wrapped
    * numbers, duplicate position ids, a nested collateral position, undocumented and missing fields, the
    * real position types, a `{ data }`-wrapped NFT answer, `marketPrice` as the native token's USD price
    * and `{ error }` bodies. Off by default until the pipeline reads these shapes.
    */
-  realShapes: boolean;
-}
-
-export const DEFAULT_WORLD: SimulatorWorld = {
-  positionsPerAddress: 10,
-  collectionsPerAddress: 5,
-  tokensPerCollection: 3,
-  epochMs: 15 * 60_000,
-  valuationMs: 0,
   realShapes: false,
 };
+export type SimulatorWorld = typeof DEFAULT_WORLD;
 
 export const DEFAULT_SEED = 'chaintap';
 
@@ -51,21 +40,17 @@ export function valuationTime(worldTimeMs: number, world: Partial<SimulatorWorld
 
 /**
  * Which occupant a slot (a position slot, an NFT slot) has at an epoch. Each slot's occupant lives
- * `lifetime` epochs (between minEpochs and maxEpochs, fixed per slot), with a per-slot phase so that
+ * between lifetime.min and lifetime.max epochs (fixed per slot), with a per-slot phase so that
  * slots do not all turn over together: moving the clock by a few epochs replaces some occupants.
  */
-export interface SlotOccupant {
-  generation: number;
-  /** First and last epoch (inclusive) of this occupant. */
-  openedEpoch: number;
-  closesEpoch: number;
-}
-
-export function slotOccupant(slotKey: string, epoch: number, minEpochs: number, maxEpochs: number): SlotOccupant {
+export function slotOccupant(
+  slotKey: string,
+  epoch: number,
+  lifetime: { min: number; max: number },
+): { generation: number; openedEpoch: number } {
   const hash = hashOf(slotKey, 'lifetime');
-  const lifetime = minEpochs + (hash % (maxEpochs - minEpochs + 1));
-  const phase = Math.floor(hash / 1024) % lifetime;
-  const generation = Math.floor((epoch + phase) / lifetime);
-  const openedEpoch = generation * lifetime - phase;
-  return { generation, openedEpoch, closesEpoch: openedEpoch + lifetime - 1 };
+  const epochs = lifetime.min + (hash % (lifetime.max - lifetime.min + 1));
+  const phase = Math.floor(hash / 1024) % epochs;
+  const generation = Math.floor((epoch + phase) / epochs);
+  return { generation, openedEpoch: generation * epochs - phase };
 }
