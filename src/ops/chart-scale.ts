@@ -7,13 +7,8 @@ import { groupThousands } from '../runtime/number-text.ts';
  * ticks whose labels fit the span.
  */
 
-export interface Extent {
-  low: number;
-  high: number;
-}
-
 /** The lowest and highest finite value; undefined when there is none. */
-export function extentOf(values: Iterable<number | null>): Extent | undefined {
+export function extentOf(values: Iterable<number | null>): { low: number; high: number } | undefined {
   let low = Infinity;
   let high = -Infinity;
   for (const value of values) {
@@ -102,45 +97,34 @@ function tickIncrement(low: number, high: number, count: number): number {
   return power >= 0 ? factor * 10 ** power : -(10 ** -power) / factor;
 }
 
-export interface ValueTicks {
-  /** The domain widened to whole steps (d3's `nice`). */
-  low: number;
-  high: number;
-  /** Round values from low to high, both included. */
-  ticks: number[];
-  /** The distance between two ticks. */
-  step: number;
-}
-
 /**
- * About `count` round ticks covering [low, high], the domain widened to whole steps. A flat range
- * (low = high) is widened around its value first, so that it is drawn across the middle.
+ * About `count` round ticks covering [low, high], both included, the domain widened to whole steps
+ * (d3's `nice`), and the step between two ticks. A flat range (low = high) is widened around its
+ * value first, so that it is drawn across the middle.
  */
-export function niceTicks(low: number, high: number, count = 5): ValueTicks {
+export function niceTicks(low: number, high: number, count = 5) {
   if (high === low) {
     const pad = Math.abs(high) * 0.01 || 1;
     low -= pad;
     high += pad;
   }
+  // A value as a count of steps and back; a negative increment is an inverse step (tickIncrement).
+  const toSteps = (value: number, increment: number) => (increment > 0 ? value / increment : value * -increment);
+  const fromSteps = (steps: number, increment: number) => (increment > 0 ? steps * increment : steps / -increment);
   // As d3's nice(): widen to the step, and again while the widened domain asks for another step.
   let increment = tickIncrement(low, high, count);
   for (let i = 0; i < 10; i += 1) {
-    const niceLow = increment > 0 ? Math.floor(low / increment) * increment : Math.floor(low * -increment) / -increment;
-    const niceHigh =
-      increment > 0 ? Math.ceil(high / increment) * increment : Math.ceil(high * -increment) / -increment;
-    low = niceLow;
-    high = niceHigh;
+    low = fromSteps(Math.floor(toSteps(low, increment)), increment);
+    high = fromSteps(Math.ceil(toSteps(high, increment)), increment);
     const next = tickIncrement(low, high, count);
     if (next === increment) break;
     increment = next;
   }
   const ticks: number[] = [];
-  if (increment > 0) {
-    for (let i = Math.round(low / increment); i <= Math.round(high / increment); i += 1) ticks.push(i * increment);
-  } else {
-    for (let i = Math.round(low * -increment); i <= Math.round(high * -increment); i += 1) ticks.push(i / -increment);
+  for (let i = Math.round(toSteps(low, increment)); i <= Math.round(toSteps(high, increment)); i += 1) {
+    ticks.push(fromSteps(i, increment));
   }
-  return { low, high, ticks, step: increment > 0 ? increment : 1 / -increment };
+  return { low, high, ticks, step: fromSteps(1, increment) };
 }
 
 const SUFFIXES: [number, string][] = [
@@ -181,38 +165,20 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 /** Steps of time ticks, in ms, up to two weeks; longer spans step by calendar months. */
 const TIME_STEPS = [
-  MINUTE,
-  2 * MINUTE,
-  5 * MINUTE,
-  10 * MINUTE,
-  15 * MINUTE,
-  30 * MINUTE,
-  HOUR,
-  2 * HOUR,
-  3 * HOUR,
-  6 * HOUR,
-  12 * HOUR,
-  DAY,
-  2 * DAY,
-  7 * DAY,
-  14 * DAY,
+  ...[1, 2, 5, 10, 15, 30].map((minutes) => minutes * MINUTE),
+  ...[1, 2, 3, 6, 12].map((hours) => hours * HOUR),
+  ...[1, 2, 7, 14].map((days) => days * DAY),
 ];
 const MONTH_STEPS = [1, 2, 3, 6, 12, 24, 60, 120];
 /** 1970-01-05, a Monday: weekly ticks fall on Mondays. */
 const MONDAY = 4 * DAY;
 
-export interface TimeTicks {
-  /** Tick times in ms, inside [from, to]. */
-  ticks: number[];
-  label(time: number): string;
-}
-
 /**
- * At most `maxTicks` UTC times inside [from, to] on round steps (a minute to ten years; midnight,
+ * At most `maxTicks` UTC times (ms) inside [from, to] on round steps (a minute to ten years; midnight,
  * Mondays, the first of a month), labelled as the step and span need: `14:00`, `11-21 14:00`,
  * `11-21`, `2026-11-21`, `2026-11`, `2026`.
  */
-export function timeTicks(from: number, to: number, maxTicks = 6): TimeTicks {
+export function timeTicks(from: number, to: number, maxTicks = 6) {
   const span = Math.max(1, to - from);
   const step = TIME_STEPS.find((candidate) => span / candidate <= maxTicks);
   const sameYear = new Date(from).getUTCFullYear() === new Date(to).getUTCFullYear();
