@@ -1,4 +1,5 @@
 import Big from 'big.js';
+import { shortCoinType } from '../chain/coin-type.ts';
 import { html, type Html } from './html.ts';
 import { groupThousands } from '../runtime/number-text.ts';
 
@@ -84,6 +85,15 @@ export function formatPercent(percent: number | string, options: { signed?: bool
   const zero = !/[1-9]/.test(fixed);
   const sign = zero ? '' : big.lt(0) ? '-' : options.signed ? '+' : '';
   return `${sign}${groupThousands(fixed)} %`;
+}
+
+/** A coin type as `0x2::sui::SUI`; as it is when it is no coin type. */
+export function shortCoin(coinType: string): string {
+  try {
+    return shortCoinType(coinType);
+  } catch {
+    return coinType;
+  }
 }
 
 /** How a figure is written: money, a price in USD, or a quantity (with its unit). */

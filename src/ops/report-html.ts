@@ -1,9 +1,8 @@
-import { shortCoinType } from '../chain/coin-type.ts';
 import { formatSpan } from '../runtime/time-span.ts';
 import type { PortfolioNftRow, PortfolioPoint, PortfolioPositionRow } from '../db/stores/reports.ts';
 import { addressFormatLabel, describeAddressWatch } from './address-watch.ts';
 import { renderBarChartSvg, renderOhlcChartSvg, renderTimeChartSvg } from './charts.ts';
-import { figureCell, figureText, formatQuantity } from './figures.ts';
+import { figureCell, figureText, formatQuantity, shortCoin } from './figures.ts';
 import { Html, html } from './html.ts';
 import type { PortfolioReport } from './report-portfolio.ts';
 import type { PriceReport, PriceReportRow, PriceReportToken } from './report-prices.ts';
@@ -222,11 +221,7 @@ export function renderPortfolioHtml(report: PortfolioReport, links: { back?: str
 }
 
 function tokenName(token: PriceReportToken): string {
-  try {
-    return token.symbol ?? shortCoinType(token.coinType);
-  } catch {
-    return token.coinType;
-  }
+  return token.symbol ?? shortCoin(token.coinType);
 }
 
 /** The start of the price report document: its header and the list of tokens. */

@@ -104,32 +104,23 @@ export async function* withGaps(
   });
   let next = 0;
   const batch: PriceReportRow[] = [];
+  // Gap rows up to bucket `end`, yielded in batches as they fill.
+  function* gapsUpTo(end: number) {
+    for (; next < end; next++) {
+      batch.push(gap(next));
+      if (batch.length >= BATCH_ROWS) yield batch.splice(0);
+    }
+  }
   for await (const rows of stored) {
     for (const row of rows) {
       const index = Math.round((row.time.getTime() - from) / range.intervalMs);
-      for (; next < index; next++) {
-        batch.push(gap(next));
-        if (batch.length >= BATCH_ROWS) yield batch.splice(0);
-      }
-      batch.push({
-        coinType: token.coinType,
-        symbol: token.symbol,
-        time: row.time,
-        open: row.open,
-        high: row.high,
-        low: row.low,
-        close: row.close,
-        samples: row.samples,
-        gap: false,
-      });
+      yield* gapsUpTo(index);
+      batch.push({ ...token, ...row, gap: false });
       next = index + 1;
     }
     if (batch.length > 0) yield batch.splice(0);
   }
-  for (; next < buckets; next++) {
-    batch.push(gap(next));
-    if (batch.length >= BATCH_ROWS) yield batch.splice(0);
-  }
+  yield* gapsUpTo(buckets);
   if (batch.length > 0) yield batch;
 }
 

@@ -3,7 +3,7 @@ import type { Queues } from '../queue/queues.ts';
 import type { RedisClient } from '../runtime/redis-connection.ts';
 import { upstreamPaceKey } from '../queue/redis-keys.ts';
 import { readPause, type UpstreamPause } from '../upstream/rate-limiter.ts';
-import { withDeadline } from './deadline.ts';
+import { loadSection, type Section } from './deadline.ts';
 import { readQueueDepths, type QueueDepth } from './queue-depths.ts';
 import {
   loadDatasetFreshness,
@@ -31,8 +31,7 @@ import { loadCapacityPlan, type CapacityPlan, type CapacityPlanOptions } from '.
 import { loadAlertsSection, type AlertsStatus } from './status-page-alerts.ts';
 import { loadReplicaLag, type ReplicaLag } from '../db/read-replica.ts';
 
-/** A section of the page either loaded or failed on its own, so one unreachable store never blanks the page. */
-export type Section<T> = { ok: true; value: T } | { ok: false; error: string };
+export type { Section };
 
 export interface StatusPageData {
   now: Date;
@@ -113,14 +112,6 @@ export async function loadUpstreamPause(redis: RedisClient, queuePrefix: string)
 export const PRICE_WINDOW_HOURS = 24;
 const RECENT_ROWS = 20;
 
-async function section<T>(load: () => Promise<T>, timeoutMs: number, what: string): Promise<Section<T>> {
-  try {
-    return { ok: true, value: await withDeadline(load(), timeoutMs, what) };
-  } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : String(error) };
-  }
-}
-
 export async function loadStatusPageData(input: {
   /** What every section reads: the read database (DATABASE_READ_URL), or the primary when none is set. */
   database: Database;
@@ -136,48 +127,30 @@ export async function loadStatusPageData(input: {
 }): Promise<StatusPageData> {
   const { database, now, timeoutMs } = input;
   const since = new Date(now.getTime() - PRICE_WINDOW_HOURS * 3600_000);
-  const replica = input.readReplica
-    ? section(() => loadReplicaLag(database), timeoutMs, 'the read replica')
-    : undefined;
-  const [freshness, queues, tokens, failures, quarantined, drifts, quota, pause, addresses, alerts] = await Promise.all(
-    [
-      section(() => loadDatasetFreshness(database), timeoutMs, 'Postgres'),
-      section(() => readQueueDepths(input.queues), timeoutMs, 'Redis'),
-      section(
-        async () => {
-          const [watched, prices] = await Promise.all([
-            loadWatchedTokens(database),
-            loadWatchedTokenPrices(database, since),
-          ]);
-          return { watched, prices };
-        },
-        timeoutMs,
-        'Postgres',
-      ),
-      section(() => loadRecentFailures(database, RECENT_ROWS), timeoutMs, 'Postgres'),
-      section(() => loadRecentQuarantined(database, RECENT_ROWS), timeoutMs, 'Postgres'),
-      section(() => loadRecentSchemaDrifts(database), timeoutMs, 'Postgres'),
-      section(() => loadQuotaStatus(database, input.options, now), timeoutMs, 'Postgres'),
-      section(() => loadUpstreamPause(input.redis, input.options.QUEUE_PREFIX), timeoutMs, 'Redis'),
-      section(() => loadAddressesStatus(database, now), timeoutMs, 'Postgres'),
-      loadAlertsSection(database, timeoutMs),
-    ],
-  );
-  // Started with the others, awaited last: the replica's lag, when the page reads one.
-  const replicaLag = await replica;
-  return {
-    now,
-    since,
-    freshness,
-    queues,
-    tokens,
-    failures,
-    quarantined,
-    drifts,
-    quota,
-    pause,
-    addresses,
-    alerts,
-    replica: replicaLag,
+  const postgres = <T>(load: () => Promise<T>) => loadSection(load, timeoutMs, 'Postgres');
+  const redis = <T>(load: () => Promise<T>) => loadSection(load, timeoutMs, 'Redis');
+  const sections = {
+    freshness: postgres(() => loadDatasetFreshness(database)),
+    queues: redis(() => readQueueDepths(input.queues)),
+    tokens: postgres(async () => {
+      const [watched, prices] = await Promise.all([
+        loadWatchedTokens(database),
+        loadWatchedTokenPrices(database, since),
+      ]);
+      return { watched, prices };
+    }),
+    failures: postgres(() => loadRecentFailures(database, RECENT_ROWS)),
+    quarantined: postgres(() => loadRecentQuarantined(database, RECENT_ROWS)),
+    drifts: postgres(() => loadRecentSchemaDrifts(database)),
+    quota: postgres(() => loadQuotaStatus(database, input.options, now)),
+    pause: redis(() => loadUpstreamPause(input.redis, input.options.QUEUE_PREFIX)),
+    addresses: postgres(() => loadAddressesStatus(database, now)),
+    alerts: loadAlertsSection(database, timeoutMs),
+    replica: input.readReplica ? loadSection(() => loadReplicaLag(database), timeoutMs, 'the read replica') : undefined,
   };
+  // Every section loads at once; the page waits for the slowest.
+  const loaded = Object.fromEntries(
+    await Promise.all(Object.entries(sections).map(async ([name, section]) => [name, await section])),
+  ) as { [Name in keyof typeof sections]: Awaited<(typeof sections)[Name]> };
+  return { now, since, ...loaded };
 }

@@ -1,11 +1,10 @@
 import Big from 'big.js';
-import { shortCoinType } from '../chain/coin-type.ts';
 import type { PortfolioPoint, WatchedAddressValue } from '../db/stores/reports.ts';
 import { addressFormatLabel, describeAddressWatch } from './address-watch.ts';
 import { Html, html } from './html.ts';
 import { renderSparklineSvg, renderTimeChartSvg, type TimeValue } from './charts.ts';
 import { formatSpan } from '../runtime/time-span.ts';
-import { figureCell, figureText, formatPercent, formatUsd } from './figures.ts';
+import { figureCell, figureText, formatPercent, formatUsd, shortCoin } from './figures.ts';
 import { QUEUE_STATES } from './queue-depths.ts';
 import type { AddressesStatus, Section, StatusPageData } from './status-page-data.ts';
 import type { ReplicaLag } from '../db/read-replica.ts';
@@ -68,14 +67,6 @@ const STYLE = new Html(`
 
 function formatTime(time: Date | null | undefined): string {
   return time ? `${time.toISOString().slice(0, 19).replace('T', ' ')} UTC` : '—';
-}
-
-function shortCoin(coinType: string): string {
-  try {
-    return shortCoinType(coinType);
-  } catch {
-    return coinType;
-  }
 }
 
 function failed(section: { ok: false; error: string }): Html {
@@ -266,19 +257,9 @@ export function renderStatusPage(data: StatusPageData, links: StatusPageLinks = 
   const href = (path: string) => (links.token ? `${path}?token=${encodeURIComponent(links.token)}` : path);
   const reportHref = (address: string) =>
     `/report/portfolio?address=${encodeURIComponent(address)}${links.token ? `&token=${encodeURIComponent(links.token)}` : ''}`;
-  const failing = (s: Section<unknown>) => (s.ok ? 0 : 1);
-  const unavailable =
-    failing(data.freshness) +
-    failing(data.queues) +
-    failing(data.tokens) +
-    failing(data.failures) +
-    failing(data.quarantined) +
-    failing(data.drifts) +
-    failing(data.quota) +
-    failing(data.pause) +
-    failing(data.addresses) +
-    failing(data.alerts) +
-    (data.replica ? failing(data.replica) : 0);
+  // Every field but the two times is a section.
+  const { now: _now, since: _since, ...sections } = data;
+  const unavailable = Object.values(sections).filter((section) => section && !section.ok).length;
   const overBudget = data.quota.ok && !data.quota.value.plan.fits;
   const paused = data.pause.ok && data.pause.value !== null;
   const quotaTitle = paused ? 'Quota: requests paused' : overBudget ? 'Quota: over budget' : 'Quota';
