@@ -45,29 +45,9 @@ function cookieValue(header: string | undefined, name: string): string | undefin
   return undefined;
 }
 
-function queryToken(url: string): string | undefined {
-  const query = url.indexOf('?');
-  return query < 0 ? undefined : (new URLSearchParams(url.slice(query + 1)).get('token') ?? undefined);
-}
-
 export function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query < 0 ? url : url.slice(0, query);
-}
-
-function bearerToken(request: FastifyRequest): string | undefined {
-  const authorization = request.headers.authorization;
-  return authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length).trim() : undefined;
-}
-
-export interface OpsAuth {
-  /** What the request's credentials allow. */
-  accessOf(request: FastifyRequest): OpsAccess;
-  /**
-   * The onRequest hook that guards every route of the server, present and future, but the open
-   * paths: 401 without read access, 403 for any request but GET and HEAD without OPS_ADMIN_TOKEN.
-   */
-  hook(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined>;
 }
 
 /**
@@ -76,7 +56,7 @@ export interface OpsAuth {
  * under a key drawn when the process starts: it does not reveal the token, and a restart (or
  * another process) does not accept it, so the browser logs in again with `?token=`.
  */
-export function createOpsAuth(tokens: OpsTokens): OpsAuth {
+export function createOpsAuth(tokens: OpsTokens) {
   const key = randomBytes(32);
   const credentials: Credential[] = [];
   for (const [access, token] of [
@@ -96,9 +76,10 @@ export function createOpsAuth(tokens: OpsTokens): OpsAuth {
   }
 
   function resolve(request: FastifyRequest): { access: OpsAccess; login?: Credential } {
-    const bearer = bearerToken(request);
-    const cookie = cookieValue(request.headers.cookie, OPS_SESSION_COOKIE);
-    const query = queryToken(request.url);
+    const { authorization, cookie: cookies } = request.headers;
+    const bearer = authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length).trim() : undefined;
+    const cookie = cookieValue(cookies, OPS_SESSION_COOKIE);
+    const query = new URLSearchParams(request.url.slice(pathOf(request.url).length + 1)).get('token') ?? undefined;
     const held = widest((c) => same(bearer, c.token) || same(cookie, c.session));
     const login = widest((c) => same(query, c.token));
     const best = [held, login].find((credential) => credential?.access === 'admin') ?? held ?? login;
@@ -107,8 +88,13 @@ export function createOpsAuth(tokens: OpsTokens): OpsAuth {
   }
 
   return {
-    accessOf: (request) => resolve(request).access,
-    async hook(request, reply) {
+    /** What the request's credentials allow. */
+    accessOf: (request: FastifyRequest) => resolve(request).access,
+    /**
+     * The onRequest hook that guards every route, present and future, but the open paths: 401
+     * without read access, 403 for any request but GET and HEAD without OPS_ADMIN_TOKEN.
+     */
+    async hook(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
       const { access, login } = resolve(request);
       if (login) {
         reply.header('set-cookie', `${OPS_SESSION_COOKIE}=${login.session}; Path=/; HttpOnly; SameSite=Strict`);
