@@ -85,7 +85,7 @@ function pageStart(title: string, heading: Html, body: Html): string {
 ${body}`.text;
 }
 
-const PAGE_END = '</main></body></html>\n';
+export const PAGE_END = '</main></body></html>\n';
 
 function positionLabel(position: PortfolioPositionRow): string {
   const protocol = position.protocolName ?? position.protocolId ?? 'no protocol';
@@ -259,8 +259,4 @@ export function priceHtmlToken(report: PriceReport, token: PriceReportToken, row
 <table class="ohlc"><thead><tr><th>bucket start, UTC</th><th class="num">open</th><th class="num">high</th><th class="num">low</th><th class="num">close</th><th class="num">prices</th></tr></thead><tbody>${table}</tbody></table></section>`
       .text
   }\n`;
-}
-
-export function priceHtmlEnd(): string {
-  return PAGE_END;
 }

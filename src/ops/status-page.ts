@@ -130,13 +130,10 @@ function pricesSection(data: StatusPageData): Html {
   if (!tokens.ok) return failed(tokens);
   if (tokens.value.watched.length === 0)
     return html`<p class="muted">No watched tokens (chaintap tokens add &lt;coin type&gt;).</p>`;
-  const series = new Map<string, TimeValue[]>();
-  for (const row of tokens.value.prices) {
-    const points = series.get(row.coinType) ?? [];
-    points.push({ time: row.priceTime, value: row.price });
-    series.set(row.coinType, points);
-  }
-  return html`<div class="charts">${tokens.value.watched.map((token) => tokenCard(token, series.get(token.coinType) ?? [], data))}</div>`;
+  const series = Map.groupBy(tokens.value.prices, (row) => row.coinType);
+  const points = (coinType: string) =>
+    (series.get(coinType) ?? []).map((row) => ({ time: row.priceTime, value: row.price }));
+  return html`<div class="charts">${tokens.value.watched.map((token) => tokenCard(token, points(token.coinType), data))}</div>`;
 }
 
 function statusPill(status: string): Html {
@@ -227,8 +224,7 @@ function addressesSection(data: StatusPageData, reportHref: (address: string) =>
   if (!addresses.ok) return failed(addresses);
   if (addresses.value.watched.length === 0)
     return html`<p class="muted">No watched addresses (chaintap addresses add &lt;address&gt;).</p>`;
-  const series = new Map<string, PortfolioPoint[]>();
-  for (const point of addresses.value.series) series.set(point.owner, [...(series.get(point.owner) ?? []), point]);
+  const series = Map.groupBy(addresses.value.series, (point) => point.owner);
   const rows = addresses.value.watched.map((address) =>
     addressRow(address, series.get(address.address) ?? [], addresses.value, reportHref),
   );
