@@ -4,7 +4,7 @@ import type { RedisClient } from '../runtime/redis-connection.ts';
 import { upstreamPaceKey } from '../queue/redis-keys.ts';
 import { readPause, type UpstreamPause } from '../upstream/rate-limiter.ts';
 import { loadSection, type Section } from './deadline.ts';
-import { readQueueDepths, type QueueDepth } from './queue-depths.ts';
+import { readQueueDepths } from './queue-depths.ts';
 import {
   loadDatasetFreshness,
   loadRecentFailures,
@@ -13,55 +13,19 @@ import {
   loadSupersededCounts,
   loadWatchedTokenPrices,
   loadWatchedTokens,
-  type DatasetFreshnessRow,
-  type FailedRunRow,
-  type PriceRow,
-  type QuarantinedRow,
-  type SchemaDriftRow,
-  type SupersededCount,
-  type WatchedTokenRow,
 } from '../db/stores/status.ts';
-import {
-  loadPortfolioSeries,
-  loadWatchedAddressValues,
-  type PortfolioPoint,
-  type WatchedAddressValue,
-} from '../db/stores/reports.ts';
-import { loadCapacityPlan, type CapacityPlan, type CapacityPlanOptions } from '../scheduler/capacity-plan.ts';
-import { loadAlertsSection, type AlertsStatus } from './status-page-alerts.ts';
-import { loadReplicaLag, type ReplicaLag } from '../db/read-replica.ts';
+import { loadPortfolioSeries, loadWatchedAddressValues } from '../db/stores/reports.ts';
+import { loadCapacityPlan, type CapacityPlanOptions } from '../scheduler/capacity-plan.ts';
+import { loadAlertsSection } from './status-page-alerts.ts';
+import { loadReplicaLag } from '../db/read-replica.ts';
 
 export type { Section };
 
-export interface StatusPageData {
-  now: Date;
-  /** Start of the price chart window. */
-  since: Date;
-  freshness: Section<DatasetFreshnessRow[]>;
-  queues: Section<QueueDepth[]>;
-  tokens: Section<{ watched: WatchedTokenRow[]; prices: PriceRow[] }>;
-  failures: Section<FailedRunRow[]>;
-  quarantined: Section<QuarantinedRow[]>;
-  /** Schema drifts seen in the last 24 hours. */
-  drifts: Section<SchemaDriftRow[]>;
-  quota: Section<QuotaStatus>;
-  /** The pause of the whole upstream budget in force (a 429's Retry-After), null when none. */
-  pause: Section<UpstreamPause | null>;
-  addresses: Section<AddressesStatus>;
-  /** Recent alert events and their delivery (src/alerts, docs/alerts.md). */
-  alerts: Section<AlertsStatus>;
-  /** When the page reads a replica (DATABASE_READ_URL): how far it is behind the primary. */
-  replica?: Section<ReplicaLag>;
-}
+/** Everything the status page shows: the sections of loadStatusPageData, each loaded or failed on its own. */
+export type StatusPageData = Awaited<ReturnType<typeof loadStatusPageData>>;
 
 /** Every watched address with its latest value, and its total value over the sparkline window. */
-export interface AddressesStatus {
-  watched: WatchedAddressValue[];
-  /** Each watched address's portfolio at every SPARKLINE_STEP_MS from `from` to `to` (the report's figures). */
-  series: PortfolioPoint[];
-  from: Date;
-  to: Date;
-}
+export type AddressesStatus = Awaited<ReturnType<typeof loadAddressesStatus>>;
 
 export const SPARKLINE_DAYS = 7;
 /**
@@ -70,7 +34,7 @@ export const SPARKLINE_DAYS = 7;
  */
 export const SPARKLINE_STEP_MS = 6 * 3600_000;
 
-export async function loadAddressesStatus(database: Database, now: Date): Promise<AddressesStatus> {
+export async function loadAddressesStatus(database: Database, now: Date) {
   const from = new Date(now.getTime() - SPARKLINE_DAYS * 86_400_000);
   const watched = await loadWatchedAddressValues(database);
   const series =
@@ -82,21 +46,17 @@ export async function loadAddressesStatus(database: Database, now: Date): Promis
           to: now,
           intervalMs: SPARKLINE_STEP_MS,
         });
+  // `series`: each watched address's portfolio at every SPARKLINE_STEP_MS (the report's figures).
   return { watched, series, from, to: now };
 }
 
-/** The capacity plan of the current watchlist, and the jobs superseded in the last hour per dataset. */
-export interface QuotaStatus {
-  plan: CapacityPlan;
-  superseded: SupersededCount[];
-}
+export type QuotaStatus = Awaited<ReturnType<typeof loadQuotaStatus>>;
 
-/** What `chaintap status` and the status page show under "Quota", as of `now`. */
-export async function loadQuotaStatus(
-  database: Database,
-  options: CapacityPlanOptions,
-  now: Date,
-): Promise<QuotaStatus> {
+/**
+ * What `chaintap status` and the status page show under "Quota", as of `now`: the capacity plan of
+ * the current watchlist, and the jobs superseded in the last hour per dataset.
+ */
+export async function loadQuotaStatus(database: Database, options: CapacityPlanOptions, now: Date) {
   const [plan, superseded] = await Promise.all([
     loadCapacityPlan(database, options),
     loadSupersededCounts(database, new Date(now.getTime() - 3600_000)),
@@ -124,8 +84,9 @@ export async function loadStatusPageData(input: {
   options: CapacityPlanOptions & { QUEUE_PREFIX: string };
   now: Date;
   timeoutMs: number;
-}): Promise<StatusPageData> {
+}) {
   const { database, now, timeoutMs } = input;
+  // The start of the price charts' window.
   const since = new Date(now.getTime() - PRICE_WINDOW_HOURS * 3600_000);
   const postgres = <T>(load: () => Promise<T>) => loadSection(load, timeoutMs, 'Postgres');
   const redis = <T>(load: () => Promise<T>) => loadSection(load, timeoutMs, 'Redis');
@@ -141,11 +102,14 @@ export async function loadStatusPageData(input: {
     }),
     failures: postgres(() => loadRecentFailures(database, RECENT_ROWS)),
     quarantined: postgres(() => loadRecentQuarantined(database, RECENT_ROWS)),
+    // Seen in the last 24 hours.
     drifts: postgres(() => loadRecentSchemaDrifts(database)),
     quota: postgres(() => loadQuotaStatus(database, input.options, now)),
+    // The pause of the whole upstream budget in force (a 429's Retry-After), null when none.
     pause: redis(() => loadUpstreamPause(input.redis, input.options.QUEUE_PREFIX)),
     addresses: postgres(() => loadAddressesStatus(database, now)),
     alerts: loadAlertsSection(database, timeoutMs),
+    // When the page reads a replica (DATABASE_READ_URL): how far it is behind the primary.
     replica: input.readReplica ? loadSection(() => loadReplicaLag(database), timeoutMs, 'the read replica') : undefined,
   };
   // Every section loads at once; the page waits for the slowest.
