@@ -210,7 +210,7 @@ export function renderPortfolioHtml(report: PortfolioReport, links: { back?: str
 <div><dt>NFT value, USD</dt><dd>${figureText(last?.nftValueUsd ?? null, 'usd')}</dd></div>
 <div><dt>rows (gaps)</dt><dd>${series.length.toLocaleString('en-US')} (${gaps.toLocaleString('en-US')})</dd></div>
 </dl>`;
-  const heading = html`<header><h1>Portfolio report</h1><div class="meta"><span class="mono">${report.address}</span> · <span class="watch">${addressFormatLabel(report.address)} address: ${report.watch ? describeAddressWatch({ address: report.address, ...report.watch }) : 'not watched'}</span><br>${rangeText(range)} · generated ${utc(report.generatedAt)} UTC${links.back ? html` · <a href="${links.back}">status page</a>` : ''}</div></header>`;
+  const heading = html`<header><h1>Portfolio report</h1><div class="meta"><span class="mono">${report.address}</span> · <span class="watch">${addressFormatLabel(report.address)} address: ${report.watch ? describeAddressWatch(report.watch) : 'not watched'}</span><br>${rangeText(range)} · generated ${utc(report.generatedAt)} UTC${links.back ? html` · <a href="${links.back}">status page</a>` : ''}</div></header>`;
   const body = html`<section id="summary"><h2>Summary</h2>${summary}</section>
 <section id="value"><h2>Value over time (USD)</h2>${valueSection(report)}</section>
 <section id="positions"><h2>PnL by position</h2>${positionsSection(report)}</section>

@@ -11,17 +11,8 @@ export interface PriceReportToken {
 }
 
 /** One bucket of one token: OHLC of its prices in [time, time + interval), or a gap (no price, null OHLC). */
-export interface PriceReportRow {
-  coinType: string;
-  symbol: string | null;
-  time: Date;
-  open: string | null;
-  high: string | null;
-  low: string | null;
-  close: string | null;
-  samples: number;
-  gap: boolean;
-}
+export type PriceReportRow = PriceReportToken &
+  Record<'open' | 'high' | 'low' | 'close', string | null> & { time: Date; samples: number; gap: boolean };
 
 /** What `chaintap report prices` reports: the tokens, checked, and a stream of each one's buckets. */
 export interface PriceReport {
