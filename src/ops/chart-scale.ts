@@ -1,10 +1,9 @@
 import { groupThousands } from '../runtime/number-text.ts';
 
 /**
- * The numbers behind the charts (src/ops/charts.ts), pure and free of markup: value extents computed
- * in one pass (never `Math.min(...values)`, which overflows the stack past ~50,000 values), points
- * thinned per pixel bucket, round value ticks (d3-scale's rule for `ticks` and `nice`) and UTC time
- * ticks whose labels fit the span.
+ * The numbers behind the charts (charts.ts), free of markup: extents in one pass (`Math.min(...values)`
+ * overflows the stack past ~50,000 values), thinning per pixel bucket, round value ticks (d3-scale's
+ * rule) and UTC time ticks.
  */
 
 /** The lowest and highest finite value; undefined when there is none. */

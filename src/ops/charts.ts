@@ -3,12 +3,10 @@ import { formatUsd } from './figures.ts';
 import { html, type Html } from './html.ts';
 
 /**
- * Every chart of the status page and the reports, as inline SVG: no script, no font or image from
- * anywhere, so that a report file opens and prints as it is. Values arrive as exact decimal text and
- * become floats here only to be placed on the page; the tables beside the charts, and each figure's
- * title, carry the exact text. Long series are thinned to about two points per pixel, each bucket
- * keeping its first, last, lowest and highest value (chart-scale.ts), so a chart of 100,000 points
- * is as small as one of 1,000 and a spike is never lost. Pure: the same input gives the same markup.
+ * Every chart of the status page and the reports, as inline SVG with nothing fetched, so that a
+ * report file opens and prints as it is. Exact decimal text becomes a float only to be placed (the
+ * tables and titles carry the exact text). Long series are thinned per pixel (chart-scale.ts), so a
+ * chart of 100,000 points is as small as one of 1,000 and a spike is never lost.
  */
 
 export interface TimeValue {

@@ -1,5 +1,5 @@
 import { formatSpan } from '../runtime/time-span.ts';
-import type { PortfolioNftRow, PortfolioPoint, PortfolioPositionRow } from '../db/stores/reports.ts';
+import type { PortfolioPoint, PortfolioPositionRow } from '../db/stores/reports.ts';
 import { addressFormatLabel, describeAddressWatch } from './address-watch.ts';
 import { renderBarChartSvg, renderOhlcChartSvg, renderTimeChartSvg } from './charts.ts';
 import { figureCell, figureText, formatQuantity, shortCoin } from './figures.ts';
@@ -9,16 +9,14 @@ import type { PriceReport, PriceReportRow, PriceReportToken } from './report-pri
 import type { ReportRange } from './report-request.ts';
 
 /**
- * The HTML form of the reports: one self-contained document (inline CSS and SVG, no script, nothing
- * fetched), laid out to print on A4. Figures are written for people (figures.ts: `$472,051.09`),
- * each with the exact stored text in its title; CSV and JSON carry the exact figures. The price
+ * The HTML form of the reports: one self-contained document (inline CSS and SVG, nothing fetched)
+ * that prints on A4, figures written for people with the exact text in their titles. The price
  * report is written token by token, so that it streams like the CSV.
  */
 
 /**
- * The portfolio's series table lists at most this many rows: past it, every k-th row (the figures
- * of those times, never averaged), so that the longest report (100,000 rows) stays a readable page
- * of a few hundred kilobytes; CSV and JSON list every row.
+ * The portfolio's series table lists at most this many rows, past it every k-th (never averaged), so
+ * that the longest report (100,000 rows) stays a page of a few hundred kilobytes; CSV and JSON list all.
  */
 export const MAX_SERIES_TABLE_ROWS = 1_000;
 
@@ -110,16 +108,15 @@ function positionsSection(report: PortfolioReport): Html {
 <table class="positions"><thead><tr><th>position</th><th>protocol</th><th>type</th><th>chain</th><th class="num">input value</th><th class="num">current value</th><th class="num">current yield</th><th class="num">yield collected</th><th class="num">debt</th><th class="num">net value</th><th class="num">PnL</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-function nftLabel(nft: PortfolioNftRow): string {
-  return `${nft.collectionName ?? nft.collectionId} (${nft.chain ?? '?'})`;
-}
-
 function nftSection(report: PortfolioReport): Html {
   const { nfts } = report;
   if (nfts.length === 0)
     return html`<p class="muted">No NFT refresh at or before ${utc(report.range.to)} UTC, or it held none.</p>`;
   const chart = renderBarChartSvg(
-    nfts.map((nft) => ({ label: nftLabel(nft), value: nft.valueUsd })),
+    nfts.map((nft) => ({
+      label: `${nft.collectionName ?? nft.collectionId} (${nft.chain ?? '?'})`,
+      value: nft.valueUsd,
+    })),
     { title: `NFT value in USD by collection at ${utc(nfts[0]!.snapshotAt)} UTC` },
   );
   const rows = nfts.map(

@@ -118,7 +118,7 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
       .send(renderStatusPage(data, { token: options.OPS_TOKEN && token ? token : undefined }));
   });
 
-  registerReportRoutes(app, { database: readDatabase, now });
+  registerReportRoutes(app, readDatabase, now);
   registerBullBoard(app, queues, { readOnly: !options.OPS_ADMIN_TOKEN });
 
   return {
