@@ -1,12 +1,12 @@
 import Big from 'big.js';
-import type { PortfolioPoint, WatchedAddressValue } from '../db/stores/reports.ts';
+import type { WatchedAddressValue } from '../db/stores/reports.ts';
 import { addressFormatLabel, describeAddressWatch } from './address-watch.ts';
 import { Html, html } from './html.ts';
 import { renderSparklineSvg, renderTimeChartSvg, type TimeValue } from './charts.ts';
 import { formatSpan } from '../runtime/time-span.ts';
 import { figureCell, figureText, formatPercent, formatUsd, shortCoin } from './figures.ts';
 import { QUEUE_STATES } from './queue-depths.ts';
-import type { AddressesStatus, Section, StatusPageData } from './status-page-data.ts';
+import type { Section, StatusPageData } from './status-page-data.ts';
 import type { ReplicaLag } from '../db/read-replica.ts';
 import type { WatchedTokenRow } from '../db/stores/status.ts';
 import { DATASETS } from '../datasets.ts';
@@ -203,31 +203,22 @@ function positionsCell(address: WatchedAddressValue): Html {
   return html`<td class="num" title="${positionsValue}">${formatUsd(positionsValue)}<div class="muted" title="${positionsAssetValue} assets − ${positionsDebtValue} debt">of which debt ${formatUsd(positionsDebtValue)}</div></td>`;
 }
 
-function addressRow(
-  address: WatchedAddressValue,
-  points: PortfolioPoint[],
-  status: AddressesStatus,
-  reportHref: (address: string) => string,
-): Html {
-  const refreshed = [address.positionsSnapshotAt, address.nftSnapshotAt]
-    .filter((time): time is Date => time !== null)
-    .sort((a, b) => b.getTime() - a.getTime())[0];
-  const sparkline = renderSparklineSvg(
-    points.map((point) => ({ time: point.time, value: point.totalValue })),
-    { from: status.from, to: status.to, title: `total value of ${address.address}, last 7 days` },
-  );
-  return html`<tr data-address="${address.address}"><td class="mono"><a href="${reportHref(address.address)}">${address.address}</a></td><td class="watch">${addressFormatLabel(address.address)}<div class="muted">${describeAddressWatch(address)}</div></td>${figureCell(address.totalValue, 'usd')}${positionsCell(address)}${figureCell(address.nftValue, 'usd')}<td>${formatTime(refreshed)}</td><td>${sparkline}</td></tr>`;
-}
-
 function addressesSection(data: StatusPageData, reportHref: (address: string) => string): Html {
-  const addresses = data.addresses;
-  if (!addresses.ok) return failed(addresses);
-  if (addresses.value.watched.length === 0)
+  if (!data.addresses.ok) return failed(data.addresses);
+  const { watched, series, from, to } = data.addresses.value;
+  if (watched.length === 0)
     return html`<p class="muted">No watched addresses (chaintap addresses add &lt;address&gt;).</p>`;
-  const series = Map.groupBy(addresses.value.series, (point) => point.owner);
-  const rows = addresses.value.watched.map((address) =>
-    addressRow(address, series.get(address.address) ?? [], addresses.value, reportHref),
-  );
+  const pointsOf = Map.groupBy(series, (point) => point.owner);
+  const rows = watched.map((address) => {
+    const refreshed = [address.positionsSnapshotAt, address.nftSnapshotAt]
+      .filter((time): time is Date => time !== null)
+      .sort((a, b) => b.getTime() - a.getTime())[0];
+    const sparkline = renderSparklineSvg(
+      (pointsOf.get(address.address) ?? []).map((point) => ({ time: point.time, value: point.totalValue })),
+      { from, to, title: `total value of ${address.address}, last 7 days` },
+    );
+    return html`<tr data-address="${address.address}"><td class="mono"><a href="${reportHref(address.address)}">${address.address}</a></td><td class="watch">${addressFormatLabel(address.address)}<div class="muted">${describeAddressWatch(address)}</div></td>${figureCell(address.totalValue, 'usd')}${positionsCell(address)}${figureCell(address.nftValue, 'usd')}<td>${formatTime(refreshed)}</td><td>${sparkline}</td></tr>`;
+  });
   return html`<table><thead><tr><th>address (portfolio report)</th><th>watched for</th><th class="num">total value</th><th class="num">positions, net</th><th class="num">NFTs, USD</th><th>last refresh</th><th>total value, 7 days</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
