@@ -136,16 +136,12 @@ function pricesSection(data: StatusPageData): Html {
   return html`<div class="charts">${tokens.value.watched.map((token) => tokenCard(token, points(token.coinType), data))}</div>`;
 }
 
-function statusPill(status: string): Html {
-  return html`<span class="pill ${status}">${status}</span>`;
-}
-
 function failuresSection(data: StatusPageData): Html {
   if (!data.failures.ok) return failed(data.failures);
   if (data.failures.value.length === 0) return html`<p class="muted">No failed, retrying or quarantined runs.</p>`;
   const rows = data.failures.value.map(
     (run) =>
-      html`<tr data-run-id="${run.id}"><td>${formatTime(run.startedAt)}</td><td>${run.dataset}</td><td class="mono">${run.target}</td><td>${formatTime(run.tick)}</td><td>${statusPill(run.status)}</td><td class="num">${run.attempts}</td><td class="num">${run.httpStatus ?? '—'}</td><td class="truncate">${run.error ?? ''}</td></tr>`,
+      html`<tr data-run-id="${run.id}"><td>${formatTime(run.startedAt)}</td><td>${run.dataset}</td><td class="mono">${run.target}</td><td>${formatTime(run.tick)}</td><td><span class="pill ${run.status}">${run.status}</span></td><td class="num">${run.attempts}</td><td class="num">${run.httpStatus ?? '—'}</td><td class="truncate">${run.error ?? ''}</td></tr>`,
   );
   return html`<table><thead><tr><th>started</th><th>dataset</th><th>target</th><th>tick</th><th>status</th><th class="num">attempts</th><th class="num">HTTP</th><th>error</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
