@@ -48,10 +48,8 @@ export async function checkOutputPath(path: string): Promise<void> {
 }
 
 /**
- * Writes a file all or nothing: `work` writes into a temporary file next to `path`, which is synced
- * and renamed onto `path` only when `work` has finished. When anything fails (the work, the disk, a
- * signal), the temporary file is removed and `path` keeps what it held before, or stays absent.
- * Resolves to what `work` resolved to.
+ * Writes a file all or nothing: `work` writes a temporary file beside `path`, synced and renamed onto
+ * it when `work` has finished. When anything fails, the temporary file goes and `path` is unchanged.
  */
 export async function writeFileAtomically<T>(path: string, work: (sink: ReportSink) => Promise<T>): Promise<T> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);

@@ -7,10 +7,9 @@ const LINT_FAILING_DEFAULTS = [
 ];
 
 /**
- * Every Prometheus metric chaintap exports. One registry per process context (no global registry),
- * so tests and in-process workers never share counters by accident. Node's process metrics keep
- * their standard names (process_cpu_seconds_total, nodejs_heap_size_used_bytes, ...), so that stock
- * Node.js dashboards work; chaintap's own start with chaintap_, rates end in _per_second.
+ * Every Prometheus metric chaintap exports, in one registry per process context (none global), so
+ * that tests and in-process workers never share counters. Node's process metrics keep their standard
+ * names for stock dashboards; chaintap's own start with chaintap_, rates end in _per_second.
  */
 export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
   const registry = new Registry();

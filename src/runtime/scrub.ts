@@ -59,10 +59,9 @@ export function isScrubbable(secret: string | undefined): secret is string {
 }
 
 /**
- * An error as the CLI prints it when nothing else caught it, with the secrets scrubbed in every
- * form: `error: <summary>` when the caller has a one-line summary of an expected failure, else an
- * error of ours (bad input, configuration) as its message alone, any other with its stack, causes
- * and properties (a bug: they help).
+ * An error as the CLI prints it when nothing else caught it, secrets scrubbed: `error: <summary>` of
+ * an expected failure, an error of ours (bad input, configuration) as its message alone, any other
+ * with its stack, causes and properties (a bug: they help).
  */
 export function formatFatalError(error: unknown, secrets: readonly (string | undefined)[], summary?: string): string {
   const text =
