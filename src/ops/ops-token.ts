@@ -23,13 +23,6 @@ export interface OpsTokens {
   admin?: string;
 }
 
-interface Credential {
-  access: 'read' | 'admin';
-  token: string;
-  /** The cookie's value for this credential: an HMAC of the token under this process's key, never the token. */
-  session: string;
-}
-
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /** Constant time over SHA-256 digests, so neither the content nor the length leaks through timing. */
@@ -58,22 +51,16 @@ export function pathOf(url: string): string {
  */
 export function createOpsAuth(tokens: OpsTokens) {
   const key = randomBytes(32);
-  const credentials: Credential[] = [];
-  for (const [access, token] of [
-    ['admin', tokens.admin],
-    ['read', tokens.read],
-  ] as const) {
-    if (!token) continue;
-    const session = createHmac('sha256', key).update(`${access}\0${token}`).digest('base64url');
-    credentials.push({ access, token, session });
-  }
+  const credentials = (['admin', 'read'] as const).flatMap((access) => {
+    const token = tokens[access];
+    return token
+      ? [{ access, token, session: createHmac('sha256', key).update(`${access}\0${token}`).digest('base64url') }]
+      : [];
+  });
+  type Credential = (typeof credentials)[number];
 
   // Every credential is compared (no early exit); admin comes first, so the first match is the widest.
-  function widest(matches: (credential: Credential) => boolean): Credential | undefined {
-    let found: Credential | undefined;
-    for (const credential of credentials) if (matches(credential)) found ??= credential;
-    return found;
-  }
+  const widest = (matches: (credential: Credential) => boolean) => credentials.filter(matches).at(0);
 
   function resolve(request: FastifyRequest): { access: OpsAccess; login?: Credential } {
     const { authorization, cookie: cookies } = request.headers;
