@@ -38,45 +38,31 @@ export function thinPerBucket<T extends TimedValue>(
 ): T[] {
   if (points.length <= 4 * buckets) return [...points];
   const span = Math.max(1, to - from);
-  const kept: T[] = [];
-  let start = 0;
-  while (start < points.length) {
-    const bucket = bucketOf(points[start]!.time, from, span, buckets);
-    let end = start;
-    while (end < points.length && bucketOf(points[end]!.time, from, span, buckets) === bucket) end += 1;
-    keepExtremes(points, start, end, kept);
-    start = end;
-  }
-  return kept;
+  const bucketOf = (point: T) => Math.min(buckets - 1, Math.max(0, Math.floor(((point.time - from) / span) * buckets)));
+  return [...Map.groupBy(points, bucketOf).values()].flatMap(keepExtremes);
 }
 
-function bucketOf(time: number, from: number, span: number, buckets: number): number {
-  return Math.min(buckets - 1, Math.max(0, Math.floor(((time - from) / span) * buckets)));
-}
-
-/** Pushes the kept points of points[start, end) onto `kept`, in time order. */
-function keepExtremes<T extends TimedValue>(points: readonly T[], start: number, end: number, kept: T[]): void {
+/** The kept points of one bucket, in time order. */
+function keepExtremes<T extends TimedValue>(points: T[]): T[] {
   let first = -1;
   let last = -1;
   let lowest = -1;
   let highest = -1;
   let firstGap = -1;
   let lastGap = -1;
-  for (let i = start; i < end; i += 1) {
-    const value = points[i]!.value;
+  points.forEach(({ value }, i) => {
     if (value === null) {
       if (firstGap < 0) firstGap = i;
       lastGap = i;
-      continue;
+      return;
     }
     if (first < 0) first = i;
     last = i;
     if (lowest < 0 || value < points[lowest]!.value!) lowest = i;
     if (highest < 0 || value > points[highest]!.value!) highest = i;
-  }
+  });
   const indexes = [...new Set([first, lowest, highest, last, firstGap, lastGap].filter((i) => i >= 0))];
-  indexes.sort((a, b) => a - b);
-  for (const i of indexes) kept.push(points[i]!);
+  return indexes.sort((a, b) => a - b).map((i) => points[i]!);
 }
 
 const E10 = Math.sqrt(50);
