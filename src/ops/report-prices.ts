@@ -57,18 +57,7 @@ export async function openPriceReport(
     tokens,
     buckets,
     rows: (token) =>
-      withGaps(
-        streamPriceBuckets(database, {
-          ...token,
-          from: range.from,
-          to: range.to,
-          intervalMs: range.intervalMs,
-          batchRows: BATCH_ROWS,
-        }),
-        token,
-        range,
-        buckets,
-      ),
+      withGaps(streamPriceBuckets(database, { ...token, ...range, batchRows: BATCH_ROWS }), token, range, buckets),
   };
 }
 
