@@ -123,12 +123,16 @@ function placeable(points: TimeValue[], from: number, to: number, buckets: numbe
   return thinPerBucket(timed, from, to, buckets);
 }
 
-export interface TimeChartOptions {
+/** The window [from, to] a time chart shows, its title and its size in pixels. */
+interface ChartWindow {
   from: Date;
   to: Date;
   title: string;
   width?: number;
   height?: number;
+}
+
+export interface TimeChartOptions extends ChartWindow {
   /** Widen the value axis to 0 (PnL charts show the zero line). */
   includeZero?: boolean;
   /** The svg's classes (default `report-chart time-chart`). */
@@ -196,10 +200,7 @@ function lastValueDot(points: TimedValue[], plot: Plot, color: string): Html {
  * A small line of values over [from, to] for a table cell (class `sparkline`), broken at gaps, with
  * a dot on the last value; `data-points` = the values drawn.
  */
-export function renderSparklineSvg(
-  points: TimeValue[],
-  options: { from: Date; to: Date; title: string; width?: number; height?: number },
-): Html {
+export function renderSparklineSvg(points: TimeValue[], options: ChartWindow): Html {
   const { width = 140, height = 30 } = options;
   const from = options.from.getTime();
   const to = Math.max(options.to.getTime(), from + 1);
@@ -287,15 +288,7 @@ function mergeBuckets(points: OhlcPoint[], intervalMs: number, size: number): Di
  */
 export function renderOhlcChartSvg(
   points: OhlcPoint[],
-  options: {
-    from: Date;
-    to: Date;
-    intervalMs: number;
-    title: string;
-    width?: number;
-    height?: number;
-    maxBuckets?: number;
-  },
+  options: ChartWindow & { intervalMs: number; maxBuckets?: number },
 ): Html {
   const { width = 760, height = 220 } = options;
   const from = options.from.getTime();
