@@ -3,7 +3,6 @@ import type { AddressDataset } from '../datasets.ts';
 
 /** How an address is watched, as the status page, `chaintap status` and the reports say it. */
 export interface AddressWatchFields {
-  address: string;
   datasets: readonly AddressDataset[];
   /** Positions chain filter; null: every chain. */
   chain: string | null;

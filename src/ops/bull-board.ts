@@ -7,10 +7,8 @@ import type { Queues } from '../queue/queues.ts';
 export const BULL_BOARD_PATH = '/queues';
 
 /**
- * Mounts Bull Board (jobs of every queue) under /queues; loaded when the app gets ready. Read-only
- * unless the server has OPS_ADMIN_TOKEN: the board then shows no action buttons and its own API
- * refuses them. That is the second line: the server's access hook (ops-token.ts) already answers
- * 403 to every board action a request without the admin token makes, whatever the board's mode.
+ * Mounts Bull Board (jobs of every queue) under /queues. Read-only without OPS_ADMIN_TOKEN: no action
+ * buttons, and its API refuses them, a second line behind the access hook's 403 (ops-token.ts).
  */
 export function registerBullBoard(app: FastifyInstance, queues: Queues, settings: { readOnly: boolean }): void {
   const serverAdapter = new FastifyAdapter();

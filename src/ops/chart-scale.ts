@@ -1,19 +1,13 @@
 import { groupThousands } from '../runtime/number-text.ts';
 
 /**
- * The numbers behind the charts (src/ops/charts.ts), pure and free of markup: value extents computed
- * in one pass (never `Math.min(...values)`, which overflows the stack past ~50,000 values), points
- * thinned per pixel bucket, round value ticks (d3-scale's rule for `ticks` and `nice`) and UTC time
- * ticks whose labels fit the span.
+ * The numbers behind the charts (charts.ts), free of markup: extents in one pass (`Math.min(...values)`
+ * overflows the stack past ~50,000 values), thinning per pixel bucket, round value ticks (d3-scale's
+ * rule) and UTC time ticks.
  */
 
-export interface Extent {
-  low: number;
-  high: number;
-}
-
 /** The lowest and highest finite value; undefined when there is none. */
-export function extentOf(values: Iterable<number | null>): Extent | undefined {
+export function extentOf(values: Iterable<number | null>): { low: number; high: number } | undefined {
   let low = Infinity;
   let high = -Infinity;
   for (const value of values) {
@@ -44,45 +38,31 @@ export function thinPerBucket<T extends TimedValue>(
 ): T[] {
   if (points.length <= 4 * buckets) return [...points];
   const span = Math.max(1, to - from);
-  const kept: T[] = [];
-  let start = 0;
-  while (start < points.length) {
-    const bucket = bucketOf(points[start]!.time, from, span, buckets);
-    let end = start;
-    while (end < points.length && bucketOf(points[end]!.time, from, span, buckets) === bucket) end += 1;
-    keepExtremes(points, start, end, kept);
-    start = end;
-  }
-  return kept;
+  const bucketOf = (point: T) => Math.min(buckets - 1, Math.max(0, Math.floor(((point.time - from) / span) * buckets)));
+  return [...Map.groupBy(points, bucketOf).values()].flatMap(keepExtremes);
 }
 
-function bucketOf(time: number, from: number, span: number, buckets: number): number {
-  return Math.min(buckets - 1, Math.max(0, Math.floor(((time - from) / span) * buckets)));
-}
-
-/** Pushes the kept points of points[start, end) onto `kept`, in time order. */
-function keepExtremes<T extends TimedValue>(points: readonly T[], start: number, end: number, kept: T[]): void {
+/** The kept points of one bucket, in time order. */
+function keepExtremes<T extends TimedValue>(points: T[]): T[] {
   let first = -1;
   let last = -1;
   let lowest = -1;
   let highest = -1;
   let firstGap = -1;
   let lastGap = -1;
-  for (let i = start; i < end; i += 1) {
-    const value = points[i]!.value;
+  points.forEach(({ value }, i) => {
     if (value === null) {
       if (firstGap < 0) firstGap = i;
       lastGap = i;
-      continue;
+      return;
     }
     if (first < 0) first = i;
     last = i;
     if (lowest < 0 || value < points[lowest]!.value!) lowest = i;
     if (highest < 0 || value > points[highest]!.value!) highest = i;
-  }
+  });
   const indexes = [...new Set([first, lowest, highest, last, firstGap, lastGap].filter((i) => i >= 0))];
-  indexes.sort((a, b) => a - b);
-  for (const i of indexes) kept.push(points[i]!);
+  return indexes.sort((a, b) => a - b).map((i) => points[i]!);
 }
 
 const E10 = Math.sqrt(50);
@@ -102,45 +82,34 @@ function tickIncrement(low: number, high: number, count: number): number {
   return power >= 0 ? factor * 10 ** power : -(10 ** -power) / factor;
 }
 
-export interface ValueTicks {
-  /** The domain widened to whole steps (d3's `nice`). */
-  low: number;
-  high: number;
-  /** Round values from low to high, both included. */
-  ticks: number[];
-  /** The distance between two ticks. */
-  step: number;
-}
-
 /**
- * About `count` round ticks covering [low, high], the domain widened to whole steps. A flat range
- * (low = high) is widened around its value first, so that it is drawn across the middle.
+ * About `count` round ticks covering [low, high], both included, the domain widened to whole steps
+ * (d3's `nice`), and the step between two ticks. A flat range (low = high) is widened around its
+ * value first, so that it is drawn across the middle.
  */
-export function niceTicks(low: number, high: number, count = 5): ValueTicks {
+export function niceTicks(low: number, high: number, count = 5) {
   if (high === low) {
     const pad = Math.abs(high) * 0.01 || 1;
     low -= pad;
     high += pad;
   }
+  // A value as a count of steps and back; a negative increment is an inverse step (tickIncrement).
+  const toSteps = (value: number, increment: number) => (increment > 0 ? value / increment : value * -increment);
+  const fromSteps = (steps: number, increment: number) => (increment > 0 ? steps * increment : steps / -increment);
   // As d3's nice(): widen to the step, and again while the widened domain asks for another step.
   let increment = tickIncrement(low, high, count);
   for (let i = 0; i < 10; i += 1) {
-    const niceLow = increment > 0 ? Math.floor(low / increment) * increment : Math.floor(low * -increment) / -increment;
-    const niceHigh =
-      increment > 0 ? Math.ceil(high / increment) * increment : Math.ceil(high * -increment) / -increment;
-    low = niceLow;
-    high = niceHigh;
+    low = fromSteps(Math.floor(toSteps(low, increment)), increment);
+    high = fromSteps(Math.ceil(toSteps(high, increment)), increment);
     const next = tickIncrement(low, high, count);
     if (next === increment) break;
     increment = next;
   }
   const ticks: number[] = [];
-  if (increment > 0) {
-    for (let i = Math.round(low / increment); i <= Math.round(high / increment); i += 1) ticks.push(i * increment);
-  } else {
-    for (let i = Math.round(low * -increment); i <= Math.round(high * -increment); i += 1) ticks.push(i / -increment);
+  for (let i = Math.round(toSteps(low, increment)); i <= Math.round(toSteps(high, increment)); i += 1) {
+    ticks.push(fromSteps(i, increment));
   }
-  return { low, high, ticks, step: increment > 0 ? increment : 1 / -increment };
+  return { low, high, ticks, step: fromSteps(1, increment) };
 }
 
 const SUFFIXES: [number, string][] = [
@@ -181,38 +150,20 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 /** Steps of time ticks, in ms, up to two weeks; longer spans step by calendar months. */
 const TIME_STEPS = [
-  MINUTE,
-  2 * MINUTE,
-  5 * MINUTE,
-  10 * MINUTE,
-  15 * MINUTE,
-  30 * MINUTE,
-  HOUR,
-  2 * HOUR,
-  3 * HOUR,
-  6 * HOUR,
-  12 * HOUR,
-  DAY,
-  2 * DAY,
-  7 * DAY,
-  14 * DAY,
+  ...[1, 2, 5, 10, 15, 30].map((minutes) => minutes * MINUTE),
+  ...[1, 2, 3, 6, 12].map((hours) => hours * HOUR),
+  ...[1, 2, 7, 14].map((days) => days * DAY),
 ];
 const MONTH_STEPS = [1, 2, 3, 6, 12, 24, 60, 120];
 /** 1970-01-05, a Monday: weekly ticks fall on Mondays. */
 const MONDAY = 4 * DAY;
 
-export interface TimeTicks {
-  /** Tick times in ms, inside [from, to]. */
-  ticks: number[];
-  label(time: number): string;
-}
-
 /**
- * At most `maxTicks` UTC times inside [from, to] on round steps (a minute to ten years; midnight,
+ * At most `maxTicks` UTC times (ms) inside [from, to] on round steps (a minute to ten years; midnight,
  * Mondays, the first of a month), labelled as the step and span need: `14:00`, `11-21 14:00`,
  * `11-21`, `2026-11-21`, `2026-11`, `2026`.
  */
-export function timeTicks(from: number, to: number, maxTicks = 6): TimeTicks {
+export function timeTicks(from: number, to: number, maxTicks = 6) {
   const span = Math.max(1, to - from);
   const step = TIME_STEPS.find((candidate) => span / candidate <= maxTicks);
   const sameYear = new Date(from).getUTCFullYear() === new Date(to).getUTCFullYear();

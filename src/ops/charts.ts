@@ -3,12 +3,10 @@ import { formatUsd } from './figures.ts';
 import { html, type Html } from './html.ts';
 
 /**
- * Every chart of the status page and the reports, as inline SVG: no script, no font or image from
- * anywhere, so that a report file opens and prints as it is. Values arrive as exact decimal text and
- * become floats here only to be placed on the page; the tables beside the charts, and each figure's
- * title, carry the exact text. Long series are thinned to about two points per pixel, each bucket
- * keeping its first, last, lowest and highest value (chart-scale.ts), so a chart of 100,000 points
- * is as small as one of 1,000 and a spike is never lost. Pure: the same input gives the same markup.
+ * Every chart of the status page and the reports, as inline SVG with nothing fetched, so that a
+ * report file opens and prints as it is. Exact decimal text becomes a float only to be placed (the
+ * tables and titles carry the exact text). Long series are thinned per pixel (chart-scale.ts), so a
+ * chart of 100,000 points is as small as one of 1,000 and a spike is never lost.
  */
 
 export interface TimeValue {
@@ -25,15 +23,9 @@ export interface ChartSeries {
   points: TimeValue[];
 }
 
-interface Padding {
-  left: number;
-  right: number;
-  top: number;
-  bottom: number;
-}
-
 /** Room for the value labels on the left, the legend on top and the time labels below. */
-const PAD: Padding = { left: 72, right: 16, top: 26, bottom: 24 };
+const PAD = { left: 72, right: 16, top: 26, bottom: 24 };
+type Padding = typeof PAD;
 /** The same without a legend, for the status page's small charts. */
 const PAD_SMALL: Padding = { left: 60, right: 10, top: 10, bottom: 22 };
 /** Series drawn with at most this many values get a dot on each (a lone value is otherwise invisible). */
@@ -46,40 +38,23 @@ function finite(value: string | null): number | null {
   return Number.isFinite(number) ? number : null;
 }
 
-/** The plot area of a chart and its scales. */
-interface Plot {
-  width: number;
-  height: number;
-  pad: Padding;
-  /** Bottom edge of the plot area. */
-  bottom: number;
-  plotWidth: number;
-  xOf(time: number): number;
-  yOf(value: number): number;
-}
-
-function plotOf(width: number, height: number, pad: Padding, from: number, to: number, low = 0, high = 1): Plot {
+/** The plot area of a chart over [from, to] (`bottom`: its bottom edge) and its scales. */
+function plotOf(width: number, height: number, pad: Padding, from: number, to: number, low = 0, high = 1) {
   const plotWidth = width - pad.left - pad.right;
   const bottom = height - pad.bottom;
-  return {
-    width,
-    height,
-    pad,
-    bottom,
-    plotWidth,
-    xOf: (time) => pad.left + ((time - from) / (to - from)) * plotWidth,
-    yOf: (value) => pad.top + (1 - (value - low) / (high - low)) * (bottom - pad.top),
-  };
+  const xOf = (time: number) => pad.left + ((time - from) / (to - from)) * plotWidth;
+  const yOf = (value: number) => pad.top + (1 - (value - low) / (high - low)) * (bottom - pad.top);
+  return { width, height, pad, bottom, plotWidth, from, to, xOf, yOf };
 }
+type Plot = ReturnType<typeof plotOf>;
 
 function svgOpen(className: string, width: number, height: number, title: string, extra: Html = html``): Html {
   return html`<svg class="${className}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" font-family="system-ui, sans-serif" font-size="11" fill="#57606a" role="img" aria-label="${title}"${extra}><title>${title}</title>`;
 }
 
 /** The plot's white area, a vertical grid line and a label at each round time of [from, to]. */
-function timeAxis(plot: Plot, from: number, to: number): Html {
-  const maxTicks = Math.max(2, Math.floor(plot.plotWidth / 110));
-  const { ticks, label } = timeTicks(from, to, maxTicks);
+function timeAxis(plot: Plot): Html {
+  const { ticks, label } = timeTicks(plot.from, plot.to, Math.max(2, Math.floor(plot.plotWidth / 110)));
   const marks = ticks.map((time) => {
     const x = round(plot.xOf(time));
     const anchor = x - plot.pad.left < 30 ? 'start' : plot.pad.left + plot.plotWidth - x < 30 ? 'end' : 'middle';
@@ -103,21 +78,31 @@ function zeroLine(plot: Plot, low: number, high: number): Html {
   return html`<line class="zero" x1="${plot.pad.left}" y1="${y}" x2="${plot.width - plot.pad.right}" y2="${y}" stroke="#8c959f" stroke-dasharray="3 3"/>`;
 }
 
-/** "M x,y L x,y ..." with a new M after every gap, and the number of points drawn. */
-function linePath(points: { x: number; y: number | null }[]): { d: string; drawn: number } {
-  const parts: string[] = [];
-  let drawn = 0;
-  let pen = false;
+/** A chart with no value to draw: its time axis and `text` in the middle. */
+function emptyChart(open: Html, plot: Plot, text: string): Html {
+  return html`${open}${timeAxis(plot)}<text class="empty" x="${plot.pad.left + plot.plotWidth / 2}" y="${(plot.pad.top + plot.bottom) / 2}" text-anchor="middle">${text}</text></svg>`;
+}
+
+type Placed = { x: number; y: number | null }[];
+
+/** The runs of points between gaps. */
+function runsOf(points: Placed): { x: number; y: number }[][] {
+  const runs: { x: number; y: number }[][] = [];
+  let run: { x: number; y: number }[] | undefined;
   for (const { x, y } of points) {
-    if (y === null) {
-      pen = false;
-      continue;
-    }
-    parts.push(`${pen ? 'L' : 'M'}${round(x)},${round(y)}`);
-    pen = true;
-    drawn += 1;
+    if (y === null) run = undefined;
+    else if (run) run.push({ x, y });
+    else runs.push((run = [{ x, y }]));
   }
-  return { d: parts.join(' '), drawn };
+  return runs;
+}
+
+const coordinates = (run: { x: number; y: number }[]) => run.map((p) => `${round(p.x)},${round(p.y)}`).join(' L');
+
+/** "M x,y L x,y ..." with a new M after every gap, and the number of points drawn. */
+function linePath(points: Placed): { d: string; drawn: number } {
+  const runs = runsOf(points);
+  return { d: runs.map((run) => `M${coordinates(run)}`).join(' '), drawn: runs.flat().length };
 }
 
 function legend(series: ChartSeries[], left: number): Html {
@@ -131,24 +116,23 @@ function legend(series: ChartSeries[], left: number): Html {
 
 /** A series' values inside [from, to] in time order, as numbers, thinned to `buckets` pixel buckets. */
 function placeable(points: TimeValue[], from: number, to: number, buckets: number): TimedValue[] {
-  const timed: TimedValue[] = [];
-  let sorted = true;
-  for (const point of points) {
-    const time = point.time.getTime();
-    if (time < from || time > to) continue;
-    if (timed.length > 0 && time < timed[timed.length - 1]!.time) sorted = false;
-    timed.push({ time, value: finite(point.value) });
-  }
-  if (!sorted) timed.sort((a, b) => a.time - b.time);
+  const timed = points
+    .map((point) => ({ time: point.time.getTime(), value: finite(point.value) }))
+    .filter(({ time }) => time >= from && time <= to);
+  timed.sort((a, b) => a.time - b.time); // stable, and linear on points already in order
   return thinPerBucket(timed, from, to, buckets);
 }
 
-export interface TimeChartOptions {
+/** The window [from, to] a time chart shows, its title and its size in pixels. */
+interface ChartWindow {
   from: Date;
   to: Date;
   title: string;
   width?: number;
   height?: number;
+}
+
+export interface TimeChartOptions extends ChartWindow {
   /** Widen the value axis to 0 (PnL charts show the zero line). */
   includeZero?: boolean;
   /** The svg's classes (default `report-chart time-chart`). */
@@ -167,24 +151,17 @@ export interface TimeChartOptions {
  * ticks; dots on each value when there are few.
  */
 export function renderTimeChartSvg(series: ChartSeries[], options: TimeChartOptions): Html {
-  const width = options.width ?? 760;
-  const height = options.height ?? 240;
+  const { width = 760, height = 240 } = options;
   const pad = options.compact ? PAD_SMALL : PAD;
   const from = options.from.getTime();
   const to = Math.max(options.to.getTime(), from + 1);
   const open = svgOpen(options.className ?? 'report-chart time-chart', width, height, options.title);
   const buckets = Math.max(1, Math.floor((width - pad.left - pad.right) / 2));
   const placed = series.map((s) => placeable(s.points, from, to, buckets));
-  const extent = extentOf(
-    (function* () {
-      for (const points of placed) for (const point of points) yield point.value;
-      if (options.includeZero) yield 0;
-    })(),
-  );
-  if (!extent || placed.every((points) => points.every((point) => point.value === null))) {
-    const plot = plotOf(width, height, pad, from, to);
-    return html`${open}${timeAxis(plot, from, to)}<text class="empty" x="${pad.left + plot.plotWidth / 2}" y="${(pad.top + plot.bottom) / 2}" text-anchor="middle">${options.emptyText ?? 'no value in this range'}</text></svg>`;
-  }
+  const values = placed.flat().map((point) => point.value);
+  if (values.every((value) => value === null))
+    return emptyChart(open, plotOf(width, height, pad, from, to), options.emptyText ?? 'no value in this range');
+  const extent = extentOf(options.includeZero ? [...values, 0] : values)!;
   const { low, high, ticks, step } = niceTicks(extent.low, extent.high, Math.max(2, Math.round((height - 50) / 40)));
   const plot = plotOf(width, height, pad, from, to, low, high);
   const lines = series.map((s, index) => {
@@ -200,27 +177,16 @@ export function renderTimeChartSvg(series: ChartSeries[], options: TimeChartOpti
     return html`${shaded}<path class="series ${s.className}" d="${d}" data-points="${drawn}" fill="none" stroke="${s.color}" stroke-width="1.8" stroke-linejoin="round"/>${dots}`;
   });
   const last = options.area ? lastValueDot(placed[0]!, plot, series[0]!.color) : '';
-  return html`${open}${timeAxis(plot, from, to)}${valueAxis(plot, ticks, step)}${zeroLine(plot, low, high)}${lines}${last}${options.compact ? '' : legend(series, pad.left)}</svg>`;
+  return html`${open}${timeAxis(plot)}${valueAxis(plot, ticks, step)}${zeroLine(plot, low, high)}${lines}${last}${options.compact ? '' : legend(series, pad.left)}</svg>`;
 }
 
 /** The area between a line (each run between gaps) and the bottom of the plot. */
-function areaUnder(xy: { x: number; y: number | null }[], bottom: number, color: string): Html {
-  const runs: string[] = [];
-  let run: { x: number; y: number }[] = [];
-  const close = () => {
-    if (run.length > 1) {
-      const top = run.map((p) => `${round(p.x)},${round(p.y)}`).join(' ');
-      runs.push(`M${round(run[0]!.x)},${bottom} L${top.replaceAll(' ', ' L')} L${round(run.at(-1)!.x)},${bottom} Z`);
-    }
-    run = [];
-  };
-  for (const p of xy) {
-    if (p.y === null) close();
-    else run.push({ x: p.x, y: p.y });
-  }
-  close();
-  return runs.length
-    ? html`<path class="series-area" d="${runs.join(' ')}" fill="${color}" fill-opacity="0.08" stroke="none"/>`
+function areaUnder(points: Placed, bottom: number, color: string): Html {
+  const areas = runsOf(points)
+    .filter((run) => run.length > 1)
+    .map((run) => `M${round(run[0]!.x)},${bottom} L${coordinates(run)} L${round(run.at(-1)!.x)},${bottom} Z`);
+  return areas.length
+    ? html`<path class="series-area" d="${areas.join(' ')}" fill="${color}" fill-opacity="0.08" stroke="none"/>`
     : html``;
 }
 
@@ -234,12 +200,8 @@ function lastValueDot(points: TimedValue[], plot: Plot, color: string): Html {
  * A small line of values over [from, to] for a table cell (class `sparkline`), broken at gaps, with
  * a dot on the last value; `data-points` = the values drawn.
  */
-export function renderSparklineSvg(
-  points: TimeValue[],
-  options: { from: Date; to: Date; title: string; width?: number; height?: number },
-): Html {
-  const width = options.width ?? 140;
-  const height = options.height ?? 30;
+export function renderSparklineSvg(points: TimeValue[], options: ChartWindow): Html {
+  const { width = 140, height = 30 } = options;
   const from = options.from.getTime();
   const to = Math.max(options.to.getTime(), from + 1);
   const open = svgOpen('sparkline', width, height, options.title);
@@ -270,22 +232,21 @@ const BAR_TOP = 26;
  * red (class `bar positive|negative`), each value written as money in a column on the right.
  */
 export function renderBarChartSvg(bars: Bar[], options: { title: string; width?: number }): Html {
-  const width = options.width ?? 760;
+  const { width = 760 } = options;
   const height = BAR_TOP + Math.max(1, bars.length) * BAR_ROW + 8;
   const open = svgOpen('report-chart bar-chart', width, height, options.title, html` data-bars="${bars.length}"`);
   if (bars.length === 0)
     return html`${open}<text class="empty" x="${width / 2}" y="${BAR_TOP + 12}" text-anchor="middle">nothing to chart</text></svg>`;
   const extent = extentOf([0, ...bars.map((bar) => finite(bar.value))])!;
-  const left = BAR_LABEL;
-  const plotWidth = width - left - BAR_VALUE - 12;
+  const plotWidth = width - BAR_LABEL - BAR_VALUE - 12;
   const xOf = (value: number) =>
-    left + (extent.high === extent.low ? 0 : ((value - extent.low) / (extent.high - extent.low)) * plotWidth);
+    BAR_LABEL + (extent.high === extent.low ? 0 : ((value - extent.low) / (extent.high - extent.low)) * plotWidth);
   const zero = round(xOf(0));
   const rows = bars.map((bar, index) => {
     const y = BAR_TOP + index * BAR_ROW;
     const label = bar.label.length > 34 ? `${bar.label.slice(0, 33)}…` : bar.label;
     const value = finite(bar.value);
-    const name = html`<text x="${left - 8}" y="${y + 14}" text-anchor="end"><title>${bar.label}</title>${label}</text>`;
+    const name = html`<text x="${BAR_LABEL - 8}" y="${y + 14}" text-anchor="end"><title>${bar.label}</title>${label}</text>`;
     if (value === null || bar.value === null)
       return html`${name}<g class="unknown"><text x="${width - 4}" y="${y + 14}" text-anchor="end">unknown</text></g>`;
     const x = round(Math.min(xOf(value), xOf(0)));
@@ -296,48 +257,25 @@ export function renderBarChartSvg(bars: Bar[], options: { title: string; width?:
   return html`${open}<line class="zero" x1="${zero}" y1="${BAR_TOP - 4}" x2="${zero}" y2="${height - 4}" stroke="#8c959f"/>${rows}</svg>`;
 }
 
-export interface OhlcPoint {
-  time: Date;
-  open: string | null;
-  high: string | null;
-  low: string | null;
-  close: string | null;
-}
-
-interface DisplayBucket {
-  start: number;
-  end: number;
-  open: number | null;
-  high: number | null;
-  low: number | null;
-  close: number | null;
-}
+type Ohlc<T> = Record<'open' | 'high' | 'low' | 'close', T | null>;
+export type OhlcPoint = Ohlc<string> & { time: Date };
+type DisplayBucket = Ohlc<number> & { start: number; end: number };
 
 /** Consecutive buckets merged `size` at a time: first open, highest high, lowest low, last close. */
 function mergeBuckets(points: OhlcPoint[], intervalMs: number, size: number): DisplayBucket[] {
   const merged: DisplayBucket[] = [];
   for (let i = 0; i < points.length; i += size) {
-    const end = Math.min(points.length, i + size);
-    const bucket: DisplayBucket = {
-      start: points[i]!.time.getTime(),
-      end: points[end - 1]!.time.getTime() + intervalMs,
-      open: null,
-      high: null,
-      low: null,
-      close: null,
-    };
-    for (let j = i; j < end; j += 1) {
-      const point = points[j]!;
-      const close = finite(point.close);
-      if (close === null) continue;
-      const high = finite(point.high)!;
-      const low = finite(point.low)!;
-      bucket.open ??= finite(point.open);
-      bucket.high = bucket.high === null ? high : Math.max(bucket.high, high);
-      bucket.low = bucket.low === null ? low : Math.min(bucket.low, low);
-      bucket.close = close;
-    }
-    merged.push(bucket);
+    const group = points.slice(i, i + size);
+    // A bucket has all four prices or none (a gap).
+    const priced = group.filter((point) => finite(point.close) !== null);
+    merged.push({
+      start: group[0]!.time.getTime(),
+      end: group.at(-1)!.time.getTime() + intervalMs,
+      open: priced.length ? finite(priced[0]!.open) : null,
+      high: extentOf(priced.map((point) => finite(point.high)))?.high ?? null,
+      low: extentOf(priced.map((point) => finite(point.low)))?.low ?? null,
+      close: priced.length ? finite(priced.at(-1)!.close) : null,
+    });
   }
   return merged;
 }
@@ -350,18 +288,9 @@ function mergeBuckets(points: OhlcPoint[], intervalMs: number, size: number): Di
  */
 export function renderOhlcChartSvg(
   points: OhlcPoint[],
-  options: {
-    from: Date;
-    to: Date;
-    intervalMs: number;
-    title: string;
-    width?: number;
-    height?: number;
-    maxBuckets?: number;
-  },
+  options: ChartWindow & { intervalMs: number; maxBuckets?: number },
 ): Html {
-  const width = options.width ?? 760;
-  const height = options.height ?? 220;
+  const { width = 760, height = 220 } = options;
   const from = options.from.getTime();
   const to = Math.max(options.to.getTime(), from + 1);
   const maxBuckets = options.maxBuckets ?? Math.floor((width - PAD.left - PAD.right) / 3);
@@ -374,18 +303,8 @@ export function renderOhlcChartSvg(
     options.title,
     html` data-buckets="${buckets.length}"`,
   );
-  const extent = extentOf(
-    (function* () {
-      for (const bucket of buckets) {
-        yield bucket.high;
-        yield bucket.low;
-      }
-    })(),
-  );
-  if (!extent) {
-    const plot = plotOf(width, height, PAD, from, to);
-    return html`${open}${timeAxis(plot, from, to)}<text class="empty" x="${PAD.left + plot.plotWidth / 2}" y="${(PAD.top + plot.bottom) / 2}" text-anchor="middle">no price in this range</text></svg>`;
-  }
+  const extent = extentOf(buckets.flatMap((bucket) => [bucket.high, bucket.low]));
+  if (!extent) return emptyChart(open, plotOf(width, height, PAD, from, to), 'no price in this range');
   const { low, high, ticks, step } = niceTicks(extent.low, extent.high, 5);
   const plot = plotOf(width, height, PAD, from, to, low, high);
   const xOf = (time: number) => plot.xOf(Math.min(time, to));
@@ -406,5 +325,5 @@ export function renderOhlcChartSvg(
   const { d, drawn } = linePath(
     buckets.map((b) => ({ x: (xOf(b.start) + xOf(b.end)) / 2, y: b.close === null ? null : plot.yOf(b.close) })),
   );
-  return html`${open}${timeAxis(plot, from, to)}${valueAxis(plot, ticks, step)}${marks}<path class="ohlc-close" d="${d}" data-points="${drawn}" fill="none" stroke="#2563eb" stroke-width="1.2" stroke-opacity="0.7"/></svg>`;
+  return html`${open}${timeAxis(plot)}${valueAxis(plot, ticks, step)}${marks}<path class="ohlc-close" d="${d}" data-points="${drawn}" fill="none" stroke="#2563eb" stroke-width="1.2" stroke-opacity="0.7"/></svg>`;
 }

@@ -1,13 +1,12 @@
 import Big from 'big.js';
+import { shortCoinType } from '../chain/coin-type.ts';
 import { html, type Html } from './html.ts';
 import { groupThousands } from '../runtime/number-text.ts';
 
 /**
- * Figures as a person reads them on the status page and in the HTML reports: USD as money, prices
- * and token amounts to six significant digits, percentages to one or two decimals. Each works on the
- * exact decimal text the stores return (Postgres `numeric`), through big.js, so a huge or tiny value
- * rounds as written, never through a float. CSV and JSON keep the exact text; a page shows the exact
- * figure on hover (figureCell, figureText). Text that is not a decimal number is returned unchanged.
+ * Figures as a person reads them on the status page and in the HTML reports, from the exact decimal
+ * text the stores return, through big.js so that a huge or tiny value rounds as written, never
+ * through a float. A page shows the exact text on hover. Text that is no decimal number is kept.
  */
 
 /** Significant digits of a price or an amount (never fewer than its integer digits). */
@@ -84,6 +83,15 @@ export function formatPercent(percent: number | string, options: { signed?: bool
   const zero = !/[1-9]/.test(fixed);
   const sign = zero ? '' : big.lt(0) ? '-' : options.signed ? '+' : '';
   return `${sign}${groupThousands(fixed)} %`;
+}
+
+/** A coin type as `0x2::sui::SUI`; as it is when it is no coin type. */
+export function shortCoin(coinType: string): string {
+  try {
+    return shortCoinType(coinType);
+  } catch {
+    return coinType;
+  }
 }
 
 /** How a figure is written: money, a price in USD, or a quantity (with its unit). */

@@ -27,9 +27,5 @@ function render(value: Interpolation): string {
 }
 
 export function html(strings: TemplateStringsArray, ...values: Interpolation[]): Html {
-  let text = strings[0]!;
-  values.forEach((value, index) => {
-    text += render(value) + strings[index + 1]!;
-  });
-  return new Html(text);
+  return new Html(strings.reduce((text, string, index) => text + render(values[index - 1]) + string));
 }

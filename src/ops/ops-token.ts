@@ -23,13 +23,6 @@ export interface OpsTokens {
   admin?: string;
 }
 
-interface Credential {
-  access: 'read' | 'admin';
-  token: string;
-  /** The cookie's value for this credential: an HMAC of the token under this process's key, never the token. */
-  session: string;
-}
-
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /** Constant time over SHA-256 digests, so neither the content nor the length leaks through timing. */
@@ -45,29 +38,9 @@ function cookieValue(header: string | undefined, name: string): string | undefin
   return undefined;
 }
 
-function queryToken(url: string): string | undefined {
-  const query = url.indexOf('?');
-  return query < 0 ? undefined : (new URLSearchParams(url.slice(query + 1)).get('token') ?? undefined);
-}
-
 export function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query < 0 ? url : url.slice(0, query);
-}
-
-function bearerToken(request: FastifyRequest): string | undefined {
-  const authorization = request.headers.authorization;
-  return authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length).trim() : undefined;
-}
-
-export interface OpsAuth {
-  /** What the request's credentials allow. */
-  accessOf(request: FastifyRequest): OpsAccess;
-  /**
-   * The onRequest hook that guards every route of the server, present and future, but the open
-   * paths: 401 without read access, 403 for any request but GET and HEAD without OPS_ADMIN_TOKEN.
-   */
-  hook(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined>;
 }
 
 /**
@@ -76,29 +49,24 @@ export interface OpsAuth {
  * under a key drawn when the process starts: it does not reveal the token, and a restart (or
  * another process) does not accept it, so the browser logs in again with `?token=`.
  */
-export function createOpsAuth(tokens: OpsTokens): OpsAuth {
+export function createOpsAuth(tokens: OpsTokens) {
   const key = randomBytes(32);
-  const credentials: Credential[] = [];
-  for (const [access, token] of [
-    ['admin', tokens.admin],
-    ['read', tokens.read],
-  ] as const) {
-    if (!token) continue;
-    const session = createHmac('sha256', key).update(`${access}\0${token}`).digest('base64url');
-    credentials.push({ access, token, session });
-  }
+  const credentials = (['admin', 'read'] as const).flatMap((access) => {
+    const token = tokens[access];
+    return token
+      ? [{ access, token, session: createHmac('sha256', key).update(`${access}\0${token}`).digest('base64url') }]
+      : [];
+  });
+  type Credential = (typeof credentials)[number];
 
   // Every credential is compared (no early exit); admin comes first, so the first match is the widest.
-  function widest(matches: (credential: Credential) => boolean): Credential | undefined {
-    let found: Credential | undefined;
-    for (const credential of credentials) if (matches(credential)) found ??= credential;
-    return found;
-  }
+  const widest = (matches: (credential: Credential) => boolean) => credentials.filter(matches).at(0);
 
   function resolve(request: FastifyRequest): { access: OpsAccess; login?: Credential } {
-    const bearer = bearerToken(request);
-    const cookie = cookieValue(request.headers.cookie, OPS_SESSION_COOKIE);
-    const query = queryToken(request.url);
+    const { authorization, cookie: cookies } = request.headers;
+    const bearer = authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length).trim() : undefined;
+    const cookie = cookieValue(cookies, OPS_SESSION_COOKIE);
+    const query = new URLSearchParams(request.url.slice(pathOf(request.url).length + 1)).get('token') ?? undefined;
     const held = widest((c) => same(bearer, c.token) || same(cookie, c.session));
     const login = widest((c) => same(query, c.token));
     const best = [held, login].find((credential) => credential?.access === 'admin') ?? held ?? login;
@@ -107,8 +75,13 @@ export function createOpsAuth(tokens: OpsTokens): OpsAuth {
   }
 
   return {
-    accessOf: (request) => resolve(request).access,
-    async hook(request, reply) {
+    /** What the request's credentials allow. */
+    accessOf: (request: FastifyRequest) => resolve(request).access,
+    /**
+     * The onRequest hook that guards every route, present and future, but the open paths: 401
+     * without read access, 403 for any request but GET and HEAD without OPS_ADMIN_TOKEN.
+     */
+    async hook(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
       const { access, login } = resolve(request);
       if (login) {
         reply.header('set-cookie', `${OPS_SESSION_COOKIE}=${login.session}; Path=/; HttpOnly; SameSite=Strict`);

@@ -23,11 +23,8 @@ export async function readQueueDepths(queues: Queues): Promise<QueueDepth[]> {
   return Promise.all(
     (Object.entries(queues) as [QueueName, Queues[QueueName]][]).map(async ([queue, instance]) => {
       const reply = await instance.getJobCounts(...QUEUE_STATES);
-      const counts = Object.fromEntries(QUEUE_STATES.map((state) => [state, reply[state] ?? 0])) as Record<
-        QueueState,
-        number
-      >;
-      return { queue, counts };
+      const counts = Object.fromEntries(QUEUE_STATES.map((state) => [state, reply[state] ?? 0]));
+      return { queue, counts: counts as Record<QueueState, number> };
     }),
   );
 }

@@ -10,11 +10,6 @@ export interface DependencyCheck {
   error?: string;
 }
 
-export interface Readiness {
-  ready: boolean;
-  checks: { postgres: DependencyCheck; redis: DependencyCheck };
-}
-
 async function check(run: () => Promise<unknown>, timeoutMs: number, what: string): Promise<DependencyCheck> {
   try {
     await withDeadline(run(), timeoutMs, what);
@@ -25,7 +20,7 @@ async function check(run: () => Promise<unknown>, timeoutMs: number, what: strin
 }
 
 /** Ready when Postgres answers a query and Redis answers PING, each within `timeoutMs`. */
-export async function checkReadiness(database: Database, redis: RedisClient, timeoutMs: number): Promise<Readiness> {
+export async function checkReadiness(database: Database, redis: RedisClient, timeoutMs: number) {
   const [postgres, redisCheck] = await Promise.all([
     check(() => runQuery(database, 'readiness.check', () => database.sql`select 1`), timeoutMs, 'Postgres'),
     check(

@@ -13,34 +13,27 @@ export interface ReportSink {
 const CHUNK_CHARS = 64 * 1024;
 
 /** A sink that writes in chunks and waits for each chunk to be taken: the writer never runs ahead of the output. */
-export class BufferedSink implements ReportSink {
-  private parts: string[] = [];
-  private length = 0;
-
-  private readonly writeChunk: (chunk: string) => Promise<void>;
-
-  constructor(writeChunk: (chunk: string) => Promise<void>) {
-    this.writeChunk = writeChunk;
+function bufferedSink(writeChunk: (chunk: string) => Promise<void>) {
+  let parts: string[] = [];
+  let length = 0;
+  async function flush(): Promise<void> {
+    if (length === 0) return;
+    const chunk = parts.join('');
+    parts = [];
+    length = 0;
+    await writeChunk(chunk);
   }
-
-  async write(text: string): Promise<void> {
-    this.parts.push(text);
-    this.length += text.length;
-    if (this.length >= CHUNK_CHARS) await this.flush();
+  async function write(text: string): Promise<void> {
+    parts.push(text);
+    length += text.length;
+    if (length >= CHUNK_CHARS) await flush();
   }
-
-  async flush(): Promise<void> {
-    if (this.length === 0) return;
-    const chunk = this.parts.join('');
-    this.parts = [];
-    this.length = 0;
-    await this.writeChunk(chunk);
-  }
+  return { write, flush };
 }
 
 /** A sink onto a stream (standard output): each chunk's write callback is awaited. */
-export function streamSink(stream: Writable): BufferedSink {
-  return new BufferedSink(
+export function streamSink(stream: Writable) {
+  return bufferedSink(
     (chunk) => new Promise((done, fail) => stream.write(chunk, (error) => (error ? fail(error) : done()))),
   );
 }
@@ -55,10 +48,8 @@ export async function checkOutputPath(path: string): Promise<void> {
 }
 
 /**
- * Writes a file all or nothing: `work` writes into a temporary file next to `path`, which is synced
- * and renamed onto `path` only when `work` has finished. When anything fails (the work, the disk, a
- * signal), the temporary file is removed and `path` keeps what it held before, or stays absent.
- * Resolves to what `work` resolved to.
+ * Writes a file all or nothing: `work` writes a temporary file beside `path`, synced and renamed onto
+ * it when `work` has finished. When anything fails, the temporary file goes and `path` is unchanged.
  */
 export async function writeFileAtomically<T>(path: string, work: (sink: ReportSink) => Promise<T>): Promise<T> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
@@ -67,7 +58,7 @@ export async function writeFileAtomically<T>(path: string, work: (sink: ReportSi
   });
   let closed = false;
   try {
-    const sink = new BufferedSink(async (chunk) => {
+    const sink = bufferedSink(async (chunk) => {
       await handle.write(chunk);
     });
     const result = await work(sink);

@@ -1,25 +1,22 @@
-import { shortCoinType } from '../chain/coin-type.ts';
 import { formatSpan } from '../runtime/time-span.ts';
-import type { PortfolioNftRow, PortfolioPoint, PortfolioPositionRow } from '../db/stores/reports.ts';
+import type { PortfolioPoint, PortfolioPositionRow } from '../db/stores/reports.ts';
 import { addressFormatLabel, describeAddressWatch } from './address-watch.ts';
 import { renderBarChartSvg, renderOhlcChartSvg, renderTimeChartSvg } from './charts.ts';
-import { figureCell, figureText, formatQuantity } from './figures.ts';
+import { figureCell, figureText, formatQuantity, shortCoin } from './figures.ts';
 import { Html, html } from './html.ts';
 import type { PortfolioReport } from './report-portfolio.ts';
 import type { PriceReport, PriceReportRow, PriceReportToken } from './report-prices.ts';
 import type { ReportRange } from './report-request.ts';
 
 /**
- * The HTML form of the reports: one self-contained document (inline CSS and SVG, no script, nothing
- * fetched), laid out to print on A4. Figures are written for people (figures.ts: `$472,051.09`),
- * each with the exact stored text in its title; CSV and JSON carry the exact figures. The price
+ * The HTML form of the reports: one self-contained document (inline CSS and SVG, nothing fetched)
+ * that prints on A4, figures written for people with the exact text in their titles. The price
  * report is written token by token, so that it streams like the CSV.
  */
 
 /**
- * The portfolio's series table lists at most this many rows: past it, every k-th row (the figures
- * of those times, never averaged), so that the longest report (100,000 rows) stays a readable page
- * of a few hundred kilobytes; CSV and JSON list every row.
+ * The portfolio's series table lists at most this many rows, past it every k-th (never averaged), so
+ * that the longest report (100,000 rows) stays a page of a few hundred kilobytes; CSV and JSON list all.
  */
 export const MAX_SERIES_TABLE_ROWS = 1_000;
 
@@ -86,7 +83,7 @@ function pageStart(title: string, heading: Html, body: Html): string {
 ${body}`.text;
 }
 
-const PAGE_END = '</main></body></html>\n';
+export const PAGE_END = '</main></body></html>\n';
 
 function positionLabel(position: PortfolioPositionRow): string {
   const protocol = position.protocolName ?? position.protocolId ?? 'no protocol';
@@ -111,16 +108,15 @@ function positionsSection(report: PortfolioReport): Html {
 <table class="positions"><thead><tr><th>position</th><th>protocol</th><th>type</th><th>chain</th><th class="num">input value</th><th class="num">current value</th><th class="num">current yield</th><th class="num">yield collected</th><th class="num">debt</th><th class="num">net value</th><th class="num">PnL</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-function nftLabel(nft: PortfolioNftRow): string {
-  return `${nft.collectionName ?? nft.collectionId} (${nft.chain ?? '?'})`;
-}
-
 function nftSection(report: PortfolioReport): Html {
   const { nfts } = report;
   if (nfts.length === 0)
     return html`<p class="muted">No NFT refresh at or before ${utc(report.range.to)} UTC, or it held none.</p>`;
   const chart = renderBarChartSvg(
-    nfts.map((nft) => ({ label: nftLabel(nft), value: nft.valueUsd })),
+    nfts.map((nft) => ({
+      label: `${nft.collectionName ?? nft.collectionId} (${nft.chain ?? '?'})`,
+      value: nft.valueUsd,
+    })),
     { title: `NFT value in USD by collection at ${utc(nfts[0]!.snapshotAt)} UTC` },
   );
   const rows = nfts.map(
@@ -211,7 +207,7 @@ export function renderPortfolioHtml(report: PortfolioReport, links: { back?: str
 <div><dt>NFT value, USD</dt><dd>${figureText(last?.nftValueUsd ?? null, 'usd')}</dd></div>
 <div><dt>rows (gaps)</dt><dd>${series.length.toLocaleString('en-US')} (${gaps.toLocaleString('en-US')})</dd></div>
 </dl>`;
-  const heading = html`<header><h1>Portfolio report</h1><div class="meta"><span class="mono">${report.address}</span> · <span class="watch">${addressFormatLabel(report.address)} address: ${report.watch ? describeAddressWatch({ address: report.address, ...report.watch }) : 'not watched'}</span><br>${rangeText(range)} · generated ${utc(report.generatedAt)} UTC${links.back ? html` · <a href="${links.back}">status page</a>` : ''}</div></header>`;
+  const heading = html`<header><h1>Portfolio report</h1><div class="meta"><span class="mono">${report.address}</span> · <span class="watch">${addressFormatLabel(report.address)} address: ${report.watch ? describeAddressWatch(report.watch) : 'not watched'}</span><br>${rangeText(range)} · generated ${utc(report.generatedAt)} UTC${links.back ? html` · <a href="${links.back}">status page</a>` : ''}</div></header>`;
   const body = html`<section id="summary"><h2>Summary</h2>${summary}</section>
 <section id="value"><h2>Value over time (USD)</h2>${valueSection(report)}</section>
 <section id="positions"><h2>PnL by position</h2>${positionsSection(report)}</section>
@@ -222,11 +218,7 @@ export function renderPortfolioHtml(report: PortfolioReport, links: { back?: str
 }
 
 function tokenName(token: PriceReportToken): string {
-  try {
-    return token.symbol ?? shortCoinType(token.coinType);
-  } catch {
-    return token.coinType;
-  }
+  return token.symbol ?? shortCoin(token.coinType);
 }
 
 /** The start of the price report document: its header and the list of tokens. */
@@ -264,8 +256,4 @@ export function priceHtmlToken(report: PriceReport, token: PriceReportToken, row
 <table class="ohlc"><thead><tr><th>bucket start, UTC</th><th class="num">open</th><th class="num">high</th><th class="num">low</th><th class="num">close</th><th class="num">prices</th></tr></thead><tbody>${table}</tbody></table></section>`
       .text
   }\n`;
-}
-
-export function priceHtmlEnd(): string {
-  return PAGE_END;
 }

@@ -1,15 +1,14 @@
 import { ChaintapError } from '../errors.ts';
 import type { ReportSink } from './report-file.ts';
-import { priceHtmlEnd, priceHtmlStart, priceHtmlToken, renderPortfolioHtml } from './report-html.ts';
+import { PAGE_END, priceHtmlStart, priceHtmlToken, renderPortfolioHtml } from './report-html.ts';
 import {
   ADDRESS_COLUMNS,
   NFT_COLUMNS,
-  portfolioAddress,
   POSITION_COLUMNS,
   SERIES_COLUMNS,
   type PortfolioReport,
 } from './report-portfolio.ts';
-import { PRICE_COLUMNS, type PriceReport, type PriceReportRow } from './report-prices.ts';
+import { PRICE_COLUMNS, type PriceReport, type PriceReportRow, type PriceReportToken } from './report-prices.ts';
 import type { ReportFormat, ReportRange } from './report-request.ts';
 import { csvRecord, jsonRow, type Cell, type Column } from './report-table.ts';
 
@@ -51,14 +50,14 @@ export async function writePortfolioReport(
   const { series, positions, nfts } = report;
   if (format === 'csv') {
     await sink.write(csvRecord(PORTFOLIO_CSV_HEADER));
-    await sink.write(portfolioCsvRecord('address', ADDRESS_COLUMNS, portfolioAddress(report)));
+    await sink.write(portfolioCsvRecord('address', ADDRESS_COLUMNS, report));
     for (const point of series) await sink.write(portfolioCsvRecord('series', SERIES_COLUMNS, point));
     for (const position of positions) await sink.write(portfolioCsvRecord('position', POSITION_COLUMNS, position));
     for (const nft of nfts) await sink.write(portfolioCsvRecord('nft', NFT_COLUMNS, nft));
   } else if (format === 'json') {
     const head = JSON.stringify({
       report: 'portfolio',
-      ...jsonRow(ADDRESS_COLUMNS, portfolioAddress(report)),
+      ...jsonRow(ADDRESS_COLUMNS, report),
       ...rangeFields(report.range),
       generated_at: report.generatedAt.toISOString(),
     });
@@ -84,19 +83,19 @@ export async function writePriceReport(
   signal?: AbortSignal,
 ): Promise<number> {
   let written = 0;
-  const batches = async function* () {
-    for (const token of report.tokens) {
-      for await (const rows of report.rows(token)) {
-        if (signal?.aborted) throw new ChaintapError('stopped by a signal before the end of the report');
-        written += rows.length;
-        yield { token, rows };
-      }
+  const batches = async function* (token: PriceReportToken) {
+    for await (const rows of report.rows(token)) {
+      if (signal?.aborted) throw new ChaintapError('stopped by a signal before the end of the report');
+      written += rows.length;
+      yield rows;
     }
   };
   if (format === 'csv') {
     await sink.write(csvRecord(PRICE_COLUMNS.map((column) => column.name)));
-    for await (const { rows } of batches())
-      await sink.write(rows.map((row) => csvRecord(PRICE_COLUMNS.map((column) => column.value(row)))).join(''));
+    for (const token of report.tokens) {
+      for await (const rows of batches(token))
+        await sink.write(rows.map((row) => csvRecord(PRICE_COLUMNS.map((column) => column.value(row)))).join(''));
+    }
   } else if (format === 'json') {
     const head = JSON.stringify({
       report: 'prices',
@@ -106,21 +105,21 @@ export async function writePriceReport(
     });
     await sink.write(`${head.slice(0, -1)},\n"rows":[\n`);
     let first = true;
-    for await (const { rows } of batches()) {
-      await sink.write(`${first ? '' : ',\n'}${jsonLines(PRICE_COLUMNS, rows)}`);
-      first = false;
+    for (const token of report.tokens) {
+      for await (const rows of batches(token)) {
+        await sink.write(`${first ? '' : ',\n'}${jsonLines(PRICE_COLUMNS, rows)}`);
+        first = false;
+      }
     }
     await sink.write('\n]}\n');
   } else {
     await sink.write(priceHtmlStart(report));
-    let current: { token: PriceReport['tokens'][number]; rows: PriceReportRow[] } | undefined;
-    for await (const { token, rows } of batches()) {
-      if (current && current.token !== token) await sink.write(priceHtmlToken(report, current.token, current.rows));
-      if (!current || current.token !== token) current = { token, rows: [] };
-      current.rows.push(...rows);
+    for (const token of report.tokens) {
+      const rows: PriceReportRow[] = [];
+      for await (const batch of batches(token)) rows.push(...batch);
+      await sink.write(priceHtmlToken(report, token, rows));
     }
-    if (current) await sink.write(priceHtmlToken(report, current.token, current.rows));
-    await sink.write(priceHtmlEnd());
+    await sink.write(PAGE_END);
   }
   return written;
 }

@@ -86,15 +86,9 @@ export const POSITION_COLUMNS: Column<PortfolioPositionRow>[] = [
 ];
 
 /** The address and how it is watched: one record of its own in the CSV, fields of the document in JSON. */
-export interface PortfolioAddress {
-  address: string;
-  format: string;
-  watch: AddressWatch | null;
-}
-
-export const ADDRESS_COLUMNS: Column<PortfolioAddress>[] = [
+export const ADDRESS_COLUMNS: Column<PortfolioReport>[] = [
   { name: 'address', value: (a) => a.address },
-  { name: 'address_format', value: (a) => a.format },
+  { name: 'address_format', value: (a) => addressFormatLabel(a.address) },
   { name: 'datasets', value: (a) => a.watch?.datasets.join(',') ?? null },
   {
     name: 'positions_chain',
@@ -102,10 +96,6 @@ export const ADDRESS_COLUMNS: Column<PortfolioAddress>[] = [
   },
   { name: 'nft_chain', value: (a) => (a.watch?.datasets.includes('nfts') ? a.watch.nftChain : null) },
 ];
-
-export function portfolioAddress(report: PortfolioReport): PortfolioAddress {
-  return { address: report.address, format: addressFormatLabel(report.address), watch: report.watch };
-}
 
 export const NFT_COLUMNS: Column<PortfolioNftRow>[] = [
   { name: 'nft_snapshot_at', value: (n) => n.snapshotAt },

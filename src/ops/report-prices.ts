@@ -11,17 +11,8 @@ export interface PriceReportToken {
 }
 
 /** One bucket of one token: OHLC of its prices in [time, time + interval), or a gap (no price, null OHLC). */
-export interface PriceReportRow {
-  coinType: string;
-  symbol: string | null;
-  time: Date;
-  open: string | null;
-  high: string | null;
-  low: string | null;
-  close: string | null;
-  samples: number;
-  gap: boolean;
-}
+export type PriceReportRow = PriceReportToken &
+  Record<'open' | 'high' | 'low' | 'close', string | null> & { time: Date; samples: number; gap: boolean };
 
 /** What `chaintap report prices` reports: the tokens, checked, and a stream of each one's buckets. */
 export interface PriceReport {
@@ -66,18 +57,7 @@ export async function openPriceReport(
     tokens,
     buckets,
     rows: (token) =>
-      withGaps(
-        streamPriceBuckets(database, {
-          ...token,
-          from: range.from,
-          to: range.to,
-          intervalMs: range.intervalMs,
-          batchRows: BATCH_ROWS,
-        }),
-        token,
-        range,
-        buckets,
-      ),
+      withGaps(streamPriceBuckets(database, { ...token, ...range, batchRows: BATCH_ROWS }), token, range, buckets),
   };
 }
 
@@ -104,32 +84,23 @@ export async function* withGaps(
   });
   let next = 0;
   const batch: PriceReportRow[] = [];
+  // Gap rows up to bucket `end`, yielded in batches as they fill.
+  function* gapsUpTo(end: number) {
+    for (; next < end; next++) {
+      batch.push(gap(next));
+      if (batch.length >= BATCH_ROWS) yield batch.splice(0);
+    }
+  }
   for await (const rows of stored) {
     for (const row of rows) {
       const index = Math.round((row.time.getTime() - from) / range.intervalMs);
-      for (; next < index; next++) {
-        batch.push(gap(next));
-        if (batch.length >= BATCH_ROWS) yield batch.splice(0);
-      }
-      batch.push({
-        coinType: token.coinType,
-        symbol: token.symbol,
-        time: row.time,
-        open: row.open,
-        high: row.high,
-        low: row.low,
-        close: row.close,
-        samples: row.samples,
-        gap: false,
-      });
+      yield* gapsUpTo(index);
+      batch.push({ ...token, ...row, gap: false });
       next = index + 1;
     }
     if (batch.length > 0) yield batch.splice(0);
   }
-  for (; next < buckets; next++) {
-    batch.push(gap(next));
-    if (batch.length >= BATCH_ROWS) yield batch.splice(0);
-  }
+  yield* gapsUpTo(buckets);
   if (batch.length > 0) yield batch;
 }
 

@@ -9,13 +9,6 @@ import { parseIsoTime, reportRange } from './report-request.ts';
 /** The report is a document of its own: inline styles only, nothing else may load. */
 const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'";
 
-export interface ReportRouteDependencies {
-  /** What the report reads: the read replica (DATABASE_READ_URL) when there is one. */
-  database: Database;
-  /** The clock of the default range; default: the system clock. */
-  now?: () => Date;
-}
-
 /** A query parameter given once; repeated, it is refused rather than one of its values picked. */
 function single(query: Record<string, unknown>, name: string): string | undefined {
   const value = query[name];
@@ -33,12 +26,11 @@ function errorPage(message: string): string {
 
 /**
  * GET /report/portfolio?address=A[&from=ISO][&to=ISO][&interval=1d]: the portfolio report as HTML,
- * the same document as `chaintap report portfolio --format html`. Registered on the ops server's
- * app, so that its OPS_TOKEN hook guards it like every other route. Bad input answers 400 with the
- * reason.
+ * the same document as `chaintap report portfolio --format html`, read from `database` (the read
+ * replica when there is one), `now` the end of the default range. On the ops server's app, so that
+ * its OPS_TOKEN hook guards it like every other route. Bad input answers 400 with the reason.
  */
-export function registerReportRoutes(app: FastifyInstance, dependencies: ReportRouteDependencies): void {
-  const now = dependencies.now ?? (() => new Date());
+export function registerReportRoutes(app: FastifyInstance, database: Database, now: () => Date): void {
   app.get('/report/portfolio', async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const page = (status: number, text: string) =>
@@ -62,7 +54,7 @@ export function registerReportRoutes(app: FastifyInstance, dependencies: ReportR
         },
         clock,
       );
-      const report = await loadPortfolioReport(dependencies.database, { address, range, now: clock });
+      const report = await loadPortfolioReport(database, { address, range, now: clock });
       return page(200, renderPortfolioHtml(report, { back: '/' }));
     } catch (error) {
       if (error instanceof InvalidInputError) return page(400, errorPage(error.message));

@@ -21,11 +21,10 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
- * One CSV field (RFC 4180), safe to open in a spreadsheet: text that a spreadsheet would run as a
- * formula (an upstream's collection or protocol name such as `=HYPERLINK(...)`) gets a leading
- * single quote, as OWASP recommends, while a number stays a number (`-12.5`); quoted when it holds a
- * comma, a double quote, CR or LF, and also a semicolon or a tab, the separators of other locales,
- * so that no cell can be split into one that starts a formula (quotes doubled).
+ * One CSV field (RFC 4180), safe to open in a spreadsheet: text it would run as a formula (a name
+ * such as `=HYPERLINK(...)`) gets a leading single quote (OWASP), a number stays a number (`-12.5`);
+ * quoted when it holds a comma, a double quote, CR, LF, or the separators of other locales (a
+ * semicolon, a tab), so that no cell can be split into one that starts a formula.
  */
 export function csvField(cell: Cell): string {
   if (cell === null) return '';

@@ -1,3 +1,4 @@
+import type { Gauge } from 'prom-client';
 import type { Database } from '../db/client.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { Metrics } from '../runtime/metrics.ts';
@@ -11,14 +12,10 @@ import type { RedisClient } from '../runtime/redis-connection.ts';
 import { loadUpstreamPause } from './status-page-data.ts';
 
 /**
- * Sets the gauges that are read from Redis and Postgres rather than counted in-process: queue depth,
- * the upstream pause in force, dataset freshness (as an age and as the time of the last success) and
- * the requests per second the watchlist needs (the capacity plan), with the quota's, and the read
- * replica's lag when there is one. Freshness and the plan are read on the
- * primary: on a lagging replica, Prometheus alerts on freshness would fire. Called on every /metrics
- * scrape. A source that does not answer leaves its gauge empty (reset), so that a dashboard or an
- * `absent()` alert sees missing data instead of stale numbers; the other gauges and the in-process
- * metrics are still exported.
+ * Sets, on every /metrics scrape, the gauges read from Redis and Postgres rather than counted
+ * in-process. Freshness and the plan are read on the primary: on a lagging replica, freshness alerts
+ * would fire. A source that does not answer leaves its gauges empty (reset), so that a dashboard or an
+ * `absent()` alert sees missing data rather than stale numbers; the other metrics are still exported.
  */
 export async function refreshScrapeGauges(input: {
   metrics: Metrics;
@@ -34,77 +31,70 @@ export async function refreshScrapeGauges(input: {
   now: () => Date;
   timeoutMs: number;
 }): Promise<void> {
-  const { metrics, logger } = input;
+  const { metrics, logger, timeoutMs } = input;
   // A setting, not read from anywhere: always exported.
   metrics.upstreamAvailablePerSecond.set(input.options.UPSTREAM_RATE.rps);
-  const queueDepths = withDeadline(readQueueDepths(input.queues), input.timeoutMs, 'Redis').then((depths) => {
-    metrics.queueDepth.reset();
-    for (const { queue, counts } of depths) {
-      for (const [state, count] of Object.entries(counts)) metrics.queueDepth.set({ queue, state }, count);
+  /** Resets `gauges`, then sets them from what `load` read; left empty when it failed or timed out. */
+  async function refresh<T>(gauges: Gauge[], load: Promise<T>, from: string, what: string, set: (value: T) => void) {
+    try {
+      const value = await withDeadline(load, timeoutMs, from);
+      for (const gauge of gauges) gauge.reset();
+      set(value);
+    } catch (error) {
+      for (const gauge of gauges) gauge.reset();
+      logger.warn({ err: error }, `metrics: could not read ${what}`);
     }
-  });
-  const pause = withDeadline(loadUpstreamPause(input.redis, input.options.QUEUE_PREFIX), input.timeoutMs, 'Redis').then(
-    (current) => {
-      metrics.upstreamPausedUntil.reset();
-      // Every pause today is a 429's (its whole reason is in `chaintap status` and on the status page).
-      if (current) metrics.upstreamPausedUntil.set({ reason: 'rate_limited' }, current.until.getTime() / 1000);
-    },
-  );
-  const freshness = withDeadline(loadDatasetFreshness(input.database), input.timeoutMs, 'Postgres').then((rows) => {
-    metrics.datasetFreshness.reset();
-    metrics.datasetLastSuccess.reset();
-    const now = input.now().getTime();
-    for (const row of rows) {
-      if (!row.newestTick) continue;
-      metrics.datasetFreshness.set({ dataset: row.dataset }, (now - row.newestTick.getTime()) / 1000);
-      metrics.datasetLastSuccess.set({ dataset: row.dataset }, row.newestTick.getTime() / 1000);
-    }
-  });
-  const plan = withDeadline(loadCapacityPlan(input.database, input.options), input.timeoutMs, 'Postgres').then(
-    (loaded) => {
-      metrics.upstreamRequiredPerSecond.reset();
-      for (const dataset of loaded.datasets) {
-        metrics.upstreamRequiredPerSecond.set({ dataset: dataset.dataset }, dataset.neededPerHour / 3600);
-      }
-    },
-  );
+  }
   const readDatabase = input.readDatabase;
-  const replicaLag =
-    readDatabase && readDatabase !== input.database
-      ? withDeadline(loadReplicaLag(readDatabase), input.timeoutMs, 'the read replica').then(({ lagSeconds }) => {
-          metrics.readReplicaLag.reset();
+  await Promise.all([
+    refresh([metrics.queueDepth], readQueueDepths(input.queues), 'Redis', 'queue depths from Redis', (depths) => {
+      for (const { queue, counts } of depths) {
+        for (const [state, count] of Object.entries(counts)) metrics.queueDepth.set({ queue, state }, count);
+      }
+    }),
+    refresh(
+      [metrics.upstreamPausedUntil],
+      loadUpstreamPause(input.redis, input.options.QUEUE_PREFIX),
+      'Redis',
+      'the upstream pause from Redis',
+      // Every pause today is a 429's (its whole reason is in `chaintap status` and on the status page).
+      (pause) => pause && metrics.upstreamPausedUntil.set({ reason: 'rate_limited' }, pause.until.getTime() / 1000),
+    ),
+    refresh(
+      [metrics.datasetFreshness, metrics.datasetLastSuccess],
+      loadDatasetFreshness(input.database),
+      'Postgres',
+      'dataset freshness from Postgres',
+      (rows) => {
+        const now = input.now().getTime();
+        for (const { dataset, newestTick } of rows) {
+          if (!newestTick) continue;
+          metrics.datasetFreshness.set({ dataset }, (now - newestTick.getTime()) / 1000);
+          metrics.datasetLastSuccess.set({ dataset }, newestTick.getTime() / 1000);
+        }
+      },
+    ),
+    refresh(
+      [metrics.upstreamRequiredPerSecond],
+      loadCapacityPlan(input.database, input.options),
+      'Postgres',
+      'the watchlist for the capacity plan from Postgres',
+      (plan) => {
+        for (const { dataset, neededPerHour } of plan.datasets) {
+          metrics.upstreamRequiredPerSecond.set({ dataset }, neededPerHour / 3600);
+        }
+      },
+    ),
+    readDatabase &&
+      readDatabase !== input.database &&
+      refresh(
+        [metrics.readReplicaLag],
+        loadReplicaLag(readDatabase),
+        'the read replica',
+        'the lag of the read replica (DATABASE_READ_URL)',
+        ({ lagSeconds }) => {
           if (lagSeconds !== null) metrics.readReplicaLag.set({ server: databaseServer(readDatabase) }, lagSeconds);
-        })
-      : Promise.resolve();
-  const [queueResult, pauseResult, freshnessResult, planResult, lagResult] = await Promise.allSettled([
-    queueDepths,
-    pause,
-    freshness,
-    plan,
-    replicaLag,
+        },
+      ),
   ]);
-  if (pauseResult.status === 'rejected') {
-    metrics.upstreamPausedUntil.reset();
-    logger.warn({ err: pauseResult.reason }, 'metrics: could not read the upstream pause from Redis');
-  }
-  if (queueResult.status === 'rejected') {
-    metrics.queueDepth.reset();
-    logger.warn({ err: queueResult.reason }, 'metrics: could not read queue depths from Redis');
-  }
-  if (freshnessResult.status === 'rejected') {
-    metrics.datasetFreshness.reset();
-    metrics.datasetLastSuccess.reset();
-    logger.warn({ err: freshnessResult.reason }, 'metrics: could not read dataset freshness from Postgres');
-  }
-  if (lagResult.status === 'rejected') {
-    metrics.readReplicaLag.reset();
-    logger.warn({ err: lagResult.reason }, 'metrics: could not read the lag of the read replica (DATABASE_READ_URL)');
-  }
-  if (planResult.status === 'rejected') {
-    metrics.upstreamRequiredPerSecond.reset();
-    logger.warn(
-      { err: planResult.reason },
-      'metrics: could not read the watchlist for the capacity plan from Postgres',
-    );
-  }
 }

@@ -40,11 +40,10 @@ export interface OpsServer {
 }
 
 /**
- * The operations HTTP server of a chaintap process: liveness, readiness, Prometheus metrics,
- * Bull Board and the status page. With OPS_TOKEN set, every route but /healthz and /readyz
- * requires it (a route added later too: the check is a hook on the whole server); Bull Board's
- * actions require OPS_ADMIN_TOKEN, and without it the board is read-only. Throws ConfigError on a
- * non-loopback OPS_HOST without OPS_TOKEN.
+ * The operations HTTP server: liveness, readiness, Prometheus metrics, Bull Board, the status page
+ * and the report page. With OPS_TOKEN set, every route but /healthz and /readyz requires it (a hook
+ * on the whole server); Bull Board's actions require OPS_ADMIN_TOKEN, without it the board is
+ * read-only. Throws ConfigError on a non-loopback OPS_HOST without OPS_TOKEN.
  */
 export function createOpsServer(dependencies: OpsServerDependencies): OpsServer {
   const { context, database, redis, queues } = dependencies;
@@ -54,8 +53,7 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
   assertSafeOpsExposure(options);
   const auth = createOpsAuth({ read: options.OPS_TOKEN, admin: options.OPS_ADMIN_TOKEN });
   const logger = context.logger.child({ component: 'ops-server' });
-  // No Fastify logger: its request logs would write URLs, and a URL may carry ?token=. Errors are
-  // logged below with the path only.
+  // No Fastify logger: its request logs would write URLs, which may carry ?token=.
   const app = Fastify({ logger: false });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -120,16 +118,12 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
       .send(renderStatusPage(data, { token: options.OPS_TOKEN && token ? token : undefined }));
   });
 
-  registerReportRoutes(app, { database: readDatabase, now });
+  registerReportRoutes(app, readDatabase, now);
   registerBullBoard(app, queues, { readOnly: !options.OPS_ADMIN_TOKEN });
 
   return {
     app,
-    async listen() {
-      return app.listen({ host: options.OPS_HOST, port: options.OPS_PORT });
-    },
-    async close() {
-      await app.close();
-    },
+    listen: () => app.listen({ host: options.OPS_HOST, port: options.OPS_PORT }),
+    close: () => app.close(),
   };
 }

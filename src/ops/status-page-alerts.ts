@@ -6,9 +6,8 @@ import {
   type AlertEventRow,
 } from '../alerts/store.ts';
 import type { Database } from '../db/client.ts';
-import { withDeadline } from './deadline.ts';
+import { loadSection, type Section } from './deadline.ts';
 import { html, type Html } from './html.ts';
-import type { Section } from './status-page-data.ts';
 
 /** The status page's "Alerts" section: the outbox's recent events and where their deliveries stand. */
 export interface AlertsStatus {
@@ -20,17 +19,15 @@ export interface AlertsStatus {
 const RECENT_EVENTS = 20;
 
 /** Loads the section within `timeoutMs`; a failure is the section's alone. */
-export async function loadAlertsSection(database: Database, timeoutMs: number): Promise<Section<AlertsStatus>> {
-  try {
-    const load = Promise.all([
+export function loadAlertsSection(database: Database, timeoutMs: number): Promise<Section<AlertsStatus>> {
+  const load = async () => {
+    const [counts, recent] = await Promise.all([
       loadAlertDeliveryCounts(database.sql),
       loadRecentAlertEvents(database.sql, RECENT_EVENTS),
     ]);
-    const [counts, recent] = await withDeadline(load, timeoutMs, 'Postgres');
-    return { ok: true, value: { counts, recent } };
-  } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : String(error) };
-  }
+    return { counts, recent };
+  };
+  return loadSection(load, timeoutMs, 'Postgres');
 }
 
 /** A delivery's state as a pill: delivered, failing (pending after a failed attempt), pending, failed. */

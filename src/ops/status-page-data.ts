@@ -3,8 +3,8 @@ import type { Queues } from '../queue/queues.ts';
 import type { RedisClient } from '../runtime/redis-connection.ts';
 import { upstreamPaceKey } from '../queue/redis-keys.ts';
 import { readPause, type UpstreamPause } from '../upstream/rate-limiter.ts';
-import { withDeadline } from './deadline.ts';
-import { readQueueDepths, type QueueDepth } from './queue-depths.ts';
+import { loadSection, type Section } from './deadline.ts';
+import { readQueueDepths } from './queue-depths.ts';
 import {
   loadDatasetFreshness,
   loadRecentFailures,
@@ -13,56 +13,19 @@ import {
   loadSupersededCounts,
   loadWatchedTokenPrices,
   loadWatchedTokens,
-  type DatasetFreshnessRow,
-  type FailedRunRow,
-  type PriceRow,
-  type QuarantinedRow,
-  type SchemaDriftRow,
-  type SupersededCount,
-  type WatchedTokenRow,
 } from '../db/stores/status.ts';
-import {
-  loadPortfolioSeries,
-  loadWatchedAddressValues,
-  type PortfolioPoint,
-  type WatchedAddressValue,
-} from '../db/stores/reports.ts';
-import { loadCapacityPlan, type CapacityPlan, type CapacityPlanOptions } from '../scheduler/capacity-plan.ts';
-import { loadAlertsSection, type AlertsStatus } from './status-page-alerts.ts';
-import { loadReplicaLag, type ReplicaLag } from '../db/read-replica.ts';
+import { loadPortfolioSeries, loadWatchedAddressValues } from '../db/stores/reports.ts';
+import { loadCapacityPlan, type CapacityPlanOptions } from '../scheduler/capacity-plan.ts';
+import { loadAlertsSection } from './status-page-alerts.ts';
+import { loadReplicaLag } from '../db/read-replica.ts';
 
-/** A section of the page either loaded or failed on its own, so one unreachable store never blanks the page. */
-export type Section<T> = { ok: true; value: T } | { ok: false; error: string };
+export type { Section };
 
-export interface StatusPageData {
-  now: Date;
-  /** Start of the price chart window. */
-  since: Date;
-  freshness: Section<DatasetFreshnessRow[]>;
-  queues: Section<QueueDepth[]>;
-  tokens: Section<{ watched: WatchedTokenRow[]; prices: PriceRow[] }>;
-  failures: Section<FailedRunRow[]>;
-  quarantined: Section<QuarantinedRow[]>;
-  /** Schema drifts seen in the last 24 hours. */
-  drifts: Section<SchemaDriftRow[]>;
-  quota: Section<QuotaStatus>;
-  /** The pause of the whole upstream budget in force (a 429's Retry-After), null when none. */
-  pause: Section<UpstreamPause | null>;
-  addresses: Section<AddressesStatus>;
-  /** Recent alert events and their delivery (src/alerts, docs/alerts.md). */
-  alerts: Section<AlertsStatus>;
-  /** When the page reads a replica (DATABASE_READ_URL): how far it is behind the primary. */
-  replica?: Section<ReplicaLag>;
-}
+/** Everything the status page shows: the sections of loadStatusPageData, each loaded or failed on its own. */
+export type StatusPageData = Awaited<ReturnType<typeof loadStatusPageData>>;
 
 /** Every watched address with its latest value, and its total value over the sparkline window. */
-export interface AddressesStatus {
-  watched: WatchedAddressValue[];
-  /** Each watched address's portfolio at every SPARKLINE_STEP_MS from `from` to `to` (the report's figures). */
-  series: PortfolioPoint[];
-  from: Date;
-  to: Date;
-}
+export type AddressesStatus = Awaited<ReturnType<typeof loadAddressesStatus>>;
 
 export const SPARKLINE_DAYS = 7;
 /**
@@ -71,7 +34,7 @@ export const SPARKLINE_DAYS = 7;
  */
 export const SPARKLINE_STEP_MS = 6 * 3600_000;
 
-export async function loadAddressesStatus(database: Database, now: Date): Promise<AddressesStatus> {
+export async function loadAddressesStatus(database: Database, now: Date) {
   const from = new Date(now.getTime() - SPARKLINE_DAYS * 86_400_000);
   const watched = await loadWatchedAddressValues(database);
   const series =
@@ -83,21 +46,17 @@ export async function loadAddressesStatus(database: Database, now: Date): Promis
           to: now,
           intervalMs: SPARKLINE_STEP_MS,
         });
+  // `series`: each watched address's portfolio at every SPARKLINE_STEP_MS (the report's figures).
   return { watched, series, from, to: now };
 }
 
-/** The capacity plan of the current watchlist, and the jobs superseded in the last hour per dataset. */
-export interface QuotaStatus {
-  plan: CapacityPlan;
-  superseded: SupersededCount[];
-}
+export type QuotaStatus = Awaited<ReturnType<typeof loadQuotaStatus>>;
 
-/** What `chaintap status` and the status page show under "Quota", as of `now`. */
-export async function loadQuotaStatus(
-  database: Database,
-  options: CapacityPlanOptions,
-  now: Date,
-): Promise<QuotaStatus> {
+/**
+ * What `chaintap status` and the status page show under "Quota", as of `now`: the capacity plan of
+ * the current watchlist, and the jobs superseded in the last hour per dataset.
+ */
+export async function loadQuotaStatus(database: Database, options: CapacityPlanOptions, now: Date) {
   const [plan, superseded] = await Promise.all([
     loadCapacityPlan(database, options),
     loadSupersededCounts(database, new Date(now.getTime() - 3600_000)),
@@ -113,14 +72,6 @@ export async function loadUpstreamPause(redis: RedisClient, queuePrefix: string)
 export const PRICE_WINDOW_HOURS = 24;
 const RECENT_ROWS = 20;
 
-async function section<T>(load: () => Promise<T>, timeoutMs: number, what: string): Promise<Section<T>> {
-  try {
-    return { ok: true, value: await withDeadline(load(), timeoutMs, what) };
-  } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : String(error) };
-  }
-}
-
 export async function loadStatusPageData(input: {
   /** What every section reads: the read database (DATABASE_READ_URL), or the primary when none is set. */
   database: Database;
@@ -133,51 +84,37 @@ export async function loadStatusPageData(input: {
   options: CapacityPlanOptions & { QUEUE_PREFIX: string };
   now: Date;
   timeoutMs: number;
-}): Promise<StatusPageData> {
+}) {
   const { database, now, timeoutMs } = input;
+  // The start of the price charts' window.
   const since = new Date(now.getTime() - PRICE_WINDOW_HOURS * 3600_000);
-  const replica = input.readReplica
-    ? section(() => loadReplicaLag(database), timeoutMs, 'the read replica')
-    : undefined;
-  const [freshness, queues, tokens, failures, quarantined, drifts, quota, pause, addresses, alerts] = await Promise.all(
-    [
-      section(() => loadDatasetFreshness(database), timeoutMs, 'Postgres'),
-      section(() => readQueueDepths(input.queues), timeoutMs, 'Redis'),
-      section(
-        async () => {
-          const [watched, prices] = await Promise.all([
-            loadWatchedTokens(database),
-            loadWatchedTokenPrices(database, since),
-          ]);
-          return { watched, prices };
-        },
-        timeoutMs,
-        'Postgres',
-      ),
-      section(() => loadRecentFailures(database, RECENT_ROWS), timeoutMs, 'Postgres'),
-      section(() => loadRecentQuarantined(database, RECENT_ROWS), timeoutMs, 'Postgres'),
-      section(() => loadRecentSchemaDrifts(database), timeoutMs, 'Postgres'),
-      section(() => loadQuotaStatus(database, input.options, now), timeoutMs, 'Postgres'),
-      section(() => loadUpstreamPause(input.redis, input.options.QUEUE_PREFIX), timeoutMs, 'Redis'),
-      section(() => loadAddressesStatus(database, now), timeoutMs, 'Postgres'),
-      loadAlertsSection(database, timeoutMs),
-    ],
-  );
-  // Started with the others, awaited last: the replica's lag, when the page reads one.
-  const replicaLag = await replica;
-  return {
-    now,
-    since,
-    freshness,
-    queues,
-    tokens,
-    failures,
-    quarantined,
-    drifts,
-    quota,
-    pause,
-    addresses,
-    alerts,
-    replica: replicaLag,
+  const postgres = <T>(load: () => Promise<T>) => loadSection(load, timeoutMs, 'Postgres');
+  const redis = <T>(load: () => Promise<T>) => loadSection(load, timeoutMs, 'Redis');
+  const sections = {
+    freshness: postgres(() => loadDatasetFreshness(database)),
+    queues: redis(() => readQueueDepths(input.queues)),
+    tokens: postgres(async () => {
+      const [watched, prices] = await Promise.all([
+        loadWatchedTokens(database),
+        loadWatchedTokenPrices(database, since),
+      ]);
+      return { watched, prices };
+    }),
+    failures: postgres(() => loadRecentFailures(database, RECENT_ROWS)),
+    quarantined: postgres(() => loadRecentQuarantined(database, RECENT_ROWS)),
+    // Seen in the last 24 hours.
+    drifts: postgres(() => loadRecentSchemaDrifts(database)),
+    quota: postgres(() => loadQuotaStatus(database, input.options, now)),
+    // The pause of the whole upstream budget in force (a 429's Retry-After), null when none.
+    pause: redis(() => loadUpstreamPause(input.redis, input.options.QUEUE_PREFIX)),
+    addresses: postgres(() => loadAddressesStatus(database, now)),
+    alerts: loadAlertsSection(database, timeoutMs),
+    // When the page reads a replica (DATABASE_READ_URL): how far it is behind the primary.
+    replica: input.readReplica ? loadSection(() => loadReplicaLag(database), timeoutMs, 'the read replica') : undefined,
   };
+  // Every section loads at once; the page waits for the slowest.
+  const loaded = Object.fromEntries(
+    await Promise.all(Object.entries(sections).map(async ([name, section]) => [name, await section])),
+  ) as { [Name in keyof typeof sections]: Awaited<(typeof sections)[Name]> };
+  return { now, since, ...loaded };
 }

@@ -1,13 +1,12 @@
 import Big from 'big.js';
-import { shortCoinType } from '../chain/coin-type.ts';
-import type { PortfolioPoint, WatchedAddressValue } from '../db/stores/reports.ts';
+import type { WatchedAddressValue } from '../db/stores/reports.ts';
 import { addressFormatLabel, describeAddressWatch } from './address-watch.ts';
 import { Html, html } from './html.ts';
 import { renderSparklineSvg, renderTimeChartSvg, type TimeValue } from './charts.ts';
 import { formatSpan } from '../runtime/time-span.ts';
-import { figureCell, figureText, formatPercent, formatUsd } from './figures.ts';
+import { figureCell, figureText, formatPercent, formatUsd, shortCoin } from './figures.ts';
 import { QUEUE_STATES } from './queue-depths.ts';
-import type { AddressesStatus, Section, StatusPageData } from './status-page-data.ts';
+import type { Section, StatusPageData } from './status-page-data.ts';
 import type { ReplicaLag } from '../db/read-replica.ts';
 import type { WatchedTokenRow } from '../db/stores/status.ts';
 import { DATASETS } from '../datasets.ts';
@@ -68,14 +67,6 @@ const STYLE = new Html(`
 
 function formatTime(time: Date | null | undefined): string {
   return time ? `${time.toISOString().slice(0, 19).replace('T', ' ')} UTC` : '—';
-}
-
-function shortCoin(coinType: string): string {
-  try {
-    return shortCoinType(coinType);
-  } catch {
-    return coinType;
-  }
 }
 
 function failed(section: { ok: false; error: string }): Html {
@@ -139,17 +130,10 @@ function pricesSection(data: StatusPageData): Html {
   if (!tokens.ok) return failed(tokens);
   if (tokens.value.watched.length === 0)
     return html`<p class="muted">No watched tokens (chaintap tokens add &lt;coin type&gt;).</p>`;
-  const series = new Map<string, TimeValue[]>();
-  for (const row of tokens.value.prices) {
-    const points = series.get(row.coinType) ?? [];
-    points.push({ time: row.priceTime, value: row.price });
-    series.set(row.coinType, points);
-  }
-  return html`<div class="charts">${tokens.value.watched.map((token) => tokenCard(token, series.get(token.coinType) ?? [], data))}</div>`;
-}
-
-function statusPill(status: string): Html {
-  return html`<span class="pill ${status}">${status}</span>`;
+  const series = Map.groupBy(tokens.value.prices, (row) => row.coinType);
+  const points = (coinType: string) =>
+    (series.get(coinType) ?? []).map((row) => ({ time: row.priceTime, value: row.price }));
+  return html`<div class="charts">${tokens.value.watched.map((token) => tokenCard(token, points(token.coinType), data))}</div>`;
 }
 
 function failuresSection(data: StatusPageData): Html {
@@ -157,7 +141,7 @@ function failuresSection(data: StatusPageData): Html {
   if (data.failures.value.length === 0) return html`<p class="muted">No failed, retrying or quarantined runs.</p>`;
   const rows = data.failures.value.map(
     (run) =>
-      html`<tr data-run-id="${run.id}"><td>${formatTime(run.startedAt)}</td><td>${run.dataset}</td><td class="mono">${run.target}</td><td>${formatTime(run.tick)}</td><td>${statusPill(run.status)}</td><td class="num">${run.attempts}</td><td class="num">${run.httpStatus ?? '—'}</td><td class="truncate">${run.error ?? ''}</td></tr>`,
+      html`<tr data-run-id="${run.id}"><td>${formatTime(run.startedAt)}</td><td>${run.dataset}</td><td class="mono">${run.target}</td><td>${formatTime(run.tick)}</td><td><span class="pill ${run.status}">${run.status}</span></td><td class="num">${run.attempts}</td><td class="num">${run.httpStatus ?? '—'}</td><td class="truncate">${run.error ?? ''}</td></tr>`,
   );
   return html`<table><thead><tr><th>started</th><th>dataset</th><th>target</th><th>tick</th><th>status</th><th class="num">attempts</th><th class="num">HTTP</th><th>error</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
@@ -215,32 +199,22 @@ function positionsCell(address: WatchedAddressValue): Html {
   return html`<td class="num" title="${positionsValue}">${formatUsd(positionsValue)}<div class="muted" title="${positionsAssetValue} assets − ${positionsDebtValue} debt">of which debt ${formatUsd(positionsDebtValue)}</div></td>`;
 }
 
-function addressRow(
-  address: WatchedAddressValue,
-  points: PortfolioPoint[],
-  status: AddressesStatus,
-  reportHref: (address: string) => string,
-): Html {
-  const refreshed = [address.positionsSnapshotAt, address.nftSnapshotAt]
-    .filter((time): time is Date => time !== null)
-    .sort((a, b) => b.getTime() - a.getTime())[0];
-  const sparkline = renderSparklineSvg(
-    points.map((point) => ({ time: point.time, value: point.totalValue })),
-    { from: status.from, to: status.to, title: `total value of ${address.address}, last 7 days` },
-  );
-  return html`<tr data-address="${address.address}"><td class="mono"><a href="${reportHref(address.address)}">${address.address}</a></td><td class="watch">${addressFormatLabel(address.address)}<div class="muted">${describeAddressWatch(address)}</div></td>${figureCell(address.totalValue, 'usd')}${positionsCell(address)}${figureCell(address.nftValue, 'usd')}<td>${formatTime(refreshed)}</td><td>${sparkline}</td></tr>`;
-}
-
 function addressesSection(data: StatusPageData, reportHref: (address: string) => string): Html {
-  const addresses = data.addresses;
-  if (!addresses.ok) return failed(addresses);
-  if (addresses.value.watched.length === 0)
+  if (!data.addresses.ok) return failed(data.addresses);
+  const { watched, series, from, to } = data.addresses.value;
+  if (watched.length === 0)
     return html`<p class="muted">No watched addresses (chaintap addresses add &lt;address&gt;).</p>`;
-  const series = new Map<string, PortfolioPoint[]>();
-  for (const point of addresses.value.series) series.set(point.owner, [...(series.get(point.owner) ?? []), point]);
-  const rows = addresses.value.watched.map((address) =>
-    addressRow(address, series.get(address.address) ?? [], addresses.value, reportHref),
-  );
+  const pointsOf = Map.groupBy(series, (point) => point.owner);
+  const rows = watched.map((address) => {
+    const refreshed = [address.positionsSnapshotAt, address.nftSnapshotAt]
+      .filter((time): time is Date => time !== null)
+      .sort((a, b) => b.getTime() - a.getTime())[0];
+    const sparkline = renderSparklineSvg(
+      (pointsOf.get(address.address) ?? []).map((point) => ({ time: point.time, value: point.totalValue })),
+      { from, to, title: `total value of ${address.address}, last 7 days` },
+    );
+    return html`<tr data-address="${address.address}"><td class="mono"><a href="${reportHref(address.address)}">${address.address}</a></td><td class="watch">${addressFormatLabel(address.address)}<div class="muted">${describeAddressWatch(address)}</div></td>${figureCell(address.totalValue, 'usd')}${positionsCell(address)}${figureCell(address.nftValue, 'usd')}<td>${formatTime(refreshed)}</td><td>${sparkline}</td></tr>`;
+  });
   return html`<table><thead><tr><th>address (portfolio report)</th><th>watched for</th><th class="num">total value</th><th class="num">positions, net</th><th class="num">NFTs, USD</th><th>last refresh</th><th>total value, 7 days</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
@@ -266,19 +240,9 @@ export function renderStatusPage(data: StatusPageData, links: StatusPageLinks = 
   const href = (path: string) => (links.token ? `${path}?token=${encodeURIComponent(links.token)}` : path);
   const reportHref = (address: string) =>
     `/report/portfolio?address=${encodeURIComponent(address)}${links.token ? `&token=${encodeURIComponent(links.token)}` : ''}`;
-  const failing = (s: Section<unknown>) => (s.ok ? 0 : 1);
-  const unavailable =
-    failing(data.freshness) +
-    failing(data.queues) +
-    failing(data.tokens) +
-    failing(data.failures) +
-    failing(data.quarantined) +
-    failing(data.drifts) +
-    failing(data.quota) +
-    failing(data.pause) +
-    failing(data.addresses) +
-    failing(data.alerts) +
-    (data.replica ? failing(data.replica) : 0);
+  // Every field but the two times is a section.
+  const { now: _now, since: _since, ...sections } = data;
+  const unavailable = Object.values(sections).filter((section) => section && !section.ok).length;
   const overBudget = data.quota.ok && !data.quota.value.plan.fits;
   const paused = data.pause.ok && data.pause.value !== null;
   const quotaTitle = paused ? 'Quota: requests paused' : overBudget ? 'Quota: over budget' : 'Quota';

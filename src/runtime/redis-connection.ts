@@ -6,10 +6,9 @@ import type { Logger } from './logger.ts';
 export type RedisClient = Redis | Cluster;
 
 /**
- * Redis connections as BullMQ requires them, to one node, a cluster or the master the sentinels
- * name (REDIS_URL, REDIS_CLUSTER_NODES, REDIS_SENTINELS). Workers (and anything that blocks) need
- * maxRetriesPerRequest: null so that a Redis restart or a failover pauses them instead of failing
- * jobs; producers and CLI commands fail fast so that a person sees the problem. A URL is one node.
+ * Redis connections as BullMQ requires them, to one node (a URL), a cluster or the sentinels' master.
+ * Workers (and anything that blocks) get maxRetriesPerRequest: null so that a Redis restart or a
+ * failover pauses them instead of failing jobs; producers and CLI commands fail fast for a person to see.
  */
 export function createRedisConnection(
   target: string | RedisTopology,
@@ -25,13 +24,11 @@ export function createRedisConnection(
     connectTimeout: 10_000,
     retryStrategy: (times) => Math.min(200 * times, 5_000),
     reconnectOnError: (error) => {
-      // A write that reaches a replica (a failed-over master, before the client learns of it)
-      // reconnects, finds the new master and is sent again.
+      // A write that reaches a replica (a failed-over master): reconnect to the new master, send again.
       if (error.message.startsWith('READONLY')) return 2;
-      // A write refused because Redis is full (used memory above maxmemory, noeviction) is, for a
-      // worker, an outage like Redis down: sent again after a reconnect (every 200 ms) until Redis
-      // has room, instead of failing job attempts in a burst, each a job lost for its tick. The
-      // connection's 'error' listeners (the logs) are told.
+      // Redis full (maxmemory, noeviction) is, for a worker, an outage like Redis down: sent again
+      // after each reconnect until there is room, rather than failing a burst of jobs, each lost for
+      // its tick. The connection's 'error' listeners (the logs) are told.
       if (role !== 'worker' || !error.message.startsWith('OOM')) return false;
       const { connection, saidAt } = fullWarning;
       if (Date.now() - saidAt >= FULL_WARNING_MS && connection && connection.listenerCount('error') > 0) {
@@ -41,7 +38,9 @@ export function createRedisConnection(
       return 2;
     },
     lazyConnect: false,
-    ...credentials(topology),
+    ...(topology.username ? { username: topology.username } : {}),
+    ...(topology.password ? { password: topology.password } : {}),
+    ...(topology.tls ? { tls: {} } : {}),
     ...extra,
   };
   fullWarning.connection = connect(topology, role, common);
@@ -73,10 +72,8 @@ function connect(topology: RedisTopology, role: 'worker' | 'producer', common: R
         role: 'master',
         ...(topology.sentinelPassword ? { sentinelPassword: topology.sentinelPassword } : {}),
         ...(topology.tls ? { enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
-        // No failoverDetector: it disconnects on the sentinels' +switch-master even while the
-        // client is reconnecting after the master died, which ends the client for good (ioredis 6:
-        // its connect is cancelled and the status becomes "end"). A dead master closes the
-        // connection anyway; a demoted one answers READONLY (reconnectOnError above).
+        // No failoverDetector: on +switch-master during a reconnect it ends the client for good
+        // (ioredis 6). A dead master closes the connection anyway; a demoted one answers READONLY.
         sentinelRetryStrategy: (times) => Math.min(200 * times, 5_000),
       });
     case 'cluster': {
@@ -86,31 +83,16 @@ function connect(topology: RedisTopology, role: 'worker' | 'producer', common: R
         enableOfflineQueue,
         clusterRetryStrategy: retryStrategy,
         enableReadyCheck: true,
-        // While a shard's master fails over, its slots' commands meet a closed connection, MOVED
-        // to the dead master and CLUSTERDOWN, each retried after 100 ms and counted as a
-        // redirection: ioredis' 16 last 1.6 s, a failover cluster-node-timeout and more. Workers
-        // wait it out, as maxRetriesPerRequest: null does for one node; producers fail fast.
-        // A MOVED is retried after 50 ms rather than at once, so that two nodes that disagree for a
-        // moment cannot make an unbounded retry spin.
+        // A shard's failover (closed connection, MOVED to the dead master, CLUSTERDOWN) outlasts
+        // ioredis' 16 redirections of 100 ms: workers wait it out, producers fail fast. A MOVED waits
+        // 50 ms so that two nodes that disagree for a moment cannot make an unbounded retry spin.
         ...(role === 'worker' ? { maxRedirections: Number.POSITIVE_INFINITY, retryDelayOnMoved: 50 } : {}),
       });
     }
   }
 }
 
-/** Credentials and TLS, from the URLs or the settings (REDIS_USERNAME, REDIS_PASSWORD, REDIS_TLS). */
-function credentials(topology: RedisTopology): RedisOptions {
-  return {
-    ...(topology.username ? { username: topology.username } : {}),
-    ...(topology.password ? { password: topology.password } : {}),
-    ...(topology.tls ? { tls: {} } : {}),
-  };
-}
-
-/**
- * The nodes a whole-server command (CONFIG, INFO) must ask: every master of a cluster, else the
- * connection itself.
- */
+/** The nodes a whole-server command (CONFIG, INFO) must ask: every master of a cluster, else the connection. */
 export function serverNodes(redis: RedisClient): Redis[] {
   return redis instanceof Cluster ? redis.nodes('master') : [redis];
 }

@@ -1,7 +1,6 @@
 /**
- * Retry-After (RFC 9110 10.2.3) as milliseconds from `now`: delay-seconds or an HTTP date. Undefined
- * when the header is absent or unreadable, so that each caller picks its own fallback. The one parser
- * of the header: the upstream client and the webhook deliverer both read it here.
+ * Retry-After (RFC 9110 10.2.3) as milliseconds from `now`: delay-seconds or an HTTP date; undefined
+ * when absent or unreadable, so that each caller (upstream client, webhooks) picks its own fallback.
  */
 export function readRetryAfterMs(
   value: string | string[] | null | undefined,

@@ -59,10 +59,9 @@ export function isScrubbable(secret: string | undefined): secret is string {
 }
 
 /**
- * An error as the CLI prints it when nothing else caught it, with the secrets scrubbed in every
- * form: `error: <summary>` when the caller has a one-line summary of an expected failure, else an
- * error of ours (bad input, configuration) as its message alone, any other with its stack, causes
- * and properties (a bug: they help).
+ * An error as the CLI prints it when nothing else caught it, secrets scrubbed: `error: <summary>` of
+ * an expected failure, an error of ours (bad input, configuration) as its message alone, any other
+ * with its stack, causes and properties (a bug: they help).
  */
 export function formatFatalError(error: unknown, secrets: readonly (string | undefined)[], summary?: string): string {
   const text =
@@ -76,24 +75,17 @@ export function formatFatalError(error: unknown, secrets: readonly (string | und
 
 function characterForms(char: string): string {
   if (INVARIANT.test(char)) return escapeRegExp(char);
-  const forms = [escapeRegExp(char), ...percentForms(char), ...jsonForms(char)];
-  if (char === ' ') forms.push('\\+');
-  return `(?:${forms.join('|')})`;
-}
-
-/** Its UTF-8 bytes as %XX each (hex in either case), or encoded twice (%25XX). */
-function percentForms(char: string): string[] {
-  const bytes = [...Buffer.from(char, 'utf8')];
-  return [bytes.map((byte) => `%(?:25)*${hexForms(byte, 2)}`).join('')];
-}
-
-/** A JSON escape of it, behind any number of backslashes (a JSON string inside another). */
-function jsonForms(char: string): string[] {
-  const units = Array.from({ length: char.length }, (_, i) => char.charCodeAt(i));
-  const forms = [units.map((unit) => `\\\\+u${hexForms(unit, 4)}`).join('')];
+  const forms = [
+    escapeRegExp(char),
+    // Its UTF-8 bytes as %XX each (hex in either case), or encoded twice (%25XX).
+    [...Buffer.from(char, 'utf8')].map((byte) => `%(?:25)*${hexForms(byte, 2)}`).join(''),
+    // JSON escapes, behind any number of backslashes (a JSON string inside another).
+    Array.from({ length: char.length }, (_, i) => `\\\\+u${hexForms(char.charCodeAt(i), 4)}`).join(''),
+  ];
   const short = SHORT_ESCAPES[char];
   if (short !== undefined) forms.push(`\\\\+${escapeRegExp(short)}`);
-  return forms;
+  if (char === ' ') forms.push('\\+');
+  return `(?:${forms.join('|')})`;
 }
 
 const SHORT_ESCAPES: Record<string, string> = {

@@ -1,13 +1,10 @@
 import type { Logger } from './logger.ts';
 
 /**
- * The closes of one command's resources, in one place: each resource adds its close when it is
- * opened, and close() runs them last-added first, so that whatever uses a connection stops before
- * the connection goes (scheduler, workers, ops server, upstream client, then queues, Redis, Postgres).
- *
- * There is no timeout here: a close that can hang bounds itself, because only it knows what to do
- * when time runs out (the worker pool aborts its active jobs after SHUTDOWN_GRACE_MS and then forces
- * its workers closed; Postgres ends with a timeout).
+ * The closes of one command's resources: each resource adds its close when it is opened, and close()
+ * runs them last-added first, so that whatever uses a connection stops before the connection goes.
+ * No timeout here: a close that can hang bounds itself, as only it knows what to do when time runs
+ * out (the worker pool aborts its jobs after SHUTDOWN_GRACE_MS; Postgres ends with a timeout).
  */
 export interface Shutdown {
   /** Registers a close; `name` is what a failure is logged under. */
@@ -64,13 +61,10 @@ export function createShutdown(logger: Logger): Shutdown {
  */
 export async function withShutdown<T>(logger: Logger, work: (shutdown: Shutdown) => Promise<T>): Promise<T> {
   const shutdown = createShutdown(logger);
-  let result: T;
-  try {
-    result = await work(shutdown);
-  } catch (error) {
+  const result = await work(shutdown).catch(async (error: unknown) => {
     await shutdown.close().catch(() => undefined);
     throw error;
-  }
+  });
   await shutdown.close();
   return result;
 }

@@ -1,7 +1,6 @@
 /**
  * A span of time as a person reads it: "42 s", "12 min 5 s", "3 h 20 min", "4 d 2 h" (to the nearest
- * second, then the two largest units). Ages, waits and estimates on the status page, in status,
- * reports, alert texts and backfill plans.
+ * second, then the two largest units).
  */
 export function formatSpan(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));

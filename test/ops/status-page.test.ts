@@ -38,6 +38,7 @@ function data(overrides: Partial<StatusPageData> = {}): StatusPageData {
       ok: true,
       value: { counts: { pending: 0, failing: 0, deliveredLastDay: 0, failedLastDay: 0 }, recent: [] },
     },
+    replica: undefined,
     ...overrides,
   };
 }
