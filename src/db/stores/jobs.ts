@@ -1,21 +1,18 @@
 import type { Database } from '../client.ts';
-import type { RunStatus } from '../schema/index.ts';
+import type { ingestionRuns, RunStatus } from '../schema/index.ts';
 import type { QuarantinedElement } from '../schema/rows.ts';
 import { runSql } from '../query.ts';
 import { storableText } from '../storable-text.ts';
 import { withTransaction, type Tx } from '../transaction.ts';
 import { insertRawResponses, type RawRecord } from './raw-responses.ts';
 
-/** One job: what ingestion_runs records about it. */
-export interface RunRecord {
-  jobId: string;
-  /** 'backfill': price jobs of `chaintap backfill`, kept apart so they do not count as scheduled freshness. */
+/** One job: what ingestion_runs records about it. 'backfill': price jobs of `chaintap backfill`, apart from scheduled freshness. */
+export type RunRecord = Pick<
+  typeof ingestionRuns.$inferSelect,
+  'jobId' | 'target' | 'tick' | 'attempts' | 'startedAt'
+> & {
   dataset: 'prices' | 'positions' | 'nfts' | 'backfill' | 'protocols' | 'maintenance';
-  target: string;
-  tick: Date;
-  attempts: number;
-  startedAt: Date;
-}
+};
 
 /** Error texts are cut to this length (an upstream error body may be large; the raw body is kept). */
 const MAX_ERROR_LENGTH = 4000;
@@ -189,13 +186,7 @@ async function advanceWatermark(tx: Tx, run: RunRecord): Promise<void> {
 }
 
 /** A job replaced by its target's job of a newer tick before it ran. */
-export interface SupersededRun {
-  jobId: string;
-  dataset: RunRecord['dataset'];
-  target: string;
-  tick: Date;
-  supersededBy: Date;
-}
+export type SupersededRun = Pick<RunRecord, 'jobId' | 'dataset' | 'target' | 'tick'> & { supersededBy: Date };
 
 /** Records superseded jobs (the newer tick in `error`); a run with a final outcome keeps it. */
 export async function recordSupersededRuns(database: Database, runs: SupersededRun[]): Promise<void> {
