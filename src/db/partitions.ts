@@ -19,22 +19,13 @@ function monthStart(time: Date, offset = 0): Date {
   return new Date(Date.UTC(time.getUTCFullYear(), time.getUTCMonth() + offset, 1));
 }
 
-/** Makes sure the partitions of `tables` exist for every month of `times`, in one statement of the caller's transaction. */
-export async function ensureMonthPartitions(
-  tx: Tx,
-  tables: readonly PartitionedTable[],
-  times: Iterable<Date>,
-): Promise<void> {
-  // A batch has few distinct times (and fewer months): format each distinct time once.
-  const distinct = new Set<number>();
-  for (const time of times) distinct.add(time.getTime());
-  const months = [...new Set([...distinct].map((time) => monthOf(new Date(time))))];
-  const wanted = tables.flatMap((table) => months.map((month) => ({ table, month })));
-  if (wanted.length === 0) return;
+/** Makes sure the table's partitions exist for every month of `times`, in one statement of the caller's transaction. */
+export async function ensureMonthPartitions(tx: Tx, table: PartitionedTable, times: Date[]): Promise<void> {
+  const months = [...new Set(times.map(monthOf))];
   await tx.sql`
-    select chaintap_ensure_month_partition(w.parent, w.month)
-    from unnest(${wanted.map((w) => w.table)}::text[], ${wanted.map((w) => w.month)}::date[]) with ordinality as w(parent, month, n)
-    order by w.n`;
+    select chaintap_ensure_month_partition(${table}, m.month)
+    from unnest(${months}::date[]) with ordinality as m(month, n)
+    order by m.n`;
 }
 
 /**

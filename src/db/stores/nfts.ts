@@ -38,7 +38,7 @@ export async function writeNftHoldings(
   normalized: NormalizedNftHoldings,
   ctx: NftWriteContext,
 ): Promise<Record<string, number>> {
-  await ensureMonthPartitions(tx, ['nft_holding_snapshots'], [ctx.snapshotAt]);
+  await ensureMonthPartitions(tx, 'nft_holding_snapshots', [ctx.snapshotAt]);
   const scope = ctx.scopeChain.toUpperCase();
   const complete = ctx.complete ?? true;
   // An answer for one chain holds only that chain, whatever a collection leaves out.

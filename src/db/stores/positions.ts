@@ -23,7 +23,7 @@ export async function writePositions(
   normalized: NormalizedPositions,
   ctx: PositionsWriteContext,
 ): Promise<Record<string, number>> {
-  await ensureMonthPartitions(tx, ['position_snapshot_points'], [ctx.snapshotAt]);
+  await ensureMonthPartitions(tx, 'position_snapshot_points', [ctx.snapshotAt]);
   const ids = normalized.positions.map((position) => position.positionId);
   const { tokenOf, inserted: tokensInserted } = await resolvePositionTokens(tx, normalized.amounts);
   const [protocols, upserted, snapshotExtras, closed, , refreshes] = await Promise.all([

@@ -17,7 +17,7 @@ export async function writeTokenPrices(tx: Tx, normalized: NormalizedTokenPrices
   if (prices.length === 0) return writtenCounts({ tokens: tokens.written });
   const sourceIds = await priceSourceIds(tx, prices);
   const times = prices.map((price) => price.priceTime);
-  await ensureMonthPartitions(tx, ['token_price_points'], times);
+  await ensureMonthPartitions(tx, 'token_price_points', times);
   const written = await mergePoints(tx.sql, pricePoints(prices, tokens.ids, sourceIds));
   return writtenCounts({ tokens: tokens.written, token_prices: written });
 }
@@ -98,21 +98,17 @@ async function updateChanged(sql: TransactionSql, changed: PricePoint[]): Promis
 
 /** The stored prices grouped by token: neighbours in the heap, their index entries fill pages. Linear. */
 function pricePoints(prices: PriceRow[], tokenIds: Map<string, number>, sourceIds: Map<string, number>): PricePoint[] {
-  const byToken = new Map<number, PricePoint[]>();
-  for (const price of prices) {
-    const tokenId = tokenIds.get(price.coinType)!;
-    let points = byToken.get(tokenId);
-    if (!points) byToken.set(tokenId, (points = []));
-    points.push([
+  const byToken = Map.groupBy(prices, (price) => tokenIds.get(price.coinType)!);
+  return [...byToken].flatMap(([tokenId, rows]) =>
+    rows.map((price): PricePoint => [
       price.priceTime,
       tokenId,
       Math.floor(price.fetchedAt.getTime() / 1000) - Math.floor(price.priceTime.getTime() / 1000),
       price.source === null ? null : sourceIds.get(price.source)!,
       price.price,
       price.price24hAgo,
-    ]);
-  }
-  return byToken.size === prices.length ? [...byToken.values()].map(([point]) => point!) : [...byToken.values()].flat();
+    ]),
+  );
 }
 
 /** The stored price times (epoch ms) in [from, to) by normalized coin type: what a backfill can skip. */

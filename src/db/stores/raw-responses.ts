@@ -24,8 +24,7 @@ export function storedBody(body: string): { text: string | null; bytes: Buffer |
 
 /** A body in the zlib form of migrations 0007 to 0017 (only read now), with its dictionary if any. */
 export function decodeRawBody(bodyZlib: Buffer, dictionaryZlib: Buffer | null): string {
-  const dictionary = dictionaryZlib === null ? undefined : inflateSync(dictionaryZlib);
-  return inflateSync(bodyZlib, dictionary === undefined ? {} : { dictionary }).toString('utf8');
+  return inflateSync(bodyZlib, dictionaryZlib ? { dictionary: inflateSync(dictionaryZlib) } : {}).toString('utf8');
 }
 
 /** Stores bodies, once per job (dataset, target, tick, endpoint) and body, and returns their ids. */
