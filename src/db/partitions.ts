@@ -6,7 +6,6 @@ import { withTransaction, type Tx } from './transaction.ts';
 export const PARTITIONED_TABLES = ['token_price_points', 'position_snapshot_points', 'nft_holding_snapshots'] as const;
 export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
 
-/** Schema the detached price partitions are moved to. */
 const ARCHIVE_SCHEMA = 'chaintap_archive';
 
 /** First day (UTC) of the month of a time, as YYYY-MM-01. */

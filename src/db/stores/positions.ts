@@ -69,13 +69,13 @@ async function upsertPositions(tx: Tx, rows: PositionRow[], snapshots: PositionS
   const extras = new Map(snapshots.map((snapshot) => [snapshot.positionId, snapshot.extra]));
   const result = await tx.sql`
     insert into positions as t (owner, position_id, upstream_position_id, parent_position_id, chain, type, protocol_id, first_seen_at, last_seen_at, closed_at, snapshot_extra)
-    select i.owner, i.position_id, i.upstream_position_id, i.parent_position_id, i.chain, i.type, i.protocol_id, i.first_seen_at, i.last_seen_at, i.closed_at, i.snapshot_extra::jsonb
+    select i.*
     from unnest(
       ${rows.map((r) => r.owner)}::text[], ${rows.map((r) => r.positionId)}::text[],
       ${rows.map((r) => r.upstreamPositionId)}::text[], ${rows.map((r) => r.parentPositionId)}::text[], ${rows.map((r) => r.chain)}::text[],
       ${rows.map((r) => r.type)}::text[], ${rows.map((r) => r.protocolId)}::text[], ${rows.map((r) => r.firstSeenAt.toISOString())}::timestamptz[],
       ${rows.map((r) => r.lastSeenAt.toISOString())}::timestamptz[], ${rows.map((r) => r.closedAt?.toISOString() ?? null)}::timestamptz[],
-      ${rows.map((r) => jsonText(extras.get(r.positionId)))}::text[])
+      ${rows.map((r) => jsonText(extras.get(r.positionId)))}::text[]::jsonb[])
       as i(owner, position_id, upstream_position_id, parent_position_id, chain, type, protocol_id, first_seen_at, last_seen_at, closed_at, snapshot_extra)
     on conflict (owner, position_id) ${tx.sql.unsafe(POSITION_UPDATE.update)}`;
   return result.count;
