@@ -50,7 +50,6 @@ export async function ensurePartitions(database: Database, range: { from: Date; 
 
 export type Partition = { name: string; from: Date; to: Date };
 
-/** The partitions of a table with their bounds, oldest first. */
 export async function partitionsOf(database: Database, table: string): Promise<Partition[]> {
   const rows = await runSql(database, 'partitions.list')<{ name: string; bounds: string }[]>`
     select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bounds

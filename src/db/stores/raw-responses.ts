@@ -62,7 +62,6 @@ export interface RawResponseFilter {
   limit?: number;
 }
 
-/** Raw responses with their bodies as received, newest first. */
 export async function readRawResponses(
   database: Database,
   filter: RawResponseFilter = {},
