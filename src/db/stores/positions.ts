@@ -124,8 +124,7 @@ async function upsertSnapshotPoints(
   const rows = await tx.sql<{ amounts: number; farming: number }[]>`
     insert into position_snapshot_points as t (position_key, snapshot_at, ${tx.sql.unsafe(POINT_COLUMNS)})
     select p.position_key, ${ctx.snapshotAt}::timestamptz, r.fee, r.input_value, r.yield_collected_value, r.current_value, r.current_yield_value,
-      r.asset_value, r.debt_value, r.net_value, r.pnl, r.health_factor,
-      r.extra,
+      r.asset_value, r.debt_value, r.net_value, r.pnl, r.health_factor, r.extra,
       r.amount_kinds, r.amount_tokens, r.amounts, r.amount_values, chaintap_jsonb_array(r.amount_token_info), chaintap_jsonb_array(r.amount_extras),
       r.farming_base_apr, r.farming_rewards_apr, r.farming_total_apr, r.farming_total_apy,
       chaintap_jsonb_array(r.farming_rewards), chaintap_jsonb_array(r.farming_extras)
