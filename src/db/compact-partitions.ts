@@ -1,6 +1,6 @@
 import { sleep } from '../runtime/sleep.ts';
 import type { Database } from './client.ts';
-import { dailyCutoffOf, hourlyCutoffOf } from './downsample.ts';
+import { dailyCutoffOf, hourlyCutoffOf, type DownsampleSettings } from './downsample.ts';
 import { partitionsOf } from './partitions.ts';
 import { runQuery, runSql } from './query.ts';
 
@@ -9,10 +9,8 @@ import { runQuery, runSql } from './query.ts';
  * thinned to a tier it is rewritten with VACUUM FULL, after waiting for older transactions of the
  * cluster (whose rows it would keep). What cannot be done in time is left for the next run.
  */
-export interface CompactionSettings {
-  /** The downsampling settings, and the time its last run thinned the history as of. */
-  fullResolutionDays: number;
-  hourlyDays: number;
+export interface CompactionSettings extends DownsampleSettings {
+  /** The time downsampling's last run thinned the history as of. */
   thinnedAt: Date;
   lockTimeoutMs: number;
   horizonTimeoutMs: number;
@@ -32,7 +30,7 @@ const LOCK_NOT_AVAILABLE = '55P03';
 /** The tier a partition ending at `upper` is wholly thinned to (by downsampling's cutoffs), or null. Pure. */
 export function thinnedTier(
   upper: Date,
-  settings: Pick<CompactionSettings, 'fullResolutionDays' | 'hourlyDays' | 'thinnedAt'>,
+  settings: DownsampleSettings & { thinnedAt: Date },
 ): 'hourly' | 'daily' | null {
   const hourly = hourlyCutoffOf(settings, settings.thinnedAt);
   if (hourly === null) return null;

@@ -196,10 +196,8 @@ async function nextSeries(
   const keys = (alias: string) => qualified(sql, table, alias);
   const keyList = sql(table.keys as string[]);
   const from = sql(relation);
-  const first =
-    after === null
-      ? sql`select ${keyList} from ${from} t order by ${keyList} limit 1`
-      : sql`select ${keyList} from ${from} t where (${keys('t')}) > (${typedList(sql, after, table.keyType)}) order by ${keyList} limit 1`;
+  const past = after === null ? sql`` : sql`where (${keys('t')}) > (${typedList(sql, after, table.keyType)})`;
+  const first = sql`select ${keyList} from ${from} t ${past} order by ${keyList} limit 1`;
   return runSql(database, 'downsample.read')<Record<string, string>[]>`
     with recursive series as (
       (select f.*, 1 as n from (${first}) f)

@@ -33,8 +33,7 @@ export async function runMigrations(url: string, migrationsFolder = MIGRATIONS_F
 
 /** Creates the database named in `url` when it does not exist, connecting to its `postgres` database. */
 export async function ensureDatabase(url: string): Promise<boolean> {
-  const target = new URL(url);
-  const name = decodeURIComponent(target.pathname.slice(1));
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
   if (!name) return false;
   const admin = new URL(url);
   admin.pathname = '/postgres';

@@ -6,7 +6,6 @@ import { withTransaction, type Tx } from './transaction.ts';
 export const PARTITIONED_TABLES = ['token_price_points', 'position_snapshot_points', 'nft_holding_snapshots'] as const;
 export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
 
-/** Schema the detached price partitions are moved to. */
 const ARCHIVE_SCHEMA = 'chaintap_archive';
 
 /** First day (UTC) of the month of a time, as YYYY-MM-01. */
@@ -19,22 +18,13 @@ function monthStart(time: Date, offset = 0): Date {
   return new Date(Date.UTC(time.getUTCFullYear(), time.getUTCMonth() + offset, 1));
 }
 
-/** Makes sure the partitions of `tables` exist for every month of `times`, in one statement of the caller's transaction. */
-export async function ensureMonthPartitions(
-  tx: Tx,
-  tables: readonly PartitionedTable[],
-  times: Iterable<Date>,
-): Promise<void> {
-  // A batch has few distinct times (and fewer months): format each distinct time once.
-  const distinct = new Set<number>();
-  for (const time of times) distinct.add(time.getTime());
-  const months = [...new Set([...distinct].map((time) => monthOf(new Date(time))))];
-  const wanted = tables.flatMap((table) => months.map((month) => ({ table, month })));
-  if (wanted.length === 0) return;
+/** Makes sure the table's partitions exist for every month of `times`, in one statement of the caller's transaction. */
+export async function ensureMonthPartitions(tx: Tx, table: PartitionedTable, times: Date[]): Promise<void> {
+  const months = [...new Set(times.map(monthOf))];
   await tx.sql`
-    select chaintap_ensure_month_partition(w.parent, w.month)
-    from unnest(${wanted.map((w) => w.table)}::text[], ${wanted.map((w) => w.month)}::date[]) with ordinality as w(parent, month, n)
-    order by w.n`;
+    select chaintap_ensure_month_partition(${table}, m.month)
+    from unnest(${months}::date[]) with ordinality as m(month, n)
+    order by m.n`;
 }
 
 /**
@@ -60,7 +50,6 @@ export async function ensurePartitions(database: Database, range: { from: Date; 
 
 export type Partition = { name: string; from: Date; to: Date };
 
-/** The partitions of a table with their bounds, oldest first. */
 export async function partitionsOf(database: Database, table: string): Promise<Partition[]> {
   const rows = await runSql(database, 'partitions.list')<{ name: string; bounds: string }[]>`
     select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bounds

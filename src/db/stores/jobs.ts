@@ -1,21 +1,18 @@
 import type { Database } from '../client.ts';
-import type { RunStatus } from '../schema/index.ts';
+import type { ingestionRuns, RunStatus } from '../schema/index.ts';
 import type { QuarantinedElement } from '../schema/rows.ts';
 import { runSql } from '../query.ts';
 import { storableText } from '../storable-text.ts';
 import { withTransaction, type Tx } from '../transaction.ts';
 import { insertRawResponses, type RawRecord } from './raw-responses.ts';
 
-/** One job: what ingestion_runs records about it. */
-export interface RunRecord {
-  jobId: string;
-  /** 'backfill': price jobs of `chaintap backfill`, kept apart so they do not count as scheduled freshness. */
+/** One job: what ingestion_runs records about it. 'backfill': price jobs of `chaintap backfill`, apart from scheduled freshness. */
+export type RunRecord = Pick<
+  typeof ingestionRuns.$inferSelect,
+  'jobId' | 'target' | 'tick' | 'attempts' | 'startedAt'
+> & {
   dataset: 'prices' | 'positions' | 'nfts' | 'backfill' | 'protocols' | 'maintenance';
-  target: string;
-  tick: Date;
-  attempts: number;
-  startedAt: Date;
-}
+};
 
 /** Error texts are cut to this length (an upstream error body may be large; the raw body is kept). */
 const MAX_ERROR_LENGTH = 4000;
@@ -53,7 +50,7 @@ export async function commitJob(
       advanceWatermark(tx, args.run),
     ]);
     if (quarantined.length > 0 && args.raw[0])
-      await insertQuarantinedElements(tx, args.raw[0], rawIds[0] ?? null, quarantined);
+      await insertQuarantined(tx, args.raw[0], rawIds[0] ?? null, quarantined.map(elementEntry));
     await args.fence?.();
     return { rowsWritten, byTable };
   });
@@ -79,17 +76,8 @@ export async function quarantinePayload(
 ): Promise<void> {
   await withTransaction(database, 'jobs.quarantine', async (tx) => {
     const [rawResponseId] = await insertRawResponses(tx, [args.raw]);
-    if (args.elements) {
-      await insertQuarantinedElements(tx, args.raw, rawResponseId ?? null, args.elements);
-    } else {
-      const { raw } = args;
-      await tx.sql`
-        insert into quarantined_payloads as q (received_at, dataset, endpoint, target, tick, http_status, raw_response_id, reason, body)
-        values (${raw.receivedAt}, ${raw.dataset}, ${raw.endpoint}, ${raw.target}, ${raw.tick}, ${raw.httpStatus},
-                ${rawResponseId ?? null}, ${storableText(args.reason)}, ${storableText(raw.body)})
-        on conflict (raw_response_id) where element_index is null
-        do update set reason = excluded.reason where q.reason is distinct from excluded.reason`;
-    }
+    const whole = { index: null, body: args.raw.body, reason: args.reason };
+    await insertQuarantined(tx, args.raw, rawResponseId ?? null, args.elements?.map(elementEntry) ?? [whole]);
     await upsertRun(tx, args.run, {
       status: 'quarantined',
       httpStatus: args.raw.httpStatus,
@@ -124,22 +112,33 @@ async function pruneOlderThan(
   return (await runSql(database, `${table}.prune`)`delete from ${sql(table)} where ${sql(column)} < ${cutoff}`).count;
 }
 
-/** One quarantined_payloads row per element, holding the element as received (JSON) and its index. */
-async function insertQuarantinedElements(
+/** A quarantined element as received (JSON), with its index in the answer. */
+const elementEntry = ({ index, element, reason }: QuarantinedElement) => ({
+  index,
+  body: JSON.stringify(element) ?? 'undefined',
+  reason,
+});
+
+/** quarantined_payloads rows: a whole body (index null: its own unique key) or one row per element. */
+async function insertQuarantined(
   tx: Tx,
   raw: RawRecord,
   rawResponseId: number | null,
-  elements: QuarantinedElement[],
+  entries: { index: number | null; body: string; reason: string }[],
 ): Promise<void> {
-  if (elements.length === 0) return;
+  if (entries.length === 0) return;
+  const conflictKey =
+    entries[0]!.index === null
+      ? tx.sql`(raw_response_id) where element_index is null`
+      : tx.sql`(raw_response_id, element_index) where element_index is not null`;
   await tx.sql`
     insert into quarantined_payloads as q (received_at, dataset, endpoint, target, tick, http_status, raw_response_id, reason, body, element_index)
     select ${raw.receivedAt}, ${raw.dataset}, ${raw.endpoint}, ${raw.target}, ${raw.tick}, ${raw.httpStatus}, ${rawResponseId},
            e.reason, e.body, e.element_index
-    from unnest(${elements.map((element) => storableText(element.reason))}::text[],
-                ${elements.map((element) => storableText(JSON.stringify(element.element) ?? 'undefined'))}::text[],
-                ${elements.map((element) => element.index)}::int[]) as e(reason, body, element_index)
-    on conflict (raw_response_id, element_index) where element_index is not null
+    from unnest(${entries.map((entry) => storableText(entry.reason))}::text[],
+                ${entries.map((entry) => storableText(entry.body))}::text[],
+                ${entries.map((entry) => entry.index)}::int[]) as e(reason, body, element_index)
+    on conflict ${conflictKey}
     do update set reason = excluded.reason where q.reason is distinct from excluded.reason`;
 }
 
@@ -189,13 +188,7 @@ async function advanceWatermark(tx: Tx, run: RunRecord): Promise<void> {
 }
 
 /** A job replaced by its target's job of a newer tick before it ran. */
-export interface SupersededRun {
-  jobId: string;
-  dataset: RunRecord['dataset'];
-  target: string;
-  tick: Date;
-  supersededBy: Date;
-}
+export type SupersededRun = Pick<RunRecord, 'jobId' | 'dataset' | 'target' | 'tick'> & { supersededBy: Date };
 
 /** Records superseded jobs (the newer tick in `error`); a run with a final outcome keeps it. */
 export async function recordSupersededRuns(database: Database, runs: SupersededRun[]): Promise<void> {

@@ -38,7 +38,7 @@ export async function writeNftHoldings(
   normalized: NormalizedNftHoldings,
   ctx: NftWriteContext,
 ): Promise<Record<string, number>> {
-  await ensureMonthPartitions(tx, ['nft_holding_snapshots'], [ctx.snapshotAt]);
+  await ensureMonthPartitions(tx, 'nft_holding_snapshots', [ctx.snapshotAt]);
   const scope = ctx.scopeChain.toUpperCase();
   const complete = ctx.complete ?? true;
   // An answer for one chain holds only that chain, whatever a collection leaves out.
@@ -75,9 +75,7 @@ async function upsertCollections(tx: Tx, rows: NftCollectionRow[]): Promise<numb
     insert into nft_collections as t (
       collection_id, chain, name, description, external_url, image_url, total_items, verified, scam, native_token_name,
       native_token_symbol, native_token_decimals, native_token_cmc_id, native_token_cmc_slug, native_token_cg_id, extra, first_seen_at, last_seen_at)
-    select i.collection_id, i.chain, i.name, i.description, i.external_url, i.image_url, i.total_items, i.verified, i.scam, i.native_token_name,
-           i.native_token_symbol, i.native_token_decimals, i.native_token_cmc_id, i.native_token_cmc_slug, i.native_token_cg_id, i.extra,
-           i.first_seen_at, i.last_seen_at
+    select i.*
     from unnest(
       ${c.map((r) => r.collectionId)}::text[], ${c.map((r) => r.chain)}::text[], ${c.map((r) => r.name)}::text[], ${c.map((r) => r.description)}::text[],
       ${c.map((r) => r.externalUrl)}::text[], ${c.map((r) => r.imageUrl)}::text[], ${c.map((r) => r.totalItems)}::bigint[], ${c.map((r) => boolText(r.verified))}::text[]::boolean[],
@@ -105,12 +103,12 @@ async function upsertHoldings(tx: Tx, rows: NftHoldingSnapshotRow[]): Promise<nu
   if (rows.length === 0) return 0;
   const result = await tx.sql`
     insert into nft_holding_snapshots as t (owner, collection_id, snapshot_at, chain, token_count, floor_price, market_price, realized_pnl, unrealized_pnl, extra)
-    select i.owner, i.collection_id, i.snapshot_at, i.chain, i.token_count, i.floor_price, i.market_price, i.realized_pnl, i.unrealized_pnl, i.extra::jsonb
+    select i.*
     from unnest(
       ${rows.map((r) => r.owner)}::text[], ${rows.map((r) => r.collectionId)}::text[], ${rows.map((r) => iso(r.snapshotAt))}::timestamptz[],
       ${rows.map((r) => r.chain)}::text[], ${rows.map((r) => r.tokenCount)}::int[], ${rows.map((r) => r.floorPrice)}::numeric[],
       ${rows.map((r) => r.marketPrice)}::numeric[], ${rows.map((r) => r.realizedPnl)}::numeric[], ${rows.map((r) => r.unrealizedPnl)}::numeric[],
-      ${rows.map((r) => jsonText(r.extra))}::text[])
+      ${rows.map((r) => jsonText(r.extra))}::text[]::jsonb[])
       as i(owner, collection_id, snapshot_at, chain, token_count, floor_price, market_price, realized_pnl, unrealized_pnl, extra)
     on conflict (owner, collection_id, snapshot_at) ${tx.sql.unsafe(HOLDING_UPDATE)}`;
   return result.count;
@@ -122,14 +120,13 @@ async function upsertTokens(tx: Tx, rows: NftTokenRow[]): Promise<number> {
     insert into nft_tokens as t (
       owner, collection_id, token_id, chain, contract_address, name, image_url, rank, rarity_score, royalty, price, cost, extra,
       first_seen_at, last_seen_at, released_at)
-    select i.owner, i.collection_id, i.token_id, i.chain, i.contract_address, i.name, i.image_url, i.rank, i.rarity_score, i.royalty,
-           i.price, i.cost, i.extra::jsonb, i.first_seen_at, i.last_seen_at, i.released_at
+    select i.*
     from unnest(
       ${rows.map((r) => r.owner)}::text[], ${rows.map((r) => r.collectionId)}::text[], ${rows.map((r) => r.tokenId)}::text[],
       ${rows.map((r) => r.chain)}::text[], ${rows.map((r) => r.contractAddress)}::text[], ${rows.map((r) => r.name)}::text[],
       ${rows.map((r) => r.imageUrl)}::text[], ${rows.map((r) => r.rank)}::text[], ${rows.map((r) => r.rarityScore)}::numeric[],
       ${rows.map((r) => r.royalty)}::numeric[], ${rows.map((r) => r.price)}::numeric[], ${rows.map((r) => r.cost)}::numeric[],
-      ${rows.map((r) => jsonText(r.extra))}::text[], ${rows.map((r) => iso(r.firstSeenAt))}::timestamptz[],
+      ${rows.map((r) => jsonText(r.extra))}::text[]::jsonb[], ${rows.map((r) => iso(r.firstSeenAt))}::timestamptz[],
       ${rows.map((r) => iso(r.lastSeenAt))}::timestamptz[], ${rows.map((r) => (r.releasedAt ? iso(r.releasedAt) : null))}::timestamptz[])
       as i(owner, collection_id, token_id, chain, contract_address, name, image_url, rank, rarity_score, royalty, price, cost, extra,
            first_seen_at, last_seen_at, released_at)

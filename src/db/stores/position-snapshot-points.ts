@@ -1,4 +1,4 @@
-import type { NormalizedPositions, PositionAmountKind, PositionAmountRow, PositionFarmingRow } from '../schema/rows.ts';
+import type { NormalizedPositions, PositionAmountKind, PositionAmountRow } from '../schema/rows.ts';
 import { jsonDelta } from '../json-delta.ts';
 import type { KnownPositionToken } from './position-tokens.ts';
 
@@ -18,8 +18,8 @@ export function snapshotPoints(
   tokenOf: ReadonlyMap<PositionAmountRow, KnownPositionToken>,
   snapshotExtraOf: ReadonlyMap<string, Record<string, unknown>>,
 ) {
-  const amountsOf = groupBy(normalized.amounts);
-  const farmingOf = groupBy(normalized.farming);
+  const amountsOf = Map.groupBy(normalized.amounts, (entry) => entry.positionId);
+  const farmingOf = Map.groupBy(normalized.farming, (entry) => entry.positionId);
   return normalized.snapshots.map((snapshot) => {
     const amounts = (amountsOf.get(snapshot.positionId) ?? []).sort(byKindThenIdx);
     const farming = (farmingOf.get(snapshot.positionId) ?? []).sort((a, b) => a.idx - b.idx);
@@ -67,14 +67,4 @@ function sparse<T, V>(entries: T[], value: (entry: T, i: number) => V | null): (
 
 function byKindThenIdx(a: PositionAmountRow, b: PositionAmountRow): number {
   return KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || a.idx - b.idx;
-}
-
-function groupBy<T extends PositionAmountRow | PositionFarmingRow>(rows: T[]): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const row of rows) {
-    const group = groups.get(row.positionId);
-    if (group) group.push(row);
-    else groups.set(row.positionId, [row]);
-  }
-  return groups;
 }

@@ -32,8 +32,8 @@ export async function resolvePositionTokens(
   const rows = wanted.length === 0 ? [] : await insertOrRead(tx.sql, wanted);
   const found = new Set(rows.map(positionTokenKey));
   const missing = wanted.filter((row) => !found.has(positionTokenKey(row)));
-  // Inserted meanwhile by a transaction this statement's snapshot predates: read again.
-  if (missing.length > 0) rows.push(...(await read(tx.sql, missing)));
+  // Inserted meanwhile by a transaction this statement's snapshot predates: the next statement sees it.
+  if (missing.length > 0) rows.push(...(await insertOrRead(tx.sql, missing)));
   const byKey = new Map(rows.map((row) => [positionTokenKey(row), { id: row.id, info: row.tokenInfo }]));
   const tokenOf = new Map<PositionAmountRow, KnownPositionToken>();
   for (const row of amounts) {
@@ -46,19 +46,16 @@ export async function resolvePositionTokens(
 
 type TokenRow = Pick<PositionAmountRow, 'token' | 'tokenSymbol' | 'tokenInfo'> & { id: number; inserted: boolean };
 
-/** The tokens asked for, as rows i(token, symbol, info, n) in their order. */
-function incoming(sql: TransactionSql, rows: PositionAmountRow[]) {
-  return sql`unnest(${rows.map((r) => r.token)}::text[], ${rows.map((r) => r.tokenSymbol)}::text[], ${rows.map((r) => jsonText(r.tokenInfo))}::text[])
-    with ordinality as i(token, symbol, info, n)`;
-}
-
 /** The position_tokens row of incoming token i. */
 const STORED_MATCH = 'k.digest = chaintap_position_token_digest(i.token, i.symbol, i.info is not null)';
 
 /** Inserts the tokens not stored yet; returns them and the stored ones this statement's snapshot sees. */
 async function insertOrRead(sql: TransactionSql, rows: PositionAmountRow[]): Promise<TokenRow[]> {
   return sql<TokenRow[]>`
-    with i as (select * from ${incoming(sql, rows)}),
+    with i as (
+      select * from unnest(${rows.map((r) => r.token)}::text[], ${rows.map((r) => r.tokenSymbol)}::text[], ${rows.map((r) => jsonText(r.tokenInfo))}::text[])
+        with ordinality as i(token, symbol, info, n)
+    ),
     inserted as (
       insert into position_tokens (token, symbol, info)
       select i.token, i.symbol, i.info::jsonb from i
@@ -70,10 +67,4 @@ async function insertOrRead(sql: TransactionSql, rows: PositionAmountRow[]): Pro
     select id, token, symbol as "tokenSymbol", info as "tokenInfo", true as inserted from inserted
     union all
     select k.id, k.token, k.symbol, k.info, false from i join position_tokens k on ${sql.unsafe(STORED_MATCH)}`;
-}
-
-async function read(sql: TransactionSql, rows: PositionAmountRow[]): Promise<TokenRow[]> {
-  return sql<TokenRow[]>`
-    select k.id, k.token, k.symbol as "tokenSymbol", k.info as "tokenInfo", false as inserted
-    from ${incoming(sql, rows)} join position_tokens k on ${sql.unsafe(STORED_MATCH)}`;
 }

@@ -23,7 +23,7 @@ export async function writePositions(
   normalized: NormalizedPositions,
   ctx: PositionsWriteContext,
 ): Promise<Record<string, number>> {
-  await ensureMonthPartitions(tx, ['position_snapshot_points'], [ctx.snapshotAt]);
+  await ensureMonthPartitions(tx, 'position_snapshot_points', [ctx.snapshotAt]);
   const ids = normalized.positions.map((position) => position.positionId);
   const { tokenOf, inserted: tokensInserted } = await resolvePositionTokens(tx, normalized.amounts);
   const [protocols, upserted, snapshotExtras, closed, , refreshes] = await Promise.all([
@@ -69,13 +69,13 @@ async function upsertPositions(tx: Tx, rows: PositionRow[], snapshots: PositionS
   const extras = new Map(snapshots.map((snapshot) => [snapshot.positionId, snapshot.extra]));
   const result = await tx.sql`
     insert into positions as t (owner, position_id, upstream_position_id, parent_position_id, chain, type, protocol_id, first_seen_at, last_seen_at, closed_at, snapshot_extra)
-    select i.owner, i.position_id, i.upstream_position_id, i.parent_position_id, i.chain, i.type, i.protocol_id, i.first_seen_at, i.last_seen_at, i.closed_at, i.snapshot_extra::jsonb
+    select i.*
     from unnest(
       ${rows.map((r) => r.owner)}::text[], ${rows.map((r) => r.positionId)}::text[],
       ${rows.map((r) => r.upstreamPositionId)}::text[], ${rows.map((r) => r.parentPositionId)}::text[], ${rows.map((r) => r.chain)}::text[],
       ${rows.map((r) => r.type)}::text[], ${rows.map((r) => r.protocolId)}::text[], ${rows.map((r) => r.firstSeenAt.toISOString())}::timestamptz[],
       ${rows.map((r) => r.lastSeenAt.toISOString())}::timestamptz[], ${rows.map((r) => r.closedAt?.toISOString() ?? null)}::timestamptz[],
-      ${rows.map((r) => jsonText(extras.get(r.positionId)))}::text[])
+      ${rows.map((r) => jsonText(extras.get(r.positionId)))}::text[]::jsonb[])
       as i(owner, position_id, upstream_position_id, parent_position_id, chain, type, protocol_id, first_seen_at, last_seen_at, closed_at, snapshot_extra)
     on conflict (owner, position_id) ${tx.sql.unsafe(POSITION_UPDATE.update)}`;
   return result.count;
@@ -124,8 +124,7 @@ async function upsertSnapshotPoints(
   const rows = await tx.sql<{ amounts: number; farming: number }[]>`
     insert into position_snapshot_points as t (position_key, snapshot_at, ${tx.sql.unsafe(POINT_COLUMNS)})
     select p.position_key, ${ctx.snapshotAt}::timestamptz, r.fee, r.input_value, r.yield_collected_value, r.current_value, r.current_yield_value,
-      r.asset_value, r.debt_value, r.net_value, r.pnl, r.health_factor,
-      r.extra,
+      r.asset_value, r.debt_value, r.net_value, r.pnl, r.health_factor, r.extra,
       r.amount_kinds, r.amount_tokens, r.amounts, r.amount_values, chaintap_jsonb_array(r.amount_token_info), chaintap_jsonb_array(r.amount_extras),
       r.farming_base_apr, r.farming_rewards_apr, r.farming_total_apr, r.farming_total_apy,
       chaintap_jsonb_array(r.farming_rewards), chaintap_jsonb_array(r.farming_extras)

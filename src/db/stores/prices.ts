@@ -17,7 +17,7 @@ export async function writeTokenPrices(tx: Tx, normalized: NormalizedTokenPrices
   if (prices.length === 0) return writtenCounts({ tokens: tokens.written });
   const sourceIds = await priceSourceIds(tx, prices);
   const times = prices.map((price) => price.priceTime);
-  await ensureMonthPartitions(tx, ['token_price_points'], times);
+  await ensureMonthPartitions(tx, 'token_price_points', times);
   const written = await mergePoints(tx.sql, pricePoints(prices, tokens.ids, sourceIds));
   return writtenCounts({ tokens: tokens.written, token_prices: written });
 }
@@ -37,20 +37,25 @@ async function priceSourceIds(tx: Tx, prices: PriceRow[]): Promise<Map<string, n
   return new Map(rows.map(({ id, name }) => [name, id]));
 }
 
+/** The points as rows i(price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago, n). */
+function incoming(sql: TransactionSql, points: PricePoint[]) {
+  const column = (i: number) => points.map((point) => (point[i] instanceof Date ? point[i].toISOString() : point[i]));
+  return sql`unnest(${column(0)}::timestamptz[], ${column(1)}::int[], ${column(2)}::int[], ${column(3)}::smallint[],
+                    ${column(4)}::numeric[], ${column(5)}::numeric[])
+    with ordinality as i(price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago, n)`;
+}
+
 /**
  * One pass sorts the incoming rows: new (inserted here), stored alike (not even locked), or changed
  * (updated by updateChanged). A lateral LIMIT lookup (never flattened into a join) probes the key of
  * the row's one partition: as a join the planner may hash the whole table for a batch of 50.
  */
 async function mergePoints(sql: TransactionSql, points: PricePoint[]): Promise<number> {
-  const column = (i: number) => points.map((point) => (point[i] instanceof Date ? point[i].toISOString() : point[i]));
-  const [row] = await sql<{ inserted: number; changed: ChangedPoints }[]>`
+  const [row] = await sql<{ inserted: number; changed: number[] }[]>`
     with matched as materialized (
       select i.*, s.stored is not null as stored,
              (s.price, s.price_24h_ago, s.source_id) is distinct from (i.price, i.price_24h_ago, i.source_id) as differs
-      from unnest(${column(0)}::timestamptz[], ${column(1)}::int[], ${column(2)}::int[], ${column(3)}::smallint[],
-                  ${column(4)}::numeric[], ${column(5)}::numeric[])
-           as i(price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago)
+      from ${incoming(sql, points)}
       left join lateral (
         select true as stored, p.price, p.price_24h_ago, p.source_id
         from token_price_points p where p.token_id = i.token_id and p.price_time = i.price_time
@@ -66,34 +71,26 @@ async function mergePoints(sql: TransactionSql, points: PricePoint[]): Promise<n
       returning 1
     )
     select (select count(*) from inserted)::int as inserted,
-           (select json_build_object(
-              'priceTime', coalesce(array_agg(price_time), '{}'), 'tokenId', coalesce(array_agg(token_id), '{}'),
-              'fetchDelay', coalesce(array_agg(fetch_delay_s), '{}'), 'sourceId', coalesce(array_agg(source_id), '{}'),
-              'price', coalesce(array_agg(price::text), '{}'), 'price24hAgo', coalesce(array_agg(price_24h_ago::text), '{}'))
-            from matched where stored and differs) as changed`;
-  return row!.inserted + (await updateChanged(sql, row!.changed));
-}
-
-interface ChangedPoints {
-  priceTime: string[];
-  tokenId: number[];
-  fetchDelay: number[];
-  sourceId: (number | null)[];
-  price: string[];
-  price24hAgo: (string | null)[];
+           (select coalesce(array_agg(n::int), '{}') from matched where stored and differs) as changed`;
+  return (
+    row!.inserted +
+    (await updateChanged(
+      sql,
+      row!.changed.map((n) => points[n - 1]!),
+    ))
+  );
 }
 
 /** Corrects prices an answer revised (rare), kept from hashing the whole table as in mergePoints. */
-async function updateChanged(sql: TransactionSql, changed: ChangedPoints): Promise<number> {
-  if (changed.tokenId.length === 0) return 0;
+async function updateChanged(sql: TransactionSql, changed: PricePoint[]): Promise<number> {
+  if (changed.length === 0) return 0;
   await sql`set local enable_hashjoin = off`;
   await sql`set local enable_mergejoin = off`;
   const result = await sql`
     update token_price_points p
-    set price = c.price, price_24h_ago = c.price_24h_ago, source_id = c.source_id, fetch_delay_s = c.fetch_delay_s
-    from unnest(${changed.priceTime}::timestamptz[], ${changed.tokenId}::int[], ${changed.fetchDelay}::int[], ${changed.sourceId}::smallint[],
-                ${changed.price}::numeric[], ${changed.price24hAgo}::numeric[]) as c(price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago)
-    where p.token_id = c.token_id and p.price_time = c.price_time`;
+    set price = i.price, price_24h_ago = i.price_24h_ago, source_id = i.source_id, fetch_delay_s = i.fetch_delay_s
+    from ${incoming(sql, changed)}
+    where p.token_id = i.token_id and p.price_time = i.price_time`;
   await sql`reset enable_hashjoin`;
   await sql`reset enable_mergejoin`;
   return result.count;
@@ -101,21 +98,17 @@ async function updateChanged(sql: TransactionSql, changed: ChangedPoints): Promi
 
 /** The stored prices grouped by token: neighbours in the heap, their index entries fill pages. Linear. */
 function pricePoints(prices: PriceRow[], tokenIds: Map<string, number>, sourceIds: Map<string, number>): PricePoint[] {
-  const byToken = new Map<number, PricePoint[]>();
-  for (const price of prices) {
-    const tokenId = tokenIds.get(price.coinType)!;
-    let points = byToken.get(tokenId);
-    if (!points) byToken.set(tokenId, (points = []));
-    points.push([
+  const byToken = Map.groupBy(prices, (price) => tokenIds.get(price.coinType)!);
+  return [...byToken].flatMap(([tokenId, rows]) =>
+    rows.map((price): PricePoint => [
       price.priceTime,
       tokenId,
       Math.floor(price.fetchedAt.getTime() / 1000) - Math.floor(price.priceTime.getTime() / 1000),
       price.source === null ? null : sourceIds.get(price.source)!,
       price.price,
       price.price24hAgo,
-    ]);
-  }
-  return byToken.size === prices.length ? [...byToken.values()].map(([point]) => point!) : [...byToken.values()].flat();
+    ]),
+  );
 }
 
 /** The stored price times (epoch ms) in [from, to) by normalized coin type: what a backfill can skip. */

@@ -1,20 +1,19 @@
 import { createHash } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 import type { Database } from '../client.ts';
+import type { rawResponses } from '../schema/index.ts';
 import { runSql } from '../query.ts';
 import type { Tx } from '../transaction.ts';
 
-/** An upstream response body as received (never the request, so never the API key). */
-export interface RawRecord {
-  dataset: string;
-  /** Path and query of the request. */
-  endpoint: string;
-  target: string;
-  tick: Date;
-  httpStatus: number;
+type RawResponseRow = typeof rawResponses.$inferSelect;
+
+/** An upstream response body as received (never the request, so never the API key); `endpoint`: the request's path and query. */
+export type RawRecord = Pick<
+  RawResponseRow,
+  'dataset' | 'endpoint' | 'target' | 'tick' | 'httpStatus' | 'receivedAt'
+> & {
   body: string;
-  receivedAt: Date;
-}
+};
 
 const PRUNE_BATCH = 5000;
 
@@ -25,8 +24,7 @@ export function storedBody(body: string): { text: string | null; bytes: Buffer |
 
 /** A body in the zlib form of migrations 0007 to 0017 (only read now), with its dictionary if any. */
 export function decodeRawBody(bodyZlib: Buffer, dictionaryZlib: Buffer | null): string {
-  const dictionary = dictionaryZlib === null ? undefined : inflateSync(dictionaryZlib);
-  return inflateSync(bodyZlib, dictionary === undefined ? {} : { dictionary }).toString('utf8');
+  return inflateSync(bodyZlib, dictionaryZlib ? { dictionary: inflateSync(dictionaryZlib) } : {}).toString('utf8');
 }
 
 /** Stores bodies, once per job (dataset, target, tick, endpoint) and body, and returns their ids. */
@@ -51,19 +49,8 @@ export async function insertRawResponses(tx: Tx, records: RawRecord[]): Promise<
   );
 }
 
-/** A stored raw response with its body as received. */
-export interface StoredRawResponse {
-  /** A bigint, as its decimal string (exact past 2^53). */
-  id: string;
-  receivedAt: Date;
-  dataset: string;
-  endpoint: string;
-  target: string;
-  tick: Date;
-  httpStatus: number;
-  sha256: string;
-  body: string;
-}
+/** A stored raw response with its body as received; `id`: a bigint as its decimal string (exact past 2^53). */
+type StoredRawResponse = RawRecord & Pick<RawResponseRow, 'sha256'> & { id: string };
 
 export interface RawResponseFilter {
   /** Decimal strings (raw_responses.id is a bigint). */
@@ -75,18 +62,13 @@ export interface RawResponseFilter {
   limit?: number;
 }
 
-/** Raw responses with their bodies as received, newest first. */
 export async function readRawResponses(
   database: Database,
   filter: RawResponseFilter = {},
 ): Promise<StoredRawResponse[]> {
   const rows = await runSql(database, 'raw_responses.read')<
-    (Omit<StoredRawResponse, 'body'> & {
-      body: string | null;
-      bodyBytes: Buffer | null;
-      bodyZlib: Buffer | null;
-      dictionaryZlib: Buffer | null;
-    })[]
+    (Omit<StoredRawResponse, 'body'> &
+      Pick<RawResponseRow, 'body' | 'bodyBytes' | 'bodyZlib'> & { dictionaryZlib: Buffer | null })[]
   >`
     select r.id::text, r.received_at as "receivedAt", r.dataset, r.endpoint, r.target, r.tick, r.http_status as "httpStatus", r.sha256,
            r.body, r.body_bytes as "bodyBytes", r.body_zlib as "bodyZlib", d.body_zlib as "dictionaryZlib"

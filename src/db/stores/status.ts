@@ -82,7 +82,6 @@ export function loadWatchedTokens(database: Database): Promise<WatchedTokenRow[]
 
 export type PriceRow = Pick<typeof tokenPrices.$inferSelect, 'coinType' | 'priceTime' | 'price'>;
 
-/** Every price of a watched token since `since`, oldest first per token. */
 export function loadWatchedTokenPrices(database: Database, since: Date): Promise<PriceRow[]> {
   return runSql(database, 'status.read')<PriceRow[]>`
     select p.coin_type as "coinType", p.price_time as "priceTime", p.price
@@ -94,7 +93,6 @@ export function loadWatchedTokenPrices(database: Database, since: Date): Promise
 
 export type SchemaDriftRow = typeof schemaDrifts.$inferSelect;
 
-/** Fields the upstream sent in another shape than documented and that were seen in the last 24 hours. */
 export function loadRecentSchemaDrifts(database: Database): Promise<SchemaDriftRow[]> {
   return runSql(database, 'status.read')<SchemaDriftRow[]>`
     select dataset, field, shape, first_seen_at as "firstSeenAt", last_seen_at as "lastSeenAt", count::float8 as count

@@ -33,19 +33,16 @@ function sameOptions(a: DeclaredAddress, b: DeclaredAddress): boolean {
 
 /** What makes `current` equal to `declared`. Pure; lists in the order of their inputs. */
 function diffWatchlist(current: DeclaredWatchlist, declared: DeclaredWatchlist): WatchlistChanges {
-  const declaredTokens = new Set(declared.tokens);
   const currentTokens = new Set(current.tokens);
+  const declaredTokens = new Set(declared.tokens);
   const currentAddresses = new Map(current.addresses.map((watched) => [watched.address, watched]));
   const declaredAddresses = new Set(declared.addresses.map((watched) => watched.address));
-  const added: DeclaredAddress[] = [];
-  const updated: { before: DeclaredAddress; after: DeclaredAddress }[] = [];
-  for (const after of declared.addresses) {
-    const before = currentAddresses.get(after.address);
-    if (!before) added.push(after);
-    else if (!sameOptions(before, after)) updated.push({ before, after });
-  }
   const removedTokens = current.tokens.filter((token) => !declaredTokens.has(token));
-  const removedAddresses = current.addresses.filter((watched) => !declaredAddresses.has(watched.address));
+  const removed = current.addresses.map(({ address }) => address).filter((address) => !declaredAddresses.has(address));
+  const updated = declared.addresses.flatMap((after) => {
+    const before = currentAddresses.get(after.address);
+    return before && !sameOptions(before, after) ? [{ before, after }] : [];
+  });
   return {
     tokens: {
       added: declared.tokens.filter((token) => !currentTokens.has(token)),
@@ -53,10 +50,10 @@ function diffWatchlist(current: DeclaredWatchlist, declared: DeclaredWatchlist):
       unchanged: current.tokens.length - removedTokens.length,
     },
     addresses: {
-      added,
+      added: declared.addresses.filter((watched) => !currentAddresses.has(watched.address)),
       updated,
-      removed: removedAddresses.map((watched) => watched.address),
-      unchanged: current.addresses.length - removedAddresses.length - updated.length,
+      removed,
+      unchanged: current.addresses.length - removed.length - updated.length,
     },
   };
 }

@@ -10,7 +10,6 @@ export interface WatchlistCounts {
   nftAddresses: number;
 }
 
-/** One statement over the two tables (small next to the data). */
 export async function loadWatchlistCounts(database: Database): Promise<WatchlistCounts> {
   const [row] = await runSql(database, 'watchlist.list')<WatchlistCounts[]>`
     select (select count(*) from watched_tokens)::int as tokens, a.*

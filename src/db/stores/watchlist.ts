@@ -103,13 +103,11 @@ export function removeWatchedTokens(database: Database, input: WatchlistInput): 
 
 type WatchedToken = typeof watchedTokens.$inferSelect;
 
-/** The token watchlist, in coin type order. */
 export async function listWatchedTokenRows(database: Database): Promise<WatchedToken[]> {
   return runSql(database, 'watchlist.list')<WatchedToken[]>`
       select coin_type as "coinType", added_at as "addedAt" from watched_tokens order by coin_type`;
 }
 
-/** The watched coin types, in order. */
 export async function listWatchedTokens(database: Database): Promise<string[]> {
   return (await listWatchedTokenRows(database)).map((row) => row.coinType);
 }
@@ -123,7 +121,6 @@ interface AddressColumns {
   include_pnl?: boolean;
 }
 
-/** The type of each option column, for its parameter. */
 const COLUMN_TYPES: Record<keyof AddressColumns, string> = {
   datasets: 'text[]',
   chain: 'text',
