@@ -72,8 +72,8 @@ interface Attempt<T, Rows> {
 export async function runIngestionJob<T, Rows>(
   deps: IngestionDeps,
   job: Job,
-  spec: IngestionSpec<T, Rows>,
   signal: AbortSignal,
+  spec: IngestionSpec<T, Rows>,
 ): Promise<JobResult> {
   const { metrics } = deps.context;
   const run: RunRecord = {

@@ -16,27 +16,22 @@ export function processPrices(deps: IngestionDeps, client: UpstreamClient) {
     const stream = job.data.backfill ? 'backfill' : 'prices';
     const tick = new Date(job.data.tick);
     let earliestPriceTime: number | undefined;
-    const result = await runIngestionJob(
-      deps,
-      job,
-      {
-        dataset: stream,
-        trackedStream: stream,
-        target,
-        tick,
-        endpoint: '/tokens/sui/price',
-        fetch: (abort) => client.fetchTokenPriceBatch(coinTypes, { at, signal: abort }),
-        normalize: (data) => {
-          const rows = normalizeTokenPrices(data, { fetchedAt: new Date() });
-          for (const price of rows.prices)
-            earliestPriceTime = Math.min(earliestPriceTime ?? Infinity, price.priceTime.getTime());
-          return rows;
-        },
-        outcome: (rows) => rows,
-        write: (tx, rows) => writeTokenPrices(tx, rows),
+    const result = await runIngestionJob(deps, job, signal, {
+      dataset: stream,
+      trackedStream: stream,
+      target,
+      tick,
+      endpoint: '/tokens/sui/price',
+      fetch: (abort) => client.fetchTokenPriceBatch(coinTypes, { at, signal: abort }),
+      normalize: (data) => {
+        const rows = normalizeTokenPrices(data, { fetchedAt: new Date() });
+        for (const price of rows.prices)
+          earliestPriceTime = Math.min(earliestPriceTime ?? Infinity, price.priceTime.getTime());
+        return rows;
       },
-      signal,
-    );
+      outcome: (rows) => rows,
+      write: (tx, rows) => writeTokenPrices(tx, rows),
+    });
     const slotEnd = job.data.slotEnd ? Date.parse(job.data.slotEnd) : undefined;
     if (
       result.outcome === 'succeeded' &&
