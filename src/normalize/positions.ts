@@ -143,7 +143,7 @@ function readPosition(
     readList('current_yield', current.yield, 'current.yield', currentUnread, 'yield');
   } else if (current !== null && current !== undefined) {
     drifts.record('positions.current', shapeOf(current));
-    unread.set('current', current);
+    unread.fields.current = current;
   }
   const farming = farmingRows(positionId, element.farming, drifts, unread);
 
@@ -197,7 +197,7 @@ function protocolOf(meta: Meta | null, drifts: DriftLog, unread: UnreadFields): 
   if (!id) return null;
   if (keyProblem(id)) {
     drifts.record('positions.meta.protocol', 'oversized_key');
-    unread.set('meta', meta);
+    unread.fields.meta = meta;
     return null;
   }
   return protocolRow(id, protocol);
@@ -232,7 +232,7 @@ function amountRows(
     let token = entry.token;
     if (token !== null && token !== undefined && typeof token !== 'string' && !isPlainObject(token)) {
       drifts.record(`${field}.token`, shapeOf(token));
-      unread.set('token', token);
+      unread.fields.token = token;
       token = null;
     }
     rows.push({
@@ -288,12 +288,12 @@ function readList(
   if (raw === null || raw === undefined) return;
   if (!Array.isArray(raw)) {
     drifts.record(field, shapeOf(raw));
-    into.set(name, raw);
+    into.fields[name] = raw;
     return;
   }
   const refused: Record<number, unknown> = {};
   raw.forEach((entry: unknown, idx) => {
     if (!read(entry, idx)) refused[idx] = entry;
   });
-  if (Object.keys(refused).length > 0) into.set(name, refused);
+  if (Object.keys(refused).length > 0) into.fields[name] = refused;
 }

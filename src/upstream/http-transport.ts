@@ -22,11 +22,10 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
   // The key, in any form an answer may echo it, never reaches logs or the database.
   const scrub = secretScrubber([apiKey]);
 
-  async function exchange(
-    request: TransportRequest,
-    waitMs: number,
-    signal: AbortSignal | undefined,
-  ): Promise<TransportOutcome> {
+  async function send(request: TransportRequest, signal?: AbortSignal): Promise<TransportOutcome> {
+    const asked = performance.now();
+    await rateLimiter.acquire(signal, request.priority);
+    const waitMs = performance.now() - asked;
     const timeout = AbortSignal.timeout(timeoutMs);
     const started = performance.now();
     try {
@@ -77,11 +76,7 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
   }
 
   return {
-    async send(request, signal) {
-      const asked = performance.now();
-      await rateLimiter.acquire(signal, request.priority);
-      return exchange(request, performance.now() - asked, signal);
-    },
+    send,
     pause: (ms, reason) => rateLimiter.pause(ms, reason),
     close: () => agent.close(),
   };

@@ -55,13 +55,7 @@ export interface IngestionSpec<T, Rows> {
 }
 
 /** One attempt of one job, as every step of it records it. */
-interface Attempt<T, Rows> {
-  deps: IngestionDeps;
-  job: Job;
-  spec: IngestionSpec<T, Rows>;
-  run: RunRecord;
-  fence: Fence;
-}
+type Attempt<T, Rows> = { deps: IngestionDeps; job: Job; spec: IngestionSpec<T, Rows>; run: RunRecord; fence: Fence };
 
 /**
  * One ingestion job: fetch, normalize, commit rows + run record + raw body in one transaction. An
