@@ -21,7 +21,6 @@ export interface UpstreamResponse<T> {
   /** Path and query as sent (the key travels in a header, never here). */
   url: string;
   status: number;
-  /** Body text as received. */
   body: string;
   data: T;
   receivedAt: Date;
@@ -33,7 +32,6 @@ export interface UpstreamResponse<T> {
 
 export interface UpstreamRequest<T> extends Omit<TransportRequest, 'json'> {
   operation: UpstreamOperation;
-  /** Sent as JSON. */
   json?: unknown;
   schema: z.ZodType<T>;
   signal?: AbortSignal;
