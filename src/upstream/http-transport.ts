@@ -40,7 +40,8 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
         body: request.json,
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
-      const declaredBytes = contentLength(response.headers['content-length']);
+      const declared = response.headers['content-length'];
+      const declaredBytes = typeof declared === 'string' && /^\d+$/.test(declared) ? Number(declared) : undefined;
       const read = await readBody(response.body, maxBodyBytes, declaredBytes);
       const answer = {
         status: response.statusCode,
@@ -107,12 +108,6 @@ async function readBody(body: Readable, maxBytes: number, declaredBytes: number 
   }
   if (bytesRead <= maxBytes && !announcedTooLarge) return { kind: 'whole', bytes: Buffer.concat(chunks, bytesRead) };
   return { kind: 'oversized', start: Buffer.concat(chunks, Math.min(bytesRead, keepBytes)), bytesRead };
-}
-
-/** The content-length header as a number, when it is one. */
-function contentLength(header: string | string[] | undefined): number | undefined {
-  if (typeof header !== 'string' || !/^\d+$/.test(header)) return undefined;
-  return Number(header);
 }
 
 /** Decodes a body as undici's text() does: UTF-8, a leading byte order mark dropped. */
