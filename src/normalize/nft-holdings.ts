@@ -38,6 +38,8 @@ const PROFIT_FIELDS = ['realizedPnL', 'unrealizedPnL'];
 const profitSchema = z.looseObject({});
 type NftCollection = z.infer<typeof nftCollectionSchema>;
 type Ctx = { owner: string; snapshotAt: Date };
+/** One group being read: what every row of it needs. */
+type GroupAt = { group: NftHoldingGroup; chain: string | null; drifts: DriftLog; ctx: Ctx };
 
 /**
  * Rows from an NFT-holdings answer for one owner at one tick: collections, one holding snapshot per
@@ -72,21 +74,16 @@ function readGroup(group: NftHoldingGroup, drifts: DriftLog, ctx: Ctx) {
   const chain = collection?.chain?.trim().toUpperCase() || null;
   const tokens = new Map<string, NftToken>();
   for (const token of group.tokens) tokens.set(token.tokenId, token);
+  const at = { group, chain, drifts, ctx };
   return {
-    collection: collectionRow(group, collection, chain, drifts, collectionUnread, ctx.snapshotAt),
-    holding: holdingRow(group, chain, tokens.size, drifts, ctx),
-    tokens: [...tokens.values()].map((token) => tokenRow(group.collectionId, token, chain, drifts, ctx)),
+    collection: collectionRow(at, collection, collectionUnread),
+    holding: holdingRow(at, tokens.size),
+    tokens: [...tokens.values()].map((token) => tokenRow(at, token)),
   };
 }
 
-function collectionRow(
-  group: NftHoldingGroup,
-  collection: NftCollection | null,
-  chain: string | null,
-  drifts: DriftLog,
-  unread: UnreadFields,
-  snapshotAt: Date,
-): NftCollectionRow {
+function collectionRow(at: GroupAt, collection: NftCollection | null, unread: UnreadFields): NftCollectionRow {
+  const { group, chain, drifts, ctx } = at;
   const nativeUnread = new UnreadFields();
   const native = unread.keep(
     'nativeToken',
@@ -121,18 +118,12 @@ function collectionRow(
       { nativeToken: { ...extraFields(native, NATIVE_TOKEN_FIELDS), ...nativeUnread.fields } },
       { ...extraFields(collection, COLLECTION_FIELDS), ...otherId, ...unread.fields },
     ),
-    firstSeenAt: snapshotAt,
-    lastSeenAt: snapshotAt,
+    firstSeenAt: ctx.snapshotAt,
+    lastSeenAt: ctx.snapshotAt,
   };
 }
 
-function holdingRow(
-  group: NftHoldingGroup,
-  chain: string | null,
-  tokenCount: number,
-  drifts: DriftLog,
-  ctx: Ctx,
-): NftHoldingSnapshotRow {
+function holdingRow({ group, chain, drifts, ctx }: GroupAt, tokenCount: number): NftHoldingSnapshotRow {
   const unread = new UnreadFields();
   const owner = unread.keep('owner', readText(group.owner, 'nfts.owner', drifts));
   const foreignOwner = owner && owner.toLowerCase() !== ctx.owner.toLowerCase() ? { owner } : null;
@@ -156,13 +147,7 @@ function holdingRow(
   };
 }
 
-function tokenRow(
-  collectionId: string,
-  token: NftToken,
-  chain: string | null,
-  drifts: DriftLog,
-  ctx: Ctx,
-): NftTokenRow {
+function tokenRow({ group, chain, drifts, ctx }: GroupAt, token: NftToken): NftTokenRow {
   const unread = new UnreadFields();
   const text = (name: string) => unread.keep(name, readText(token[name], `nfts.tokens.${name}`, drifts));
   const decimal = (name: string) => unread.keep(name, readDecimal(token[name], `nfts.tokens.${name}`, drifts));
@@ -170,7 +155,7 @@ function tokenRow(
   const rankText = typeof rank === 'string' || typeof rank === 'number' ? toText(rank) : text('rank');
   return {
     owner: ctx.owner,
-    collectionId,
+    collectionId: group.collectionId,
     tokenId: token.tokenId,
     chain,
     contractAddress: text('contractAddress'),

@@ -67,7 +67,6 @@ function inputOf(input: unknown): unknown {
       typeof token === 'string' || isPlainObject(token)
         ? readTokenRef(token as string | Record<string, unknown>).token
         : null;
-    const positionId = entry.positionId;
-    return [tokenId, readDecimal(entry.amount, '', ignored).value, positionId ?? null];
+    return [tokenId, readDecimal(entry.amount, '', ignored).value, entry.positionId ?? null];
   });
 }

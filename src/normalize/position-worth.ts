@@ -24,11 +24,7 @@ export interface WorthTerms {
 export type NestedList = 'input' | 'yieldCollected' | 'current.tokens' | 'current.yield';
 
 /** A position nested in an amount list of the one being valued. */
-export interface NestedPosition {
-  list: NestedList;
-  currentValue: string | null;
-  currentYieldValue: string | null;
-}
+export type NestedPosition = Pick<WorthTerms, 'currentValue' | 'currentYieldValue'> & { list: NestedList };
 
 /** Whether a position type is a loan, whose current amounts are debt. */
 export function isDebtPosition(type: string): boolean {

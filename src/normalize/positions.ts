@@ -126,24 +126,32 @@ function readPosition(
   const protocol = protocolOf(meta, drifts, unread);
 
   const amounts: PositionAmountRow[] = [];
-  const readList = (kind: PositionAmountKind, raw: unknown, field: NestedList, into: UnreadFields, name: string) =>
-    amounts.push(
-      ...amountRows(positionId, kind, raw, `positions.${field}`, drifts, into, name, (child, idx) =>
-        readNested(child, field, idx),
-      ),
-    );
-  readList('input', element.input, 'input', unread, 'input');
-  readList('yield_collected', element.yieldCollected, 'yieldCollected', unread, 'yieldCollected');
+  const readAmounts = (kind: PositionAmountKind, raw: unknown, list: NestedList, into: UnreadFields, name: string) => {
+    const field = `positions.${list}`;
+    readList(raw, field, drifts, into, name, (entry, idx) => {
+      if (isPlainObject(entry) && !NESTED_POSITION_FIELDS.some((key) => key in entry)) {
+        amounts.push({ positionId, kind, idx, ...amountEntry(entry, field, drifts) });
+        return true;
+      }
+      // A whole position in the list (a Borrow's collateral), or anything else that is no amount entry: drift.
+      drifts.record(field, isPlainObject(entry) ? 'position' : shapeOf(entry));
+      const child = positionSchema.safeParse(entry);
+      if (child.success) readNested(child.data, list, idx);
+      return child.success;
+    });
+  };
+  readAmounts('input', element.input, 'input', unread, 'input');
+  readAmounts('yield_collected', element.yieldCollected, 'yieldCollected', unread, 'yieldCollected');
 
   const current = element.current;
   const currentUnread = new UnreadFields();
   const hasCurrent = isPlainObject(current);
   if (hasCurrent) {
-    readList('current_token', current.tokens, 'current.tokens', currentUnread, 'tokens');
-    readList('current_yield', current.yield, 'current.yield', currentUnread, 'yield');
+    readAmounts('current_token', current.tokens, 'current.tokens', currentUnread, 'tokens');
+    readAmounts('current_yield', current.yield, 'current.yield', currentUnread, 'yield');
   } else if (current !== null && current !== undefined) {
     drifts.record('positions.current', shapeOf(current));
-    unread.set('current', current);
+    unread.fields.current = current;
   }
   const farming = farmingRows(positionId, element.farming, drifts, unread);
 
@@ -197,56 +205,29 @@ function protocolOf(meta: Meta | null, drifts: DriftLog, unread: UnreadFields): 
   if (!id) return null;
   if (keyProblem(id)) {
     drifts.record('positions.meta.protocol', 'oversized_key');
-    unread.set('meta', meta);
+    unread.fields.meta = meta;
     return null;
   }
   return protocolRow(id, protocol);
 }
 
-/**
- * The amount rows of one list. Each row keeps its index in the list. A whole position in the list
- * is drift, handed to `readNested` with its index. Any other entry that is not an amount entry (a
- * position without its identity, not an object) is drift too.
- */
-function amountRows(
-  positionId: string,
-  kind: PositionAmountKind,
-  raw: unknown,
-  field: string,
-  drifts: DriftLog,
-  into: UnreadFields,
-  name: string,
-  readNested: (child: Position, idx: number) => void,
-): PositionAmountRow[] {
-  const rows: PositionAmountRow[] = [];
-  readList(raw, field, drifts, into, name, (entry, idx) => {
-    if (!isPlainObject(entry) || NESTED_POSITION_FIELDS.some((key) => key in entry)) {
-      drifts.record(field, isPlainObject(entry) ? 'position' : shapeOf(entry));
-      const child = positionSchema.safeParse(entry);
-      if (child.success) readNested(child.data, idx);
-      return child.success;
-    }
-    const unread = new UnreadFields();
-    const amount = unread.keep('amount', readDecimal(entry.amount, `${field}.amount`, drifts));
-    const value = unread.keep('value', readDecimal(entry.value, `${field}.value`, drifts));
-    let token = entry.token;
-    if (token !== null && token !== undefined && typeof token !== 'string' && !isPlainObject(token)) {
-      drifts.record(`${field}.token`, shapeOf(token));
-      unread.set('token', token);
-      token = null;
-    }
-    rows.push({
-      positionId,
-      kind,
-      idx,
-      ...readTokenRef(token as string | Record<string, unknown> | null | undefined),
-      amount,
-      value,
-      extra: mergeExtra({}, { ...extraFields(entry, AMOUNT_FIELDS), ...unread.fields }),
-    });
-    return true;
-  });
-  return rows;
+/** An amount entry's token, amount and value; a field of another shape is drift, kept in its `extra`. */
+function amountEntry(entry: Record<string, unknown>, field: string, drifts: DriftLog) {
+  const unread = new UnreadFields();
+  const amount = unread.keep('amount', readDecimal(entry.amount, `${field}.amount`, drifts));
+  const value = unread.keep('value', readDecimal(entry.value, `${field}.value`, drifts));
+  let token = entry.token;
+  if (token !== null && token !== undefined && typeof token !== 'string' && !isPlainObject(token)) {
+    drifts.record(`${field}.token`, shapeOf(token));
+    unread.fields.token = token;
+    token = null;
+  }
+  return {
+    ...readTokenRef(token as string | Record<string, unknown> | null | undefined),
+    amount,
+    value,
+    extra: mergeExtra({}, { ...extraFields(entry, AMOUNT_FIELDS), ...unread.fields }),
+  };
 }
 
 function farmingRows(positionId: string, raw: unknown, drifts: DriftLog, into: UnreadFields): PositionFarmingRow[] {
@@ -288,12 +269,12 @@ function readList(
   if (raw === null || raw === undefined) return;
   if (!Array.isArray(raw)) {
     drifts.record(field, shapeOf(raw));
-    into.set(name, raw);
+    into.fields[name] = raw;
     return;
   }
   const refused: Record<number, unknown> = {};
   raw.forEach((entry: unknown, idx) => {
     if (!read(entry, idx)) refused[idx] = entry;
   });
-  if (Object.keys(refused).length > 0) into.set(name, refused);
+  if (Object.keys(refused).length > 0) into.fields[name] = refused;
 }

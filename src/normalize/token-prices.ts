@@ -123,11 +123,7 @@ function tokenRow(
 }
 
 function mergeToken(tokens: Map<string, TokenRow>, row: TokenRow): void {
-  const known = tokens.get(row.coinType);
-  if (!known) {
-    tokens.set(row.coinType, row);
-    return;
-  }
+  const known = tokens.get(row.coinType) ?? row;
   tokens.set(row.coinType, {
     coinType: row.coinType,
     symbol: row.symbol ?? known.symbol,

@@ -107,10 +107,6 @@ export class UnreadFields {
     if ('unread' in field) this.fields[name] = field.unread;
     return field.value;
   }
-
-  set(name: string, value: unknown): void {
-    this.fields[name] = value;
-  }
 }
 
 /** The fields of a wire object that no column maps, for an `extra` jsonb; null when there are none. */

@@ -3,7 +3,8 @@ import { requireApiKey, requireUpstreamBaseUrl, type Options } from '../config/o
 import { InvalidInputError } from '../errors.ts';
 import { normalizeAddress, parseChainFilter, parseNftChain, type NftChain } from '../chain/address.ts';
 import { normalizeCoinType } from '../chain/coin-type.ts';
-import type { Dataset } from '../datasets.ts';
+import type { z } from 'zod';
+import type { Dataset, UpstreamOperation } from '../datasets.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { Metrics } from '../runtime/metrics.ts';
 import { createUpstreamHttp, type UpstreamResponse } from './http-client.ts';
@@ -64,18 +65,20 @@ export interface UpstreamClientSettings {
   transport: UpstreamTransport;
 }
 
-export function createUpstreamClient({ options, logger, metrics, transport }: UpstreamClientSettings): UpstreamClient {
-  warnOnPlainHttp(requireUpstreamBaseUrl(options), logger);
-  const http = createUpstreamHttp({
-    transport,
-    maxRetries: options.UPSTREAM_MAX_RETRIES,
-    maxPauseMs: options.UPSTREAM_MAX_PAUSE_MS,
-    logger,
-    metrics,
-  });
+export function createUpstreamClient(settings: UpstreamClientSettings): UpstreamClient {
+  const { options } = settings;
+  warnOnPlainHttp(requireUpstreamBaseUrl(options), settings.logger);
+  const http = createUpstreamHttp(settings);
   // A request's place among those waiting for the rate limit (lower first): its dataset's rank in
   // DATASET_PRIORITY, the protocol list with the first, prices at a past time after every dataset.
   const rank = (dataset: Dataset) => options.DATASET_PRIORITY.indexOf(dataset);
+  const get = <T>(
+    operation: UpstreamOperation,
+    path: string,
+    schema: z.ZodType<T>,
+    priority: number,
+    signal?: AbortSignal,
+  ) => http.send({ operation, method: 'GET', path, schema, priority, signal });
 
   return {
     async fetchTokenPriceBatch(coinTypes, opts = {}) {
@@ -104,40 +107,18 @@ export function createUpstreamClient({ options, logger, metrics, transport }: Up
       if (opts.protocols?.length)
         query.push(`protocol=${opts.protocols.map(protocolName).map(encodeURIComponent).join(',')}`);
       if (opts.forceRefresh) query.push('force_refresh=true');
-      return http.send({
-        operation: 'positions',
-        method: 'GET',
-        path: addressPath(address, 'positions', query),
-        schema: positionsResponse,
-        priority: rank('positions'),
-        signal: opts.signal,
-      });
+      const path = addressPath(address, 'positions', query);
+      return get('positions', path, positionsResponse, rank('positions'), opts.signal);
     },
 
     async fetchNftHoldings(address, opts = {}) {
       const query: string[] = [];
       if (opts.chain !== undefined) query.push(`chain=${encodeURIComponent(parseNftChain(opts.chain))}`);
       if (opts.includePnl) query.push('includePnl=true');
-      return http.send({
-        operation: 'nfts',
-        method: 'GET',
-        path: addressPath(address, 'nft-holding', query),
-        schema: nftHoldingsResponse,
-        priority: rank('nfts'),
-        signal: opts.signal,
-      });
+      return get('nfts', addressPath(address, 'nft-holding', query), nftHoldingsResponse, rank('nfts'), opts.signal);
     },
 
-    fetchProtocols(opts = {}) {
-      return http.send({
-        operation: 'protocols',
-        method: 'GET',
-        path: '/v2/defi/protocols',
-        schema: protocolsResponse,
-        priority: 0,
-        signal: opts.signal,
-      });
-    },
+    fetchProtocols: (opts = {}) => get('protocols', '/v2/defi/protocols', protocolsResponse, 0, opts.signal),
 
     close: () => http.close(),
   };

@@ -11,7 +11,6 @@ export interface UpstreamErrorDetails {
   operation: UpstreamOperation;
   /** Path and query of the request (the key travels in a header). */
   url: string;
-  /** HTTP status, when an answer arrived. */
   status?: number;
   /** Response body as received (truncated to MAX_ERROR_BODY_BYTES except for InvalidPayloadError). */
   body?: string;
@@ -27,7 +26,6 @@ export abstract class UpstreamError extends ChaintapError {
   readonly url: string;
   readonly status?: number;
   readonly body?: string;
-  /** True when the body was cut to MAX_ERROR_BODY_BYTES. */
   readonly bodyTruncated: boolean;
   readonly attempts: number;
 
@@ -103,9 +101,7 @@ export class InvalidPayloadError extends UpstreamError {
 export class OversizedPayloadError extends UpstreamError {
   override readonly retryable = false;
   declare readonly body: string;
-  /** The limit it passed. */
   readonly maxBytes: number;
-  /** Bytes read before reading stopped. */
   readonly bytesRead: number;
   constructor(
     details: UpstreamErrorDetails & { body: string; maxBytes: number; bytesRead: number; declaredBytes?: number },

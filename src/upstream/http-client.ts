@@ -1,6 +1,4 @@
 import type { z } from 'zod';
-import type { Logger } from '../runtime/logger.ts';
-import type { Metrics } from '../runtime/metrics.ts';
 import {
   AuthError,
   InvalidPayloadError,
@@ -12,9 +10,10 @@ import {
 } from './errors.ts';
 import { readRetryAfterMs } from '../runtime/retry-after.ts';
 import { sleep } from '../runtime/sleep.ts';
-import type { TransportRequest, UpstreamTransport } from './transport.ts';
+import type { TransportRequest } from './transport.ts';
 import { issuePath } from './schemas.ts';
 import type { UpstreamOperation } from '../datasets.ts';
+import type { UpstreamClientSettings } from './client.ts';
 
 /** A validated upstream answer together with what was received, for raw storage and run records. */
 export interface UpstreamResponse<T> {
@@ -22,7 +21,6 @@ export interface UpstreamResponse<T> {
   /** Path and query as sent (the key travels in a header, never here). */
   url: string;
   status: number;
-  /** Body text as received. */
   body: string;
   data: T;
   receivedAt: Date;
@@ -34,21 +32,9 @@ export interface UpstreamResponse<T> {
 
 export interface UpstreamRequest<T> extends Omit<TransportRequest, 'json'> {
   operation: UpstreamOperation;
-  /** Sent as JSON. */
   json?: unknown;
   schema: z.ZodType<T>;
   signal?: AbortSignal;
-}
-
-export interface UpstreamHttpSettings {
-  /** Waits for the rate limit, sends with the key, reads the body (transport.ts). */
-  transport: UpstreamTransport;
-  /** Transient faults retried within one request (UPSTREAM_MAX_RETRIES, at most 2). */
-  maxRetries: number;
-  /** The longest a 429 pauses the budget, whatever its Retry-After (UPSTREAM_MAX_PAUSE_MS). */
-  maxPauseMs: number;
-  logger: Logger;
-  metrics: Metrics;
 }
 
 /** What an error about an answer carries: which request, which attempt, what came back. */
@@ -65,17 +51,18 @@ export const DEFAULT_RETRY_AFTER_MS = 1_000;
  * again. A 429 is not retried here: it pauses the shared budget once, for its Retry-After capped at
  * maxPauseMs, and goes to the caller as RateLimitedError with the pause's end.
  */
-export function createUpstreamHttp(settings: UpstreamHttpSettings) {
-  const { transport, maxRetries, maxPauseMs, metrics } = settings;
+export function createUpstreamHttp({ options, transport, metrics, ...settings }: UpstreamClientSettings) {
+  // UPSTREAM_MAX_RETRIES is at most 2; UPSTREAM_MAX_PAUSE_MS caps any Retry-After.
+  const { UPSTREAM_MAX_RETRIES: maxRetries, UPSTREAM_MAX_PAUSE_MS: maxPauseMs } = options;
   const logger = settings.logger.child({ component: 'upstream' });
   /** A Retry-After past the cap is said once per pause, not by every request that meets it. */
   let warnedUntil = 0;
 
   async function attempt<T>(request: UpstreamRequest<T>, attempts: number): Promise<UpstreamResponse<T>> {
     const { operation, path, priority } = request;
-    const json = request.json === undefined ? undefined : JSON.stringify(request.json);
+    const sent = request.json === undefined ? undefined : JSON.stringify(request.json);
     // Rejects with the caller's reason on abort (shutdown): not an upstream fault, nothing to record.
-    const outcome = await transport.send({ method: request.method, path, json, priority }, request.signal);
+    const outcome = await transport.send({ method: request.method, path, json: sent, priority }, request.signal);
     metrics.rateLimitWaitSeconds.inc(outcome.waitMs / 1000);
     const { durationMs } = outcome;
     if (outcome.kind === 'failure') {
@@ -95,11 +82,6 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings) {
       throw new OversizedPayloadError({ ...outcome, operation, url: path, attempts });
     const answer = { operation, url: path, attempts, status, body };
     if (status === 429) throw await pauseFor(answer, parseRetryAfterMs(outcome.retryAfter));
-    return classify(request, answer, durationMs);
-  }
-
-  function classify<T>(request: UpstreamRequest<T>, answer: AnswerFields, durationMs: number): UpstreamResponse<T> {
-    const { status, body } = answer;
     if (status === 401 || status === 403) throw new AuthError(answer);
     if (status >= 500 || status === 408) {
       throw new TransientError(`the upstream failed (HTTP ${status})${snippet(body)}`, {
@@ -120,7 +102,7 @@ export function createUpstreamHttp(settings: UpstreamHttpSettings) {
     }
     const parsed = request.schema.safeParse(json);
     if (!parsed.success) throw new InvalidPayloadError({ ...answer, issues: summarizeIssues(parsed.error.issues) });
-    return { ...answer, operation: request.operation, data: parsed.data, receivedAt: new Date(), durationMs };
+    return { ...answer, data: parsed.data, receivedAt: new Date(), durationMs };
   }
 
   function record(operation: UpstreamOperation, status: string, durationMs: number) {

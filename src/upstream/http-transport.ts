@@ -22,11 +22,10 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
   // The key, in any form an answer may echo it, never reaches logs or the database.
   const scrub = secretScrubber([apiKey]);
 
-  async function exchange(
-    request: TransportRequest,
-    waitMs: number,
-    signal: AbortSignal | undefined,
-  ): Promise<TransportOutcome> {
+  async function send(request: TransportRequest, signal?: AbortSignal): Promise<TransportOutcome> {
+    const asked = performance.now();
+    await rateLimiter.acquire(signal, request.priority);
+    const waitMs = performance.now() - asked;
     const timeout = AbortSignal.timeout(timeoutMs);
     const started = performance.now();
     try {
@@ -41,7 +40,8 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
         body: request.json,
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
-      const declaredBytes = contentLength(response.headers['content-length']);
+      const declared = response.headers['content-length'];
+      const declaredBytes = typeof declared === 'string' && /^\d+$/.test(declared) ? Number(declared) : undefined;
       const read = await readBody(response.body, maxBodyBytes, declaredBytes);
       const answer = {
         status: response.statusCode,
@@ -77,11 +77,7 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
   }
 
   return {
-    async send(request, signal) {
-      const asked = performance.now();
-      await rateLimiter.acquire(signal, request.priority);
-      return exchange(request, performance.now() - asked, signal);
-    },
+    send,
     pause: (ms, reason) => rateLimiter.pause(ms, reason),
     close: () => agent.close(),
   };
@@ -112,12 +108,6 @@ async function readBody(body: Readable, maxBytes: number, declaredBytes: number 
   }
   if (bytesRead <= maxBytes && !announcedTooLarge) return { kind: 'whole', bytes: Buffer.concat(chunks, bytesRead) };
   return { kind: 'oversized', start: Buffer.concat(chunks, Math.min(bytesRead, keepBytes)), bytesRead };
-}
-
-/** The content-length header as a number, when it is one. */
-function contentLength(header: string | string[] | undefined): number | undefined {
-  if (typeof header !== 'string' || !/^\d+$/.test(header)) return undefined;
-  return Number(header);
 }
 
 /** Decodes a body as undici's text() does: UTF-8, a leading byte order mark dropped. */

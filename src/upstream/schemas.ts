@@ -16,6 +16,7 @@ export function issuePath(path: readonly PropertyKey[]): string {
 export type NumericValue = number | string;
 
 const optionalString = z.string().nullish();
+const textOrNumber = z.union([z.string(), z.number()]).nullish();
 /** Identifiers documented as strings (a number reads as its spelling); one that cannot be a key fails. */
 const identifier = z
   .union([z.string().min(1), z.number()])
@@ -87,12 +88,12 @@ export const protocolRef = z.looseObject({
   name: optionalString,
   logo: optionalString,
   url: optionalString,
-  protocol: z.union([z.string(), z.number()]).nullish(),
+  protocol: textOrNumber,
 });
 
 export const nativeToken = z.looseObject({
   name: optionalString,
-  cmcId: z.union([z.number(), z.string()]).nullish(),
+  cmcId: textOrNumber,
   cmc_slug: optionalString,
   cgId: optionalString,
   symbol: optionalString,
@@ -103,7 +104,7 @@ export const nativeToken = z.looseObject({
 export const nftCollection = z.looseObject({
   description: optionalString,
   externalUrl: optionalString,
-  id: z.union([z.string(), z.number()]).nullish(),
+  id: textOrNumber,
   imageUrl: optionalString,
   name: optionalString,
   /** An integer in any shape: read by the normalizer. */
@@ -163,17 +164,7 @@ export const nftHoldingsResponse = z.unknown().transform((body, ctx): unknown[] 
 export type NftHoldingsResponse = z.infer<typeof nftHoldingsResponse>;
 
 /** Shape not documented: an array (or `{ data: [...] }`) of protocol ids or protocol objects. */
-export const protocolEntry = z.union([
-  z.string().min(1),
-  z.looseObject({
-    id: z.union([z.string(), z.number()]).nullish(),
-    protocol: z.union([z.string(), z.number()]).nullish(),
-    protocolId: z.union([z.string(), z.number()]).nullish(),
-    name: optionalString,
-    logo: optionalString,
-    url: optionalString,
-  }),
-]);
+const protocolEntry = z.union([z.string().min(1), protocolRef.extend({ id: textOrNumber, protocolId: textOrNumber })]);
 export const protocolsResponse = z
   .union([z.array(protocolEntry), z.looseObject({ data: z.array(protocolEntry).nullish() })])
   .transform((body) => (Array.isArray(body) ? body : (body.data ?? [])));

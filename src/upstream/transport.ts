@@ -11,7 +11,6 @@ export interface UpstreamTransport {
    * `reason` is shown while it lasts. Resolves to the end of the pause in force.
    */
   pause(ms: number, reason: string): Promise<Date>;
-  /** Ends the keep-alive connections. */
   close(): Promise<void>;
 }
 
@@ -19,7 +18,6 @@ export interface TransportRequest {
   method: 'GET' | 'POST';
   /** Path and query, already URL-encoded, starting with '/'. */
   path: string;
-  /** JSON text of the body, when there is one. */
   json?: string;
   /** Among this process's requests waiting for a start, lower goes first (default 0): see acquire(). */
   priority?: number;
@@ -46,7 +44,6 @@ interface TransportAnswer {
 interface TransportOversized extends Omit<TransportAnswer, 'kind'> {
   kind: 'oversized';
   maxBytes: number;
-  /** Body bytes read before reading stopped. */
   bytesRead: number;
   /** What the answer's content-length announced, when it did. */
   declaredBytes?: number;
@@ -55,7 +52,6 @@ interface TransportOversized extends Omit<TransportAnswer, 'kind'> {
 interface TransportFailure {
   kind: 'failure';
   reason: 'timeout' | 'network';
-  /** What went wrong, for the error message. */
   message: string;
   durationMs: number;
   waitMs: number;

@@ -55,13 +55,7 @@ export interface IngestionSpec<T, Rows> {
 }
 
 /** One attempt of one job, as every step of it records it. */
-interface Attempt<T, Rows> {
-  deps: IngestionDeps;
-  job: Job;
-  spec: IngestionSpec<T, Rows>;
-  run: RunRecord;
-  fence: Fence;
-}
+type Attempt<T, Rows> = { deps: IngestionDeps; job: Job; spec: IngestionSpec<T, Rows>; run: RunRecord; fence: Fence };
 
 /**
  * One ingestion job: fetch, normalize, commit rows + run record + raw body in one transaction. An
@@ -72,8 +66,8 @@ interface Attempt<T, Rows> {
 export async function runIngestionJob<T, Rows>(
   deps: IngestionDeps,
   job: Job,
-  spec: IngestionSpec<T, Rows>,
   signal: AbortSignal,
+  spec: IngestionSpec<T, Rows>,
 ): Promise<JobResult> {
   const { metrics } = deps.context;
   const run: RunRecord = {
@@ -91,17 +85,22 @@ export async function runIngestionJob<T, Rows>(
     let rows: Rows;
     try {
       response = await spec.fetch(signal);
-      rows = normalize(attempt, response);
+      rows = spec.normalize(response.data);
     } catch (error) {
-      if (jobOutcome(error) !== 'quarantine') throw error;
+      if (jobOutcome(error) !== 'quarantine') {
+        // Only UnreadablePayloadError may leave a normalizer: anything else is said loudly.
+        if (response) {
+          deps.context.logger.error(
+            { err: error, jobId: run.jobId, dataset: spec.dataset, target: spec.target, endpoint: response.url },
+            'the normalizer failed on a validated payload: a bug in chaintap, not a bad payload',
+          );
+        }
+        throw error;
+      }
       // The client's error carries the body that failed the schema, or the first bytes of one too
       // large to read; a normalizer's, the answer.
       if (error instanceof InvalidPayloadError || error instanceof OversizedPayloadError)
-        return await quarantine(
-          attempt,
-          { url: error.url, status: error.status ?? 200, body: error.body },
-          error.message,
-        );
+        return await quarantine(attempt, { ...error, status: error.status ?? 200 }, error.message);
       if (!response) throw error;
       return await quarantine(attempt, response, `cannot normalize: ${(error as Error).message}`);
     }
@@ -130,21 +129,6 @@ export async function runIngestionJob<T, Rows>(
     throw await handleFailure(attempt, signal.reason instanceof JobLockLostError ? signal.reason : error);
   } finally {
     stopTimer();
-  }
-}
-
-/** Runs the normalizer. Anything it throws but UnreadablePayloadError is a bug in it: said loudly. */
-function normalize<T, Rows>({ deps, spec, run }: Attempt<T, Rows>, response: UpstreamResponse<T>): Rows {
-  try {
-    return spec.normalize(response.data);
-  } catch (error) {
-    if (jobOutcome(error) !== 'quarantine') {
-      deps.context.logger.error(
-        { err: error, jobId: run.jobId, dataset: spec.dataset, target: spec.target, endpoint: response.url },
-        'the normalizer failed on a validated payload: a bug in chaintap, not a bad payload',
-      );
-    }
-    throw error;
   }
 }
 

@@ -23,21 +23,10 @@ const COMPACTION_WAITS = { horizonTimeoutMs: 60_000, lockTimeoutMs: 5_000 };
 
 /** The maintenance queue's two jobs (MaintenanceJobData): the housekeeping, and the protocol sync. */
 export function processMaintenance(deps: IngestionDeps, client: UpstreamClient) {
-  return (job: Job<MaintenanceJobData>, signal: AbortSignal): Promise<JobResult> =>
-    job.data.kind === 'protocols' ? syncProtocols(deps, client, job, signal) : housekeeping(deps, job);
-}
-
-/** The protocol list, an ingestion job like any other: retried, quarantined or failed on its own. */
-function syncProtocols(
-  deps: IngestionDeps,
-  client: UpstreamClient,
-  job: Job<MaintenanceJobData>,
-  signal: AbortSignal,
-): Promise<JobResult> {
-  return runIngestionJob(
-    deps,
-    job,
-    {
+  return (job: Job<MaintenanceJobData>, signal: AbortSignal): Promise<JobResult> => {
+    if (job.data.kind !== 'protocols') return housekeeping(deps, job);
+    // The protocol list, an ingestion job like any other: retried, quarantined or failed on its own.
+    return runIngestionJob(deps, job, signal, {
       dataset: 'protocols',
       target: 'all',
       tick: new Date(job.data.tick),
@@ -45,9 +34,8 @@ function syncProtocols(
       fetch: (abort) => client.fetchProtocols({ signal: abort }),
       normalize: (data) => normalizeProtocols(data),
       write: (tx, rows) => writeProtocols(tx, rows),
-    },
-    signal,
-  );
+    });
+  };
 }
 
 /**

@@ -15,35 +15,25 @@ export function processPrices(deps: IngestionDeps, client: UpstreamClient) {
     const at = job.data.at ? new Date(job.data.at) : undefined;
     const stream = job.data.backfill ? 'backfill' : 'prices';
     const tick = new Date(job.data.tick);
-    let earliestPriceTime: number | undefined;
-    const result = await runIngestionJob(
-      deps,
-      job,
-      {
-        dataset: stream,
-        trackedStream: stream,
-        target,
-        tick,
-        endpoint: '/tokens/sui/price',
-        fetch: (abort) => client.fetchTokenPriceBatch(coinTypes, { at, signal: abort }),
-        normalize: (data) => {
-          const rows = normalizeTokenPrices(data, { fetchedAt: new Date() });
-          for (const price of rows.prices)
-            earliestPriceTime = Math.min(earliestPriceTime ?? Infinity, price.priceTime.getTime());
-          return rows;
-        },
-        outcome: (rows) => rows,
-        write: (tx, rows) => writeTokenPrices(tx, rows),
-      },
-      signal,
-    );
     const slotEnd = job.data.slotEnd ? Date.parse(job.data.slotEnd) : undefined;
-    if (
-      result.outcome === 'succeeded' &&
-      slotEnd !== undefined &&
-      earliestPriceTime !== undefined &&
-      earliestPriceTime >= slotEnd
-    ) {
+    let late = false;
+    const result = await runIngestionJob(deps, job, signal, {
+      dataset: stream,
+      trackedStream: stream,
+      target,
+      tick,
+      endpoint: '/tokens/sui/price',
+      fetch: (abort) => client.fetchTokenPriceBatch(coinTypes, { at, signal: abort }),
+      normalize: (data) => {
+        const rows = normalizeTokenPrices(data, { fetchedAt: new Date() });
+        const times = rows.prices.map((price) => price.priceTime.getTime());
+        late = slotEnd !== undefined && times.length > 0 && times.every((time) => time >= slotEnd);
+        return rows;
+      },
+      outcome: (rows) => rows,
+      write: (tx, rows) => writeTokenPrices(tx, rows),
+    });
+    if (result.outcome === 'succeeded' && late) {
       await deps.priceGaps.add([tick]);
       deps.context.logger.info(
         { jobId: job.id, tick: tick.toISOString() },

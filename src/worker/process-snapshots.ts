@@ -16,27 +16,22 @@ export function processPositions(deps: IngestionDeps, client: UpstreamClient) {
     const tick = new Date(job.data.tick);
     // Only an unfiltered answer is the whole truth about an address.
     const unfiltered = !chain && !protocols?.length;
-    return runIngestionJob(
-      deps,
-      job,
-      {
-        dataset: 'positions',
-        trackedStream: 'positions',
-        target: address,
-        tick,
-        endpoint: `/v2/address/${encodeURIComponent(address)}/positions`,
-        fetch: (abort) => client.fetchPositions(address, { chain, protocols, forceRefresh, signal: abort }),
-        normalize: (data) => normalizePositions(data, { owner: address, snapshotAt: tick }),
-        outcome: (rows) => rows,
-        write: (tx, rows) =>
-          writePositions(tx, rows, {
-            owner: address,
-            snapshotAt: tick,
-            complete: unfiltered && rows.quarantined.length === 0,
-          }),
-      },
-      signal,
-    );
+    return runIngestionJob(deps, job, signal, {
+      dataset: 'positions',
+      trackedStream: 'positions',
+      target: address,
+      tick,
+      endpoint: `/v2/address/${encodeURIComponent(address)}/positions`,
+      fetch: (abort) => client.fetchPositions(address, { chain, protocols, forceRefresh, signal: abort }),
+      normalize: (data) => normalizePositions(data, { owner: address, snapshotAt: tick }),
+      outcome: (rows) => rows,
+      write: (tx, rows) =>
+        writePositions(tx, rows, {
+          owner: address,
+          snapshotAt: tick,
+          complete: unfiltered && rows.quarantined.length === 0,
+        }),
+    });
   };
 }
 
@@ -46,27 +41,22 @@ export function processNfts(deps: IngestionDeps, client: UpstreamClient) {
     const { address, includePnl } = job.data;
     const chain = parseNftChain(job.data.chain);
     const tick = new Date(job.data.tick);
-    return runIngestionJob(
-      deps,
-      job,
-      {
-        dataset: 'nfts',
-        trackedStream: 'nfts',
-        target: address,
-        tick,
-        endpoint: `/v2/address/${encodeURIComponent(address)}/nft-holding`,
-        fetch: (abort) => client.fetchNftHoldings(address, { chain, includePnl, signal: abort }),
-        normalize: (data) => normalizeNftHoldings(data, { owner: address, snapshotAt: tick }),
-        outcome: (rows) => rows,
-        write: (tx, rows) =>
-          writeNftHoldings(tx, rows, {
-            owner: address,
-            snapshotAt: tick,
-            scopeChain: chain,
-            complete: rows.quarantined.length === 0,
-          }),
-      },
-      signal,
-    );
+    return runIngestionJob(deps, job, signal, {
+      dataset: 'nfts',
+      trackedStream: 'nfts',
+      target: address,
+      tick,
+      endpoint: `/v2/address/${encodeURIComponent(address)}/nft-holding`,
+      fetch: (abort) => client.fetchNftHoldings(address, { chain, includePnl, signal: abort }),
+      normalize: (data) => normalizeNftHoldings(data, { owner: address, snapshotAt: tick }),
+      outcome: (rows) => rows,
+      write: (tx, rows) =>
+        writeNftHoldings(tx, rows, {
+          owner: address,
+          snapshotAt: tick,
+          scopeChain: chain,
+          complete: rows.quarantined.length === 0,
+        }),
+    });
   };
 }
