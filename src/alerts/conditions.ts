@@ -1,4 +1,5 @@
 import Big from 'big.js';
+import type { positionPnl } from '../db/schema/views.ts';
 import { formatSpan } from '../runtime/time-span.ts';
 import { groupThousands } from '../runtime/number-text.ts';
 import { formatPercent, formatTime, formatUsd, shortAddress, shortPositionId, tokenLabel } from './format.ts';
@@ -32,16 +33,11 @@ export interface ChangeObservation {
   nativeSymbol?: string | null;
 }
 
-/** A position of the address's latest positions refresh whose snapshot carries a health factor. */
-export interface HealthObservation {
-  owner: string;
-  positionId: string;
-  type: string;
-  protocolId: string | null;
-  snapshotAt: Date;
-  /** position_pnl.health_factor (numeric text): a Borrow's `current.healthy`. */
-  healthFactor: string;
-}
+/** A position of the address's latest positions refresh whose snapshot carries a health factor (a Borrow's `current.healthy`). */
+export type HealthObservation = Pick<
+  typeof positionPnl.$inferSelect,
+  'owner' | 'positionId' | 'type' | 'protocolId' | 'snapshotAt'
+> & { healthFactor: string };
 
 /** Percent change from `from` to `to`, exact; undefined when `from` is not a positive number. */
 export function percentChange(from: string | null, to: string): Big | undefined {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../db/client.ts';
 import { runQuery } from '../db/query.ts';
 import { describe } from '../errors.ts';
@@ -42,22 +43,14 @@ export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }:
   const byId = new Map(webhooks.map((webhook) => [webhook.id, webhook]));
   const webhookIds = [...byId.keys()];
   let closed = false;
-  const sleepers = new Set<() => void>();
   let gaugeCountedAt = 0;
 
-  /** Waits `ms`, or less when woken. */
-  const idle = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        sleepers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      sleepers.add(done);
-    });
+  // Waking aborts every idle wait at once; the next waits take a fresh signal.
+  let wakeUp = new AbortController();
+  const idle = (ms: number) => sleep(ms, undefined, { signal: wakeUp.signal }).catch(() => undefined);
   const wakeAll = () => {
-    for (const wake of [...sleepers]) wake();
+    wakeUp.abort();
+    wakeUp = new AbortController();
   };
 
   /** Each lane's lease owner: the process and the lane, so that a lane records only its own claims. */

@@ -1,13 +1,14 @@
 import type postgres from 'postgres';
-import type { AlertDeliveryState, AlertEventStatus } from '../db/schema/alerts.ts';
-import type { AlertData } from './conditions.ts';
-import type { RuleKind, Webhook } from './rules.ts';
+import type { alertEvents } from '../db/schema/alerts.ts';
+import type { Webhook } from './rules.ts';
 import type { AlertState, PlannedEvent } from './transitions.ts';
 
 /** alert_states, what the evaluator remembers, and alert_events, the outbox the deliverers send from. */
 
 /** A pool or a transaction: what the queries here run on. */
 export type Queryable = postgres.ISql;
+
+type AlertEventColumns = typeof alertEvents.$inferSelect;
 
 export async function loadStates(sql: Queryable, ruleId: string): Promise<AlertState[]> {
   return sql<AlertState[]>`
@@ -30,17 +31,21 @@ export async function saveStates(sql: Queryable, ruleId: string, states: AlertSt
 }
 
 /** The JSON body POSTed to a webhook (docs/alerts.md); `text` alone is what Slack shows. */
-export interface AlertPayload {
-  /** The idempotency key, also sent as the Idempotency-Key header. */
-  id: string;
-  rule: string;
-  kind: RuleKind;
-  status: AlertEventStatus;
-  subject: string;
-  tick: string | null;
-  text: string;
-  data: AlertData;
+function toPayload(event: PlannedEvent) {
+  return {
+    /** The idempotency key, also sent as the Idempotency-Key header. */
+    id: event.key,
+    rule: event.ruleId,
+    kind: event.kind,
+    status: event.status,
+    subject: event.subject,
+    tick: event.tick?.toISOString() ?? null,
+    text: event.text,
+    data: event.data,
+  };
 }
+
+export type AlertPayload = ReturnType<typeof toPayload>;
 
 /** Records each event once per webhook of its rule; returns those not recorded before (by anyone). */
 export async function recordEvents(
@@ -50,16 +55,7 @@ export async function recordEvents(
 ): Promise<PlannedEvent[]> {
   const recorded: PlannedEvent[] = [];
   for (const event of events) {
-    const payload = JSON.stringify({
-      id: event.key,
-      rule: event.ruleId,
-      kind: event.kind,
-      status: event.status,
-      subject: event.subject,
-      tick: event.tick?.toISOString() ?? null,
-      text: event.text,
-      data: event.data,
-    } satisfies AlertPayload);
+    const payload = JSON.stringify(toPayload(event));
     let inserted = 0;
     for (const webhook of webhooks) {
       const rows = await sql`
@@ -83,17 +79,11 @@ export async function recordedKeys(sql: Queryable, keys: string[]): Promise<Set<
   return new Set(rows.map((row) => row.key));
 }
 
-/** A delivery claimed for sending: nobody else claims it until its lease runs out. */
-export interface ClaimedDelivery {
-  eventKey: string;
-  webhook: string;
-  /** The JSON body, as recorded. */
+/** A delivery claimed for sending, with its JSON body as recorded: nobody else claims it until its lease runs out. */
+type ClaimedDelivery = Pick<AlertEventColumns, 'eventKey' | 'webhook' | 'attempts' | 'createdAt'> & {
   body: string;
-  attempts: number;
-  createdAt: Date;
-  /** Who holds the lease (the claiming deliverer lane). */
   leaseOwner: string;
-}
+};
 
 /**
  * Claims the next due delivery to these webhooks by setting its lease in one statement (SKIP LOCKED
@@ -143,21 +133,13 @@ export async function recordAttempt(
   return rows.length > 0;
 }
 
-export interface AlertEventRow {
-  eventKey: string;
-  ruleId: string;
-  kind: string;
-  status: AlertEventStatus;
-  subject: string;
-  tick: Date | null;
+/** An outbox row as the status page lists it, with its payload's text. */
+export type AlertEventRow = Omit<
+  AlertEventColumns,
+  'webhook' | 'payload' | 'nextAttemptAt' | 'leaseOwner' | 'leaseUntil'
+> & {
   text: string;
-  webhookName: string;
-  state: AlertDeliveryState;
-  attempts: number;
-  lastError: string | null;
-  createdAt: Date;
-  deliveredAt: Date | null;
-}
+};
 
 /** The newest outbox rows (one per event and webhook), newest first. */
 export function loadRecentAlertEvents(sql: Queryable, limit: number): Promise<AlertEventRow[]> {

@@ -77,11 +77,7 @@ function crc16(bytes: Uint8Array): number {
 }
 
 /** A TON account: its workchain, its 32-byte hash, and whether the spelling was a testnet one. */
-interface TonAccount {
-  workchain: number;
-  hash: Uint8Array;
-  testnet: boolean;
-}
+type TonAccount = { workchain: number; hash: Uint8Array; testnet: boolean };
 
 const TON_BOUNCEABLE = 0x11;
 const TON_NON_BOUNCEABLE = 0x51;
