@@ -185,25 +185,18 @@ export function staleCondition(
   now: Date,
 ): Condition {
   const maxAge = formatDuration(rule.maxAgeMs);
-  const data: AlertData = {
+  const ageMs = newestTick ? now.getTime() - newestTick.getTime() : Infinity;
+  const holds = ageMs > rule.maxAgeMs;
+  const text = newestTick
+    ? `${rule.dataset} ${holds ? 'is stale' : 'is fresh'}: its newest successful tick, ${formatTime(newestTick)}, is ${formatSpan(ageMs / 1000)} old (max age ${maxAge})`
+    : `${rule.dataset} has never been refreshed successfully (max age ${maxAge})`;
+  const data = {
     dataset: rule.dataset,
     newest_tick: newestTick?.toISOString() ?? null,
-    age_seconds: newestTick ? Math.round((now.getTime() - newestTick.getTime()) / 1000) : null,
+    age_seconds: newestTick ? Math.round(ageMs / 1000) : null,
     max_age: maxAge,
   };
-  if (!newestTick) {
-    const text = `${rule.dataset} has never been refreshed successfully (max age ${maxAge})`;
-    return { subject: rule.dataset, holds: true, tick: null, text, data };
-  }
-  const ageMs = now.getTime() - newestTick.getTime();
-  const holds = ageMs > rule.maxAgeMs;
-  return {
-    subject: rule.dataset,
-    holds,
-    tick: newestTick,
-    text: `${rule.dataset} ${holds ? 'is stale' : 'is fresh'}: its newest successful tick, ${formatTime(newestTick)}, is ${formatSpan(ageMs / 1000)} old (max age ${maxAge})`,
-    data,
-  };
+  return { subject: rule.dataset, holds, tick: newestTick, text, data };
 }
 
 /** The sentence of an episode whose subject the rule no longer sees (a closed position, an edited rule). */

@@ -132,11 +132,9 @@ const webhookSchema = z
     /** The signing secret itself (`whsec_...`), or the name of the environment variable that holds it. */
     secret: z
       .string({ error: expected('a string') })
-      .refine((value) => 'key' in readWebhookSecret(value), {
-        error: (issue) => {
-          const read = readWebhookSecret(String(issue.input));
-          return 'problem' in read ? read.problem : 'invalid secret';
-        },
+      .check((context) => {
+        const read = readWebhookSecret(context.value);
+        if ('problem' in read) context.issues.push({ code: 'custom', message: read.problem, input: context.value });
       })
       .optional(),
     secret_env: z
@@ -223,11 +221,12 @@ export function parseRules(text: string, source: string, env: Environment = {}):
     );
   }
   const top = fileSchema.safeParse(document ?? {});
+  if (!top.success)
+    throw rulesError(
+      source,
+      top.error.issues.map((issue) => describeIssue('', issue)),
+    );
   const problems: string[] = [];
-  if (!top.success) {
-    problems.push(...top.error.issues.map((issue) => describeIssue('', issue)));
-    throw rulesError(source, problems);
-  }
   const fileWebhooks = (top.data.webhooks ?? []).map((webhook, index) =>
     toWebhook(webhook, env, problems, `webhooks[${index}]`),
   );

@@ -109,6 +109,12 @@ export function parseChainFilter(input: string): string {
   return chain;
 }
 
+/** EVM chain names: the NFT chains' and more that a positions chain filter may use. */
+const EVM_CHAIN_NAMES = [
+  ...EVM_CHAINS.map((chain) => chain.toLowerCase()),
+  ...['ethereum', 'arbitrum', 'optimism', 'polygon', 'bsc', 'avalanche', 'ftm', 'ronin', 'linea', 'blast', 'mantle'],
+];
+
 /**
  * Chain names whose address format is known (compared lower-case): every NFT chain but ALL, and
  * more names for the positions chain filter. That filter is free text: a name not listed here is
@@ -121,24 +127,7 @@ const CHAIN_FORMATS: Record<string, AddressFormat> = {
   btc: 'bitcoin',
   bitcoin: 'bitcoin',
   ton: 'ton',
-  ...Object.fromEntries(
-    [
-      ...EVM_CHAINS.map((chain) => chain.toLowerCase()),
-      ...[
-        'ethereum',
-        'arbitrum',
-        'optimism',
-        'polygon',
-        'bsc',
-        'avalanche',
-        'ftm',
-        'ronin',
-        'linea',
-        'blast',
-        'mantle',
-      ],
-    ].map((name) => [name, 'evm' as const]),
-  ),
+  ...Object.fromEntries(EVM_CHAIN_NAMES.map((name) => [name, 'evm' as const])),
 };
 
 /** The address format a chain (a positions chain filter, an NFT chain) takes; undefined when not known. */

@@ -50,8 +50,10 @@ export interface JobResult {
 
 /** The tick as it appears in job ids: ISO without ':' (BullMQ forbids it), e.g. 2026-11-21T20-45-00Z. */
 export function tickLabel(tick: Date): string {
-  const iso = tick.toISOString().replace(/\.\d{3}Z$/, 'Z');
-  return iso.replace(/:/g, '-');
+  return tick
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/:/g, '-');
 }
 
 /** Deterministic, so that a tick enqueued twice (two schedulers, a retried producer) is one job. */

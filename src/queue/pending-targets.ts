@@ -32,22 +32,18 @@ export interface TargetClaim {
 const CLAIM_SCRIPT = `
 local out = {}
 for i = 1, #ARGV, 3 do
-  local target, tick, id = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2]
+  local target, tick, value = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 1] .. '|' .. ARGV[i + 2]
   local current = redis.call('HGET', KEYS[1], target)
   local currentTick = current and tonumber(string.match(current, '^(%d+)|')) or nil
+  local report = nil
   if not currentTick or currentTick < tick then
-    redis.call('HSET', KEYS[1], target, ARGV[i + 1] .. '|' .. id)
-    if current then
-      out[#out + 1] = 1
-      out[#out + 1] = target
-      out[#out + 1] = current
-      out[#out + 1] = ARGV[i + 1] .. '|' .. id
-    end
+    redis.call('HSET', KEYS[1], target, value)
+    if current then report = {1, target, current, value} end
   elseif currentTick > tick then
-    out[#out + 1] = 2
-    out[#out + 1] = target
-    out[#out + 1] = ARGV[i + 1] .. '|' .. id
-    out[#out + 1] = current
+    report = {2, target, value, current}
+  end
+  if report then
+    for _, item in ipairs(report) do out[#out + 1] = item end
   end
 end
 return out
