@@ -2,7 +2,7 @@ import Big from 'big.js';
 import type { positionPnl } from '../db/schema/views.ts';
 import { formatSpan } from '../runtime/time-span.ts';
 import { groupThousands } from '../runtime/number-text.ts';
-import { formatPercent, formatTime, formatUsd, shortAddress, shortPositionId, tokenLabel } from './format.ts';
+import { formatTime, formatUsd, shortAddress, shortPositionId, tokenLabel } from './format.ts';
 import { formatDuration, type Direction, type EpisodeRule } from './rules.ts';
 
 /** What an episode rule sees, subject by subject, and whether its condition holds. Pure. */
@@ -59,7 +59,7 @@ export function reaches(change: Big, percent: number, direction: Direction): boo
 function moved(change: Big): string {
   const value = Number(change.toFixed(4));
   if (value === 0) return 'did not move';
-  return `${value > 0 ? 'rose' : 'fell'} ${formatPercent(Math.abs(value)).slice(1)}`;
+  return `${value > 0 ? 'rose' : 'fell'} ${Math.abs(value).toFixed(2)} %`;
 }
 
 export type ChangeRule = Extract<EpisodeRule, { kind: 'price_change' | 'portfolio_change' | 'nft_floor_change' }>;

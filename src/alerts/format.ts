@@ -10,12 +10,6 @@ export function formatTime(time: Date): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)}${seconds} UTC`;
 }
 
-/** `+5.31 %`, `-0.07 %`: two decimals, a sign always. */
-export function formatPercent(percent: number): string {
-  const shown = Math.abs(percent) < 0.005 ? 0 : percent;
-  return `${shown >= 0 ? '+' : '-'}${Math.abs(shown).toFixed(2)} %`;
-}
-
 /** A USD amount rounded to cents: `12,345.68`. */
 export function formatUsd(value: string): string {
   return groupThousands(Number(value).toFixed(2));

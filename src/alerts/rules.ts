@@ -27,10 +27,7 @@ export type Environment = Record<string, string | undefined>;
 
 export type Direction = 'up' | 'down' | 'any';
 
-interface RuleCommon {
-  id: string;
-  webhooks: Webhook[];
-}
+type RuleCommon = { id: string; webhooks: Webhook[] };
 
 interface EpisodeCommon extends RuleCommon {
   /** No new episode of the same subject starts within this long after the last alert (0: none). */
@@ -39,11 +36,7 @@ interface EpisodeCommon extends RuleCommon {
   sendResolved: boolean;
 }
 
-interface ChangeCommon extends EpisodeCommon {
-  windowMs: number;
-  percent: number;
-  direction: Direction;
-}
+type ChangeCommon = EpisodeCommon & { windowMs: number; percent: number; direction: Direction };
 
 export type AlertRule =
   | (ChangeCommon & { kind: 'price_change'; token: string })

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AlertEventStatus, alertStates } from '../db/schema/alerts.ts';
 import type { positions } from '../db/schema/positions.ts';
-import { goneText, positionSubject, type AlertData, type Condition } from './conditions.ts';
+import { goneText, positionSubject, type Condition } from './conditions.ts';
 import { formatTime, shortAddress, shortPositionId } from './format.ts';
 import type { EpisodeRule, PositionEventRule, RuleKind } from './rules.ts';
 
@@ -13,23 +13,16 @@ export type AlertState = Pick<
   'subject' | 'episodeKey' | 'episodeOpen' | 'episodeTick' | 'lastFiredAt' | 'baseline'
 >;
 
-/** An event to record in the outbox (once per webhook of its rule). */
-export interface PlannedEvent {
+/** An event to record in the outbox (once per webhook of its rule): its key and its condition's figures. */
+export type PlannedEvent = Omit<Condition, 'holds'> & {
   key: string;
   ruleId: string;
   kind: RuleKind;
   status: AlertEventStatus;
-  subject: string;
-  tick: Date | null;
-  text: string;
-  data: AlertData;
-}
+};
 
-export interface Plan {
-  events: PlannedEvent[];
-  /** alert_states rows to write (whole rows: inserted or replaced). */
-  states: AlertState[];
-}
+/** The events to record, and the alert_states rows to write (whole rows: inserted or replaced). */
+export type Plan = { events: PlannedEvent[]; states: AlertState[] };
 
 /** A position of the rule's address as the `positions` table holds it. */
 export type PositionRow = Pick<

@@ -26,27 +26,16 @@ export interface PositionsJobData {
   forceRefresh: boolean;
 }
 
-export interface NftJobData {
-  tick: string;
-  address: string;
-  chain: string;
-  includePnl: boolean;
-}
+export type NftJobData = { tick: string; address: string; chain: string; includePnl: boolean };
 
 /**
  * The daily maintenance, two jobs so that one never waits on the other: `housekeeping` (Postgres only;
  * also a job without a kind, enqueued before the split) and `protocols` (the upstream's list).
  */
-export interface MaintenanceJobData {
-  tick: string;
-  kind?: 'housekeeping' | 'protocols';
-}
+export type MaintenanceJobData = { tick: string; kind?: 'housekeeping' | 'protocols' };
 
 /** What a processed job reports back (BullMQ return value, and run-once's summary). */
-export interface JobResult {
-  outcome: 'succeeded' | 'quarantined';
-  rowsWritten: number;
-}
+export type JobResult = { outcome: 'succeeded' | 'quarantined'; rowsWritten: number };
 
 /** The tick as it appears in job ids: ISO without ':' (BullMQ forbids it), e.g. 2026-11-21T20-45-00Z. */
 export function tickLabel(tick: Date): string {

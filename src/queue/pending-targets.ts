@@ -8,24 +8,13 @@ import type { Dataset } from '../datasets.ts';
  * jobs replace, and which of its own a newer job already replaced (a late producer of an older tick).
  * The hash only moves forward, so that two schedulers agree.
  */
-export interface TargetJob {
-  target: string;
-  tick: Date;
-  jobId: string;
-}
+export type TargetJob = { target: string; tick: Date; jobId: string };
 
 /** A job that a job of a newer tick (`by`) of the same target replaces. */
-export interface Supersession {
-  job: TargetJob;
-  by: Date;
-}
+export type Supersession = { job: TargetJob; by: Date };
 
-export interface TargetClaim {
-  /** Older jobs of the same targets, now replaced. */
-  replaced: Supersession[];
-  /** This tick's jobs whose target already has a newer job. */
-  stale: Supersession[];
-}
+/** `replaced`: older jobs of the same targets, now replaced; `stale`: this tick's jobs whose target has a newer job. */
+export type TargetClaim = { replaced: Supersession[]; stale: Supersession[] };
 
 // ARGV: triples of target, tick ms, job id. Returns a flat list of: kind (1 replaced, 2 stale),
 // target, the superseded job's value, the newer job's value.
