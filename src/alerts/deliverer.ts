@@ -34,10 +34,9 @@ export interface DelivererDeps {
 }
 
 /**
- * Sends the outbox. Each delivery is claimed with a lease, POSTed outside any transaction (no lock
- * held while a webhook takes its time), and its outcome recorded by the lane still holding the lease.
- * A process killed in between leaves the row pending: sent again when the lease runs out, with the
- * same Idempotency-Key, by which the receiver processes it once.
+ * Sends the outbox: each delivery is claimed with a lease, POSTed with no lock held, and its outcome
+ * recorded by the lane still holding the lease. A process killed in between leaves the row pending:
+ * sent again when the lease runs out, with the same Idempotency-Key, so the receiver processes it once.
  */
 export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }: DelivererDeps) {
   const byId = new Map(webhooks.map((webhook) => [webhook.id, webhook]));
@@ -62,7 +61,6 @@ export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }:
     );
     if (!delivery) return false;
     const webhook = byId.get(delivery.webhook)!;
-    // Outside any transaction: the row is this lane's by its lease, not by a lock.
     const outcome = await postEvent(webhook, delivery.body, delivery.eventKey);
     const attempt = delivery.attempts + 1;
     const fields = { event: delivery.eventKey, webhook: webhook.name, attempt };

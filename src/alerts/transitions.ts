@@ -50,16 +50,12 @@ const EMPTY_STATE = { episodeKey: null, episodeOpen: false, episodeTick: null, l
 export function planEpisodes(rule: EpisodeRule, conditions: Condition[], states: AlertState[], now: Date): Plan {
   const bySubject = new Map(states.map((state) => [state.subject, state]));
   const plan: Plan = { events: [], states: [] };
-  const event = (
-    status: AlertEventStatus,
-    key: string,
-    subject: string,
-    { tick, data }: Pick<Condition, 'tick' | 'data'>,
-    text: string,
-  ) => plan.events.push({ key, ruleId: rule.id, kind: rule.kind, status, subject, tick, data, text });
-  const end = (state: AlertState, text: string, rest: Pick<Condition, 'tick' | 'data'>) => {
+  type Observed = Pick<Condition, 'subject' | 'tick' | 'data'>;
+  const event = (status: AlertEventStatus, key: string, { subject, tick, data }: Observed, text: string) =>
+    plan.events.push({ key, ruleId: rule.id, kind: rule.kind, status, subject, tick, data, text });
+  const end = (state: AlertState, source: Observed, text: string) => {
     if (rule.sendResolved && state.episodeKey) {
-      event('resolved', `${state.episodeKey}:resolved`, state.subject, rest, `[${rule.id}] Resolved: ${text}`);
+      event('resolved', `${state.episodeKey}:resolved`, source, `[${rule.id}] Resolved: ${text}`);
     }
     plan.states.push({ ...state, episodeOpen: false });
   };
@@ -73,7 +69,7 @@ export function planEpisodes(rule: EpisodeRule, conditions: Condition[], states:
       if (sinceLast < rule.cooldownMs) continue;
       const trigger = `start:${condition.tick?.toISOString() ?? 'never'}:after:${state?.episodeKey ?? ''}`;
       const key = eventKey(rule.id, condition.subject, trigger);
-      event('firing', key, condition.subject, condition, `[${rule.id}] ${condition.text}`);
+      event('firing', key, condition, `[${rule.id}] ${condition.text}`);
       plan.states.push({
         ...EMPTY_STATE,
         ...state,
@@ -84,12 +80,12 @@ export function planEpisodes(rule: EpisodeRule, conditions: Condition[], states:
         lastFiredAt: now,
       });
     } else if (condition.holds === false && state?.episodeOpen) {
-      end(state, condition.text, condition);
+      end(state, condition, condition.text);
     }
   }
   for (const state of states) {
     if (state.episodeOpen && !observed.has(state.subject)) {
-      end(state, goneText(rule, state.subject), { tick: null, data: {} });
+      end(state, { subject: state.subject, tick: null, data: {} }, goneText(rule, state.subject));
     }
   }
   return plan;

@@ -8,12 +8,9 @@ import {
 } from './address-checksums.ts';
 
 /**
- * Wallet addresses and their normal forms (two spellings of one wallet are one watched address):
- * - SUI (0x + 64 hex) and EVM (0x + 40 hex): lower-case; shorter 0x forms are refused, never padded.
- * - Solana: base58 of a 32-byte key, as given (base58 is case-sensitive).
- * - Bitcoin: legacy base58 as given, bech32/bech32m lower-case, checksums checked.
- * - TON: user-friendly (CRC checked) or raw (workchain:64 hex), both stored as the bounceable
- *   user-friendly form in base64url (EQ…; kQ… on testnet), so that every spelling is one wallet.
+ * Wallet addresses in a normal form, so that two spellings of one wallet are one watched address. Hex
+ * is lower-cased (shorter 0x forms refused, never padded), base58 kept as given (it is case-sensitive),
+ * bech32 lower-cased, TON stored as the bounceable base64url form (EQ…; kQ… on testnet); checksums checked.
  */
 
 /** How a format is named in lists and pages. */

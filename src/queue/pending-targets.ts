@@ -3,10 +3,9 @@ import { pendingTargetsKey } from './redis-keys.ts';
 import type { Dataset } from '../datasets.ts';
 
 /**
- * The newest job of each target of a dataset, in one Redis hash per dataset: `target -> "<tick
- * ms>|<job id>"`. A producer claims its targets before enqueuing and learns which older jobs its
- * jobs replace, and which of its own a newer job already replaced (a late producer of an older tick).
- * The hash only moves forward, so that two schedulers agree.
+ * The newest job of each target, one Redis hash per dataset: `target -> "<tick ms>|<job id>"`. A producer
+ * claims its targets before enqueuing and learns which jobs are replaced, older ones or its own (a late
+ * producer of an older tick). The hash only moves forward, so that two schedulers agree.
  */
 export type TargetJob = { target: string; tick: Date; jobId: string };
 
