@@ -2,7 +2,7 @@ import Big from 'big.js';
 import type { positionPnl } from '../db/schema/views.ts';
 import { formatSpan } from '../runtime/time-span.ts';
 import { groupThousands } from '../runtime/number-text.ts';
-import { formatTime, formatUsd, shortAddress, shortPositionId, tokenLabel } from './format.ts';
+import { formatTime, shortAddress, shortPositionId, tokenLabel } from './format.ts';
 import { formatDuration, type Direction, type EpisodeRule } from './rules.ts';
 
 /** What an episode rule sees, subject by subject, and whether its condition holds. Pure. */
@@ -93,7 +93,7 @@ function changeSpelling(rule: ChangeRule, observation: ChangeObservation | undef
         subject: rule.address,
         label: `Portfolio of ${shortAddress(rule.address)}`,
         missing: 'has not been refreshed yet',
-        amount: formatUsd,
+        amount: (value) => groupThousands(Number(value).toFixed(2)),
         unit: ' USD',
         asOf: `as of ${at}`,
         data: { address: rule.address },

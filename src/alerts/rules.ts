@@ -49,13 +49,7 @@ export type AlertRule =
 export type EpisodeRule = Exclude<AlertRule, { kind: PositionEventKind }>;
 export type PositionEventRule = Extract<AlertRule, { kind: PositionEventKind }>;
 
-export interface AlertRules {
-  rules: AlertRule[];
-  /** Every distinct webhook of the file, the rules' own included. */
-  webhooks: Webhook[];
-  /** How often `stale` rules are evaluated besides on each NOTIFY. */
-  staleCheckIntervalMs: number;
-}
+export type AlertRules = ReturnType<typeof parseRules>;
 
 const DEFAULT_STALE_CHECK_INTERVAL_MS = 30_000;
 
@@ -203,7 +197,7 @@ export function toWebhook(
 }
 
 /** Throws InvalidInputError listing every problem: `rules[3] (id "health"): field "threshold": expected a number`. */
-export function parseRules(text: string, source: string, env: Environment = {}): AlertRules {
+export function parseRules(text: string, source: string, env: Environment = {}) {
   let document: unknown;
   try {
     document = parseYaml(text);
@@ -257,7 +251,9 @@ export function parseRules(text: string, source: string, env: Environment = {}):
   const webhooks = new Map(rules.flatMap((rule) => rule.webhooks).map((webhook) => [webhook.id, webhook]));
   return {
     rules,
+    /** Every distinct webhook of the file, the rules' own included. */
     webhooks: [...webhooks.values()],
+    /** How often `stale` rules are evaluated besides on each NOTIFY. */
     staleCheckIntervalMs: Math.max(1_000, top.data.stale_check_interval ?? DEFAULT_STALE_CHECK_INTERVAL_MS),
   };
 }
