@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
 import { normalizeAddress } from '../chain/address.ts';
@@ -50,8 +51,6 @@ export type EpisodeRule = Exclude<AlertRule, { kind: PositionEventKind }>;
 export type PositionEventRule = Extract<AlertRule, { kind: PositionEventKind }>;
 
 export type AlertRules = ReturnType<typeof parseRules>;
-
-const DEFAULT_STALE_CHECK_INTERVAL_MS = 30_000;
 
 export function isEpisodeRule(rule: AlertRule): rule is EpisodeRule {
   return rule.kind !== 'position_opened' && rule.kind !== 'position_closed';
@@ -196,6 +195,15 @@ export function toWebhook(
   return webhook;
 }
 
+/** Reads and checks a rules file; a missing or invalid file is an InvalidInputError. */
+export async function loadRulesFile(path: string, env: Environment = {}) {
+  const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    const reason = error.code === 'ENOENT' ? 'no such file' : String(error);
+    throw new InvalidInputError(`cannot read the rules file ${path}: ${reason}`);
+  });
+  return parseRules(text, path, env);
+}
+
 /** Throws InvalidInputError listing every problem: `rules[3] (id "health"): field "threshold": expected a number`. */
 export function parseRules(text: string, source: string, env: Environment = {}) {
   let document: unknown;
@@ -253,8 +261,8 @@ export function parseRules(text: string, source: string, env: Environment = {}) 
     rules,
     /** Every distinct webhook of the file, the rules' own included. */
     webhooks: [...webhooks.values()],
-    /** How often `stale` rules are evaluated besides on each NOTIFY. */
-    staleCheckIntervalMs: Math.max(1_000, top.data.stale_check_interval ?? DEFAULT_STALE_CHECK_INTERVAL_MS),
+    /** How often `stale` rules are evaluated besides on each NOTIFY (default 30 s). */
+    staleCheckIntervalMs: Math.max(1_000, top.data.stale_check_interval ?? 30_000),
   };
 }
 
@@ -284,10 +292,7 @@ function toRule(kind: RuleKind, input: ParsedRule, webhooks: Webhook[]): AlertRu
 
 /** `rules[2] (id "x"): field "webhooks[0].url": expected an http:// or https:// URL`. */
 function describeIssue(prefix: string, issue: z.core.$ZodIssue): string {
-  const field = issue.path.reduce<string>(
-    (text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)),
-    '',
-  );
+  const field = z.core.toDotPath(issue.path);
   const where = (name: string) => [prefix, name ? `field "${name}"` : ''].filter(Boolean).join(': ');
   if (issue.code === 'unrecognized_keys') {
     return issue.keys
