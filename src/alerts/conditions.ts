@@ -41,9 +41,8 @@ export type HealthObservation = Pick<
 
 /** Percent change from `from` to `to`, exact; undefined when `from` is not a positive number. */
 export function percentChange(from: string | null, to: string): Big | undefined {
-  if (from === null) return undefined;
-  const start = new Big(from);
-  if (start.lte(0)) return undefined;
+  const start = from === null ? undefined : new Big(from);
+  if (!start?.gt(0)) return undefined;
   return new Big(to).minus(start).div(start).times(100);
 }
 

@@ -104,16 +104,11 @@ const positive = z.number({ error: expected('a number') }).positive({ error: 'ex
 
 const webhookSchema = z
   .strictObject({
-    url: z.string({ error: expected('a URL') }).refine(
-      (value) => {
-        try {
-          return ['http:', 'https:'].includes(new URL(value).protocol);
-        } catch {
-          return false;
-        }
-      },
-      { error: 'expected an http:// or https:// URL' },
-    ),
+    url: z
+      .string({ error: expected('a URL') })
+      .refine((value) => URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol), {
+        error: 'expected an http:// or https:// URL',
+      }),
     name: z.string().min(1).max(100).optional(),
     /** The signing secret itself (`whsec_...`), or the name of the environment variable that holds it. */
     secret: z

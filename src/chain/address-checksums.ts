@@ -1,9 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/**
- * Encodings and checksums of the address formats that are not plain hex: base58 (Solana, legacy
- * Bitcoin), bech32/bech32m (segwit, BIP 173 and 350) and TON's user-friendly form (base64, CRC16).
- */
+/** Encodings and checksums of the non-hex address formats: base58, bech32/bech32m (BIP 173, 350), TON's (CRC16). */
 
 const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 

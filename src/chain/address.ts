@@ -26,7 +26,6 @@ const FORMAT_DESCRIPTIONS: Record<AddressFormat, string> = {
   ton: 'a TON address (EQ…/UQ… or workchain:hex)',
 };
 
-/** An address in its normal form, and its format. */
 export type ParsedAddress = { address: string; format: AddressFormat };
 
 const HEX_ADDRESS = /^0x[0-9a-fA-F]+$/;
