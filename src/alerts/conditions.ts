@@ -33,7 +33,7 @@ export interface ChangeObservation {
   nativeSymbol?: string | null;
 }
 
-/** A position of the address's latest positions refresh whose snapshot carries a health factor (a Borrow's `current.healthy`). */
+/** A position of the address's latest positions refresh with a health factor (a Borrow's `current.healthy`). */
 export type HealthObservation = Pick<
   typeof positionPnl.$inferSelect,
   'owner' | 'positionId' | 'type' | 'protocolId' | 'snapshotAt'
@@ -202,8 +202,7 @@ export function staleCondition(
 export function goneText(rule: EpisodeRule, subject: string): string {
   if (rule.kind === 'health_below') {
     const slash = subject.indexOf('/');
-    const owner = subject.slice(0, slash);
-    return `${shortAddress(owner)}'s position ${shortPositionId(subject.slice(slash + 1))} no longer has a health factor (closed)`;
+    return `${shortAddress(subject.slice(0, slash))}'s position ${shortPositionId(subject.slice(slash + 1))} no longer has a health factor (closed)`;
   }
   return `${subject} is no longer watched by this rule`;
 }

@@ -100,7 +100,6 @@ export async function startAlerts({ context, database, rules }: AlertsDeps) {
   logger.info({ rules: rules.rules.length, webhooks: rules.webhooks.map((webhook) => webhook.name) }, 'alerts running');
 
   return {
-    rules,
     /** Stops evaluating and delivering; a delivery in flight is finished and recorded first. */
     async close(): Promise<void> {
       closed = true;

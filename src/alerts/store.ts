@@ -79,60 +79,6 @@ export async function recordedKeys(sql: Queryable, keys: string[]): Promise<Set<
   return new Set(rows.map((row) => row.key));
 }
 
-/** A delivery claimed for sending, with its JSON body as recorded: nobody else claims it until its lease runs out. */
-type ClaimedDelivery = Pick<AlertEventColumns, 'eventKey' | 'webhook' | 'attempts' | 'createdAt'> & {
-  body: string;
-  leaseOwner: string;
-};
-
-/**
- * Claims the next due delivery to these webhooks by setting its lease in one statement (SKIP LOCKED
- * keeps two claims apart; no lock is held while it is sent). A row whose lease ran out is due again.
- */
-export async function claimDueDelivery(
-  sql: Queryable,
-  webhookIds: string[],
-  leaseOwner: string,
-  leaseMs: number,
-): Promise<ClaimedDelivery | undefined> {
-  const [row] = await sql<ClaimedDelivery[]>`
-    update alert_events e
-    set lease_owner = ${leaseOwner}, lease_until = now() + ${leaseMs} * interval '1 millisecond'
-    from (
-      select event_key, webhook from alert_events
-      where state = 'pending' and next_attempt_at <= now() and webhook = any(${webhookIds}::text[])
-        and (lease_until is null or lease_until <= now())
-      order by next_attempt_at, created_at
-      limit 1
-      for update skip locked
-    ) due
-    where e.event_key = due.event_key and e.webhook = due.webhook
-    returning e.event_key as "eventKey", e.webhook, e.payload::text as body, e.attempts, e.created_at as "createdAt",
-              e.lease_owner as "leaseOwner"`;
-  return row;
-}
-
-/**
- * Records an attempt while this claim still holds its lease (false: it ran out and was taken): a
- * delivery, or with `failure` one retried at `retryAt`, or given up (state failed) when that is null.
- */
-export async function recordAttempt(
-  sql: Queryable,
-  delivery: ClaimedDelivery,
-  failure?: { error: string; retryAt: Date | null },
-): Promise<boolean> {
-  const outcome = failure
-    ? sql`state = ${failure.retryAt ? 'pending' : 'failed'}, last_error = ${failure.error},
-          next_attempt_at = coalesce(${failure.retryAt}, next_attempt_at)`
-    : sql`state = 'delivered', last_error = null, delivered_at = now()`;
-  const rows = await sql`
-    update alert_events
-    set ${outcome}, attempts = attempts + 1, lease_owner = null, lease_until = null
-    where event_key = ${delivery.eventKey} and webhook = ${delivery.webhook} and lease_owner = ${delivery.leaseOwner}
-    returning 1`;
-  return rows.length > 0;
-}
-
 /** An outbox row as the status page lists it, with its payload's text. */
 export type AlertEventRow = Omit<
   AlertEventColumns,

@@ -1,9 +1,8 @@
 import { InvalidInputError } from '../errors.ts';
 
 /**
- * SUI coin types ("0x2::sui::SUI", generics such as "0x…::pool::LP<0x2::sui::SUI>"). The upstream may
- * spell a type differently (short or upper-case hex), so the watchlist and price sides both normalize:
- * addresses as 0x + 64 lower-case hex, module and struct names as given.
+ * SUI coin types ("0x2::sui::SUI", "0x…::pool::LP<0x2::sui::SUI>"). The upstream may spell the hex short
+ * or upper-case, so watchlist and prices both normalize it to 0x + 64 lower-case hex (names as given).
  */
 const ADDRESS = /^0x[0-9a-fA-F]{1,64}$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;

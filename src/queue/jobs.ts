@@ -9,10 +9,7 @@ export interface PriceJobData {
   coinTypes: string[];
   /** Ask for the price at this time (catch-up and backfill); absent: the current price. */
   at?: string;
-  /**
-   * A current price fetched after this time (the price cron's next slot) no longer stands for this
-   * tick's slot: the slot becomes a price gap, filled later at its own time.
-   */
+  /** Past this time (the cron's next slot) a current price no longer stands for this slot: it becomes a price gap. */
   slotEnd?: string;
   /** Set for backfill jobs, whose completion is tracked apart from the scheduled ticks. */
   backfill?: true;

@@ -69,9 +69,8 @@ export function createPendingTargets(redis: RedisClient, prefix: string) {
       return claim;
     },
     /**
-     * Forgets the targets that are no longer watched (not among `watched`) and returns their newest
-     * jobs, superseded by `tick`: a job still waiting for an address removed from the watchlist must
-     * not hold the quota.
+     * Forgets the targets not among `watched` and returns their newest jobs, superseded by `tick`: a job
+     * still waiting for an address removed from the watchlist must not hold the quota.
      */
     async release(dataset: Dataset, watched: Set<string>, tick: Date): Promise<Supersession[]> {
       const key = pendingTargetsKey(prefix, dataset);
