@@ -1,7 +1,8 @@
 import Big from 'big.js';
+import type { positionPnl } from '../db/schema/views.ts';
 import { formatSpan } from '../runtime/time-span.ts';
 import { groupThousands } from '../runtime/number-text.ts';
-import { formatPercent, formatTime, formatUsd, shortAddress, shortPositionId, tokenLabel } from './format.ts';
+import { formatTime, shortAddress, shortPositionId, tokenLabel } from './format.ts';
 import { formatDuration, type Direction, type EpisodeRule } from './rules.ts';
 
 /** What an episode rule sees, subject by subject, and whether its condition holds. Pure. */
@@ -32,22 +33,16 @@ export interface ChangeObservation {
   nativeSymbol?: string | null;
 }
 
-/** A position of the address's latest positions refresh whose snapshot carries a health factor. */
-export interface HealthObservation {
-  owner: string;
-  positionId: string;
-  type: string;
-  protocolId: string | null;
-  snapshotAt: Date;
-  /** position_pnl.health_factor (numeric text): a Borrow's `current.healthy`. */
-  healthFactor: string;
-}
+/** A position of the address's latest positions refresh with a health factor (a Borrow's `current.healthy`). */
+export type HealthObservation = Pick<
+  typeof positionPnl.$inferSelect,
+  'owner' | 'positionId' | 'type' | 'protocolId' | 'snapshotAt'
+> & { healthFactor: string };
 
 /** Percent change from `from` to `to`, exact; undefined when `from` is not a positive number. */
 export function percentChange(from: string | null, to: string): Big | undefined {
-  if (from === null) return undefined;
-  const start = new Big(from);
-  if (start.lte(0)) return undefined;
+  const start = from === null ? undefined : new Big(from);
+  if (!start?.gt(0)) return undefined;
   return new Big(to).minus(start).div(start).times(100);
 }
 
@@ -63,7 +58,7 @@ export function reaches(change: Big, percent: number, direction: Direction): boo
 function moved(change: Big): string {
   const value = Number(change.toFixed(4));
   if (value === 0) return 'did not move';
-  return `${value > 0 ? 'rose' : 'fell'} ${formatPercent(Math.abs(value)).slice(1)}`;
+  return `${value > 0 ? 'rose' : 'fell'} ${Math.abs(value).toFixed(2)} %`;
 }
 
 export type ChangeRule = Extract<EpisodeRule, { kind: 'price_change' | 'portfolio_change' | 'nft_floor_change' }>;
@@ -97,7 +92,7 @@ function changeSpelling(rule: ChangeRule, observation: ChangeObservation | undef
         subject: rule.address,
         label: `Portfolio of ${shortAddress(rule.address)}`,
         missing: 'has not been refreshed yet',
-        amount: formatUsd,
+        amount: (value) => groupThousands(Number(value).toFixed(2)),
         unit: ' USD',
         asOf: `as of ${at}`,
         data: { address: rule.address },
@@ -189,33 +184,25 @@ export function staleCondition(
   now: Date,
 ): Condition {
   const maxAge = formatDuration(rule.maxAgeMs);
-  const data: AlertData = {
+  const ageMs = newestTick ? now.getTime() - newestTick.getTime() : Infinity;
+  const holds = ageMs > rule.maxAgeMs;
+  const text = newestTick
+    ? `${rule.dataset} ${holds ? 'is stale' : 'is fresh'}: its newest successful tick, ${formatTime(newestTick)}, is ${formatSpan(ageMs / 1000)} old (max age ${maxAge})`
+    : `${rule.dataset} has never been refreshed successfully (max age ${maxAge})`;
+  const data = {
     dataset: rule.dataset,
     newest_tick: newestTick?.toISOString() ?? null,
-    age_seconds: newestTick ? Math.round((now.getTime() - newestTick.getTime()) / 1000) : null,
+    age_seconds: newestTick ? Math.round(ageMs / 1000) : null,
     max_age: maxAge,
   };
-  if (!newestTick) {
-    const text = `${rule.dataset} has never been refreshed successfully (max age ${maxAge})`;
-    return { subject: rule.dataset, holds: true, tick: null, text, data };
-  }
-  const ageMs = now.getTime() - newestTick.getTime();
-  const holds = ageMs > rule.maxAgeMs;
-  return {
-    subject: rule.dataset,
-    holds,
-    tick: newestTick,
-    text: `${rule.dataset} ${holds ? 'is stale' : 'is fresh'}: its newest successful tick, ${formatTime(newestTick)}, is ${formatSpan(ageMs / 1000)} old (max age ${maxAge})`,
-    data,
-  };
+  return { subject: rule.dataset, holds, tick: newestTick, text, data };
 }
 
 /** The sentence of an episode whose subject the rule no longer sees (a closed position, an edited rule). */
 export function goneText(rule: EpisodeRule, subject: string): string {
   if (rule.kind === 'health_below') {
     const slash = subject.indexOf('/');
-    const owner = subject.slice(0, slash);
-    return `${shortAddress(owner)}'s position ${shortPositionId(subject.slice(slash + 1))} no longer has a health factor (closed)`;
+    return `${shortAddress(subject.slice(0, slash))}'s position ${shortPositionId(subject.slice(slash + 1))} no longer has a health factor (closed)`;
   }
   return `${subject} is no longer watched by this rule`;
 }

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../db/client.ts';
+import type { alertEvents } from '../db/schema/alerts.ts';
 import { runQuery } from '../db/query.ts';
 import { describe } from '../errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { Metrics } from '../runtime/metrics.ts';
 import type { Webhook } from './rules.ts';
-import { claimDueDelivery, countPendingDeliveries, recordAttempt } from './store.ts';
+import { countPendingDeliveries } from './store.ts';
 import { givesUp, postEvent, retryDelayMs, WEBHOOK_TIMEOUT_MS } from './webhook.ts';
 
 /** Deliveries in flight per process. */
@@ -22,6 +24,11 @@ const GAUGE_EVERY_MS = 5_000;
 
 export type Deliverer = ReturnType<typeof startDeliverer>;
 
+/** A delivery claimed for sending, with its JSON body as recorded. */
+type ClaimedDelivery = Pick<typeof alertEvents.$inferSelect, 'eventKey' | 'webhook' | 'attempts' | 'createdAt'> & {
+  body: string;
+};
+
 export interface DelivererDeps {
   database: Database;
   logger: Logger;
@@ -33,43 +40,74 @@ export interface DelivererDeps {
 }
 
 /**
- * Sends the outbox. Each delivery is claimed with a lease, POSTed outside any transaction (no lock
- * held while a webhook takes its time), and its outcome recorded by the lane still holding the lease.
- * A process killed in between leaves the row pending: sent again when the lease runs out, with the
- * same Idempotency-Key, by which the receiver processes it once.
+ * Sends the outbox: each delivery is claimed with a lease, POSTed with no lock held, and its outcome
+ * recorded by the lane still holding the lease. A process killed in between leaves the row pending:
+ * sent again when the lease runs out, with the same Idempotency-Key, so the receiver processes it once.
  */
-export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }: DelivererDeps) {
+export function startDeliverer({ database, logger, metrics, webhooks, leaseMs = DELIVERY_LEASE_MS }: DelivererDeps) {
   const byId = new Map(webhooks.map((webhook) => [webhook.id, webhook]));
   const webhookIds = [...byId.keys()];
   let closed = false;
-  const sleepers = new Set<() => void>();
   let gaugeCountedAt = 0;
 
-  /** Waits `ms`, or less when woken. */
-  const idle = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        sleepers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      sleepers.add(done);
-    });
+  // Waking aborts every idle wait at once; the next waits take a fresh signal.
+  let wakeUp = new AbortController();
+  const idle = (ms: number) => sleep(ms, undefined, { signal: wakeUp.signal }).catch(() => undefined);
   const wakeAll = () => {
-    for (const wake of [...sleepers]) wake();
+    wakeUp.abort();
+    wakeUp = new AbortController();
   };
 
   /** Each lane's lease owner: the process and the lane, so that a lane records only its own claims. */
   const processId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 
+  /**
+   * Claims the next due delivery by setting its lease in one statement (SKIP LOCKED keeps two claims
+   * apart; no lock is held while it is sent). A row whose lease ran out is due again.
+   */
+  async function claim(leaseOwner: string) {
+    const [row] = await database.sql<ClaimedDelivery[]>`
+      update alert_events e
+      set lease_owner = ${leaseOwner}, lease_until = now() + ${leaseMs} * interval '1 millisecond'
+      from (
+        select event_key, webhook from alert_events
+        where state = 'pending' and next_attempt_at <= now() and webhook = any(${webhookIds}::text[])
+          and (lease_until is null or lease_until <= now())
+        order by next_attempt_at, created_at
+        limit 1
+        for update skip locked
+      ) due
+      where e.event_key = due.event_key and e.webhook = due.webhook
+      returning e.event_key as "eventKey", e.webhook, e.payload::text as body, e.attempts, e.created_at as "createdAt"`;
+    return row;
+  }
+
+  /**
+   * Records an attempt while `leaseOwner` still holds the lease (false: it ran out and was taken): a
+   * delivery, or with `failure` one retried at `retryAt`, or given up (state failed) when that is null.
+   */
+  async function record(
+    delivery: ClaimedDelivery,
+    leaseOwner: string,
+    failure?: { error: string; retryAt: Date | null },
+  ) {
+    const { sql } = database;
+    const outcome = failure
+      ? sql`state = ${failure.retryAt ? 'pending' : 'failed'}, last_error = ${failure.error},
+            next_attempt_at = coalesce(${failure.retryAt}, next_attempt_at)`
+      : sql`state = 'delivered', last_error = null, delivered_at = now()`;
+    const rows = await sql`
+      update alert_events
+      set ${outcome}, attempts = attempts + 1, lease_owner = null, lease_until = null
+      where event_key = ${delivery.eventKey} and webhook = ${delivery.webhook} and lease_owner = ${leaseOwner}
+      returning 1`;
+    return rows.length > 0;
+  }
+
   async function deliverOne(leaseOwner: string): Promise<boolean> {
-    const delivery = await runQuery(database, 'alerts.deliver', () =>
-      claimDueDelivery(database.sql, webhookIds, leaseOwner, leaseMs ?? DELIVERY_LEASE_MS),
-    );
+    const delivery = await runQuery(database, 'alerts.deliver', () => claim(leaseOwner));
     if (!delivery) return false;
     const webhook = byId.get(delivery.webhook)!;
-    // Outside any transaction: the row is this lane's by its lease, not by a lock.
     const outcome = await postEvent(webhook, delivery.body, delivery.eventKey);
     const attempt = delivery.attempts + 1;
     const fields = { event: delivery.eventKey, webhook: webhook.name, attempt };
@@ -79,7 +117,7 @@ export function startDeliverer({ database, logger, metrics, webhooks, leaseMs }:
         ? new Date(now.getTime() + retryDelayMs(attempt, outcome.retryAfterMs))
         : null;
     const failure = outcome.ok ? undefined : { error: outcome.error, retryAt };
-    const recorded = await runQuery(database, 'alerts.deliver', () => recordAttempt(database.sql, delivery, failure));
+    const recorded = await runQuery(database, 'alerts.deliver', () => record(delivery, leaseOwner, failure));
     if (!recorded) {
       // The lease ran out before the outcome was recorded, and another lane took the row: it decides.
       logger.warn(fields, 'alert delivery outlived its lease; its outcome is left to the lane that took it over');

@@ -14,9 +14,8 @@ import { loadStates, recordedKeys, recordEvents, saveStates, type Queryable } fr
 import { planEpisodes, planPositionEvents, type AlertState, type Plan, type PlannedEvent } from './transitions.ts';
 
 /**
- * Evaluates rules: observe, plan (pure), record, in one transaction under an advisory lock so that
- * alerts processes take turns and a condition is one episode whoever sees it first. Observations are
- * read there too, on the primary: a `stale` rule never compares now with a lagging copy's data.
+ * Observe, plan (pure), record, in one transaction under an advisory lock: alerts processes take turns,
+ * and a condition is one episode whoever sees it first. On the primary, so `stale` never reads a lagging copy.
  */
 
 /** Arbitrary but fixed: serializes the evaluations of every alerts process on one database. */

@@ -1,4 +1,3 @@
-import { groupThousands } from '../runtime/number-text.ts';
 import { shortCoinType } from '../chain/coin-type.ts';
 
 /** How alert texts spell their figures: short enough for a chat line, exact where it matters. */
@@ -8,17 +7,6 @@ export function formatTime(time: Date): string {
   const iso = time.toISOString();
   const seconds = iso.slice(17, 19) === '00' ? '' : `:${iso.slice(17, 19)}`;
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)}${seconds} UTC`;
-}
-
-/** `+5.31 %`, `-0.07 %`: two decimals, a sign always. */
-export function formatPercent(percent: number): string {
-  const shown = Math.abs(percent) < 0.005 ? 0 : percent;
-  return `${shown >= 0 ? '+' : '-'}${Math.abs(shown).toFixed(2)} %`;
-}
-
-/** A USD amount rounded to cents: `12,345.68`. */
-export function formatUsd(value: string): string {
-  return groupThousands(Number(value).toFixed(2));
 }
 
 /** `0x7d20…b58e` for a long hex address; anything else as given. */

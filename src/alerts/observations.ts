@@ -12,10 +12,7 @@ import type { PositionRow } from './transitions.ts';
 
 type PortfolioValue = { value: string | null; at: Date | null };
 
-/**
- * The portfolio value as latest_portfolio computes it (last positions refresh's net worth plus last
- * NFT refresh's value), from the refreshes at or before `asOf`.
- */
+/** The portfolio value as latest_portfolio computes it, from the refreshes at or before `asOf`. */
 async function portfolioValueAsOf(sql: Queryable, address: string, asOf: Date | null): Promise<PortfolioValue> {
   const limit = sql`coalesce(${asOf}::timestamptz, 'infinity')`;
   const [row] = await sql<PortfolioValue[]>`

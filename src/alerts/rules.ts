@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
 import { normalizeAddress } from '../chain/address.ts';
@@ -27,10 +28,7 @@ export type Environment = Record<string, string | undefined>;
 
 export type Direction = 'up' | 'down' | 'any';
 
-interface RuleCommon {
-  id: string;
-  webhooks: Webhook[];
-}
+type RuleCommon = { id: string; webhooks: Webhook[] };
 
 interface EpisodeCommon extends RuleCommon {
   /** No new episode of the same subject starts within this long after the last alert (0: none). */
@@ -39,11 +37,7 @@ interface EpisodeCommon extends RuleCommon {
   sendResolved: boolean;
 }
 
-interface ChangeCommon extends EpisodeCommon {
-  windowMs: number;
-  percent: number;
-  direction: Direction;
-}
+type ChangeCommon = EpisodeCommon & { windowMs: number; percent: number; direction: Direction };
 
 export type AlertRule =
   | (ChangeCommon & { kind: 'price_change'; token: string })
@@ -56,15 +50,7 @@ export type AlertRule =
 export type EpisodeRule = Exclude<AlertRule, { kind: PositionEventKind }>;
 export type PositionEventRule = Extract<AlertRule, { kind: PositionEventKind }>;
 
-export interface AlertRules {
-  rules: AlertRule[];
-  /** Every distinct webhook of the file, the rules' own included. */
-  webhooks: Webhook[];
-  /** How often `stale` rules are evaluated besides on each NOTIFY. */
-  staleCheckIntervalMs: number;
-}
-
-const DEFAULT_STALE_CHECK_INTERVAL_MS = 30_000;
+export type AlertRules = ReturnType<typeof parseRules>;
 
 export function isEpisodeRule(rule: AlertRule): rule is EpisodeRule {
   return rule.kind !== 'position_opened' && rule.kind !== 'position_closed';
@@ -118,25 +104,18 @@ const positive = z.number({ error: expected('a number') }).positive({ error: 'ex
 
 const webhookSchema = z
   .strictObject({
-    url: z.string({ error: expected('a URL') }).refine(
-      (value) => {
-        try {
-          return ['http:', 'https:'].includes(new URL(value).protocol);
-        } catch {
-          return false;
-        }
-      },
-      { error: 'expected an http:// or https:// URL' },
-    ),
+    url: z
+      .string({ error: expected('a URL') })
+      .refine((value) => URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol), {
+        error: 'expected an http:// or https:// URL',
+      }),
     name: z.string().min(1).max(100).optional(),
     /** The signing secret itself (`whsec_...`), or the name of the environment variable that holds it. */
     secret: z
       .string({ error: expected('a string') })
-      .refine((value) => 'key' in readWebhookSecret(value), {
-        error: (issue) => {
-          const read = readWebhookSecret(String(issue.input));
-          return 'problem' in read ? read.problem : 'invalid secret';
-        },
+      .check((context) => {
+        const read = readWebhookSecret(context.value);
+        if ('problem' in read) context.issues.push({ code: 'custom', message: read.problem, input: context.value });
       })
       .optional(),
     secret_env: z
@@ -211,8 +190,17 @@ export function toWebhook(
   return webhook;
 }
 
+/** Reads and checks a rules file; a missing or invalid file is an InvalidInputError. */
+export async function loadRulesFile(path: string, env: Environment = {}) {
+  const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    const reason = error.code === 'ENOENT' ? 'no such file' : String(error);
+    throw new InvalidInputError(`cannot read the rules file ${path}: ${reason}`);
+  });
+  return parseRules(text, path, env);
+}
+
 /** Throws InvalidInputError listing every problem: `rules[3] (id "health"): field "threshold": expected a number`. */
-export function parseRules(text: string, source: string, env: Environment = {}): AlertRules {
+export function parseRules(text: string, source: string, env: Environment = {}) {
   let document: unknown;
   try {
     document = parseYaml(text);
@@ -223,11 +211,12 @@ export function parseRules(text: string, source: string, env: Environment = {}):
     );
   }
   const top = fileSchema.safeParse(document ?? {});
+  if (!top.success)
+    throw rulesError(
+      source,
+      top.error.issues.map((issue) => describeIssue('', issue)),
+    );
   const problems: string[] = [];
-  if (!top.success) {
-    problems.push(...top.error.issues.map((issue) => describeIssue('', issue)));
-    throw rulesError(source, problems);
-  }
   const fileWebhooks = (top.data.webhooks ?? []).map((webhook, index) =>
     toWebhook(webhook, env, problems, `webhooks[${index}]`),
   );
@@ -265,8 +254,10 @@ export function parseRules(text: string, source: string, env: Environment = {}):
   const webhooks = new Map(rules.flatMap((rule) => rule.webhooks).map((webhook) => [webhook.id, webhook]));
   return {
     rules,
+    /** Every distinct webhook of the file, the rules' own included. */
     webhooks: [...webhooks.values()],
-    staleCheckIntervalMs: Math.max(1_000, top.data.stale_check_interval ?? DEFAULT_STALE_CHECK_INTERVAL_MS),
+    /** How often `stale` rules are evaluated besides on each NOTIFY (default 30 s). */
+    staleCheckIntervalMs: Math.max(1_000, top.data.stale_check_interval ?? 30_000),
   };
 }
 
@@ -296,10 +287,7 @@ function toRule(kind: RuleKind, input: ParsedRule, webhooks: Webhook[]): AlertRu
 
 /** `rules[2] (id "x"): field "webhooks[0].url": expected an http:// or https:// URL`. */
 function describeIssue(prefix: string, issue: z.core.$ZodIssue): string {
-  const field = issue.path.reduce<string>(
-    (text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)),
-    '',
-  );
+  const field = z.core.toDotPath(issue.path);
   const where = (name: string) => [prefix, name ? `field "${name}"` : ''].filter(Boolean).join(': ');
   if (issue.code === 'unrecognized_keys') {
     return issue.keys

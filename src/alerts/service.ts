@@ -42,7 +42,6 @@ export async function startAlerts({ context, database, rules }: AlertsDeps) {
   const requested = new Set<AlertRule>();
   let running: Promise<void> | undefined;
   let closed = false;
-  const retryTimers = new Set<NodeJS.Timeout>();
 
   async function drain(): Promise<void> {
     while (requested.size > 0 && !closed) {
@@ -61,11 +60,8 @@ export async function startAlerts({ context, database, rules }: AlertsDeps) {
         if (recorded.length > 0) deliverer.wake();
       } catch (error) {
         logger.warn({ err: describe(error), rules: batch.length }, 'alert evaluation failed; trying again');
-        const timer = setTimeout(() => {
-          retryTimers.delete(timer);
-          request(batch);
-        }, RETRY_MS);
-        retryTimers.add(timer);
+        // Unref'd: once closed, a retry due later is a no-op and must not keep the process up.
+        setTimeout(() => request(batch), RETRY_MS).unref();
       }
     }
   }
@@ -104,11 +100,10 @@ export async function startAlerts({ context, database, rules }: AlertsDeps) {
   logger.info({ rules: rules.rules.length, webhooks: rules.webhooks.map((webhook) => webhook.name) }, 'alerts running');
 
   return {
-    rules,
     /** Stops evaluating and delivering; a delivery in flight is finished and recorded first. */
     async close(): Promise<void> {
       closed = true;
-      for (const timer of [...timers, ...retryTimers]) clearInterval(timer);
+      for (const timer of timers) clearInterval(timer);
       await listener.unlisten().catch(() => undefined);
       await running;
       await deliverer.close();

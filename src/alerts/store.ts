@@ -1,13 +1,14 @@
 import type postgres from 'postgres';
-import type { AlertDeliveryState, AlertEventStatus } from '../db/schema/alerts.ts';
-import type { AlertData } from './conditions.ts';
-import type { RuleKind, Webhook } from './rules.ts';
+import type { alertEvents } from '../db/schema/alerts.ts';
+import type { Webhook } from './rules.ts';
 import type { AlertState, PlannedEvent } from './transitions.ts';
 
 /** alert_states, what the evaluator remembers, and alert_events, the outbox the deliverers send from. */
 
 /** A pool or a transaction: what the queries here run on. */
 export type Queryable = postgres.ISql;
+
+type AlertEventColumns = typeof alertEvents.$inferSelect;
 
 export async function loadStates(sql: Queryable, ruleId: string): Promise<AlertState[]> {
   return sql<AlertState[]>`
@@ -30,17 +31,21 @@ export async function saveStates(sql: Queryable, ruleId: string, states: AlertSt
 }
 
 /** The JSON body POSTed to a webhook (docs/alerts.md); `text` alone is what Slack shows. */
-export interface AlertPayload {
-  /** The idempotency key, also sent as the Idempotency-Key header. */
-  id: string;
-  rule: string;
-  kind: RuleKind;
-  status: AlertEventStatus;
-  subject: string;
-  tick: string | null;
-  text: string;
-  data: AlertData;
+function toPayload(event: PlannedEvent) {
+  return {
+    /** The idempotency key, also sent as the Idempotency-Key header. */
+    id: event.key,
+    rule: event.ruleId,
+    kind: event.kind,
+    status: event.status,
+    subject: event.subject,
+    tick: event.tick?.toISOString() ?? null,
+    text: event.text,
+    data: event.data,
+  };
 }
+
+export type AlertPayload = ReturnType<typeof toPayload>;
 
 /** Records each event once per webhook of its rule; returns those not recorded before (by anyone). */
 export async function recordEvents(
@@ -50,16 +55,7 @@ export async function recordEvents(
 ): Promise<PlannedEvent[]> {
   const recorded: PlannedEvent[] = [];
   for (const event of events) {
-    const payload = JSON.stringify({
-      id: event.key,
-      rule: event.ruleId,
-      kind: event.kind,
-      status: event.status,
-      subject: event.subject,
-      tick: event.tick?.toISOString() ?? null,
-      text: event.text,
-      data: event.data,
-    } satisfies AlertPayload);
+    const payload = JSON.stringify(toPayload(event));
     let inserted = 0;
     for (const webhook of webhooks) {
       const rows = await sql`
@@ -83,81 +79,13 @@ export async function recordedKeys(sql: Queryable, keys: string[]): Promise<Set<
   return new Set(rows.map((row) => row.key));
 }
 
-/** A delivery claimed for sending: nobody else claims it until its lease runs out. */
-export interface ClaimedDelivery {
-  eventKey: string;
-  webhook: string;
-  /** The JSON body, as recorded. */
-  body: string;
-  attempts: number;
-  createdAt: Date;
-  /** Who holds the lease (the claiming deliverer lane). */
-  leaseOwner: string;
-}
-
-/**
- * Claims the next due delivery to these webhooks by setting its lease in one statement (SKIP LOCKED
- * keeps two claims apart; no lock is held while it is sent). A row whose lease ran out is due again.
- */
-export async function claimDueDelivery(
-  sql: Queryable,
-  webhookIds: string[],
-  leaseOwner: string,
-  leaseMs: number,
-): Promise<ClaimedDelivery | undefined> {
-  const [row] = await sql<ClaimedDelivery[]>`
-    update alert_events e
-    set lease_owner = ${leaseOwner}, lease_until = now() + ${leaseMs} * interval '1 millisecond'
-    from (
-      select event_key, webhook from alert_events
-      where state = 'pending' and next_attempt_at <= now() and webhook = any(${webhookIds}::text[])
-        and (lease_until is null or lease_until <= now())
-      order by next_attempt_at, created_at
-      limit 1
-      for update skip locked
-    ) due
-    where e.event_key = due.event_key and e.webhook = due.webhook
-    returning e.event_key as "eventKey", e.webhook, e.payload::text as body, e.attempts, e.created_at as "createdAt",
-              e.lease_owner as "leaseOwner"`;
-  return row;
-}
-
-/**
- * Records an attempt while this claim still holds its lease (false: it ran out and was taken): a
- * delivery, or with `failure` one retried at `retryAt`, or given up (state failed) when that is null.
- */
-export async function recordAttempt(
-  sql: Queryable,
-  delivery: ClaimedDelivery,
-  failure?: { error: string; retryAt: Date | null },
-): Promise<boolean> {
-  const outcome = failure
-    ? sql`state = ${failure.retryAt ? 'pending' : 'failed'}, last_error = ${failure.error},
-          next_attempt_at = coalesce(${failure.retryAt}, next_attempt_at)`
-    : sql`state = 'delivered', last_error = null, delivered_at = now()`;
-  const rows = await sql`
-    update alert_events
-    set ${outcome}, attempts = attempts + 1, lease_owner = null, lease_until = null
-    where event_key = ${delivery.eventKey} and webhook = ${delivery.webhook} and lease_owner = ${delivery.leaseOwner}
-    returning 1`;
-  return rows.length > 0;
-}
-
-export interface AlertEventRow {
-  eventKey: string;
-  ruleId: string;
-  kind: string;
-  status: AlertEventStatus;
-  subject: string;
-  tick: Date | null;
+/** An outbox row as the status page lists it, with its payload's text. */
+export type AlertEventRow = Omit<
+  AlertEventColumns,
+  'webhook' | 'payload' | 'nextAttemptAt' | 'leaseOwner' | 'leaseUntil'
+> & {
   text: string;
-  webhookName: string;
-  state: AlertDeliveryState;
-  attempts: number;
-  lastError: string | null;
-  createdAt: Date;
-  deliveredAt: Date | null;
-}
+};
 
 /** The newest outbox rows (one per event and webhook), newest first. */
 export function loadRecentAlertEvents(sql: Queryable, limit: number): Promise<AlertEventRow[]> {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AlertEventStatus, alertStates } from '../db/schema/alerts.ts';
 import type { positions } from '../db/schema/positions.ts';
-import { goneText, positionSubject, type AlertData, type Condition } from './conditions.ts';
+import { goneText, positionSubject, type Condition } from './conditions.ts';
 import { formatTime, shortAddress, shortPositionId } from './format.ts';
 import type { EpisodeRule, PositionEventRule, RuleKind } from './rules.ts';
 
@@ -13,23 +13,16 @@ export type AlertState = Pick<
   'subject' | 'episodeKey' | 'episodeOpen' | 'episodeTick' | 'lastFiredAt' | 'baseline'
 >;
 
-/** An event to record in the outbox (once per webhook of its rule). */
-export interface PlannedEvent {
+/** An event to record in the outbox (once per webhook of its rule): its key and its condition's figures. */
+export type PlannedEvent = Omit<Condition, 'holds'> & {
   key: string;
   ruleId: string;
   kind: RuleKind;
   status: AlertEventStatus;
-  subject: string;
-  tick: Date | null;
-  text: string;
-  data: AlertData;
-}
+};
 
-export interface Plan {
-  events: PlannedEvent[];
-  /** alert_states rows to write (whole rows: inserted or replaced). */
-  states: AlertState[];
-}
+/** The events to record, and the alert_states rows to write (whole rows: inserted or replaced). */
+export type Plan = { events: PlannedEvent[]; states: AlertState[] };
 
 /** A position of the rule's address as the `positions` table holds it. */
 export type PositionRow = Pick<
@@ -57,16 +50,12 @@ const EMPTY_STATE = { episodeKey: null, episodeOpen: false, episodeTick: null, l
 export function planEpisodes(rule: EpisodeRule, conditions: Condition[], states: AlertState[], now: Date): Plan {
   const bySubject = new Map(states.map((state) => [state.subject, state]));
   const plan: Plan = { events: [], states: [] };
-  const event = (
-    status: AlertEventStatus,
-    key: string,
-    subject: string,
-    { tick, data }: Pick<Condition, 'tick' | 'data'>,
-    text: string,
-  ) => plan.events.push({ key, ruleId: rule.id, kind: rule.kind, status, subject, tick, data, text });
-  const end = (state: AlertState, text: string, rest: Pick<Condition, 'tick' | 'data'>) => {
+  type Observed = Pick<Condition, 'subject' | 'tick' | 'data'>;
+  const event = (status: AlertEventStatus, key: string, { subject, tick, data }: Observed, text: string) =>
+    plan.events.push({ key, ruleId: rule.id, kind: rule.kind, status, subject, tick, data, text });
+  const end = (state: AlertState, source: Observed, text: string) => {
     if (rule.sendResolved && state.episodeKey) {
-      event('resolved', `${state.episodeKey}:resolved`, state.subject, rest, `[${rule.id}] Resolved: ${text}`);
+      event('resolved', `${state.episodeKey}:resolved`, source, `[${rule.id}] Resolved: ${text}`);
     }
     plan.states.push({ ...state, episodeOpen: false });
   };
@@ -80,7 +69,7 @@ export function planEpisodes(rule: EpisodeRule, conditions: Condition[], states:
       if (sinceLast < rule.cooldownMs) continue;
       const trigger = `start:${condition.tick?.toISOString() ?? 'never'}:after:${state?.episodeKey ?? ''}`;
       const key = eventKey(rule.id, condition.subject, trigger);
-      event('firing', key, condition.subject, condition, `[${rule.id}] ${condition.text}`);
+      event('firing', key, condition, `[${rule.id}] ${condition.text}`);
       plan.states.push({
         ...EMPTY_STATE,
         ...state,
@@ -91,12 +80,12 @@ export function planEpisodes(rule: EpisodeRule, conditions: Condition[], states:
         lastFiredAt: now,
       });
     } else if (condition.holds === false && state?.episodeOpen) {
-      end(state, condition.text, condition);
+      end(state, condition, condition.text);
     }
   }
   for (const state of states) {
     if (state.episodeOpen && !observed.has(state.subject)) {
-      end(state, goneText(rule, state.subject), { tick: null, data: {} });
+      end(state, { subject: state.subject, tick: null, data: {} }, goneText(rule, state.subject));
     }
   }
   return plan;

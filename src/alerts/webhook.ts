@@ -4,8 +4,6 @@ import { readRetryAfterMs } from '../runtime/retry-after.ts';
 import type { Webhook } from './rules.ts';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
-/** How much of an error answer's body is kept in last_error. */
-const ERROR_BODY_CHARS = 200;
 
 /**
  * A webhook that is down is retried with exponential backoff for a day; an answer that retrying
@@ -94,7 +92,7 @@ export async function postEvent(
     ok: false,
     // Timeouts, conflicts of an in-flight idempotent request, rate limits, server errors.
     retryable: [408, 409, 425, 429].includes(status) || status >= 500,
-    error: scrub(`HTTP ${status}${text ? `: ${text.slice(0, ERROR_BODY_CHARS)}` : ''}`, webhook),
+    error: scrub(`HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}`, webhook),
     ...(retryAfterMs !== undefined && retryAfterMs > 0 ? { retryAfterMs } : {}),
   };
 }

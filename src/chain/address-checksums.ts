@@ -1,9 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/**
- * Encodings and checksums of the address formats that are not plain hex: base58 (Solana, legacy
- * Bitcoin), bech32/bech32m (segwit, BIP 173 and 350) and TON's user-friendly form (base64, CRC16).
- */
+/** Encodings and checksums of the non-hex address formats: base58, bech32/bech32m (BIP 173, 350), TON's (CRC16). */
 
 const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
@@ -77,11 +74,7 @@ function crc16(bytes: Uint8Array): number {
 }
 
 /** A TON account: its workchain, its 32-byte hash, and whether the spelling was a testnet one. */
-interface TonAccount {
-  workchain: number;
-  hash: Uint8Array;
-  testnet: boolean;
-}
+type TonAccount = { workchain: number; hash: Uint8Array; testnet: boolean };
 
 const TON_BOUNCEABLE = 0x11;
 const TON_NON_BOUNCEABLE = 0x51;

@@ -8,12 +8,9 @@ import {
 } from './address-checksums.ts';
 
 /**
- * Wallet addresses and their normal forms (two spellings of one wallet are one watched address):
- * - SUI (0x + 64 hex) and EVM (0x + 40 hex): lower-case; shorter 0x forms are refused, never padded.
- * - Solana: base58 of a 32-byte key, as given (base58 is case-sensitive).
- * - Bitcoin: legacy base58 as given, bech32/bech32m lower-case, checksums checked.
- * - TON: user-friendly (CRC checked) or raw (workchain:64 hex), both stored as the bounceable
- *   user-friendly form in base64url (EQ…; kQ… on testnet), so that every spelling is one wallet.
+ * Wallet addresses in a normal form, so that two spellings of one wallet are one watched address. Hex
+ * is lower-cased (shorter 0x forms refused, never padded), base58 kept as given (it is case-sensitive),
+ * bech32 lower-cased, TON stored as the bounceable base64url form (EQ…; kQ… on testnet); checksums checked.
  */
 
 /** How a format is named in lists and pages. */
@@ -29,7 +26,6 @@ const FORMAT_DESCRIPTIONS: Record<AddressFormat, string> = {
   ton: 'a TON address (EQ…/UQ… or workchain:hex)',
 };
 
-/** An address in its normal form, and its format. */
 export type ParsedAddress = { address: string; format: AddressFormat };
 
 const HEX_ADDRESS = /^0x[0-9a-fA-F]+$/;
@@ -109,6 +105,12 @@ export function parseChainFilter(input: string): string {
   return chain;
 }
 
+/** EVM chain names: the NFT chains' and more that a positions chain filter may use. */
+const EVM_CHAIN_NAMES = [
+  ...EVM_CHAINS.map((chain) => chain.toLowerCase()),
+  ...['ethereum', 'arbitrum', 'optimism', 'polygon', 'bsc', 'avalanche', 'ftm', 'ronin', 'linea', 'blast', 'mantle'],
+];
+
 /**
  * Chain names whose address format is known (compared lower-case): every NFT chain but ALL, and
  * more names for the positions chain filter. That filter is free text: a name not listed here is
@@ -121,24 +123,7 @@ const CHAIN_FORMATS: Record<string, AddressFormat> = {
   btc: 'bitcoin',
   bitcoin: 'bitcoin',
   ton: 'ton',
-  ...Object.fromEntries(
-    [
-      ...EVM_CHAINS.map((chain) => chain.toLowerCase()),
-      ...[
-        'ethereum',
-        'arbitrum',
-        'optimism',
-        'polygon',
-        'bsc',
-        'avalanche',
-        'ftm',
-        'ronin',
-        'linea',
-        'blast',
-        'mantle',
-      ],
-    ].map((name) => [name, 'evm' as const]),
-  ),
+  ...Object.fromEntries(EVM_CHAIN_NAMES.map((name) => [name, 'evm' as const])),
 };
 
 /** The address format a chain (a positions chain filter, an NFT chain) takes; undefined when not known. */

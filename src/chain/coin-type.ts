@@ -1,9 +1,8 @@
 import { InvalidInputError } from '../errors.ts';
 
 /**
- * SUI coin types ("0x2::sui::SUI", generics such as "0x…::pool::LP<0x2::sui::SUI>"). The upstream may
- * spell a type differently (short or upper-case hex), so the watchlist and price sides both normalize:
- * addresses as 0x + 64 lower-case hex, module and struct names as given.
+ * SUI coin types ("0x2::sui::SUI", "0x…::pool::LP<0x2::sui::SUI>"). The upstream may spell the hex short
+ * or upper-case, so watchlist and prices both normalize it to 0x + 64 lower-case hex (names as given).
  */
 const ADDRESS = /^0x[0-9a-fA-F]{1,64}$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -14,12 +13,6 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
  */
 export const MAX_COIN_TYPE_LENGTH = 512;
 export const MAX_GENERIC_DEPTH = 8;
-
-function normalizeSuiAddress(address: string): string {
-  if (!ADDRESS.test(address))
-    throw new InvalidInputError(`invalid SUI address "${address}": expected 0x and 1 to 64 hex digits`);
-  return `0x${address.slice(2).toLowerCase().padStart(64, '0')}`;
-}
 
 /** Normal form of a coin type; throws InvalidInputError with the reason when it is not one. */
 export function normalizeCoinType(input: string): string {
@@ -56,7 +49,7 @@ function normalizeType(type: string, whole: string): string {
   const [address, module, name] = segments as [string, string, string];
   if (!ADDRESS.test(address)) throw invalid(whole, 'the first segment must be 0x followed by 1 to 64 hex digits');
   if (!IDENTIFIER.test(module) || !IDENTIFIER.test(name)) throw invalid(whole, 'module and name must be identifiers');
-  return `${normalizeSuiAddress(address)}::${module}::${name}${generic}`;
+  return `0x${address.slice(2).toLowerCase().padStart(64, '0')}::${module}::${name}${generic}`;
 }
 
 /** The deepest nesting of < > in the text (unbalanced brackets are reported by the parse). */

@@ -1,6 +1,6 @@
 import { previewRules } from '../alerts/evaluator.ts';
 import { describeEvaluation } from '../alerts/preview.ts';
-import { loadRulesFile } from '../alerts/rules-file.ts';
+import { loadRulesFile } from '../alerts/rules.ts';
 import { startAlerts } from '../alerts/service.ts';
 import { createDatabase, type Database } from '../db/client.ts';
 import { createOpsServer, type OpsServer } from '../ops/server.ts';

@@ -1,5 +1,5 @@
 import { startAlerts } from '../alerts/service.ts';
-import { loadRulesFile } from '../alerts/rules-file.ts';
+import { loadRulesFile } from '../alerts/rules.ts';
 import { assertSafeOpsExposure } from '../ops/exposure.ts';
 import { createOpsServer } from '../ops/server.ts';
 import { floorToMinute } from '../scheduler/cron-slots.ts';

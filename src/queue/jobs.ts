@@ -9,10 +9,7 @@ export interface PriceJobData {
   coinTypes: string[];
   /** Ask for the price at this time (catch-up and backfill); absent: the current price. */
   at?: string;
-  /**
-   * A current price fetched after this time (the price cron's next slot) no longer stands for this
-   * tick's slot: the slot becomes a price gap, filled later at its own time.
-   */
+  /** Past this time (the cron's next slot) a current price no longer stands for this slot: it becomes a price gap. */
   slotEnd?: string;
   /** Set for backfill jobs, whose completion is tracked apart from the scheduled ticks. */
   backfill?: true;
@@ -26,32 +23,23 @@ export interface PositionsJobData {
   forceRefresh: boolean;
 }
 
-export interface NftJobData {
-  tick: string;
-  address: string;
-  chain: string;
-  includePnl: boolean;
-}
+export type NftJobData = { tick: string; address: string; chain: string; includePnl: boolean };
 
 /**
  * The daily maintenance, two jobs so that one never waits on the other: `housekeeping` (Postgres only;
  * also a job without a kind, enqueued before the split) and `protocols` (the upstream's list).
  */
-export interface MaintenanceJobData {
-  tick: string;
-  kind?: 'housekeeping' | 'protocols';
-}
+export type MaintenanceJobData = { tick: string; kind?: 'housekeeping' | 'protocols' };
 
 /** What a processed job reports back (BullMQ return value, and run-once's summary). */
-export interface JobResult {
-  outcome: 'succeeded' | 'quarantined';
-  rowsWritten: number;
-}
+export type JobResult = { outcome: 'succeeded' | 'quarantined'; rowsWritten: number };
 
 /** The tick as it appears in job ids: ISO without ':' (BullMQ forbids it), e.g. 2026-11-21T20-45-00Z. */
 export function tickLabel(tick: Date): string {
-  const iso = tick.toISOString().replace(/\.\d{3}Z$/, 'Z');
-  return iso.replace(/:/g, '-');
+  return tick
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/:/g, '-');
 }
 
 /** Deterministic, so that a tick enqueued twice (two schedulers, a retried producer) is one job. */

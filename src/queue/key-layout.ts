@@ -4,9 +4,8 @@ import type { RedisClient } from '../runtime/redis-connection.ts';
 import { keysPattern } from './redis-keys.ts';
 
 /**
- * Before the keys were hash-tagged (src/queue/redis-keys.ts), a queue's keys were
- * `<prefix>:<queue>:*`. Jobs left there are invisible to this version: say so at start, with how
- * many wait, rather than let them sit unnoticed. Returns the queues found in the old layout.
+ * Before hash tags (src/queue/redis-keys.ts) a queue's keys were `<prefix>:<queue>:*`. Jobs left there are
+ * invisible to this version: say so at start, with how many wait. Returns the queues found there.
  */
 export async function checkKeyLayout(redis: RedisClient, prefix: string, logger: Logger): Promise<string[]> {
   const found: { queue: string; waiting: number }[] = [];

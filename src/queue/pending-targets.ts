@@ -3,51 +3,35 @@ import { pendingTargetsKey } from './redis-keys.ts';
 import type { Dataset } from '../datasets.ts';
 
 /**
- * The newest job of each target of a dataset, in one Redis hash per dataset: `target -> "<tick
- * ms>|<job id>"`. A producer claims its targets before enqueuing and learns which older jobs its
- * jobs replace, and which of its own a newer job already replaced (a late producer of an older tick).
- * The hash only moves forward, so that two schedulers agree.
+ * The newest job of each target, one Redis hash per dataset: `target -> "<tick ms>|<job id>"`. A producer
+ * claims its targets before enqueuing and learns which jobs are replaced, older ones or its own (a late
+ * producer of an older tick). The hash only moves forward, so that two schedulers agree.
  */
-export interface TargetJob {
-  target: string;
-  tick: Date;
-  jobId: string;
-}
+export type TargetJob = { target: string; tick: Date; jobId: string };
 
 /** A job that a job of a newer tick (`by`) of the same target replaces. */
-export interface Supersession {
-  job: TargetJob;
-  by: Date;
-}
+export type Supersession = { job: TargetJob; by: Date };
 
-export interface TargetClaim {
-  /** Older jobs of the same targets, now replaced. */
-  replaced: Supersession[];
-  /** This tick's jobs whose target already has a newer job. */
-  stale: Supersession[];
-}
+/** `replaced`: older jobs of the same targets, now replaced; `stale`: this tick's jobs whose target has a newer job. */
+export type TargetClaim = { replaced: Supersession[]; stale: Supersession[] };
 
 // ARGV: triples of target, tick ms, job id. Returns a flat list of: kind (1 replaced, 2 stale),
 // target, the superseded job's value, the newer job's value.
 const CLAIM_SCRIPT = `
 local out = {}
 for i = 1, #ARGV, 3 do
-  local target, tick, id = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2]
+  local target, tick, value = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 1] .. '|' .. ARGV[i + 2]
   local current = redis.call('HGET', KEYS[1], target)
   local currentTick = current and tonumber(string.match(current, '^(%d+)|')) or nil
+  local report = nil
   if not currentTick or currentTick < tick then
-    redis.call('HSET', KEYS[1], target, ARGV[i + 1] .. '|' .. id)
-    if current then
-      out[#out + 1] = 1
-      out[#out + 1] = target
-      out[#out + 1] = current
-      out[#out + 1] = ARGV[i + 1] .. '|' .. id
-    end
+    redis.call('HSET', KEYS[1], target, value)
+    if current then report = {1, target, current, value} end
   elseif currentTick > tick then
-    out[#out + 1] = 2
-    out[#out + 1] = target
-    out[#out + 1] = ARGV[i + 1] .. '|' .. id
-    out[#out + 1] = current
+    report = {2, target, value, current}
+  end
+  if report then
+    for _, item in ipairs(report) do out[#out + 1] = item end
   end
 end
 return out
@@ -85,9 +69,8 @@ export function createPendingTargets(redis: RedisClient, prefix: string) {
       return claim;
     },
     /**
-     * Forgets the targets that are no longer watched (not among `watched`) and returns their newest
-     * jobs, superseded by `tick`: a job still waiting for an address removed from the watchlist must
-     * not hold the quota.
+     * Forgets the targets not among `watched` and returns their newest jobs, superseded by `tick`: a job
+     * still waiting for an address removed from the watchlist must not hold the quota.
      */
     async release(dataset: Dataset, watched: Set<string>, tick: Date): Promise<Supersession[]> {
       const key = pendingTargetsKey(prefix, dataset);

@@ -24,7 +24,6 @@ export function createPriceGaps(redis: RedisClient, prefix: string) {
         .exec()) as [[Error | null, unknown], [Error | null, number]];
       return dropped;
     },
-    /** The newest recorded slot, or undefined. */
     async newest(): Promise<Date | undefined> {
       const [member] = await redis.zrevrange(key, 0, 0);
       return member === undefined ? undefined : new Date(Number(member));

@@ -1,7 +1,6 @@
 import { Queue } from 'bullmq';
 import type { RedisClient } from '../runtime/redis-connection.ts';
 import { queueKeyPrefix } from './redis-keys.ts';
-
 import { QUEUE_NAMES, type QueueName } from '../datasets.ts';
 
 /** One queue per dataset, and one for maintenance; every job of a queue calls the same upstream operation. */

@@ -4,11 +4,9 @@ import { tickLabel } from './jobs.ts';
 import type { TickStream } from '../datasets.ts';
 
 /**
- * Knows when every job of a tick has a final outcome (succeeded, quarantined, failed for good, or
- * superseded by a newer tick's job of the same target before it ran). Ids move from pending to
- * finished, so a job re-run after a crash counts once and a second producer only adds (reopening the
- * tick with) what is new. Exactly one caller learns that the tick completed, and sends NOTIFY
- * chaintap_snapshots saying how many jobs were superseded.
+ * Knows when every job of a tick has a final outcome (superseded ones included). Ids move from pending
+ * to finished, so a job re-run after a crash counts once and a second producer only adds what is new;
+ * exactly one caller learns that the tick completed, and sends the NOTIFY.
  */
 const TTL_SECONDS = 3 * 24 * 3600;
 
@@ -84,7 +82,6 @@ export function createTickTracker(redis: RedisClient, prefix: string) {
   return {
     /** Records the tick's job ids; true when that completes it (a tick with no jobs, or all finished). */
     async expect(stream: TickStream, tick: Date, ids: string[]): Promise<boolean> {
-      // An empty tick still runs the script once, so that it completes.
       return (await run(EXPECT_SCRIPT, stream, tick, ids, true)).includes(1);
     },
     /** Marks one job finished; true for exactly one caller: the one that completed the tick. */
