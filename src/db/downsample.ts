@@ -132,18 +132,14 @@ export async function downsampleSnapshots(
   return { deleted, days, since };
 }
 
-/** The UTC days [from, to) of the windows that fall in a partition. */
+/** The UTC days [from, to) of the windows (disjoint: downsampleWindows merges them) that fall in a partition. */
 function daysOf(windows: { from: Date | null; to: Date }[], partition: Partition): { from: Date; to: Date }[] {
   const days: { from: Date; to: Date }[] = [];
   for (const window of windows) {
     const start = Math.max(window.from?.getTime() ?? -Infinity, partition.from.getTime());
     const end = Math.min(window.to.getTime(), partition.to.getTime());
     for (let day = Math.floor(start / DAY_MS) * DAY_MS; day < end; day += DAY_MS) {
-      const from = Math.max(day, start);
-      const to = Math.min(day + DAY_MS, end);
-      const last = days[days.length - 1];
-      if (last && last.to.getTime() >= from) last.to = new Date(Math.max(last.to.getTime(), to));
-      else days.push({ from: new Date(from), to: new Date(to) });
+      days.push({ from: new Date(Math.max(day, start)), to: new Date(Math.min(day + DAY_MS, end)) });
     }
   }
   return days;

@@ -101,6 +101,10 @@ describe('downsampleSnapshots', () => {
     const outcome = await downsampleSnapshots(database, { ...settings, now: at('2026-11-03T00:00:00Z') });
 
     expect(outcome.since).toBeNull();
+    // One pass per UTC day of each partition the first run covers (from the October partition's
+    // first day to the cutoff, 2026-11-02), for positions and for NFTs: not one pass per partition.
+    const octoberThroughNovemberFirst = 31 + 1;
+    expect(outcome.days).toBe(2 * octoberThroughNovemberFirst);
     const expected = [
       { day: '2026-10-30', n: 1, last: '23:45' },
       { day: '2026-10-31', n: 1, last: '23:45' },
