@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ChaintapError } from '../errors.ts';
-import { readBody } from './request-body.ts';
+import { readBody, writeAnswer } from './routes.ts';
 import type { SimulatorControl } from './server.ts';
 
 /**
@@ -16,14 +16,7 @@ import type { SimulatorControl } from './server.ts';
 export const CONTROL_PREFIX = '/_simulator/';
 
 export function answerControl(req: IncomingMessage, res: ServerResponse, pathname: string, control: SimulatorControl) {
-  const reply = (status: number, body: unknown) => {
-    const text = JSON.stringify(body);
-    res.writeHead(status, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(text),
-    });
-    res.end(text);
-  };
+  const reply = (status: number, body: unknown) => writeAnswer(res, { status, body: JSON.stringify(body) });
   const route = `${req.method} ${pathname}`;
   if (route === 'POST /_simulator/faults' || route === 'POST /_simulator/clock') {
     return readBody(req, (text) => {
@@ -39,7 +32,7 @@ export function answerControl(req: IncomingMessage, res: ServerResponse, pathnam
         }
         reply(200, {});
       } catch (error) {
-        reply(400, { error: 'bad_request', message: error instanceof Error ? error.message : String(error) });
+        reply(400, { error: 'bad_request', message: (error as Error).message });
       }
     });
   }

@@ -1,11 +1,19 @@
 import { timingSafeEqual } from 'node:crypto';
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { FaultDraws, resolveFaults, type FaultDecision, type SimulatorFaults } from './faults.ts';
 import { answerControl, CONTROL_PREFIX } from './control.ts';
-import { MAX_BODY_BYTES, readBody } from './request-body.ts';
-import { errorAnswer, matchRoute, WorldAnswers, type Answer } from './routes.ts';
+import {
+  answerOperation,
+  errorAnswer,
+  matchRoute,
+  MAX_BODY_BYTES,
+  readBody,
+  writeAnswer,
+  type Answer,
+} from './routes.ts';
 import { RequestWindow } from './request-window.ts';
 import { StatsRecorder, type SimulatorStats } from './stats.ts';
 import { DEFAULT_SEED, resolveWorld, type SimulatorWorld } from './world.ts';
@@ -55,13 +63,12 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   if (!options.apiKey) throw new TypeError('startSimulator needs an apiKey');
   const expectedKey = Buffer.from(options.apiKey);
   const world = resolveWorld(options.world);
-  const answers = new WorldAnswers(options.seed ?? DEFAULT_SEED, world);
+  const seed = options.seed ?? DEFAULT_SEED;
   const stats = new StatsRecorder();
   const draws = new FaultDraws(options.faultSeed);
   let faults = resolveFaults(options.faults ?? {});
   let limiter = new RequestWindow(faults.rateLimitWindowMs, faults.rateLimitWindow);
   let clockOffsetMs = options.clockOffsetMs ?? 0;
-  const held = new Set<ServerResponse>();
   const timers = new Set<NodeJS.Timeout>();
 
   const worldTime = () => (options.fixedTimeMs ?? Date.now()) + clockOffsetMs;
@@ -69,12 +76,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   const send = (res: ServerResponse, answer: Answer, delayMs: number, headers: Record<string, string> = {}) => {
     const write = () => {
       stats.answered(answer.status);
-      res.writeHead(answer.status, {
-        'content-type': answer.body.startsWith('<') ? 'text/html' : 'application/json; charset=utf-8',
-        'content-length': Buffer.byteLength(answer.body),
-        ...headers,
-      });
-      res.end(answer.body);
+      writeAnswer(res, answer, headers);
     };
     if (delayMs <= 0) return write();
     const timer = setTimeout(() => {
@@ -134,12 +136,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       limiter.add(at);
     }
     if (route.kind !== 'operation' || (fault.kind !== 'none' && fault.kind !== 'malformed')) req.resume();
-    if (fault.kind === 'timeout') {
-      stats.answered('timeout');
-      held.add(res);
-      res.on('close', () => held.delete(res));
-      return;
-    }
+    // Held open until the client gives up or the simulator closes.
+    if (fault.kind === 'timeout') return stats.answered('timeout');
     if (fault.kind === 'error5xx') return reply(serverError(fault, world.realShapes));
     if (fault.kind === 'error429') {
       const retryAfter = String(faults.retryAfterSeconds);
@@ -150,7 +148,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       return replyError(405, 'method_not_allowed', `use ${route.allow}`, { allow: route.allow });
     const query = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
     const respond = (rawBody: string) => {
-      const answer = answers.answer(route, query, rawBody, worldTime());
+      const answer = answerOperation({ ...route, query, rawBody, worldTimeMs: worldTime() }, seed, world);
       reply(fault.kind === 'malformed' && answer.status === 200 ? malformed(answer, fault) : answer);
     };
     if (req.method !== 'POST') {
@@ -165,13 +163,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
 
   const server = createServer({ keepAliveTimeout: 30_000 }, handle);
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  await once(server, 'listening');
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
 
@@ -182,7 +175,6 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     close: async () => {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      for (const res of held) res.destroy();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

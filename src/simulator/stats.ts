@@ -56,14 +56,7 @@ export class StatsRecorder {
   }
 
   snapshot(): SimulatorStats {
-    const { byStatus, byOperation, perSecond } = this.stats;
-    return {
-      ...this.stats,
-      byStatus: { ...byStatus },
-      byOperation: { ...byOperation },
-      apiKeysSeen: this.keys.size,
-      perSecond: [...perSecond],
-    };
+    return { ...structuredClone(this.stats), apiKeysSeen: this.keys.size };
   }
 
   reset(): void {
