@@ -37,25 +37,21 @@ export interface PositionFilter {
   protocols?: string[];
 }
 
-/** A slot's occupant: whose, which, when it opened and when it is valued. */
-interface Occupant {
+interface Build {
   owner: string;
   seed: string;
   slot: number;
   generation: number;
   openedAt: number;
   valuedAt: number;
-}
-
-interface Build extends Occupant {
   type: PositionType;
   chain: PositionChain;
   protocol: SimulatedProtocol;
   draws: Draws;
   ageYears: number;
-  tokenAs: 'string' | 'object';
-  numbersAs: 'number' | 'string';
 }
+/** A slot's occupant: whose, which, when it opened and when it is valued. */
+type Occupant = Pick<Build, 'owner' | 'seed' | 'slot' | 'generation' | 'openedAt' | 'valuedAt'>;
 
 /** Where a position is: one chain with given protocols, or one of `chains` serving its type (default: mostly sui). */
 type Placement = { chain: PositionChain; protocols: SimulatedProtocol[] } | { chains: readonly PositionChain[] };
@@ -174,25 +170,19 @@ function startBuild(occupant: Occupant, type: PositionType, draws: Draws, placem
     candidates = protocolsFor(type, chain);
   }
   const ageYears = (occupant.valuedAt - occupant.openedAt) / YEAR_MS;
-  return { ...occupant, type, chain, protocol: draws.pick(candidates), draws, ageYears, ...VARIANT_STYLE[type] };
+  return { ...occupant, type, chain, protocol: draws.pick(candidates), draws, ageYears };
 }
 
-/** How each variant spells its amount entries (the document leaves the types open). */
-const VARIANT_STYLE: Record<PositionType, Pick<Build, 'tokenAs' | 'numbersAs'>> = {
-  liquidity_pool: { tokenAs: 'string', numbersAs: 'number' },
-  lending_supply: { tokenAs: 'object', numbersAs: 'number' },
-  lending_borrow: { tokenAs: 'object', numbersAs: 'string' },
-  staking: { tokenAs: 'string', numbersAs: 'number' },
-  farming: { tokenAs: 'object', numbersAs: 'number' },
-  vesting: { tokenAs: 'string', numbersAs: 'string' },
-  perp: { tokenAs: 'object', numbersAs: 'number' },
-  vault: { tokenAs: 'string', numbersAs: 'string' },
-  liquid_staking: { tokenAs: 'string', numbersAs: 'number' },
-};
+/**
+ * The variants whose amount entries carry token objects (the others the address) and numeric strings
+ * (the others numbers): the document leaves the types open.
+ */
+const TOKEN_OBJECTS: PositionType[] = ['lending_supply', 'lending_borrow', 'farming', 'perp'];
+const NUMERIC_STRINGS: PositionType[] = ['lending_borrow', 'vesting', 'vault'];
 
 function numeric(build: Build, value: number): number | string {
   const rounded = significant(value, 12);
-  return build.numbersAs === 'string' ? String(rounded) : rounded;
+  return NUMERIC_STRINGS.includes(build.type) ? String(rounded) : rounded;
 }
 
 /** A token's price at the valuation time, or at `timeMs`. */
@@ -201,7 +191,7 @@ function priceOf(build: Build, token: PositionToken, timeMs = build.valuedAt): n
 }
 
 function tokenRef(build: Build, token: PositionToken, withPrice: boolean): Json {
-  if (build.tokenAs === 'string') return token.address;
+  if (!TOKEN_OBJECTS.includes(build.type)) return token.address;
   const ref: JsonObject = { address: token.address, symbol: token.symbol, decimals: token.decimals };
   const price = priceOf(build, token);
   if (withPrice && price !== null) ref.price = price;
