@@ -18,7 +18,7 @@ import {
   type PositionType,
   type SimulatedProtocol,
 } from './protocols.ts';
-import { DEFAULT_SEED, epochOf, resolveWorld, slotOccupant, valuationTime, type SimulatorWorld } from './world.ts';
+import { DEFAULT_SEED, slotOccupant, worldAt, type SimulatorWorld } from './world.ts';
 
 /**
  * DeFi positions of the simulated upstream. An address has `positionsPerAddress` slots; slot i
@@ -99,7 +99,7 @@ export function simulatedPositions(
   const { address: owner, format } = parseAddress(address);
   // Solana, Bitcoin and TON wallets hold no DeFi positions here.
   if (format !== 'evm' && format !== 'sui') return [];
-  const { realShapes, positionsPerAddress, epochMs } = resolveWorld(world);
+  const { realShapes, positionsPerAddress, epochMs, epoch, valuedAt } = worldAt(worldTimeMs, world);
   const kinds = format === 'evm' ? EVM_KINDS : realShapes ? REAL_SUI_KINDS : SUI_KINDS;
   let chain = filter.chain === undefined ? undefined : parseChainFilter(filter.chain).toLowerCase();
   if (chain !== undefined && format === 'evm') chain = EVM_CHAIN_ABBREVIATIONS.get(chain) ?? chain;
@@ -108,8 +108,6 @@ export function simulatedPositions(
     if (!known(id)) throw new InvalidInputError(`unknown protocol "${id}": see /v2/defi/protocols`);
     return id;
   });
-  const epoch = epochOf(worldTimeMs, { epochMs });
-  const valuedAt = valuationTime(worldTimeMs, world);
   const rotation = hashOf(seed, owner, 'variants') % kinds.length;
   const positions: JsonObject[] = [];
   for (let slot = 0; slot < positionsPerAddress; slot++) {

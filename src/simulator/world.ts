@@ -25,17 +25,16 @@ export function resolveWorld(world: Partial<SimulatorWorld> = {}): SimulatorWorl
   return { ...DEFAULT_WORLD, ...world };
 }
 
-/** Index of the epoch a world time falls into. */
-export function epochOf(worldTimeMs: number, world: Partial<SimulatorWorld> = {}): number {
-  return Math.floor(worldTimeMs / resolveWorld(world).epochMs);
-}
-
-/** The time values are priced at for a world time: the start of its valuation step within its epoch. */
-export function valuationTime(worldTimeMs: number, world: Partial<SimulatorWorld> = {}): number {
-  const { epochMs, valuationMs } = resolveWorld(world);
-  const epochStart = epochOf(worldTimeMs, { epochMs }) * epochMs;
-  if (valuationMs <= 0) return epochStart;
-  return epochStart + Math.floor((worldTimeMs - epochStart) / valuationMs) * valuationMs;
+/**
+ * The world at a world time: its settings, the index of the epoch the time falls into, and the time
+ * values are priced at (the start of its valuation step within the epoch).
+ */
+export function worldAt(worldTimeMs: number, world: Partial<SimulatorWorld>) {
+  const resolved = resolveWorld(world);
+  const { epochMs, valuationMs } = resolved;
+  const epoch = Math.floor(worldTimeMs / epochMs);
+  const steps = valuationMs <= 0 ? 0 : Math.floor((worldTimeMs - epoch * epochMs) / valuationMs);
+  return { ...resolved, epoch, valuedAt: epoch * epochMs + steps * valuationMs };
 }
 
 /**
