@@ -105,7 +105,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     const pathname = queryStart === -1 ? target : target.slice(0, queryStart);
     const header = req.headers['x-api-key'];
     const apiKey = Array.isArray(header) ? header.join(', ') : header;
-    const keyAccepted = apiKey !== undefined && sameKey(Buffer.from(apiKey), expectedKey);
+    const given = apiKey === undefined ? undefined : Buffer.from(apiKey);
+    const keyAccepted = given?.length === expectedKey.length && timingSafeEqual(given, expectedKey);
     if (pathname.startsWith(CONTROL_PREFIX) && keyAccepted) return answerControl(req, res, pathname, control);
     const route = matchRoute(req.method ?? 'GET', pathname);
     stats.arrived(now, apiKey, route.kind === 'operation' ? route.operation : undefined);
@@ -200,10 +201,6 @@ function echoedKeyBody(header: string): string {
     `{"error":"invalid x-api-key: ${json}","escaped":"${unicode}","url":"${url}","url_lower":"${urlLower}"}\n` +
     `rejected key: ${key}\n`
   );
-}
-
-function sameKey(given: Buffer, expected: Buffer): boolean {
-  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 /** A 500 with a JSON body, or a 502/503 that a gateway answered, half the time with its HTML page. */
