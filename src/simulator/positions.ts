@@ -37,21 +37,8 @@ export interface PositionFilter {
   protocols?: string[];
 }
 
-interface Build {
-  owner: string;
-  seed: string;
-  slot: number;
-  generation: number;
-  openedAt: number;
-  valuedAt: number;
-  type: PositionType;
-  chain: PositionChain;
-  protocol: SimulatedProtocol;
-  draws: Draws;
-  ageYears: number;
-}
 /** A slot's occupant: whose, which, when it opened and when it is valued. */
-type Occupant = Pick<Build, 'owner' | 'seed' | 'slot' | 'generation' | 'openedAt' | 'valuedAt'>;
+type Occupant = { owner: string; seed: string; slot: number; generation: number; openedAt: number; valuedAt: number };
 
 /** Where a position is: one chain with given protocols, or one of `chains` serving its type (default: mostly sui). */
 type Placement = { chain: PositionChain; protocols: SimulatedProtocol[] } | { chains: readonly PositionChain[] };
@@ -152,7 +139,10 @@ function realPositions(position: JsonObject, type: RealPositionType, build: Buil
   return positions;
 }
 
-function startBuild(occupant: Occupant, type: PositionType, draws: Draws, placement?: Placement): Build {
+/** What a variant builds from: the occupant, its type, chain and protocol, its draws and its age. */
+type Build = ReturnType<typeof startBuild>;
+
+function startBuild(occupant: Occupant, type: PositionType, draws: Draws, placement?: Placement) {
   const roll = draws.unit();
   let chain: PositionChain = roll < 0.75 ? 'sui' : roll < 0.9 ? 'ethereum' : 'arbitrum';
   let candidates = protocolsFor(type, chain);

@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { ChaintapError } from '../errors.ts';
 import { FaultDraws, resolveFaults, type FaultDecision, type SimulatorFaults } from './faults.ts';
-import { answerControl, CONTROL_PREFIX } from './control.ts';
 import {
   answerOperation,
   errorAnswer,
@@ -43,7 +43,7 @@ export interface SimulatorOptions {
   echoKey?: boolean;
 }
 
-/** What a running simulator lets its owner change; also served under /_simulator/ (see control.ts). */
+/** What a running simulator lets its owner change; also served under /_simulator/ (answerControl). */
 export interface SimulatorControl {
   stats(): SimulatorStats;
   resetStats(): void;
@@ -182,6 +182,47 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       });
     },
   };
+}
+
+/**
+ * The simulator's own endpoints, for a simulator run as a separate process (`chaintap simulate`):
+ * benchmarks and fault tests read its stats and change its faults and clock over HTTP. They need
+ * the API key, are not counted in the stats and never get faults.
+ *
+ *   GET  /_simulator/stats           -> SimulatorStats
+ *   POST /_simulator/stats/reset     -> {}
+ *   POST /_simulator/faults          {latencyMs?, error5xxRate?, ...} -> {}
+ *   POST /_simulator/clock           {offsetMs} -> {}
+ */
+const CONTROL_PREFIX = '/_simulator/';
+
+function answerControl(req: IncomingMessage, res: ServerResponse, pathname: string, control: SimulatorControl) {
+  const reply = (status: number, body: unknown) => writeAnswer(res, { status, body: JSON.stringify(body) });
+  const route = `${req.method} ${pathname}`;
+  if (route === 'POST /_simulator/faults' || route === 'POST /_simulator/clock') {
+    return readBody(req, (text) => {
+      try {
+        const body: unknown = JSON.parse(text ?? '');
+        if (typeof body !== 'object' || body === null) throw new ChaintapError('the body must be a JSON object');
+        if (route === 'POST /_simulator/faults') control.setFaults(body);
+        else {
+          const { offsetMs } = body as { offsetMs?: unknown };
+          if (typeof offsetMs !== 'number' || !Number.isSafeInteger(offsetMs))
+            throw new ChaintapError('offsetMs must be an integer');
+          control.setClockOffset(offsetMs);
+        }
+        reply(200, {});
+      } catch (error) {
+        reply(400, { error: 'bad_request', message: (error as Error).message });
+      }
+    });
+  }
+  req.resume();
+  if (route === 'GET /_simulator/stats') return reply(200, control.stats());
+  if (route !== 'POST /_simulator/stats/reset')
+    return reply(404, { error: 'not_found', message: `no such simulator endpoint: ${route}` });
+  control.resetStats();
+  reply(200, {});
 }
 
 /**
