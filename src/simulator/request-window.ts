@@ -1,10 +1,7 @@
 /**
  * How an upstream counts requests against its limit, each convention a real service might use:
- * - `sliding`: the trailing window (now - windowMs, now], open at its far end;
- * - `closed`: the trailing window [now - windowMs, now], which also counts a request exactly one
- *   window back;
- * - `fixed`: the calendar window now is in ([k × windowMs, (k + 1) × windowMs) of the epoch: a fixed
- *   per-minute window starts at each whole minute).
+ * `sliding` (now - windowMs, now], `closed` [now - windowMs, now], or `fixed`, the calendar window
+ * now is in: [k × windowMs, (k + 1) × windowMs) of the epoch, so a per-minute one starts each minute.
  */
 export type WindowKind = 'sliding' | 'closed' | 'fixed';
 export const WINDOW_KINDS = ['sliding', 'closed', 'fixed'] as const;

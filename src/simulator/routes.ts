@@ -64,9 +64,8 @@ export function errorAnswer(status: number, error: string, message: string, real
 }
 
 /**
- * Answers the operations from the world functions, anew for each request: on one core the
- * simulator answers about 1,000 new positions requests a second and 2,500 price requests of 50
- * tokens (bench/tools/simulator-throughput.ts), ten times the fastest quota chaintap paces for.
+ * Answers an operation from the world functions, anew for each request: fast enough (about 1,000
+ * positions answers a second on one core, bench/tools/simulator-throughput.ts) to need no cache.
  */
 export function answerOperation(request: OperationRequest, seed: string, world: SimulatorWorld): Answer {
   try {

@@ -226,10 +226,8 @@ function answerControl(req: IncomingMessage, res: ServerResponse, pathname: stri
 }
 
 /**
- * An error body that echoes a rejected key (SimulatorOptions.echoKey) in every form an answer may
- * carry it: JSON-escaped, JSON-escaped with \uXXXX wherever an encoder may use it, URL-encoded with
- * upper and lower case hex, and as it is. `header` is the key as the header brought it (each byte a
- * character).
+ * An error body that echoes a rejected key (SimulatorOptions.echoKey) in every form an answer may carry
+ * it. `header` is the key as the header brought it (each byte a character).
  */
 function echoedKeyBody(header: string): string {
   const key = Buffer.from(header, 'latin1').toString('utf8');

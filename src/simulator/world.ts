@@ -9,12 +9,7 @@ export const DEFAULT_WORLD = {
   epochMs: 15 * 60_000,
   /** Within an epoch, values follow the prices in steps of this many milliseconds; 0: constant. */
   valuationMs: 0,
-  /**
-   * Answer with the variations real answers show (upstream-reality.md): numeric strings and wrapped
-   * numbers, duplicate position ids, a nested collateral position, undocumented and missing fields, the
-   * real position types, a `{ data }`-wrapped NFT answer, `marketPrice` as the native token's USD price
-   * and `{ error }` bodies. Off by default until the pipeline reads these shapes.
-   */
+  /** Answer with the variations real answers show (upstream-reality.md); off until the pipeline reads them all. */
   realShapes: false,
 };
 export type SimulatorWorld = typeof DEFAULT_WORLD;
