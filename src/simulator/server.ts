@@ -14,7 +14,7 @@ import {
   writeAnswer,
   type Answer,
 } from './routes.ts';
-import { RequestWindow } from './request-window.ts';
+import { requestWindow } from './request-window.ts';
 import { StatsRecorder, type SimulatorStats } from './stats.ts';
 import { DEFAULT_SEED, resolveWorld, type SimulatorWorld } from './world.ts';
 
@@ -67,7 +67,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   const stats = new StatsRecorder();
   const draws = new FaultDraws(options.faultSeed);
   let faults = resolveFaults(options.faults ?? {});
-  let limiter = new RequestWindow(faults.rateLimitWindowMs, faults.rateLimitWindow);
+  let limiter = requestWindow(faults.rateLimitWindowMs, faults.rateLimitWindow);
   let clockOffsetMs = options.clockOffsetMs ?? 0;
   const timers = new Set<NodeJS.Timeout>();
 
@@ -91,7 +91,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     resetStats: () => stats.reset(),
     setFaults: (changes) => {
       faults = resolveFaults(changes, faults);
-      limiter = new RequestWindow(faults.rateLimitWindowMs, faults.rateLimitWindow);
+      limiter = requestWindow(faults.rateLimitWindowMs, faults.rateLimitWindow);
     },
     setClockOffset: (ms) => {
       clockOffsetMs = ms;
