@@ -24,10 +24,7 @@ export type SimulatorFaults = typeof NO_FAULTS;
 const RATES = ['spikeRate', 'error5xxRate', 'error429Rate', 'malformedRate', 'timeoutRate'] as const;
 
 /** The faults with `changes` applied; throws ConfigError for a negative value, a rate above 1 or shares above 1. */
-export function resolveFaults(
-  changes: Partial<SimulatorFaults>,
-  current: SimulatorFaults = NO_FAULTS,
-): SimulatorFaults {
+export function resolveFaults(changes: Partial<SimulatorFaults>, current: SimulatorFaults = NO_FAULTS) {
   const faults = { ...current };
   for (const [name, value] of Object.entries(changes) as [keyof SimulatorFaults, unknown][]) {
     if (value === undefined) continue;

@@ -91,10 +91,9 @@ export function simulatedPositions(
   let chain = filter.chain === undefined ? undefined : parseChainFilter(filter.chain).toLowerCase();
   if (chain !== undefined && format === 'evm') chain = EVM_CHAIN_ABBREVIATIONS.get(chain) ?? chain;
   const known = kinds === REAL_SUI_KINDS ? findRealProtocol : findProtocol;
-  const protocols = filter.protocols?.map((id) => {
-    if (!known(id)) throw new InvalidInputError(`unknown protocol "${id}": see /v2/defi/protocols`);
-    return id;
-  });
+  const { protocols } = filter;
+  const unknown = protocols?.find((id) => !known(id));
+  if (unknown !== undefined) throw new InvalidInputError(`unknown protocol "${unknown}": see /v2/defi/protocols`);
   const rotation = hashOf(seed, owner, 'variants') % kinds.length;
   const positions: JsonObject[] = [];
   for (let slot = 0; slot < positionsPerAddress; slot++) {
@@ -145,18 +144,12 @@ type Build = ReturnType<typeof startBuild>;
 function startBuild(occupant: Occupant, type: PositionType, draws: Draws, placement?: Placement) {
   const roll = draws.unit();
   let chain: PositionChain = roll < 0.75 ? 'sui' : roll < 0.9 ? 'ethereum' : 'arbitrum';
-  let candidates = protocolsFor(type, chain);
-  if (placement !== undefined && 'protocols' in placement) {
-    chain = placement.chain;
-    candidates = placement.protocols;
-  } else if (placement !== undefined) {
+  if (placement && 'chains' in placement) {
     const served = placement.chains.filter((option) => protocolsFor(type, option).length > 0);
     chain = served[Math.floor(roll * served.length)]!;
-    candidates = protocolsFor(type, chain);
-  } else if (candidates.length === 0) {
-    chain = 'sui';
-    candidates = protocolsFor(type, chain);
-  }
+  } else if (placement) chain = placement.chain;
+  else if (protocolsFor(type, chain).length === 0) chain = 'sui';
+  const candidates = placement && 'protocols' in placement ? placement.protocols : protocolsFor(type, chain);
   const ageYears = (occupant.valuedAt - occupant.openedAt) / YEAR_MS;
   return { ...occupant, type, chain, protocol: draws.pick(candidates), draws, ageYears };
 }

@@ -37,11 +37,7 @@ export function worldAt(worldTimeMs: number, world: Partial<SimulatorWorld>) {
  * between lifetime.min and lifetime.max epochs (fixed per slot), with a per-slot phase so that
  * slots do not all turn over together: moving the clock by a few epochs replaces some occupants.
  */
-export function slotOccupant(
-  slotKey: string,
-  epoch: number,
-  lifetime: { min: number; max: number },
-): { generation: number; openedEpoch: number } {
+export function slotOccupant(slotKey: string, epoch: number, lifetime: { min: number; max: number }) {
   const hash = hashOf(slotKey, 'lifetime');
   const epochs = lifetime.min + (hash % (lifetime.max - lifetime.min + 1));
   const phase = Math.floor(hash / 1024) % epochs;
