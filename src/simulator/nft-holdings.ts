@@ -166,12 +166,10 @@ const poolIndicesByChains = new Map<string, number[]>();
 /** The indices of a seed's pool whose collection is on one of `chains` (memoized). */
 function poolIndicesOn(seed: string, chains: readonly HoldingChain[]): number[] {
   const key = `${seed}\u0000${chains.join(',')}`;
-  if (!poolIndicesByChains.has(key))
-    poolIndicesByChains.set(
-      key,
-      WHOLE_POOL.filter((index) => chains.includes(poolCollection(seed, index).chain)),
-    );
-  return poolIndicesByChains.get(key)!;
+  const indices =
+    poolIndicesByChains.get(key) ?? WHOLE_POOL.filter((index) => chains.includes(poolCollection(seed, index).chain));
+  poolIndicesByChains.set(key, indices);
+  return indices;
 }
 
 /** The NFT holding groups of an address at a world time, exactly as the server answers them. */

@@ -36,9 +36,8 @@ export interface SimulatorOptions {
   /** Seed of the fault draws; default random. */
   faultSeed?: number;
   /**
-   * Echo a key it does not accept in its 401/403 answers, as a careless upstream might: in the body
-   * as it is, JSON-escaped and URL-encoded (upper and lower case), and as it is in a header. For
-   * tests that check the key never shows anywhere. Default false.
+   * Echo a key it does not accept in its 401/403 answers (body, in every encoding, and header), as a
+   * careless upstream might: for tests that check the key never shows anywhere. Default false.
    */
   echoKey?: boolean;
 }
@@ -107,7 +106,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     const apiKey = Array.isArray(header) ? header.join(', ') : header;
     const given = apiKey === undefined ? undefined : Buffer.from(apiKey);
     const keyAccepted = given?.length === expectedKey.length && timingSafeEqual(given, expectedKey);
-    if (pathname.startsWith(CONTROL_PREFIX) && keyAccepted) return answerControl(req, res, pathname, control);
+    if (pathname.startsWith('/_simulator/') && keyAccepted) return answerControl(req, res, pathname, control);
     const route = matchRoute(req.method ?? 'GET', pathname);
     stats.arrived(now, apiKey, route.kind === 'operation' ? route.operation : undefined);
     const fault = draws.draw(faults);
@@ -194,8 +193,6 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
  *   POST /_simulator/faults          {latencyMs?, error5xxRate?, ...} -> {}
  *   POST /_simulator/clock           {offsetMs} -> {}
  */
-const CONTROL_PREFIX = '/_simulator/';
-
 function answerControl(req: IncomingMessage, res: ServerResponse, pathname: string, control: SimulatorControl) {
   const reply = (status: number, body: unknown) => writeAnswer(res, { status, body: JSON.stringify(body) });
   const route = `${req.method} ${pathname}`;
