@@ -30,10 +30,7 @@ export function matchRoute(method: string, pathname: string): Route {
   return { kind: 'not-found' };
 }
 
-export interface Answer {
-  status: number;
-  body: string;
-}
+export type Answer = { status: number; body: string };
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
