@@ -2,7 +2,7 @@ import type { SimulatorFaults } from '../../src/simulator/index.ts';
 import { sleep } from '../../src/runtime/sleep.ts';
 
 /**
- * The simulator process's control endpoints that SimulatorProcess leaves out (src/simulator/control.ts):
+ * The simulator process's control endpoints that SimulatorProcess leaves out (src/simulator/server.ts):
  * its faults (such as the strict rate limit) and its world clock.
  */
 export interface SimulatorControl {

@@ -24,10 +24,7 @@ export type SimulatorFaults = typeof NO_FAULTS;
 const RATES = ['spikeRate', 'error5xxRate', 'error429Rate', 'malformedRate', 'timeoutRate'] as const;
 
 /** The faults with `changes` applied; throws ConfigError for a negative value, a rate above 1 or shares above 1. */
-export function resolveFaults(
-  changes: Partial<SimulatorFaults>,
-  current: SimulatorFaults = NO_FAULTS,
-): SimulatorFaults {
+export function resolveFaults(changes: Partial<SimulatorFaults>, current: SimulatorFaults = NO_FAULTS) {
   const faults = { ...current };
   for (const [name, value] of Object.entries(changes) as [keyof SimulatorFaults, unknown][]) {
     if (value === undefined) continue;
@@ -38,15 +35,13 @@ export function resolveFaults(
       faults.rateLimitWindow = value as WindowKind;
       continue;
     }
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
       throw new ConfigError(`simulator fault ${name} must be a non-negative number`);
-    }
     faults[name] = value;
   }
   if (!(faults.rateLimitWindowMs >= 1)) throw new ConfigError('simulator fault rateLimitWindowMs must be at least 1');
-  for (const name of RATES) {
+  for (const name of RATES)
     if (faults[name] > 1) throw new ConfigError(`simulator fault ${name} must be between 0 and 1`);
-  }
   const shares = faults.error5xxRate + faults.error429Rate + faults.malformedRate + faults.timeoutRate;
   if (shares > 1)
     throw new ConfigError(
@@ -62,15 +57,7 @@ const FAULT_RATES = [
   ['error429', 'error429Rate'],
   ['malformed', 'malformedRate'],
 ] as const;
-export type FaultKind = (typeof FAULT_RATES)[number][0] | 'none';
-
-export interface FaultDecision {
-  kind: FaultKind;
-  /** Delay before the answer: latency, jitter and spike. */
-  delayMs: number;
-  /** A number in [0, 1) choosing the fault's flavour (which 5xx, which malformed body). */
-  flavour: number;
-}
+type FaultKind = (typeof FAULT_RATES)[number][0] | 'none';
 
 /**
  * Fault draws from a seeded sequence. Every request takes exactly four numbers, so the counts of
@@ -83,7 +70,8 @@ export class FaultDraws {
     this.next = seededRandom(seed);
   }
 
-  draw(faults: SimulatorFaults): FaultDecision {
+  /** The fault, the delay before the answer (latency, jitter, spike) and, in [0, 1), the fault's flavour. */
+  draw(faults: SimulatorFaults) {
     const kindRoll = this.next();
     const jitterRoll = this.next();
     const spikeRoll = this.next();
@@ -93,6 +81,8 @@ export class FaultDraws {
     return { kind: faultKind(kindRoll, faults), delayMs, flavour };
   }
 }
+
+export type FaultDecision = ReturnType<FaultDraws['draw']>;
 
 function faultKind(roll: number, faults: SimulatorFaults): FaultKind {
   let bound = 0;

@@ -40,37 +40,33 @@ export function seededRandom(seed: number): () => number {
 
 /** A seeded sequence for one entity: pick(), between() and chance() draw in a fixed order. */
 export class Draws {
-  private readonly next: () => number;
+  readonly unit: () => number;
 
   constructor(...parts: (string | number)[]) {
-    this.next = seededRandom(hashOf(...parts) % 4294967296);
-  }
-
-  unit(): number {
-    return this.next();
+    this.unit = seededRandom(hashOf(...parts) % 4294967296);
   }
 
   between(min: number, max: number): number {
-    return min + (max - min) * this.next();
+    return min + (max - min) * this.unit();
   }
 
   /** An integer in [min, max]. */
   integer(min: number, max: number): number {
-    return min + Math.floor((max - min + 1) * this.next());
+    return min + Math.floor((max - min + 1) * this.unit());
   }
 
   chance(probability: number): boolean {
-    return this.next() < probability;
+    return this.unit() < probability;
   }
 
   pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)] as T;
+    return items[Math.floor(this.unit() * items.length)] as T;
   }
 
   hex(digits: number): string {
     const bytes = Buffer.allocUnsafe(Math.ceil(digits / 8) * 4);
     for (let offset = 0; offset < bytes.length; offset += 4)
-      bytes.writeUInt32BE(Math.floor(this.next() * 4294967296), offset);
+      bytes.writeUInt32BE(Math.floor(this.unit() * 4294967296), offset);
     return bytes.toString('hex', 0, Math.ceil(digits / 2)).slice(0, digits);
   }
 }

@@ -4,7 +4,7 @@ import type { Json, JsonObject } from './json.ts';
 import { positionTokenPrice, positionTokens } from './position-tokens.ts';
 import { modelPriceAt, priceModel } from './price-model.ts';
 import { simulatedTokenPrice } from './token-prices.ts';
-import { DEFAULT_SEED, epochOf, resolveWorld, slotOccupant, valuationTime, type SimulatorWorld } from './world.ts';
+import { DEFAULT_SEED, resolveWorld, slotOccupant, worldAt, type SimulatorWorld } from './world.ts';
 
 /**
  * NFT holdings of the simulated upstream. A seed has a pool of collections shared by all addresses;
@@ -166,12 +166,10 @@ const poolIndicesByChains = new Map<string, number[]>();
 /** The indices of a seed's pool whose collection is on one of `chains` (memoized). */
 function poolIndicesOn(seed: string, chains: readonly HoldingChain[]): number[] {
   const key = `${seed}\u0000${chains.join(',')}`;
-  if (!poolIndicesByChains.has(key))
-    poolIndicesByChains.set(
-      key,
-      WHOLE_POOL.filter((index) => chains.includes(poolCollection(seed, index).chain)),
-    );
-  return poolIndicesByChains.get(key)!;
+  const indices =
+    poolIndicesByChains.get(key) ?? WHOLE_POOL.filter((index) => chains.includes(poolCollection(seed, index).chain));
+  poolIndicesByChains.set(key, indices);
+  return indices;
 }
 
 /** The NFT holding groups of an address at a world time, exactly as the server answers them. */
@@ -184,13 +182,10 @@ export function simulatedNftHoldings(
 ): JsonObject[] {
   const { address: owner, format } = parseAddress(address);
   const chain = parseNftChain(query.chain ?? 'ALL');
-  const { collectionsPerAddress, tokensPerCollection, epochMs } = resolveWorld(world);
+  const holder = { ...worldAt(worldTimeMs, world), owner, seed, includePnl: query.includePnl === true };
+  const { collectionsPerAddress, epoch } = holder;
   const wallet = WALLET_NFTS[format];
   const pool = wallet.chains ? poolIndicesOn(seed, wallet.chains) : WHOLE_POOL;
-  const epoch = epochOf(worldTimeMs, { epochMs });
-  const valuedAt = valuationTime(worldTimeMs, world);
-  const includePnl = query.includePnl === true;
-  const holder: Holder = { owner, seed, epoch, epochMs, valuedAt, tokensPerCollection, includePnl };
   const held = new Set<number>();
   const groups: JsonObject[] = [];
   for (let slot = 0; slot < Math.min(collectionsPerAddress, wallet.most ?? Infinity, pool.length); slot++) {
@@ -204,16 +199,8 @@ export function simulatedNftHoldings(
   return groups;
 }
 
-/** Whose holdings are drawn, at which time, and with what. */
-interface Holder {
-  owner: string;
-  seed: string;
-  epoch: number;
-  epochMs: number;
-  valuedAt: number;
-  tokensPerCollection: number;
-  includePnl: boolean;
-}
+/** Whose holdings are drawn, in which world at which time. */
+type Holder = ReturnType<typeof worldAt> & { owner: string; seed: string; includePnl: boolean };
 
 function holdingGroup(holder: Holder, collection: Collection, slot: number): JsonObject {
   const { owner, seed, epoch, epochMs, valuedAt } = holder;

@@ -7,32 +7,18 @@ import { simulatedTokenPrice } from './token-prices.ts';
  * operation (so a position's value agrees with the token price at the epoch start); EVM tokens by a
  * series of their own.
  */
-export interface PositionToken {
-  chain: PositionChain;
-  /** Coin type on sui, contract address on EVM chains. */
-  address: string;
-  symbol: string;
-  decimals: number;
-  role: 'major' | 'stable' | 'reward' | 'liquid_staking';
-  /** Reference price for EVM tokens (SUI tokens take the price operation's series). */
-  base?: number;
-}
-
-const sui = (address: string, symbol: string, decimals: number, role: PositionToken['role']): PositionToken => ({
-  chain: 'sui',
+type Role = 'major' | 'stable' | 'reward' | 'liquid_staking';
+/** `address`: coin type on sui, contract address on EVM chains; `base`: reference price of an EVM token. */
+const token = (chain: PositionChain, address: string, symbol: string, decimals: number, role: Role, base?: number) => ({
+  chain,
   address,
   symbol,
   decimals,
   role,
+  base,
 });
-const evm = (
-  chain: PositionChain,
-  address: string,
-  symbol: string,
-  decimals: number,
-  role: PositionToken['role'],
-  base: number,
-): PositionToken => ({ chain, address, symbol, decimals, role, base });
+export type PositionToken = ReturnType<typeof token>;
+const sui = (...args: [address: string, symbol: string, decimals: number, role: Role]) => token('sui', ...args);
 
 const TOKENS: readonly PositionToken[] = [
   sui('0x2::sui::SUI', 'SUI', 9, 'major'),
@@ -46,20 +32,20 @@ const TOKENS: readonly PositionToken[] = [
   sui('0xf325ce1300e8dac124071d3152c5c5ee6174914f8bc2161e88329cf579246efc::afsui::AFSUI', 'AFSUI', 9, 'liquid_staking'),
   sui('0xbde4ba4c2e274a60ce15c1cfff9e5c42e41654ac8b6d906a57efa4bd3c29f47d::hasui::HASUI', 'HASUI', 9, 'liquid_staking'),
   sui('0x549e8b69270defbfafd4f94e17ec44cdbdd99820b33bda2278dea3b9a32d3f55::cert::CERT', 'CERT', 9, 'liquid_staking'),
-  evm('ethereum', '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee', 'ETH', 18, 'major', 3200),
-  evm('ethereum', '0x2260fac5e5542a773aa44fbcfedf7c193bc2c599', 'WBTC', 8, 'major', 65000),
-  evm('ethereum', '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48', 'USDC', 6, 'stable', 1),
-  evm('ethereum', '0xdac17f958d2ee523a2206206994597c13d831ec7', 'USDT', 6, 'stable', 1),
-  evm('ethereum', '0x808507121b80c02388fad14726482e061b8da827', 'PENDLE', 18, 'reward', 4.5),
-  evm('ethereum', '0xae7ab96520de3a18e5e111b5eaab095312d7fe84', 'stETH', 18, 'liquid_staking', 3190),
-  evm('arbitrum', '0x82af49447d8a07e3bd95bd0d56f35241523fbab1', 'WETH', 18, 'major', 3200),
-  evm('arbitrum', '0xaf88d065e77c8cc2239327c5edb3a432268e5831', 'USDC', 6, 'stable', 1),
-  evm('arbitrum', '0x912ce59144191c1204e64559fe8253a0e49e6548', 'ARB', 18, 'reward', 0.8),
-  evm('arbitrum', '0xfc5a1a6eb076a2c7ad06ed22c90d7e710e35ad0a', 'GMX', 18, 'reward', 25),
-  evm('arbitrum', '0x5979d7b546e38e414f7e9822514be443a4800529', 'wstETH', 18, 'liquid_staking', 3700),
+  token('ethereum', '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee', 'ETH', 18, 'major', 3200),
+  token('ethereum', '0x2260fac5e5542a773aa44fbcfedf7c193bc2c599', 'WBTC', 8, 'major', 65000),
+  token('ethereum', '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48', 'USDC', 6, 'stable', 1),
+  token('ethereum', '0xdac17f958d2ee523a2206206994597c13d831ec7', 'USDT', 6, 'stable', 1),
+  token('ethereum', '0x808507121b80c02388fad14726482e061b8da827', 'PENDLE', 18, 'reward', 4.5),
+  token('ethereum', '0xae7ab96520de3a18e5e111b5eaab095312d7fe84', 'stETH', 18, 'liquid_staking', 3190),
+  token('arbitrum', '0x82af49447d8a07e3bd95bd0d56f35241523fbab1', 'WETH', 18, 'major', 3200),
+  token('arbitrum', '0xaf88d065e77c8cc2239327c5edb3a432268e5831', 'USDC', 6, 'stable', 1),
+  token('arbitrum', '0x912ce59144191c1204e64559fe8253a0e49e6548', 'ARB', 18, 'reward', 0.8),
+  token('arbitrum', '0xfc5a1a6eb076a2c7ad06ed22c90d7e710e35ad0a', 'GMX', 18, 'reward', 25),
+  token('arbitrum', '0x5979d7b546e38e414f7e9822514be443a4800529', 'wstETH', 18, 'liquid_staking', 3700),
 ];
 
-export function positionTokens(chain: PositionChain, role?: PositionToken['role']): PositionToken[] {
+export function positionTokens(chain: PositionChain, role?: Role): PositionToken[] {
   return TOKENS.filter((token) => token.chain === chain && (role === undefined || token.role === role));
 }
 

@@ -18,7 +18,7 @@ import {
   type PositionType,
   type SimulatedProtocol,
 } from './protocols.ts';
-import { DEFAULT_SEED, epochOf, resolveWorld, slotOccupant, valuationTime, type SimulatorWorld } from './world.ts';
+import { DEFAULT_SEED, slotOccupant, worldAt, type SimulatorWorld } from './world.ts';
 
 /**
  * DeFi positions of the simulated upstream. An address has `positionsPerAddress` slots; slot i
@@ -38,24 +38,7 @@ export interface PositionFilter {
 }
 
 /** A slot's occupant: whose, which, when it opened and when it is valued. */
-interface Occupant {
-  owner: string;
-  seed: string;
-  slot: number;
-  generation: number;
-  openedAt: number;
-  valuedAt: number;
-}
-
-interface Build extends Occupant {
-  type: PositionType;
-  chain: PositionChain;
-  protocol: SimulatedProtocol;
-  draws: Draws;
-  ageYears: number;
-  tokenAs: 'string' | 'object';
-  numbersAs: 'number' | 'string';
-}
+type Occupant = { owner: string; seed: string; slot: number; generation: number; openedAt: number; valuedAt: number };
 
 /** Where a position is: one chain with given protocols, or one of `chains` serving its type (default: mostly sui). */
 type Placement = { chain: PositionChain; protocols: SimulatedProtocol[] } | { chains: readonly PositionChain[] };
@@ -103,17 +86,14 @@ export function simulatedPositions(
   const { address: owner, format } = parseAddress(address);
   // Solana, Bitcoin and TON wallets hold no DeFi positions here.
   if (format !== 'evm' && format !== 'sui') return [];
-  const { realShapes, positionsPerAddress, epochMs } = resolveWorld(world);
+  const { realShapes, positionsPerAddress, epochMs, epoch, valuedAt } = worldAt(worldTimeMs, world);
   const kinds = format === 'evm' ? EVM_KINDS : realShapes ? REAL_SUI_KINDS : SUI_KINDS;
   let chain = filter.chain === undefined ? undefined : parseChainFilter(filter.chain).toLowerCase();
   if (chain !== undefined && format === 'evm') chain = EVM_CHAIN_ABBREVIATIONS.get(chain) ?? chain;
   const known = kinds === REAL_SUI_KINDS ? findRealProtocol : findProtocol;
-  const protocols = filter.protocols?.map((id) => {
-    if (!known(id)) throw new InvalidInputError(`unknown protocol "${id}": see /v2/defi/protocols`);
-    return id;
-  });
-  const epoch = epochOf(worldTimeMs, { epochMs });
-  const valuedAt = valuationTime(worldTimeMs, world);
+  const { protocols } = filter;
+  const unknown = protocols?.find((id) => !known(id));
+  if (unknown !== undefined) throw new InvalidInputError(`unknown protocol "${unknown}": see /v2/defi/protocols`);
   const rotation = hashOf(seed, owner, 'variants') % kinds.length;
   const positions: JsonObject[] = [];
   for (let slot = 0; slot < positionsPerAddress; slot++) {
@@ -158,41 +138,32 @@ function realPositions(position: JsonObject, type: RealPositionType, build: Buil
   return positions;
 }
 
-function startBuild(occupant: Occupant, type: PositionType, draws: Draws, placement?: Placement): Build {
+/** What a variant builds from: the occupant, its type, chain and protocol, its draws and its age. */
+type Build = ReturnType<typeof startBuild>;
+
+function startBuild(occupant: Occupant, type: PositionType, draws: Draws, placement?: Placement) {
   const roll = draws.unit();
   let chain: PositionChain = roll < 0.75 ? 'sui' : roll < 0.9 ? 'ethereum' : 'arbitrum';
-  let candidates = protocolsFor(type, chain);
-  if (placement !== undefined && 'protocols' in placement) {
-    chain = placement.chain;
-    candidates = placement.protocols;
-  } else if (placement !== undefined) {
+  if (placement && 'chains' in placement) {
     const served = placement.chains.filter((option) => protocolsFor(type, option).length > 0);
     chain = served[Math.floor(roll * served.length)]!;
-    candidates = protocolsFor(type, chain);
-  } else if (candidates.length === 0) {
-    chain = 'sui';
-    candidates = protocolsFor(type, chain);
-  }
+  } else if (placement) chain = placement.chain;
+  else if (protocolsFor(type, chain).length === 0) chain = 'sui';
+  const candidates = placement && 'protocols' in placement ? placement.protocols : protocolsFor(type, chain);
   const ageYears = (occupant.valuedAt - occupant.openedAt) / YEAR_MS;
-  return { ...occupant, type, chain, protocol: draws.pick(candidates), draws, ageYears, ...VARIANT_STYLE[type] };
+  return { ...occupant, type, chain, protocol: draws.pick(candidates), draws, ageYears };
 }
 
-/** How each variant spells its amount entries (the document leaves the types open). */
-const VARIANT_STYLE: Record<PositionType, Pick<Build, 'tokenAs' | 'numbersAs'>> = {
-  liquidity_pool: { tokenAs: 'string', numbersAs: 'number' },
-  lending_supply: { tokenAs: 'object', numbersAs: 'number' },
-  lending_borrow: { tokenAs: 'object', numbersAs: 'string' },
-  staking: { tokenAs: 'string', numbersAs: 'number' },
-  farming: { tokenAs: 'object', numbersAs: 'number' },
-  vesting: { tokenAs: 'string', numbersAs: 'string' },
-  perp: { tokenAs: 'object', numbersAs: 'number' },
-  vault: { tokenAs: 'string', numbersAs: 'string' },
-  liquid_staking: { tokenAs: 'string', numbersAs: 'number' },
-};
+/**
+ * The variants whose amount entries carry token objects (the others the address) and numeric strings
+ * (the others numbers): the document leaves the types open.
+ */
+const TOKEN_OBJECTS: PositionType[] = ['lending_supply', 'lending_borrow', 'farming', 'perp'];
+const NUMERIC_STRINGS: PositionType[] = ['lending_borrow', 'vesting', 'vault'];
 
 function numeric(build: Build, value: number): number | string {
   const rounded = significant(value, 12);
-  return build.numbersAs === 'string' ? String(rounded) : rounded;
+  return NUMERIC_STRINGS.includes(build.type) ? String(rounded) : rounded;
 }
 
 /** A token's price at the valuation time, or at `timeMs`. */
@@ -201,7 +172,7 @@ function priceOf(build: Build, token: PositionToken, timeMs = build.valuedAt): n
 }
 
 function tokenRef(build: Build, token: PositionToken, withPrice: boolean): Json {
-  if (build.tokenAs === 'string') return token.address;
+  if (!TOKEN_OBJECTS.includes(build.type)) return token.address;
   const ref: JsonObject = { address: token.address, symbol: token.symbol, decimals: token.decimals };
   const price = priceOf(build, token);
   if (withPrice && price !== null) ref.price = price;

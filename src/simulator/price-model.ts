@@ -7,13 +7,6 @@ import { Draws, hashOf, unitOfPair } from './hash.ts';
  */
 export const PRICE_GRID_MS = 60_000;
 
-export interface PriceModel {
-  keyHash: number;
-  logBase: number;
-  waves: { amplitude: number; periodMinutes: number; phase: number }[];
-  noise: number;
-}
-
 /** The ranges each wave's amplitude (of the log price) and period are drawn from. */
 const WAVES: { amplitude: [number, number]; periodMinutes: [number, number] }[] = [
   { amplitude: [0.1, 0.4], periodMinutes: [20_000, 60_000] },
@@ -21,7 +14,7 @@ const WAVES: { amplitude: [number, number]; periodMinutes: [number, number] }[] 
   { amplitude: [0.005, 0.02], periodMinutes: [60, 180] },
 ];
 
-export function priceModel(key: string, seed: string, options: { base?: number; stable?: boolean } = {}): PriceModel {
+export function priceModel(key: string, seed: string, options: { base?: number; stable?: boolean } = {}) {
   const draws = new Draws(seed, key, 'price-model');
   const base = options.base ?? 10 ** draws.between(-4, 3);
   const scale = options.stable ? 0.01 : 1;
@@ -43,7 +36,7 @@ export function priceGridTime(timeMs: number): number {
 }
 
 /** The (unrounded) price of a model at a time. */
-export function modelPriceAt(model: PriceModel, timeMs: number): number {
+export function modelPriceAt(model: ReturnType<typeof priceModel>, timeMs: number): number {
   const minute = Math.floor(timeMs / PRICE_GRID_MS);
   let logPrice = model.logBase + model.noise * (2 * unitOfPair(model.keyHash, minute) - 1);
   for (const wave of model.waves) {

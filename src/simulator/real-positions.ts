@@ -98,10 +98,9 @@ export function realShapePosition(
 
 type TokenContext = { timestamp: number; poolId?: string; chain: RealChain };
 
+/** Every amount list of the default world's variants is an array of amount entries. */
 function amountList(list: Json | undefined, numbers: NumberSpelling, context: TokenContext): Json {
-  if (!Array.isArray(list)) return list ?? null;
-  return list.map((item) => {
-    const entry = item as JsonObject;
+  return (list as JsonObject[]).map((entry) => {
     const amount = toNumber(entry.amount);
     const value = toNumber(entry.value);
     const price = amount !== null && value !== null && amount !== 0 ? value / amount : null;
@@ -133,10 +132,9 @@ function realToken(token: Json, price: number | null, context: TokenContext): Js
   return real;
 }
 
+/** An amount or a value: a number, a numeric string or (unpriced) null. */
 function toNumber(value: Json | undefined): number | null {
-  if (typeof value === 'number') return value;
-  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
-  return null;
+  return typeof value === 'number' || typeof value === 'string' ? Number(value) : null;
 }
 
 function spell(value: number | null, numbers: NumberSpelling): Json {
@@ -158,8 +156,7 @@ export function longDecimal(value: number): string {
 
 /** Price of the first pool token in the second, from the current amounts and values. */
 function poolPrice(current: JsonObject): number {
-  const [a, b] = current.tokens as JsonObject[];
-  const unit = (entry: JsonObject | undefined) =>
-    entry === undefined ? 1 : (toNumber(entry.value) ?? 1) / (toNumber(entry.amount) ?? 1);
+  const [a, b] = current.tokens as [JsonObject, JsonObject];
+  const unit = (entry: JsonObject) => (toNumber(entry.value) ?? 1) / (toNumber(entry.amount) ?? 1);
   return unit(a) / unit(b);
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidInputError } from '../errors.ts';
 import { simulatedNftAnswer } from './nft-holdings.ts';
 import { simulatedPositions } from './positions.ts';
@@ -11,7 +12,11 @@ export type Route =
   | { kind: 'operation'; operation: Operation; address?: string }
   | { kind: 'not-found' }
   | { kind: 'method-not-allowed'; allow: string };
-export type OperationRoute = Extract<Route, { kind: 'operation' }>;
+type OperationRequest = Extract<Route, { kind: 'operation' }> & {
+  query: URLSearchParams;
+  rawBody: string;
+  worldTimeMs: number;
+};
 
 const ADDRESS_PATH = /^\/v2\/address\/([^/]+)\/(positions|nft-holding)$/;
 
@@ -25,9 +30,29 @@ export function matchRoute(method: string, pathname: string): Route {
   return { kind: 'not-found' };
 }
 
-export interface Answer {
-  status: number;
-  body: string;
+export type Answer = { status: number; body: string };
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The body as text, or undefined when it is larger than MAX_BODY_BYTES. */
+export function readBody(req: IncomingMessage, done: (body: string | undefined) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+  });
+  req.on('end', () => done(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString('utf8')));
+}
+
+/** Writes an answer: an HTML page as text/html, anything else as JSON. */
+export function writeAnswer(res: ServerResponse, { status, body }: Answer, headers: Record<string, string> = {}) {
+  res.writeHead(status, {
+    'content-type': body.startsWith('<') ? 'text/html' : 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    ...headers,
+  });
+  res.end(body);
 }
 
 /** `{ error: code, message }`; real answers carry only an `error` string, the message. */
@@ -36,54 +61,41 @@ export function errorAnswer(status: number, error: string, message: string, real
 }
 
 /**
- * Answers the operations from the world functions, anew for each request: on one core the
- * simulator answers about 1,000 new positions requests a second and 2,500 price requests of 50
- * tokens (bench/tools/simulator-throughput.ts), ten times the fastest quota chaintap paces for.
+ * Answers an operation from the world functions, anew for each request: fast enough (about 1,000
+ * positions answers a second on one core, bench/tools/simulator-throughput.ts) to need no cache.
  */
-export class WorldAnswers {
-  private readonly seed: string;
-  private readonly world: SimulatorWorld;
-
-  constructor(seed: string, world: SimulatorWorld) {
-    this.seed = seed;
-    this.world = world;
+export function answerOperation(request: OperationRequest, seed: string, world: SimulatorWorld): Answer {
+  try {
+    return { status: 200, body: JSON.stringify(operationBody(request, seed, world)) };
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    return errorAnswer(400, 'bad_request', error.message, world.realShapes);
   }
+}
 
-  answer(route: OperationRoute, query: URLSearchParams, rawBody: string, worldTimeMs: number): Answer {
-    try {
-      const { operation, address = '' } = route;
-      return { status: 200, body: JSON.stringify(this.body(operation, address, query, rawBody, worldTimeMs)) };
-    } catch (error) {
-      if (error instanceof InvalidInputError)
-        return errorAnswer(400, 'bad_request', error.message, this.world.realShapes);
-      throw error;
-    }
+function operationBody(request: OperationRequest, seed: string, world: SimulatorWorld) {
+  const { operation, address: rawAddress = '', query, rawBody, worldTimeMs } = request;
+  if (operation === 'protocols') return simulatedProtocolsResponse();
+  if (operation === 'prices') {
+    const body = parseOr(() => JSON.parse(rawBody) as unknown, 'the body is not valid JSON');
+    return simulatedPriceResponse(body, worldTimeMs, seed, world.realShapes);
   }
-
-  private body(operation: Operation, rawAddress: string, query: URLSearchParams, rawBody: string, worldTimeMs: number) {
-    const { seed, world } = this;
-    if (operation === 'protocols') return simulatedProtocolsResponse();
-    if (operation === 'prices') {
-      const body = parseOr(() => JSON.parse(rawBody) as unknown, 'the body is not valid JSON');
-      return simulatedPriceResponse(body, worldTimeMs, seed, world.realShapes);
-    }
-    const address = parseOr(
-      () => decodeURIComponent(rawAddress),
-      'the address in the path is not valid percent-encoding',
-    );
-    const chain = query.get('chain') || undefined;
-    if (operation === 'nfts') {
-      const includePnl = parseBoolean('includePnl', query.get('includePnl'));
-      return simulatedNftAnswer(address, worldTimeMs, seed, world, { chain, includePnl });
-    }
-    const protocol = query.get('protocol') || undefined;
-    parseBoolean('force_refresh', query.get('force_refresh'));
-    const protocols = protocol
-      ?.split(',')
-      .map((id) => id.trim())
-      .filter((id) => id !== '');
-    return { data: simulatedPositions(address, worldTimeMs, seed, world, { chain, protocols }) };
+  const address = parseOr(
+    () => decodeURIComponent(rawAddress),
+    'the address in the path is not valid percent-encoding',
+  );
+  const chain = query.get('chain') || undefined;
+  if (operation === 'nfts') {
+    const includePnl = parseBoolean('includePnl', query.get('includePnl'));
+    return simulatedNftAnswer(address, worldTimeMs, seed, world, { chain, includePnl });
   }
+  const protocol = query.get('protocol') || undefined;
+  parseBoolean('force_refresh', query.get('force_refresh'));
+  const protocols = protocol
+    ?.split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
+  return { data: simulatedPositions(address, worldTimeMs, seed, world, { chain, protocols }) };
 }
 
 /** What `parse` returns; InvalidInputError(message) if it throws. */

@@ -1,12 +1,20 @@
 import { timingSafeEqual } from 'node:crypto';
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { ChaintapError } from '../errors.ts';
 import { FaultDraws, resolveFaults, type FaultDecision, type SimulatorFaults } from './faults.ts';
-import { answerControl, CONTROL_PREFIX } from './control.ts';
-import { MAX_BODY_BYTES, readBody } from './request-body.ts';
-import { errorAnswer, matchRoute, WorldAnswers, type Answer } from './routes.ts';
-import { RequestWindow } from './request-window.ts';
+import {
+  answerOperation,
+  errorAnswer,
+  matchRoute,
+  MAX_BODY_BYTES,
+  readBody,
+  writeAnswer,
+  type Answer,
+} from './routes.ts';
+import { requestWindow } from './request-window.ts';
 import { StatsRecorder, type SimulatorStats } from './stats.ts';
 import { DEFAULT_SEED, resolveWorld, type SimulatorWorld } from './world.ts';
 
@@ -28,14 +36,13 @@ export interface SimulatorOptions {
   /** Seed of the fault draws; default random. */
   faultSeed?: number;
   /**
-   * Echo a key it does not accept in its 401/403 answers, as a careless upstream might: in the body
-   * as it is, JSON-escaped and URL-encoded (upper and lower case), and as it is in a header. For
-   * tests that check the key never shows anywhere. Default false.
+   * Echo a key it does not accept in its 401/403 answers (body, in every encoding, and header), as a
+   * careless upstream might: for tests that check the key never shows anywhere. Default false.
    */
   echoKey?: boolean;
 }
 
-/** What a running simulator lets its owner change; also served under /_simulator/ (see control.ts). */
+/** What a running simulator lets its owner change; also served under /_simulator/ (answerControl). */
 export interface SimulatorControl {
   stats(): SimulatorStats;
   resetStats(): void;
@@ -55,13 +62,12 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   if (!options.apiKey) throw new TypeError('startSimulator needs an apiKey');
   const expectedKey = Buffer.from(options.apiKey);
   const world = resolveWorld(options.world);
-  const answers = new WorldAnswers(options.seed ?? DEFAULT_SEED, world);
+  const seed = options.seed ?? DEFAULT_SEED;
   const stats = new StatsRecorder();
   const draws = new FaultDraws(options.faultSeed);
   let faults = resolveFaults(options.faults ?? {});
-  let limiter = new RequestWindow(faults.rateLimitWindowMs, faults.rateLimitWindow);
+  let limiter = requestWindow(faults.rateLimitWindowMs, faults.rateLimitWindow);
   let clockOffsetMs = options.clockOffsetMs ?? 0;
-  const held = new Set<ServerResponse>();
   const timers = new Set<NodeJS.Timeout>();
 
   const worldTime = () => (options.fixedTimeMs ?? Date.now()) + clockOffsetMs;
@@ -69,12 +75,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   const send = (res: ServerResponse, answer: Answer, delayMs: number, headers: Record<string, string> = {}) => {
     const write = () => {
       stats.answered(answer.status);
-      res.writeHead(answer.status, {
-        'content-type': answer.body.startsWith('<') ? 'text/html' : 'application/json; charset=utf-8',
-        'content-length': Buffer.byteLength(answer.body),
-        ...headers,
-      });
-      res.end(answer.body);
+      writeAnswer(res, answer, headers);
     };
     if (delayMs <= 0) return write();
     const timer = setTimeout(() => {
@@ -89,7 +90,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     resetStats: () => stats.reset(),
     setFaults: (changes) => {
       faults = resolveFaults(changes, faults);
-      limiter = new RequestWindow(faults.rateLimitWindowMs, faults.rateLimitWindow);
+      limiter = requestWindow(faults.rateLimitWindowMs, faults.rateLimitWindow);
     },
     setClockOffset: (ms) => {
       clockOffsetMs = ms;
@@ -103,8 +104,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     const pathname = queryStart === -1 ? target : target.slice(0, queryStart);
     const header = req.headers['x-api-key'];
     const apiKey = Array.isArray(header) ? header.join(', ') : header;
-    const keyAccepted = apiKey !== undefined && sameKey(Buffer.from(apiKey), expectedKey);
-    if (pathname.startsWith(CONTROL_PREFIX) && keyAccepted) return answerControl(req, res, pathname, control);
+    const given = apiKey === undefined ? undefined : Buffer.from(apiKey);
+    const keyAccepted = given?.length === expectedKey.length && timingSafeEqual(given, expectedKey);
+    if (pathname.startsWith('/_simulator/') && keyAccepted) return answerControl(req, res, pathname, control);
     const route = matchRoute(req.method ?? 'GET', pathname);
     stats.arrived(now, apiKey, route.kind === 'operation' ? route.operation : undefined);
     const fault = draws.draw(faults);
@@ -134,12 +136,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       limiter.add(at);
     }
     if (route.kind !== 'operation' || (fault.kind !== 'none' && fault.kind !== 'malformed')) req.resume();
-    if (fault.kind === 'timeout') {
-      stats.answered('timeout');
-      held.add(res);
-      res.on('close', () => held.delete(res));
-      return;
-    }
+    // Held open until the client gives up or the simulator closes.
+    if (fault.kind === 'timeout') return stats.answered('timeout');
     if (fault.kind === 'error5xx') return reply(serverError(fault, world.realShapes));
     if (fault.kind === 'error429') {
       const retryAfter = String(faults.retryAfterSeconds);
@@ -150,7 +148,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       return replyError(405, 'method_not_allowed', `use ${route.allow}`, { allow: route.allow });
     const query = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
     const respond = (rawBody: string) => {
-      const answer = answers.answer(route, query, rawBody, worldTime());
+      const answer = answerOperation({ ...route, query, rawBody, worldTimeMs: worldTime() }, seed, world);
       reply(fault.kind === 'malformed' && answer.status === 200 ? malformed(answer, fault) : answer);
     };
     if (req.method !== 'POST') {
@@ -165,13 +163,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
 
   const server = createServer({ keepAliveTimeout: 30_000 }, handle);
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  await once(server, 'listening');
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
 
@@ -182,7 +175,6 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     close: async () => {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      for (const res of held) res.destroy();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
@@ -192,10 +184,47 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
 }
 
 /**
- * An error body that echoes a rejected key (SimulatorOptions.echoKey) in every form an answer may
- * carry it: JSON-escaped, JSON-escaped with \uXXXX wherever an encoder may use it, URL-encoded with
- * upper and lower case hex, and as it is. `header` is the key as the header brought it (each byte a
- * character).
+ * The simulator's own endpoints, for a simulator run as a separate process (`chaintap simulate`):
+ * benchmarks and fault tests read its stats and change its faults and clock over HTTP. They need
+ * the API key, are not counted in the stats and never get faults.
+ *
+ *   GET  /_simulator/stats           -> SimulatorStats
+ *   POST /_simulator/stats/reset     -> {}
+ *   POST /_simulator/faults          {latencyMs?, error5xxRate?, ...} -> {}
+ *   POST /_simulator/clock           {offsetMs} -> {}
+ */
+function answerControl(req: IncomingMessage, res: ServerResponse, pathname: string, control: SimulatorControl) {
+  const reply = (status: number, body: unknown) => writeAnswer(res, { status, body: JSON.stringify(body) });
+  const route = `${req.method} ${pathname}`;
+  if (route === 'POST /_simulator/faults' || route === 'POST /_simulator/clock') {
+    return readBody(req, (text) => {
+      try {
+        const body: unknown = JSON.parse(text ?? '');
+        if (typeof body !== 'object' || body === null) throw new ChaintapError('the body must be a JSON object');
+        if (route === 'POST /_simulator/faults') control.setFaults(body);
+        else {
+          const { offsetMs } = body as { offsetMs?: unknown };
+          if (typeof offsetMs !== 'number' || !Number.isSafeInteger(offsetMs))
+            throw new ChaintapError('offsetMs must be an integer');
+          control.setClockOffset(offsetMs);
+        }
+        reply(200, {});
+      } catch (error) {
+        reply(400, { error: 'bad_request', message: (error as Error).message });
+      }
+    });
+  }
+  req.resume();
+  if (route === 'GET /_simulator/stats') return reply(200, control.stats());
+  if (route !== 'POST /_simulator/stats/reset')
+    return reply(404, { error: 'not_found', message: `no such simulator endpoint: ${route}` });
+  control.resetStats();
+  reply(200, {});
+}
+
+/**
+ * An error body that echoes a rejected key (SimulatorOptions.echoKey) in every form an answer may carry
+ * it. `header` is the key as the header brought it (each byte a character).
  */
 function echoedKeyBody(header: string): string {
   const key = Buffer.from(header, 'latin1').toString('utf8');
@@ -208,10 +237,6 @@ function echoedKeyBody(header: string): string {
     `{"error":"invalid x-api-key: ${json}","escaped":"${unicode}","url":"${url}","url_lower":"${urlLower}"}\n` +
     `rejected key: ${key}\n`
   );
-}
-
-function sameKey(given: Buffer, expected: Buffer): boolean {
-  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 /** A 500 with a JSON body, or a 502/503 that a gateway answered, half the time with its HTML page. */

@@ -1,11 +1,7 @@
 /**
- * Settings of `chaintap simulate`: one table drives the command-line flags and the environment
- * variables (their validation: options.ts). Kept apart from the validation so that declaring the
- * command loads nothing more.
- */
-/**
- * A setting: `key` is commander's camel-case name of the flag; the variable is SIM_ and the flag's
- * name (--latency-ms: SIM_LATENCY_MS) unless `env` names another.
+ * A setting of `chaintap simulate` (validated in options.ts, apart so that declaring the command loads
+ * nothing more): `key` is commander's name of the flag; the variable is SIM_ and the flag's name
+ * (--latency-ms: SIM_LATENCY_MS) unless `env` names another.
  */
 function setting<const Key extends string>(key: Key, flag: string, description: string, env?: string) {
   env ??= `SIM_${flag.split(' ')[0]!.slice(2).replaceAll('-', '_').toUpperCase()}`;

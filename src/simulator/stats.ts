@@ -1,5 +1,5 @@
 import { hashOf } from './hash.ts';
-import { RequestWindow } from './request-window.ts';
+import { requestWindow } from './request-window.ts';
 
 export type Operation = 'prices' | 'positions' | 'nfts' | 'protocols';
 
@@ -28,7 +28,7 @@ export type SimulatorStats = ReturnType<typeof noStats>;
 
 export class StatsRecorder {
   private stats = noStats();
-  private readonly window = new RequestWindow(1000);
+  private readonly window = requestWindow(1000);
   /** Hashes, not the keys: the simulator holds no copy of what clients send as secrets. */
   private readonly keys = new Set<number>();
 
@@ -56,14 +56,7 @@ export class StatsRecorder {
   }
 
   snapshot(): SimulatorStats {
-    const { byStatus, byOperation, perSecond } = this.stats;
-    return {
-      ...this.stats,
-      byStatus: { ...byStatus },
-      byOperation: { ...byOperation },
-      apiKeysSeen: this.keys.size,
-      perSecond: [...perSecond],
-    };
+    return { ...structuredClone(this.stats), apiKeysSeen: this.keys.size };
   }
 
   reset(): void {

@@ -18,9 +18,7 @@ const tokens = new Map<string, SimulatedToken>();
 /** Throws InvalidInputError for an invalid coin type. Memoized: the catalogue of tokens is small. */
 export function simulatedToken(coinType: string, seed: string = DEFAULT_SEED): SimulatedToken {
   const cacheKey = `${seed}\u0000${coinType}`;
-  const known = tokens.get(cacheKey);
-  if (known) return known;
-  const token = drawToken(coinType, seed);
+  const token = tokens.get(cacheKey) ?? drawToken(coinType, seed);
   if (tokens.size > 100_000) tokens.clear();
   tokens.set(cacheKey, token);
   return token;
@@ -77,7 +75,7 @@ export function priceRequestTime(
   throw new InvalidInputError('timestamp is out of range: expected seconds or milliseconds since 1970');
 }
 
-/** The coin types of a request's `addresses`, in order, without repeats (same normal form). */
+/** The coin types of a request's `addresses` in normal form, in order, without repeats. */
 function priceRequestCoinTypes(addresses: unknown, seed: string): string[] {
   if (typeof addresses !== 'string' || addresses.trim() === '') {
     throw new InvalidInputError('addresses must be a non-empty comma-separated string of coin types');
@@ -88,13 +86,7 @@ function priceRequestCoinTypes(addresses: unknown, seed: string): string[] {
       `too many tokens: ${asked.length} asked, at most ${MAX_TOKENS_PER_PRICE_REQUEST} per request`,
     );
   }
-  const seen = new Set<string>();
-  return asked.filter((coinType) => {
-    const normal = simulatedToken(coinType, seed).coinType;
-    if (seen.has(normal)) return false;
-    seen.add(normal);
-    return true;
-  });
+  return [...new Set(asked.map((coinType) => simulatedToken(coinType, seed).coinType))];
 }
 
 /**

@@ -9,12 +9,7 @@ export const DEFAULT_WORLD = {
   epochMs: 15 * 60_000,
   /** Within an epoch, values follow the prices in steps of this many milliseconds; 0: constant. */
   valuationMs: 0,
-  /**
-   * Answer with the variations real answers show (upstream-reality.md): numeric strings and wrapped
-   * numbers, duplicate position ids, a nested collateral position, undocumented and missing fields, the
-   * real position types, a `{ data }`-wrapped NFT answer, `marketPrice` as the native token's USD price
-   * and `{ error }` bodies. Off by default until the pipeline reads these shapes.
-   */
+  /** Answer with the variations real answers show (upstream-reality.md); off until the pipeline reads them all. */
   realShapes: false,
 };
 export type SimulatorWorld = typeof DEFAULT_WORLD;
@@ -25,17 +20,16 @@ export function resolveWorld(world: Partial<SimulatorWorld> = {}): SimulatorWorl
   return { ...DEFAULT_WORLD, ...world };
 }
 
-/** Index of the epoch a world time falls into. */
-export function epochOf(worldTimeMs: number, world: Partial<SimulatorWorld> = {}): number {
-  return Math.floor(worldTimeMs / resolveWorld(world).epochMs);
-}
-
-/** The time values are priced at for a world time: the start of its valuation step within its epoch. */
-export function valuationTime(worldTimeMs: number, world: Partial<SimulatorWorld> = {}): number {
-  const { epochMs, valuationMs } = resolveWorld(world);
-  const epochStart = epochOf(worldTimeMs, { epochMs }) * epochMs;
-  if (valuationMs <= 0) return epochStart;
-  return epochStart + Math.floor((worldTimeMs - epochStart) / valuationMs) * valuationMs;
+/**
+ * The world at a world time: its settings, the index of the epoch the time falls into, and the time
+ * values are priced at (the start of its valuation step within the epoch).
+ */
+export function worldAt(worldTimeMs: number, world: Partial<SimulatorWorld>) {
+  const resolved = resolveWorld(world);
+  const { epochMs, valuationMs } = resolved;
+  const epoch = Math.floor(worldTimeMs / epochMs);
+  const steps = valuationMs <= 0 ? 0 : Math.floor((worldTimeMs - epoch * epochMs) / valuationMs);
+  return { ...resolved, epoch, valuedAt: epoch * epochMs + steps * valuationMs };
 }
 
 /**
@@ -43,11 +37,7 @@ export function valuationTime(worldTimeMs: number, world: Partial<SimulatorWorld
  * between lifetime.min and lifetime.max epochs (fixed per slot), with a per-slot phase so that
  * slots do not all turn over together: moving the clock by a few epochs replaces some occupants.
  */
-export function slotOccupant(
-  slotKey: string,
-  epoch: number,
-  lifetime: { min: number; max: number },
-): { generation: number; openedEpoch: number } {
+export function slotOccupant(slotKey: string, epoch: number, lifetime: { min: number; max: number }) {
   const hash = hashOf(slotKey, 'lifetime');
   const epochs = lifetime.min + (hash % (lifetime.max - lifetime.min + 1));
   const phase = Math.floor(hash / 1024) % epochs;

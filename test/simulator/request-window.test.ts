@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { RequestWindow } from '../../src/simulator/request-window.ts';
+import { requestWindow } from '../../src/simulator/request-window.ts';
 
 /** How a strict upstream counts (the simulator's rate limit): each window convention at its edge. */
 describe('the window of a rate limit', () => {
   it('sliding: a request exactly one window back no longer counts', () => {
-    const window = new RequestWindow(1000, 'sliding');
+    const window = requestWindow(1000, 'sliding');
     window.add(10_000);
     window.add(10_500);
     expect(window.count(10_999)).toBe(2);
@@ -13,7 +13,7 @@ describe('the window of a rate limit', () => {
   });
 
   it('closed: a request exactly one window back still counts', () => {
-    const window = new RequestWindow(1000, 'closed');
+    const window = requestWindow(1000, 'closed');
     window.add(10_000);
     window.add(10_500);
     expect(window.count(11_000)).toBe(2);
@@ -21,7 +21,7 @@ describe('the window of a rate limit', () => {
   });
 
   it('fixed: counts the calendar window the time falls in, and frees at its end', () => {
-    const window = new RequestWindow(60_000, 'fixed');
+    const window = requestWindow(60_000, 'fixed');
     window.add(120_000);
     window.add(179_999);
     expect(window.count(179_999)).toBe(2);
