@@ -155,8 +155,7 @@ export async function backfillPrices(
   const context = createCliContext();
   await withShutdown(context.logger, async (shutdown) => {
     const resources = await openResources(context, shutdown);
-    const client = openUpstreamClient(context);
-    shutdown.add('upstream client', () => client.close());
+    const client = openUpstreamClient(context, shutdown);
     const bar = createProgressBar('backfill');
     const outcome = await runBackfill(
       { context, ...resources, client },

@@ -77,8 +77,8 @@ function waitUntilReady(redis: RedisClient, topology: RedisTopology): Promise<vo
   });
 }
 
-/** The upstream client, its request budget shared through Redis (a connection of its own). */
-export function openUpstreamClient(context: Context): UpstreamClient {
+/** The upstream client, its request budget shared through Redis (a connection of its own); closed by `shutdown`. */
+export function openUpstreamClient(context: Context, shutdown?: Shutdown): UpstreamClient {
   const { options, logger, metrics } = context;
   // A missing key or URL is a ConfigError before any connection opens (none may hold the process open).
   const settings = transportSettings(options);
@@ -115,5 +115,7 @@ export function openUpstreamClient(context: Context): UpstreamClient {
       redis.disconnect();
     },
   };
-  return createUpstreamClient({ options, logger, metrics, transport });
+  const client = createUpstreamClient({ options, logger, metrics, transport });
+  shutdown?.add('upstream client', () => client.close());
+  return client;
 }

@@ -39,8 +39,7 @@ const DEMO_ADDRESSES = [
 async function seedDemo(context: Context): Promise<void> {
   await withShutdown(context.logger, async (shutdown) => {
     const resources = await openResources(context, shutdown);
-    const client = openUpstreamClient(context);
-    shutdown.add('upstream client', () => client.close());
+    const client = openUpstreamClient(context, shutdown);
     const { database } = resources;
     if ((await listWatchedTokens(database)).length === 0) await addWatchedTokens(database, DEMO_TOKENS);
     if ((await listWatchedAddresses(database)).length === 0)

@@ -34,8 +34,7 @@ export async function runServices(selection: ServiceSelection, context: Context)
     const resources = await openResources(context, shutdown);
     // What the status page and the reports read (docs/read-replicas.md).
     const readDatabase = openServiceReadDatabase(context, shutdown, resources.database);
-    const client = selection.workers ? openUpstreamClient(context) : undefined;
-    if (client) shutdown.add('upstream client', () => client.close());
+    const client = selection.workers ? openUpstreamClient(context, shutdown) : undefined;
     const ops = selection.ops ? createOpsServer({ context, ...resources, readDatabase }) : undefined;
     if (ops) shutdown.add('ops server', () => ops.close());
     if (client) {
