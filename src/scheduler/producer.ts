@@ -12,7 +12,7 @@ import { createPriceGaps } from '../queue/price-gaps.ts';
 import { cronMatcher, shouldForceRefresh, slotAfter } from './cron-slots.ts';
 import { maintenanceJobs, nftJobs, positionJobs, priceJobs, type PlannedJob } from './job-builders.ts';
 import { stalestFirst } from './stalest-first.ts';
-import { supersedeJobs } from './supersede.ts';
+import { filterInSlices, supersedeJobs } from './supersede.ts';
 import type { Dataset, QueueName } from '../datasets.ts';
 
 /** Jobs per addBulk call when a tick is enqueued. */
@@ -121,14 +121,8 @@ export async function enqueueJobs(
 }
 
 /** The ids among `ids` that have no job in the queue (any state). */
-export async function missingJobIds(queue: Queue, ids: string[]): Promise<string[]> {
-  const missing: string[] = [];
-  for (let i = 0; i < ids.length; i += 1000) {
-    const slice = ids.slice(i, i + 1000);
-    const states = await Promise.all(slice.map((id) => queue.getJobState(id)));
-    slice.forEach((id, index) => states[index] === 'unknown' && missing.push(id));
-  }
-  return missing;
+export function missingJobIds(queue: Queue, ids: string[]): Promise<string[]> {
+  return filterInSlices(ids, 1000, async (id) => (await queue.getJobState(id)) === 'unknown');
 }
 
 async function planTick(
