@@ -103,10 +103,7 @@ interface ConfirmSettings {
   signal?: AbortSignal;
 }
 
-/**
- * The backfill command's `confirm`: prints the plan; above CONFIRM_ABOVE_REQUESTS starts only with
- * --yes or a yes at the terminal, and refuses when there is no terminal.
- */
+/** The backfill command's `confirm`: prints the plan, then goes on, asks or refuses (backfillConsent). */
 export async function confirmBackfill(estimate: BackfillEstimate, settings: ConfirmSettings): Promise<void> {
   const lines = describeBackfillEstimate(estimate, settings.rate);
   settings.output.write(`${lines.join('\n')}\n`);
@@ -145,10 +142,7 @@ function askYes(question: string, settings: ConfirmSettings): Promise<boolean> {
   });
 }
 
-/**
- * `chaintap backfill prices`: the backfill in this process, its plan confirmed first, with a progress
- * bar, then what it did. Exit code 0 only when every request is done and none failed.
- */
+/** `chaintap backfill prices` in this process; exit code 0 only when every request is done and none failed. */
 export async function backfillPrices(
   request: Pick<BackfillRequest, 'from' | 'to' | 'intervalMs' | 'coinTypes'> & { yes: boolean },
 ): Promise<void> {

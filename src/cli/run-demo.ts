@@ -50,10 +50,7 @@ async function seedDemo(context: Context): Promise<void> {
   });
 }
 
-/**
- * The line that tells the URL of a read-only login for BI tools made for this run, or, when Postgres
- * does not let the demo create roles, how to make one.
- */
+/** A read-only login for BI tools made for this run, or how to make one when Postgres refuses roles. */
 async function readerLoginLine(databaseUrl: string): Promise<string> {
   const database = createDatabase(databaseUrl, { max: 1 });
   try {

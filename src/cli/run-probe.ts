@@ -33,11 +33,7 @@ interface ProbeTargets {
   addresses: { address: string; chain?: string; protocols?: string[]; nftChain: NftChain; includePnl: boolean }[];
 }
 
-/**
- * `chaintap probe`: each upstream operation called once, read as the worker would read it, and the
- * report printed (text or JSON). Exit code 2: the key is rejected; 1: something would be
- * quarantined or a call failed.
- */
+/** `chaintap probe`: each upstream operation called once and read as the worker would read it. */
 export async function runProbe(flags: ProbeFlags): Promise<void> {
   const context = createCliContext();
   let probes: OperationProbe[];

@@ -23,10 +23,7 @@ export interface ServiceSelection {
   alerts?: boolean;
 }
 
-/**
- * Scheduler, workers and the ops server, in any combination, until SIGTERM/SIGINT; then active jobs
- * get SHUTDOWN_GRACE_MS to finish.
- */
+/** The selected services until SIGTERM/SIGINT; then active jobs get SHUTDOWN_GRACE_MS to finish. */
 export async function runServices(selection: ServiceSelection, context: Context): Promise<void> {
   // Before anything is opened: an exposed ops port without OPS_TOKEN is a ConfigError.
   if (selection.ops) assertSafeOpsExposure(context.options);
