@@ -16,7 +16,6 @@ import {
 import type { UpstreamRate } from '../config/upstream-rate.ts';
 import { enqueueJobs } from '../scheduler/producer.ts';
 import { withShutdown } from '../runtime/shutdown.ts';
-import { createProgressBar } from './progress-bar.ts';
 import { openResources, openUpstreamClient } from './resources.ts';
 import { waitForTicks, type CycleDeps } from './run-cycle.ts';
 import { summarizeRuns } from './run-summary.ts';
@@ -196,4 +195,22 @@ export async function backfillPrices(
     }
     process.exitCode = outcome.complete && failed === 0 && unfinished === 0 ? EXIT.ok : EXIT.failed;
   });
+}
+
+/** A one-line progress bar on a TTY (stderr); silent otherwise, so logs and pipes stay clean. */
+function createProgressBar(label: string, stream: NodeJS.WriteStream = process.stderr) {
+  let last = '';
+  return {
+    update(done: number, total: number) {
+      if (!stream.isTTY || total === 0) return;
+      const width = 30;
+      const filled = Math.round((Math.min(done, total) / total) * width);
+      const line = `${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`;
+      if (line !== last) stream.write(`\r${line}`);
+      last = line;
+    },
+    finish() {
+      if (stream.isTTY && last) stream.write('\n');
+    },
+  };
 }

@@ -11,7 +11,6 @@ import { createPendingTargets, type TargetClaim } from '../queue/pending-targets
 import { createPriceGaps } from '../queue/price-gaps.ts';
 import { cronMatcher, shouldForceRefresh, slotAfter } from './cron-slots.ts';
 import { maintenanceJobs, nftJobs, positionJobs, priceJobs, type PlannedJob } from './job-builders.ts';
-import { stalestFirst } from './stalest-first.ts';
 import { filterInSlices, supersedeJobs } from './supersede.ts';
 import type { Dataset, QueueName } from '../datasets.ts';
 
@@ -148,4 +147,16 @@ async function planTick(
     case 'maintenance':
       return maintenanceJobs(tick);
   }
+}
+
+/**
+ * Pure: the jobs by when their target last succeeded, never first. A newer tick replaces the jobs
+ * still waiting: so the targets left over by one tick go first in the next, and every one takes its turn.
+ */
+function stalestFirst<T>(jobs: PlannedJob<T>[], lastSuccess: Map<string, Date>): PlannedJob<T>[] {
+  const rank = (job: PlannedJob<T>) => lastSuccess.get(job.target)?.getTime() ?? Number.NEGATIVE_INFINITY;
+  return jobs
+    .map((job, index) => ({ job, index, rank: rank(job) }))
+    .sort((a, b) => a.rank - b.rank || a.index - b.index)
+    .map(({ job }) => job);
 }
