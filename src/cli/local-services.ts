@@ -12,11 +12,9 @@ import { isLoopback } from '../config/loopback.ts';
 const run = promisify(execFile);
 
 /**
- * The PostgreSQL and Redis that `chaintap demo` uses: the configured ones when they answer;
- * otherwise, when they are meant to be local and the binaries are installed (Debian's postgresql
- * and redis-server packages, Homebrew's postgresql and redis), throwaway instances in a temporary
- * directory on free ports, removed when the demo stops; otherwise a one-screen message that says
- * what is missing and how to get it. `started` says what was started, for the first screen.
+ * The PostgreSQL and Redis of `chaintap demo`: the configured ones when they answer; else, when meant to
+ * be local and installed (Debian's or Homebrew's packages), throwaway ones on free ports, removed when
+ * the demo stops; else a one-screen message on how to get them.
  */
 export async function ensureDemoServices(databaseUrl: string, redisUrl: string, logger: Logger) {
   const stops: (() => Promise<void>)[] = [];

@@ -136,10 +136,8 @@ async function probeAll(client: UpstreamClient, targets: ProbeTargets, signal: A
 }
 
 /**
- * One call, read by the normalizer the worker uses, classified as the worker would (job-outcome.ts):
- * a rejected key ends the probe (AuthError), an answer that cannot be read would be quarantined
- * whole, any other upstream failure (after the client's retries) is reported. Anything else is a
- * bug or a shutdown, and propagates.
+ * One call, read and classified as the worker would (job-outcome.ts): a rejected key ends the probe,
+ * other upstream failures are reported; anything else (a bug, a shutdown) propagates.
  */
 async function probe<T>(
   operation: UpstreamOperation,
