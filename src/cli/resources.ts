@@ -53,10 +53,10 @@ function waitUntilReady(redis: RedisClient, topology: RedisTopology): Promise<vo
       clearTimeout(timer);
       redis.off('ready', onReady);
       redis.off('error', onError);
+      if (!error) return resolve();
       // Until the shutdown disconnects it, a failed attempt must still have a listener.
-      if (error) redis.on('error', () => undefined);
-      if (error) reject(error);
-      else resolve();
+      redis.on('error', () => undefined);
+      reject(error);
     };
     // Hosts and ports only: a URL may carry a password.
     const fail = (why: string) =>
