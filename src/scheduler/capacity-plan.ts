@@ -155,9 +155,7 @@ export function describeWatchlist(plan: CapacityPlan): string {
 /** "1,200", "0.04": requests per hour as people read them. */
 export function formatPerHour(value: number): string {
   if (value > 0 && value < 0.01) return '< 0.01';
-  return value >= 100
-    ? Math.round(value).toLocaleString('en-US')
-    : value.toLocaleString('en-US', { maximumFractionDigits: 2 });
+  return value.toLocaleString('en-US', { maximumFractionDigits: value >= 100 ? 0 : 2 });
 }
 
 /** "1.3 min", "15.4 min", "36 min", "1 h", "2.5 d"; "never" for null. */
