@@ -1,5 +1,5 @@
 import type { Options } from '../config/options.ts';
-import { requestsPerHour, type UpstreamRate } from '../config/upstream-rate.ts';
+import type { UpstreamRate } from '../config/upstream-rate.ts';
 import type { Database } from '../db/client.ts';
 import { loadWatchlistCounts } from '../db/stores/watchlist-counts.ts';
 import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/limits.ts';
@@ -74,7 +74,7 @@ function requestsPerSlot(dataset: Dataset, input: CapacityPlanInput): number {
 }
 
 export function computeCapacityPlan(input: CapacityPlanInput) {
-  const availablePerHour = requestsPerHour(input.rate);
+  const availablePerHour = input.rate.rps * 3600;
   const maintenancePerHour = cronSlotsPerHour(input.crons.maintenance);
   let left = Math.max(0, availablePerHour - maintenancePerHour);
   const datasets = input.priority.map((dataset) => {
