@@ -13,11 +13,5 @@ export type QueueName = (typeof QUEUE_NAMES)[number];
 /** What a tick's jobs count towards: a dataset's scheduled ticks, or a price backfill's time steps. */
 export type TickStream = Dataset | 'backfill';
 
-/** The tick stream a queue's jobs count towards: catch-up fills the prices ticks; maintenance none. */
-export function queueStream(queue: QueueName): Dataset | undefined {
-  if (queue === 'price-catch-up') return 'prices';
-  return queue === 'maintenance' ? undefined : queue;
-}
-
 /** A kind of upstream request: a dataset's, or the protocol list that maintenance reads. */
 export type UpstreamOperation = Dataset | 'protocols';

@@ -16,7 +16,6 @@ import {
 import type { UpstreamRate } from '../config/upstream-rate.ts';
 import { enqueueJobs } from '../scheduler/producer.ts';
 import { withShutdown } from '../runtime/shutdown.ts';
-import { createProgressBar } from './progress-bar.ts';
 import { openResources, openUpstreamClient } from './resources.ts';
 import { waitForTicks, type CycleDeps } from './run-cycle.ts';
 import { summarizeRuns } from './run-summary.ts';
@@ -103,10 +102,7 @@ interface ConfirmSettings {
   signal?: AbortSignal;
 }
 
-/**
- * The backfill command's `confirm`: prints the plan; above CONFIRM_ABOVE_REQUESTS starts only with
- * --yes or a yes at the terminal, and refuses when there is no terminal.
- */
+/** The backfill command's `confirm`: prints the plan, then goes on, asks or refuses (backfillConsent). */
 export async function confirmBackfill(estimate: BackfillEstimate, settings: ConfirmSettings): Promise<void> {
   const lines = describeBackfillEstimate(estimate, settings.rate);
   settings.output.write(`${lines.join('\n')}\n`);
@@ -145,18 +141,14 @@ function askYes(question: string, settings: ConfirmSettings): Promise<boolean> {
   });
 }
 
-/**
- * `chaintap backfill prices`: the backfill in this process, its plan confirmed first, with a progress
- * bar, then what it did. Exit code 0 only when every request is done and none failed.
- */
+/** `chaintap backfill prices` in this process; exit code 0 only when every request is done and none failed. */
 export async function backfillPrices(
   request: Pick<BackfillRequest, 'from' | 'to' | 'intervalMs' | 'coinTypes'> & { yes: boolean },
 ): Promise<void> {
   const context = createCliContext();
   await withShutdown(context.logger, async (shutdown) => {
     const resources = await openResources(context, shutdown);
-    const client = openUpstreamClient(context);
-    shutdown.add('upstream client', () => client.close());
+    const client = openUpstreamClient(context, shutdown);
     const bar = createProgressBar('backfill');
     const outcome = await runBackfill(
       { context, ...resources, client },
@@ -203,4 +195,22 @@ export async function backfillPrices(
     }
     process.exitCode = outcome.complete && failed === 0 && unfinished === 0 ? EXIT.ok : EXIT.failed;
   });
+}
+
+/** A one-line progress bar on a TTY (stderr); silent otherwise, so logs and pipes stay clean. */
+function createProgressBar(label: string, stream: NodeJS.WriteStream = process.stderr) {
+  let last = '';
+  return {
+    update(done: number, total: number) {
+      if (!stream.isTTY || total === 0) return;
+      const width = 30;
+      const filled = Math.round((Math.min(done, total) / total) * width);
+      const line = `${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`;
+      if (line !== last) stream.write(`\r${line}`);
+      last = line;
+    },
+    finish() {
+      if (stream.isTTY && last) stream.write('\n');
+    },
+  };
 }

@@ -5,9 +5,8 @@ import { InvalidInputError } from '../errors.ts';
 import type { InputValue } from '../db/stores/watchlist.ts';
 
 /**
- * Values from the arguments, then from a file of one per line (blank lines and # comments ignored),
- * streamed: a file of any length fits. Each says where it came from (`list.txt:12`), for errors. The
- * source can be read again (the watchlist's transaction may run twice).
+ * Values from the arguments, then streamed from a file of one per line (blank lines and # comments
+ * ignored), each with where it came from. Readable again: the watchlist's transaction may run twice.
  */
 export async function valueSource(args: string[], file?: string): Promise<() => AsyncIterable<InputValue>> {
   const values = args.map((value) => value.trim()).filter(Boolean);

@@ -12,42 +12,35 @@ import { isLoopback } from '../config/loopback.ts';
 const run = promisify(execFile);
 
 /**
- * The PostgreSQL and Redis that `chaintap demo` uses: the configured ones when they answer;
- * otherwise, when they are meant to be local and the binaries are installed (Debian's postgresql
- * and redis-server packages, Homebrew's postgresql and redis), throwaway instances in a temporary
- * directory on free ports, removed when the demo stops; otherwise a one-screen message that says
- * what is missing and how to get it. `started` says what was started, for the first screen.
+ * The PostgreSQL and Redis of `chaintap demo`: the configured ones when they answer; else, when meant to
+ * be local and installed (Debian's or Homebrew's packages), throwaway ones on free ports, removed when
+ * the demo stops; else a one-screen message on how to get them.
  */
 export async function ensureDemoServices(databaseUrl: string, redisUrl: string, logger: Logger) {
   const stops: (() => Promise<void>)[] = [];
   const started: string[] = [];
-  const services = {
-    databaseUrl,
-    redisUrl,
-    started,
-    async stop() {
-      for (const stop of stops.reverse()) await stop().catch(() => undefined);
-    },
+  const stop = async () => {
+    for (const stopOne of stops.reverse()) await stopOne().catch(() => undefined);
   };
   try {
     if (!(await answers(databaseUrl))) {
       const postgres = await startThrowawayPostgres(databaseUrl);
       stops.push(postgres.stop);
-      services.databaseUrl = postgres.url;
+      databaseUrl = postgres.url;
       started.push(`PostgreSQL at ${postgres.url} (data in ${postgres.directory})`);
     }
     if (!(await answers(redisUrl))) {
       const redis = await startThrowawayRedis(redisUrl);
       stops.push(redis.stop);
-      services.redisUrl = redis.url;
+      redisUrl = redis.url;
       started.push(`Redis at ${redis.url}`);
     }
   } catch (error) {
-    await services.stop();
+    await stop();
     throw error;
   }
   if (started.length > 0) logger.info({ started }, 'started throwaway local services for the demo');
-  return services;
+  return { databaseUrl, redisUrl, started, stop };
 }
 
 /** Whether something accepts TCP connections at the URL's host and port within a second. */
@@ -91,10 +84,13 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** The first directory holding all the binaries: PATH, then where the packages put them. */
-function findBinaries(names: string[], extraDirectories: string[]): string | undefined {
+/** When `configured` is on this machine, the first directory with all the binaries: PATH, then the packages'. */
+function serverBinaries(what: string, configured: string, names: string[], extraDirectories: string[]): string {
+  if (!isLoopback(new URL(configured).hostname)) throw howToGet(what, configured, 'it is not on this machine');
   const directories = [...(process.env.PATH ?? '').split(':').filter(Boolean), ...extraDirectories];
-  return directories.find((directory) => names.every((name) => existsSync(join(directory, name))));
+  const bin = directories.find((directory) => names.every((name) => existsSync(join(directory, name))));
+  if (!bin) throw howToGet(what, configured, `no ${what} server is installed (${names.join(', ')})`);
+  return bin;
 }
 
 function postgresBinDirectories(): string[] {
@@ -130,10 +126,7 @@ async function postgresUser(): Promise<{ uid: number; gid: number } | undefined>
 async function startThrowawayPostgres(
   configured: string,
 ): Promise<{ url: string; directory: string; stop: () => Promise<void> }> {
-  const { hostname } = new URL(configured);
-  if (!isLoopback(hostname)) throw howToGet('PostgreSQL', configured, 'it is not on this machine');
-  const bin = findBinaries(['initdb', 'pg_ctl'], postgresBinDirectories());
-  if (!bin) throw howToGet('PostgreSQL', configured, 'no PostgreSQL server is installed (initdb, pg_ctl)');
+  const bin = serverBinaries('PostgreSQL', configured, ['initdb', 'pg_ctl'], postgresBinDirectories());
   const owner = await postgresUser();
   const directory = await mkdtemp(join(tmpdir(), 'chaintap-demo-pg-'));
   if (owner) await chown(directory, owner.uid, owner.gid);
@@ -169,10 +162,8 @@ async function startThrowawayPostgres(
 }
 
 async function startThrowawayRedis(configured: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const { hostname } = new URL(configured);
-  if (!isLoopback(hostname)) throw howToGet('Redis', configured, 'it is not on this machine');
-  const bin = findBinaries(['redis-server'], ['/opt/homebrew/bin', '/usr/local/bin', '/usr/bin']);
-  if (!bin) throw howToGet('Redis', configured, 'no Redis server is installed (redis-server)');
+  const packageDirectories = ['/opt/homebrew/bin', '/usr/local/bin', '/usr/bin'];
+  const bin = serverBinaries('Redis', configured, ['redis-server'], packageDirectories);
   const directory = await mkdtemp(join(tmpdir(), 'chaintap-demo-redis-'));
   const port = await freePort();
   const child: ChildProcess = spawn(

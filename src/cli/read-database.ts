@@ -7,9 +7,8 @@ import type { Shutdown } from '../runtime/shutdown.ts';
 export const READ_APPLICATION_NAME = 'chaintap-read';
 
 /**
- * What reports and the status page read (docs/read-replicas.md): DATABASE_READ_URL's own pool (the
- * caller closes it unless it is `primary`), else `primary`. It is not reached at start: a replica that
- * is down must not keep workers or the scheduler from starting; what reads it fails on its own.
+ * What reports and the status page read (docs/read-replicas.md): DATABASE_READ_URL's own pool, else
+ * `primary`. Not reached at start: a replica that is down must not keep the services from starting.
  */
 export function openReadDatabase(
   options: Pick<Options, 'DATABASE_READ_URL'>,

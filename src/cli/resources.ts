@@ -53,10 +53,10 @@ function waitUntilReady(redis: RedisClient, topology: RedisTopology): Promise<vo
       clearTimeout(timer);
       redis.off('ready', onReady);
       redis.off('error', onError);
+      if (!error) return resolve();
       // Until the shutdown disconnects it, a failed attempt must still have a listener.
-      if (error) redis.on('error', () => undefined);
-      if (error) reject(error);
-      else resolve();
+      redis.on('error', () => undefined);
+      reject(error);
     };
     // Hosts and ports only: a URL may carry a password.
     const fail = (why: string) =>
@@ -77,8 +77,8 @@ function waitUntilReady(redis: RedisClient, topology: RedisTopology): Promise<vo
   });
 }
 
-/** The upstream client, its request budget shared through Redis (a connection of its own). */
-export function openUpstreamClient(context: Context): UpstreamClient {
+/** The upstream client, its request budget shared through Redis (a connection of its own); closed by `shutdown`. */
+export function openUpstreamClient(context: Context, shutdown?: Shutdown): UpstreamClient {
   const { options, logger, metrics } = context;
   // A missing key or URL is a ConfigError before any connection opens (none may hold the process open).
   const settings = transportSettings(options);
@@ -115,5 +115,7 @@ export function openUpstreamClient(context: Context): UpstreamClient {
       redis.disconnect();
     },
   };
-  return createUpstreamClient({ options, logger, metrics, transport });
+  const client = createUpstreamClient({ options, logger, metrics, transport });
+  shutdown?.add('upstream client', () => client.close());
+  return client;
 }

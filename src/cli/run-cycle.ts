@@ -1,23 +1,11 @@
-import type { RedisClient } from '../runtime/redis-connection.ts';
-import type { Context } from '../runtime/context.ts';
-import { withShutdown } from '../runtime/shutdown.ts';
-import type { Database } from '../db/client.ts';
-import type { Queues } from '../queue/queues.ts';
-import type { TickTracker } from '../queue/tick-tracker.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
+import { withShutdown } from '../runtime/shutdown.ts';
 import { createWorkerPool } from '../worker/workers.ts';
-import { produceTick, type ProducedTick } from '../scheduler/producer.ts';
+import { produceTick, type ProducedTick, type ProducerDeps } from '../scheduler/producer.ts';
 import type { Dataset, QueueName, TickStream } from '../datasets.ts';
 import { sleep } from '../runtime/sleep.ts';
 
-export interface CycleDeps {
-  context: Context;
-  database: Database;
-  queues: Queues;
-  tracker: TickTracker;
-  redis: RedisClient;
-  client: UpstreamClient;
-}
+export type CycleDeps = ProducerDeps & { client: UpstreamClient };
 
 const POLL_MS = 200;
 const IDLE_POLLS_BEFORE_GIVING_UP = 15;
@@ -41,17 +29,15 @@ export async function runCycle(deps: CycleDeps, request: { tick: Date; datasets:
   });
 }
 
-export interface TickWait {
-  streams: { stream: TickStream; tick: Date }[];
-  /** Queues whose emptiness means nothing more will happen. */
-  queues: readonly QueueName[];
-  onProgress?: (finished: number, expected: number) => void;
-}
-
 /** Polls until every stream's tick is complete, or the queues went idle with jobs unaccounted for. */
 export async function waitForTicks(
   deps: Pick<CycleDeps, 'queues' | 'tracker' | 'context'>,
-  wait: TickWait,
+  wait: {
+    streams: { stream: TickStream; tick: Date }[];
+    /** Queues whose emptiness means nothing more will happen. */
+    queues: readonly QueueName[];
+    onProgress?: (finished: number, expected: number) => void;
+  },
 ): Promise<boolean> {
   let idlePolls = 0;
   for (;;) {

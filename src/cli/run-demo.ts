@@ -39,8 +39,7 @@ const DEMO_ADDRESSES = [
 async function seedDemo(context: Context): Promise<void> {
   await withShutdown(context.logger, async (shutdown) => {
     const resources = await openResources(context, shutdown);
-    const client = openUpstreamClient(context);
-    shutdown.add('upstream client', () => client.close());
+    const client = openUpstreamClient(context, shutdown);
     const { database } = resources;
     if ((await listWatchedTokens(database)).length === 0) await addWatchedTokens(database, DEMO_TOKENS);
     if ((await listWatchedAddresses(database)).length === 0)
@@ -51,10 +50,7 @@ async function seedDemo(context: Context): Promise<void> {
   });
 }
 
-/**
- * The line that tells the URL of a read-only login for BI tools made for this run, or, when Postgres
- * does not let the demo create roles, how to make one.
- */
+/** A read-only login for BI tools made for this run, or how to make one when Postgres refuses roles. */
 async function readerLoginLine(databaseUrl: string): Promise<string> {
   const database = createDatabase(databaseUrl, { max: 1 });
   try {

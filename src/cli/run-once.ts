@@ -14,8 +14,7 @@ export async function runOnce(request: { tick?: Date; datasets: Dataset[]; json:
   const context = createCliContext();
   await withShutdown(context.logger, async (shutdown) => {
     const resources = await openResources(context, shutdown);
-    const client = openUpstreamClient(context);
-    shutdown.add('upstream client', () => client.close());
+    const client = openUpstreamClient(context, shutdown);
     const outcome = await runCycle({ context, ...resources, client }, { tick, datasets });
     const summary = await summarizeRuns(resources.database, datasets, [tick]);
     if (request.json) {

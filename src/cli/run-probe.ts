@@ -33,11 +33,7 @@ interface ProbeTargets {
   addresses: { address: string; chain?: string; protocols?: string[]; nftChain: NftChain; includePnl: boolean }[];
 }
 
-/**
- * `chaintap probe`: each upstream operation called once, read as the worker would read it, and the
- * report printed (text or JSON). Exit code 2: the key is rejected; 1: something would be
- * quarantined or a call failed.
- */
+/** `chaintap probe`: each upstream operation called once and read as the worker would read it. */
 export async function runProbe(flags: ProbeFlags): Promise<void> {
   const context = createCliContext();
   let probes: OperationProbe[];
@@ -140,10 +136,8 @@ async function probeAll(client: UpstreamClient, targets: ProbeTargets, signal: A
 }
 
 /**
- * One call, read by the normalizer the worker uses, classified as the worker would (job-outcome.ts):
- * a rejected key ends the probe (AuthError), an answer that cannot be read would be quarantined
- * whole, any other upstream failure (after the client's retries) is reported. Anything else is a
- * bug or a shutdown, and propagates.
+ * One call, read and classified as the worker would (job-outcome.ts): a rejected key ends the probe,
+ * other upstream failures are reported; anything else (a bug, a shutdown) propagates.
  */
 async function probe<T>(
   operation: UpstreamOperation,

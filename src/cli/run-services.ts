@@ -23,10 +23,7 @@ export interface ServiceSelection {
   alerts?: boolean;
 }
 
-/**
- * Scheduler, workers and the ops server, in any combination, until SIGTERM/SIGINT; then active jobs
- * get SHUTDOWN_GRACE_MS to finish.
- */
+/** The selected services until SIGTERM/SIGINT; then active jobs get SHUTDOWN_GRACE_MS to finish. */
 export async function runServices(selection: ServiceSelection, context: Context): Promise<void> {
   // Before anything is opened: an exposed ops port without OPS_TOKEN is a ConfigError.
   if (selection.ops) assertSafeOpsExposure(context.options);
@@ -34,8 +31,7 @@ export async function runServices(selection: ServiceSelection, context: Context)
     const resources = await openResources(context, shutdown);
     // What the status page and the reports read (docs/read-replicas.md).
     const readDatabase = openServiceReadDatabase(context, shutdown, resources.database);
-    const client = selection.workers ? openUpstreamClient(context) : undefined;
-    if (client) shutdown.add('upstream client', () => client.close());
+    const client = selection.workers ? openUpstreamClient(context, shutdown) : undefined;
     const ops = selection.ops ? createOpsServer({ context, ...resources, readDatabase }) : undefined;
     if (ops) shutdown.add('ops server', () => ops.close());
     if (client) {

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { loadOptions, type OptionOverrides } from '../config/options.ts';
 import { secretValues } from '../config/secrets.ts';
 import type { Context } from '../runtime/context.ts';
@@ -27,9 +28,6 @@ export function createCliContext(overrides: OptionOverrides = {}): Context {
 }
 
 /** Resolves when the context's shutdown signal is raised. */
-export function untilShutdown(context: Context): Promise<void> {
-  return new Promise((resolve) => {
-    if (context.signal.aborted) resolve();
-    else context.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+export async function untilShutdown(context: Context): Promise<void> {
+  if (!context.signal.aborted) await once(context.signal, 'abort');
 }

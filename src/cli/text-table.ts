@@ -1,7 +1,4 @@
-/**
- * Rows padded into columns two spaces apart, each cell right-aligned where `alignRight` says, else
- * left-aligned; a left-aligned last column is not padded (no trailing spaces).
- */
+/** Rows padded into columns two spaces apart; a left-aligned last column is not padded (no trailing spaces). */
 export function formatTable(rows: string[][], alignRight: (column: number) => boolean = () => false): string[] {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   const pad = (cell: string, column: number, last: boolean) => {

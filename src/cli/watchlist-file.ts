@@ -94,11 +94,9 @@ class WatchlistBuilder {
   private readonly tokens = new Set<string>();
   private readonly addresses = new Map<string, { entry: DeclaredAddress; where: string }>();
   private readonly problems: string[] = [];
-  private bad = 0;
 
   problem(where: string, message: string): void {
-    this.bad += 1;
-    if (this.problems.length < PROBLEMS_SHOWN) this.problems.push(`${where}: ${message}`);
+    this.problems.push(`${where}: ${message}`);
   }
 
   token(where: string, value: unknown): void {
@@ -137,10 +135,11 @@ class WatchlistBuilder {
   }
 
   result(source: string): DeclaredWatchlist {
-    if (this.bad > 0) {
-      const more = this.bad > this.problems.length ? `; and ${this.bad - this.problems.length} more` : '';
+    const { problems } = this;
+    if (problems.length > 0) {
+      const more = problems.length > PROBLEMS_SHOWN ? `; and ${problems.length - PROBLEMS_SHOWN} more` : '';
       throw new InvalidInputError(
-        `invalid watchlist file ${source}, nothing changed: ${this.problems.join('; ')}${more}`,
+        `invalid watchlist file ${source}, nothing changed: ${problems.slice(0, PROBLEMS_SHOWN).join('; ')}${more}`,
       );
     }
     return { tokens: [...this.tokens], addresses: [...this.addresses.values()].map(({ entry }) => entry) };

@@ -118,10 +118,7 @@ export type Options = Omit<z.output<typeof optionsSchema>, 'UPSTREAM_RATE' | 'UP
 /** Command-line flags that override settings. */
 export type OptionOverrides = Partial<Record<keyof Options, string | number | boolean | undefined>>;
 
-/**
- * Builds the options from an environment (default: process.env) and overrides (command-line flags),
- * overrides winning. Empty strings count as unset. Throws ConfigError naming every bad setting.
- */
+/** The environment's settings, command-line overrides winning, empty as unset; ConfigError names each bad one. */
 export function loadOptions(
   overrides: OptionOverrides = {},
   env: Record<string, string | undefined> = process.env,

@@ -28,9 +28,8 @@ export type RedisTopology = RedisAuth &
 type TopologySettings = Pick<Options, Extract<keyof Options, `REDIS_${string}`>>;
 
 /**
- * The topology the settings name. Throws ConfigError when they name more than one, or a list is
- * malformed. `redisUrlSet` says whether REDIS_URL was set rather than defaulted: set together with
- * a cluster or sentinels, which Redis is meant is not clear.
+ * The topology the settings name; ConfigError when they name more than one or a list is malformed.
+ * `redisUrlSet`: REDIS_URL was set, not defaulted (then beside a cluster or sentinels it is one too many).
  */
 export function redisTopology(options: TopologySettings, check: { redisUrlSet?: boolean } = {}): RedisTopology {
   const named = [

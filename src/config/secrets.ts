@@ -9,9 +9,8 @@ const SECRET_SETTINGS = [
 const URL_SETTINGS = ['DATABASE_URL', 'DATABASE_READ_URL', 'REDIS_URL', 'REDIS_CLUSTER_NODES'];
 
 /**
- * The secrets the logger and the last-resort error print scrub: tokens, passwords, and the passwords
- * inside the connection URLs. Takes the environment (before the options load, which may fail) or the
- * loaded options alike.
+ * The secrets that logs and the last-resort error print scrub, URLs' passwords included; from the
+ * environment (before the options load, which may fail) or the loaded options alike.
  */
 export function secretValues(settings: Partial<Record<string, unknown>>): string[] {
   const text = (name: string) => (typeof settings[name] === 'string' ? settings[name] : '');

@@ -39,8 +39,3 @@ export function parseUpstreamRate(text: string): UpstreamRate {
   if (rps > MAX_RPS) throw new RangeError(`must be at most ${MAX_RPS} requests per second`);
   return { requests, periodMs: period.ms, rps, label: `${requests}/${period.label}` };
 }
-
-/** Requests per hour at this rate (what `chaintap plan` compares needs against). */
-export function requestsPerHour(rate: UpstreamRate): number {
-  return rate.rps * 3600;
-}

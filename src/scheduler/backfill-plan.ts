@@ -80,22 +80,14 @@ function hasSampleIn(sorted: number[] | undefined, start: number, end: number): 
   return low < sorted.length && sorted[low]! < end;
 }
 
-/** What a backfill will ask of the upstream, shown before it starts. */
-export interface BackfillEstimate {
-  steps: number;
-  coinTypes: number;
-  /** Requests per step: batches of at most 50 coin types. */
-  batches: number;
-  /** steps x batches. */
-  planned: number;
-  /** The requests still needed (those whose prices are all stored are skipped). */
-  requests: number;
-}
-
-export function estimateBackfill(steps: number, coinTypes: number, requests: number): BackfillEstimate {
+/** What a backfill will ask of the upstream, shown before it starts: steps x batches of 50 coin types. */
+export function estimateBackfill(steps: number, coinTypes: number, requests: number) {
   const batches = Math.ceil(coinTypes / MAX_COINS_PER_PRICE_REQUEST);
+  // `requests`: those still needed (a batch whose prices are all stored is skipped).
   return { steps, coinTypes, batches, planned: steps * batches, requests };
 }
+
+export type BackfillEstimate = ReturnType<typeof estimateBackfill>;
 
 /** The estimate in words, with its time at the quota (a lower bound: scheduled requests share it). */
 export function describeBackfillEstimate(estimate: BackfillEstimate, rate: UpstreamRate): string[] {

@@ -1,5 +1,5 @@
 import type { Options } from '../config/options.ts';
-import { requestsPerHour, type UpstreamRate } from '../config/upstream-rate.ts';
+import type { UpstreamRate } from '../config/upstream-rate.ts';
 import type { Database } from '../db/client.ts';
 import { loadWatchlistCounts } from '../db/stores/watchlist-counts.ts';
 import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/limits.ts';
@@ -31,42 +31,8 @@ export interface CapacityPlanInput {
   priority: readonly Dataset[];
 }
 
-export interface DatasetPlan {
-  dataset: Dataset;
-  cron: string;
-  /** Requests (jobs) one cron slot enqueues. */
-  requestsPerSlot: number;
-  slotsPerHour: number;
-  /** Average minutes between two slots of the cron; null when it has none. */
-  cronPeriodMinutes: number | null;
-  neededPerHour: number;
-  /** What the quota leaves for this dataset once the ones before it took theirs. */
-  leftPerHour: number;
-  grantedPerHour: number;
-  /** Minutes between two refreshes of the same target; null: never. */
-  cadenceMinutes: number | null;
-  fits: boolean;
-}
-
-export interface CapacityPlan {
-  rate: UpstreamRate;
-  priority: Dataset[];
-  tokens: number;
-  addresses: number;
-  positionAddresses: number;
-  nftAddresses: number;
-  /** In priority order. */
-  datasets: DatasetPlan[];
-  maintenanceCron: string;
-  /** The protocol list, one request per maintenance slot. */
-  maintenancePerHour: number;
-  /** Every dataset plus maintenance. */
-  neededPerHour: number;
-  availablePerHour: number;
-  /** needed / available: over 1 is over budget. */
-  ratio: number;
-  fits: boolean;
-}
+export type CapacityPlan = ReturnType<typeof computeCapacityPlan>;
+export type DatasetPlan = CapacityPlan['datasets'][number];
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -107,11 +73,11 @@ function requestsPerSlot(dataset: Dataset, input: CapacityPlanInput): number {
   return (dataset === 'positions' ? input.positionAddresses : input.nftAddresses) ?? input.addresses;
 }
 
-export function computeCapacityPlan(input: CapacityPlanInput): CapacityPlan {
-  const availablePerHour = requestsPerHour(input.rate);
+export function computeCapacityPlan(input: CapacityPlanInput) {
+  const availablePerHour = input.rate.rps * 3600;
   const maintenancePerHour = cronSlotsPerHour(input.crons.maintenance);
   let left = Math.max(0, availablePerHour - maintenancePerHour);
-  const datasets = input.priority.map((dataset): DatasetPlan => {
+  const datasets = input.priority.map((dataset) => {
     const cron = input.crons[dataset];
     const perSlot = requestsPerSlot(dataset, input);
     const slotsPerHour = cronSlotsPerHour(cron);
@@ -189,9 +155,7 @@ export function describeWatchlist(plan: CapacityPlan): string {
 /** "1,200", "0.04": requests per hour as people read them. */
 export function formatPerHour(value: number): string {
   if (value > 0 && value < 0.01) return '< 0.01';
-  return value >= 100
-    ? Math.round(value).toLocaleString('en-US')
-    : value.toLocaleString('en-US', { maximumFractionDigits: 2 });
+  return value.toLocaleString('en-US', { maximumFractionDigits: value >= 100 ? 0 : 2 });
 }
 
 /** "1.3 min", "15.4 min", "36 min", "1 h", "2.5 d"; "never" for null. */

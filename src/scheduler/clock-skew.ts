@@ -50,16 +50,12 @@ export function createClockSkewCheck(
       const referenceMs = (await reference()).getTime();
       const own: ClockReading = { offsetMs: now.getTime() - referenceMs, atMs: referenceMs };
       await redis.hset(key, id, JSON.stringify(own));
-      const readings = await redis.hgetall(key);
-      const others: ClockReading[] = [];
-      const stale: string[] = [];
-      for (const [otherId, text] of Object.entries(readings)) {
-        if (otherId === id) continue;
-        const reading = JSON.parse(text) as ClockReading;
-        if (own.atMs - reading.atMs > HEARD_WITHIN_MS) stale.push(otherId);
-        else others.push(reading);
-      }
-      if (stale.length > 0) await redis.hdel(key, ...stale);
+      const others = Object.entries(await redis.hgetall(key))
+        .filter(([otherId]) => otherId !== id)
+        .map(([otherId, text]) => ({ otherId, ...(JSON.parse(text) as ClockReading) }));
+      const stale = others.filter((other) => own.atMs - other.atMs > HEARD_WITHIN_MS);
+      if (stale.length > 0) await redis.hdel(key, ...stale.map((other) => other.otherId));
+      // largestSkew leaves the stale readings out.
       const skew = largestSkew(own, others);
       if (!skew || Math.abs(skew.skewMs) <= MAX_SCHEDULER_SKEW_MS || own.atMs - warnedAt < WARN_EVERY_MS) return;
       warnedAt = own.atMs;

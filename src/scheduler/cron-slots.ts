@@ -4,14 +4,12 @@ import cron from 'node-cron';
 // so two schedulers agree without talking to each other.
 const MINUTE = 60_000;
 
-export interface CronMatcher {
-  matches(time: Date): boolean;
+export function cronMatcher(expression: string) {
+  const task = cron.createTask(expression, () => {}, { timezone: 'Etc/UTC' });
+  return { matches: (time: Date) => task.match(time) };
 }
 
-export function cronMatcher(expression: string): CronMatcher {
-  const task = cron.createTask(expression, () => {}, { timezone: 'Etc/UTC' });
-  return { matches: (time) => task.match(time) };
-}
+export type CronMatcher = ReturnType<typeof cronMatcher>;
 
 export function floorToMinute(time: Date): Date {
   return new Date(Math.floor(time.getTime() / MINUTE) * MINUTE);

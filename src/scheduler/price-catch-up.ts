@@ -5,9 +5,8 @@ import { produceTick, type ProducerDeps } from './producer.ts';
 const UNFINISHED = ['waiting', 'prioritized', 'delayed', 'active', 'waiting-children'] as const;
 
 /**
- * Fills the newest price gap when the catch-up queue has nothing unfinished: one slot at a time, so
- * that it adds at most one slot's jobs to the backlog (its requests go after every current one).
- * Returns the slot it enqueued, if any.
+ * Enqueues the newest price gap when the catch-up queue has nothing unfinished: one slot at a time, so
+ * that it adds at most one slot's jobs to the backlog. Returns the slot, if any.
  */
 export async function fillNewestPriceGap(deps: ProducerDeps): Promise<Date | undefined> {
   const queue = deps.queues['price-catch-up'];

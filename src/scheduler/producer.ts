@@ -11,9 +11,8 @@ import { createPendingTargets, type TargetClaim } from '../queue/pending-targets
 import { createPriceGaps } from '../queue/price-gaps.ts';
 import { cronMatcher, shouldForceRefresh, slotAfter } from './cron-slots.ts';
 import { maintenanceJobs, nftJobs, positionJobs, priceJobs, type PlannedJob } from './job-builders.ts';
-import { stalestFirst } from './stalest-first.ts';
-import { supersedeJobs } from './supersede.ts';
-import { queueStream, type Dataset, type QueueName } from '../datasets.ts';
+import { filterInSlices, supersedeJobs } from './supersede.ts';
+import type { Dataset, QueueName } from '../datasets.ts';
 
 /** Jobs per addBulk call when a tick is enqueued. */
 const ENQUEUE_SLICE = 200;
@@ -29,35 +28,25 @@ export interface ProducerDeps {
   redis: RedisClient;
 }
 
-export interface ProducedTick {
-  queue: QueueName;
-  tick: Date;
-  jobs: number;
-  jobIds: string[];
-  /** Jobs of older ticks (or of this one, when a newer tick came first) superseded by this tick. */
-  superseded: number;
-}
+export type ProducedTick = Awaited<ReturnType<typeof produceTick>>;
 
 /**
  * Enqueues one tick of one queue from the current watchlist, stalest target first; safe to run twice
  * (deterministic job ids). A target has at most one job waiting: this tick's replaces an older one
  * not started (supersede.ts), and one whose target already has a newer is superseded at once. The
- * price catch-up fills gaps and replaces nothing.
+ * price catch-up fills gaps and replaces nothing. `superseded`: the jobs this tick superseded (of
+ * older ticks, or of this one when a newer tick came first).
  */
-export async function produceTick(
-  deps: ProducerDeps,
-  queue: QueueName,
-  tick: Date,
-  options: { at?: Date } = {},
-): Promise<ProducedTick> {
+export async function produceTick(deps: ProducerDeps, queue: QueueName, tick: Date, options: { at?: Date } = {}) {
   const planned = await planTick(deps, queue, tick, options);
-  const stream = queueStream(queue);
-  if (!stream) {
+  if (queue === 'maintenance') {
     await enqueueJobs(deps, queue, planned);
     deps.context.logger.info({ queue, tick: tick.toISOString(), jobs: planned.length }, 'tick enqueued');
     return { queue, tick, jobs: planned.length, jobIds: planned.map((job) => job.opts.jobId), superseded: 0 };
   }
   const catchUp = queue === 'price-catch-up';
+  // The tick stream its jobs count towards: catch-up fills the prices ticks.
+  const stream = catchUp ? 'prices' : queue;
   const jobs = catchUp
     ? planned.map((job) => ({ ...job, opts: { ...job.opts, priority: CATCH_UP_PRIORITY } }))
     : stalestFirst(planned, await loadTargetWatermarks(deps.database, stream));
@@ -131,14 +120,8 @@ export async function enqueueJobs(
 }
 
 /** The ids among `ids` that have no job in the queue (any state). */
-export async function missingJobIds(queue: Queue, ids: string[]): Promise<string[]> {
-  const missing: string[] = [];
-  for (let i = 0; i < ids.length; i += 1000) {
-    const slice = ids.slice(i, i + 1000);
-    const states = await Promise.all(slice.map((id) => queue.getJobState(id)));
-    slice.forEach((id, index) => states[index] === 'unknown' && missing.push(id));
-  }
-  return missing;
+export function missingJobIds(queue: Queue, ids: string[]): Promise<string[]> {
+  return filterInSlices(ids, 1000, async (id) => (await queue.getJobState(id)) === 'unknown');
 }
 
 async function planTick(
@@ -164,4 +147,16 @@ async function planTick(
     case 'maintenance':
       return maintenanceJobs(tick);
   }
+}
+
+/**
+ * Pure: the jobs by when their target last succeeded, never first. A newer tick replaces the jobs
+ * still waiting: so the targets left over by one tick go first in the next, and every one takes its turn.
+ */
+function stalestFirst<T>(jobs: PlannedJob<T>[], lastSuccess: Map<string, Date>): PlannedJob<T>[] {
+  const rank = (job: PlannedJob<T>) => lastSuccess.get(job.target)?.getTime() ?? Number.NEGATIVE_INFINITY;
+  return jobs
+    .map((job, index) => ({ job, index, rank: rank(job) }))
+    .sort((a, b) => a.rank - b.rank || a.index - b.index)
+    .map(({ job }) => job);
 }

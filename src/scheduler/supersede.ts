@@ -48,18 +48,21 @@ export async function supersedeJobs(
 }
 
 /** The replaced jobs that had not started and are now removed from the queue. */
-async function removeNotStarted(queue: Queue, replaced: Supersession[]): Promise<Supersession[]> {
-  const removed: Supersession[] = [];
-  for (let i = 0; i < replaced.length; i += PARALLEL) {
-    const slice = replaced.slice(i, i + PARALLEL);
-    const outcomes = await Promise.all(
-      slice.map(async ({ job }) => {
-        const state = await queue.getJobState(job.jobId);
-        // remove() answers 0 for a job a worker has locked meanwhile: it runs, and is not superseded.
-        return NOT_STARTED.has(state) && (await queue.remove(job.jobId)) === 1;
-      }),
-    );
-    slice.forEach((supersession, index) => outcomes[index] && removed.push(supersession));
+function removeNotStarted(queue: Queue, replaced: Supersession[]): Promise<Supersession[]> {
+  return filterInSlices(replaced, PARALLEL, async ({ job }) => {
+    const state = await queue.getJobState(job.jobId);
+    // remove() answers 0 for a job a worker has locked meanwhile: it runs, and is not superseded.
+    return NOT_STARTED.has(state) && (await queue.remove(job.jobId)) === 1;
+  });
+}
+
+/** The items `keep` answers true for, asked `slice` at a time (a slice's Redis calls go together). */
+export async function filterInSlices<T>(items: T[], slice: number, keep: (item: T) => Promise<boolean>): Promise<T[]> {
+  const kept: T[] = [];
+  for (let i = 0; i < items.length; i += slice) {
+    const part = items.slice(i, i + slice);
+    const answers = await Promise.all(part.map(keep));
+    kept.push(...part.filter((_, index) => answers[index]));
   }
-  return removed;
+  return kept;
 }

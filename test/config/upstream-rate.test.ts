@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_RPS, parseUpstreamRate, requestsPerHour } from '../../src/config/upstream-rate.ts';
+import { MAX_RPS, parseUpstreamRate } from '../../src/config/upstream-rate.ts';
 
 describe('parseUpstreamRate', () => {
   it('reads a quota as the service states it, per second, minute, hour or day', () => {
@@ -37,13 +37,5 @@ describe('parseUpstreamRate', () => {
     expect(() => parseUpstreamRate(`${MAX_RPS + 1}/s`)).toThrow(`must be at most ${MAX_RPS} requests per second`);
     expect(parseUpstreamRate(`${MAX_RPS}/s`).rps).toBe(MAX_RPS);
     expect(() => parseUpstreamRate('sk-live-4f2a')).not.toThrow(/sk-live/);
-  });
-});
-
-describe('requestsPerHour', () => {
-  it('is the quota over an hour', () => {
-    expect(requestsPerHour(parseUpstreamRate('40/min'))).toBe(2400);
-    expect(requestsPerHour(parseUpstreamRate('2/s'))).toBe(7200);
-    expect(requestsPerHour(parseUpstreamRate('10000/day'))).toBeCloseTo(10_000 / 24, 9);
   });
 });

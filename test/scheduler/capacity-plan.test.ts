@@ -60,6 +60,12 @@ describe('cron slots per hour', () => {
 });
 
 describe('capacity plan', () => {
+  it("takes the quota's requests per hour as available", () => {
+    expect(plan({ rate: '40/min' }).availablePerHour).toBe(2400);
+    expect(plan({ rate: '2/s' }).availablePerHour).toBe(7200);
+    expect(plan({ rate: '10000/day' }).availablePerHour).toBeCloseTo(10_000 / 24, 9);
+  });
+
   it('300 addresses at 40/min with the default crons: fits, each dataset at its cron period', () => {
     const result = plan({ tokens: 2, addresses: 300, rate: '40/min' });
     expect(result.availablePerHour).toBe(2400);

@@ -4,10 +4,8 @@ import { openReadDatabase } from '../read-database.ts';
 import { abortOnSignals } from '../signals.ts';
 
 /**
- * Runs `work` with a small database pool, closing it afterwards. A short command of its own: no
- * logger, no metrics, no Redis, so that it starts at once (`chaintap tokens list`). Beside the
- * primary, `readDatabase`: DATABASE_READ_URL's own small pool when set, else the primary
- * (docs/read-replicas.md); a pool connects on its first query only.
+ * Runs `work` with a small database pool (and `readDatabase`: openReadDatabase's), closing them after.
+ * No logger, metrics or Redis, so that a short command starts at once (`chaintap tokens list`).
  */
 export async function withDatabase<T>(
   work: (database: Database, context: { options: Options; signal: AbortSignal; readDatabase: Database }) => Promise<T>,
