@@ -14,16 +14,12 @@ export interface PriceReportToken {
 export type PriceReportRow = PriceReportToken &
   Record<'open' | 'high' | 'low' | 'close', string | null> & { time: Date; samples: number; gap: boolean };
 
-/** What `chaintap report prices` reports: the tokens, checked, and a stream of each one's buckets. */
-export interface PriceReport {
-  range: ReportRange;
-  generatedAt: Date;
-  tokens: PriceReportToken[];
-  /** Buckets per token: [from, to) cut at every step from `from`. */
-  buckets: number;
-  /** One token's buckets, oldest first, gaps included, in batches (read from a cursor, never all at once). */
-  rows(token: PriceReportToken): AsyncGenerator<PriceReportRow[]>;
-}
+/**
+ * What `chaintap report prices` reports: the tokens, checked, the buckets per token ([from, to) cut
+ * at every step from `from`), and each token's buckets, oldest first, gaps included, in batches read
+ * from a cursor (never all at once).
+ */
+export type PriceReport = Awaited<ReturnType<typeof openPriceReport>>;
 
 /** Rows per batch of the cursor and of the gaps written between stored buckets. */
 const BATCH_ROWS = 1000;
@@ -35,7 +31,7 @@ const BATCH_ROWS = 1000;
 export async function openPriceReport(
   database: Database,
   input: { coinTypes: string[]; range: ReportRange; now: Date },
-): Promise<PriceReport> {
+) {
   const { range } = input;
   const coinTypes = [...new Set(input.coinTypes.map((coinType) => normalizeCoinType(coinType)))];
   if (coinTypes.length === 0) throw new InvalidInputError('--tokens names no coin type');
@@ -56,7 +52,7 @@ export async function openPriceReport(
     generatedAt: input.now,
     tokens,
     buckets,
-    rows: (token) =>
+    rows: (token: PriceReportToken) =>
       withGaps(streamPriceBuckets(database, { ...token, ...range, batchRows: BATCH_ROWS }), token, range, buckets),
   };
 }

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError } from 'fastify';
 import type { RedisClient } from '../runtime/redis-connection.ts';
 import type { Context } from '../runtime/context.ts';
 import type { Database } from '../db/client.ts';
@@ -31,13 +31,7 @@ export interface OpsServerDependencies {
   now?: () => Date;
 }
 
-export interface OpsServer {
-  app: FastifyInstance;
-  /** Listens on OPS_HOST:OPS_PORT (port 0: any free port) and resolves to the server's URL. */
-  listen(): Promise<string>;
-  /** Stops listening. The database, Redis connection and queues belong to the caller and stay open. */
-  close(): Promise<void>;
-}
+export type OpsServer = ReturnType<typeof createOpsServer>;
 
 /**
  * The operations HTTP server: liveness, readiness, Prometheus metrics, Bull Board, the status page
@@ -45,7 +39,7 @@ export interface OpsServer {
  * on the whole server); Bull Board's actions require OPS_ADMIN_TOKEN, without it the board is
  * read-only. Throws ConfigError on a non-loopback OPS_HOST without OPS_TOKEN.
  */
-export function createOpsServer(dependencies: OpsServerDependencies): OpsServer {
+export function createOpsServer(dependencies: OpsServerDependencies) {
   const { context, database, redis, queues } = dependencies;
   const readDatabase = dependencies.readDatabase ?? database;
   const now = dependencies.now ?? (() => new Date());
@@ -123,7 +117,9 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
 
   return {
     app,
+    /** Listens on OPS_HOST:OPS_PORT (port 0: any free port) and resolves to the server's URL. */
     listen: () => app.listen({ host: options.OPS_HOST, port: options.OPS_PORT }),
-    close: () => app.close(),
+    /** Stops listening. The database, Redis connection and queues belong to the caller and stay open. */
+    close: (): Promise<void> => app.close(),
   };
 }
