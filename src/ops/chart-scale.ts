@@ -42,27 +42,14 @@ export function thinPerBucket<T extends TimedValue>(
   return [...Map.groupBy(points, bucketOf).values()].flatMap(keepExtremes);
 }
 
-/** The kept points of one bucket, in time order. */
+/** The kept points of one bucket, in time order (the first of equal lows or highs). */
 function keepExtremes<T extends TimedValue>(points: T[]): T[] {
-  let first = -1;
-  let last = -1;
-  let lowest = -1;
-  let highest = -1;
-  let firstGap = -1;
-  let lastGap = -1;
-  points.forEach(({ value }, i) => {
-    if (value === null) {
-      if (firstGap < 0) firstGap = i;
-      lastGap = i;
-      return;
-    }
-    if (first < 0) first = i;
-    last = i;
-    if (lowest < 0 || value < points[lowest]!.value!) lowest = i;
-    if (highest < 0 || value > points[highest]!.value!) highest = i;
-  });
-  const indexes = [...new Set([first, lowest, highest, last, firstGap, lastGap].filter((i) => i >= 0))];
-  return indexes.sort((a, b) => a - b).map((i) => points[i]!);
+  const valued = points.filter((point) => point.value !== null);
+  const gaps = points.filter((point) => point.value === null);
+  const lowest = valued.reduce((low, point) => (point.value! < low.value! ? point : low), valued[0]);
+  const highest = valued.reduce((high, point) => (point.value! > high.value! ? point : high), valued[0]);
+  const kept = new Set([valued[0], lowest, highest, valued.at(-1), gaps[0], gaps.at(-1)]);
+  return points.filter((point) => kept.has(point));
 }
 
 const E10 = Math.sqrt(50);

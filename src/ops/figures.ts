@@ -95,13 +95,8 @@ export function shortCoin(coinType: string): string {
 }
 
 /** How a figure is written: money, a price in USD, or a quantity (with its unit). */
-export type FigureFormat = 'usd' | 'usd-price' | 'quantity';
-
-function formatFigure(value: string, format: FigureFormat, unit?: string): string {
-  if (format === 'usd') return formatUsd(value);
-  if (format === 'usd-price') return formatUsdPrice(value);
-  return formatQuantity(value, unit);
-}
+const FORMATS = { usd: formatUsd, 'usd-price': formatUsdPrice, quantity: formatQuantity };
+type FigureFormat = keyof typeof FORMATS;
 
 /** The sign class a page colours a signed figure by: `negative`, `positive`, or none for zero. */
 function signClass(value: string): '' | 'negative' | 'positive' {
@@ -121,12 +116,12 @@ export interface FigureOptions {
 export function figureText(value: string | null, format: FigureFormat, options: FigureOptions = {}): Html {
   if (value === null) return html`<span class="muted">—</span>`;
   const sign = options.signed ? signClass(value) : '';
-  return html`<span${sign ? html` class="${sign}"` : ''} title="${value}">${formatFigure(value, format, options.unit)}</span>`;
+  return html`<span${sign ? html` class="${sign}"` : ''} title="${value}">${FORMATS[format](value, options.unit)}</span>`;
 }
 
 /** A figure in a right-aligned table cell (class `num`), formatted, with the exact text in its title. */
 export function figureCell(value: string | null, format: FigureFormat, options: FigureOptions = {}): Html {
   if (value === null) return html`<td class="num muted">—</td>`;
   const sign = options.signed ? signClass(value) : '';
-  return html`<td class="num${sign ? ` ${sign}` : ''}" title="${value}">${formatFigure(value, format, options.unit)}</td>`;
+  return html`<td class="num${sign ? ` ${sign}` : ''}" title="${value}">${FORMATS[format](value, options.unit)}</td>`;
 }

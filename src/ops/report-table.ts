@@ -10,11 +10,6 @@ export interface Column<Row> {
   value(row: Row): Cell;
 }
 
-/** Times in ISO 8601 UTC, counts in decimal: the one text form of a cell, for CSV and JSON alike. */
-function cellText(cell: Exclude<Cell, null | boolean>): string {
-  return cell instanceof Date ? cell.toISOString() : String(cell);
-}
-
 /** What a spreadsheet reads as the start of a formula (OWASP, CSV injection): =, +, -, @, tab, CR. */
 const FORMULA_START = /^[=+\-@\t\r]/;
 /** A plain decimal number, as numeric columns hold: a spreadsheet reads it as a number, never a formula. */
@@ -28,7 +23,7 @@ const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
  */
 export function csvField(cell: Cell): string {
   if (cell === null) return '';
-  const value = typeof cell === 'boolean' ? String(cell) : cellText(cell);
+  const value = String(jsonCell(cell));
   const text = FORMULA_START.test(value) && !DECIMAL_NUMBER.test(value) ? `'${value}` : value;
   return /[",;\t\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
@@ -38,10 +33,10 @@ export function csvRecord(cells: readonly Cell[]): string {
   return `${cells.map(csvField).join(',')}\r\n`;
 }
 
-/** A JSON value of a cell: numbers as strings (exact), times as ISO text, flags as booleans. */
+/** A JSON value of a cell: numbers as strings (exact), times as ISO 8601 UTC, flags as booleans. */
 export function jsonCell(cell: Cell): string | boolean | null {
   if (cell === null || typeof cell === 'boolean') return cell;
-  return cellText(cell);
+  return cell instanceof Date ? cell.toISOString() : String(cell);
 }
 
 export function jsonRow<Row>(columns: readonly Column<Row>[], row: Row): Record<string, string | boolean | null> {
