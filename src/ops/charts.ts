@@ -290,19 +290,13 @@ export function renderOhlcChartSvg(
   points: OhlcPoint[],
   options: ChartWindow & { intervalMs: number; maxBuckets?: number },
 ): Html {
-  const { width = 760, height = 220 } = options;
+  const { width = 760, height = 220, title } = options;
   const from = options.from.getTime();
   const to = Math.max(options.to.getTime(), from + 1);
   const maxBuckets = options.maxBuckets ?? Math.floor((width - PAD.left - PAD.right) / 3);
   const size = Math.ceil(points.length / maxBuckets) || 1;
   const buckets = mergeBuckets(points, options.intervalMs, size);
-  const open = svgOpen(
-    'report-chart ohlc-chart',
-    width,
-    height,
-    options.title,
-    html` data-buckets="${buckets.length}"`,
-  );
+  const open = svgOpen('report-chart ohlc-chart', width, height, title, html` data-buckets="${buckets.length}"`);
   const extent = extentOf(buckets.flatMap((bucket) => [bucket.high, bucket.low]));
   if (!extent) return emptyChart(open, plotOf(width, height, PAD, from, to), 'no price in this range');
   const { low, high, ticks, step } = niceTicks(extent.low, extent.high, 5);

@@ -22,11 +22,6 @@ import { renderAlertsSection } from './status-page-alerts.ts';
 /** Seconds between automatic reloads of the page. */
 export const STATUS_REFRESH_SECONDS = 30;
 
-export interface StatusPageLinks {
-  /** Carried on every link so that a browser opened with `?token=` stays authorised. */
-  token?: string;
-}
-
 const STYLE = new Html(`
   :root { color-scheme: light; }
   body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; background: #f6f8fa; color: #1f2328; }
@@ -228,8 +223,11 @@ function section(id: string, title: string, body: Html | string, className?: str
   return html`<section id="${id}"${className ? html` class="${className}"` : ''}><h2>${title}</h2>${body}</section>`;
 }
 
-/** The whole status page as one HTML document: no scripts, reloads itself every 30 s. */
-export function renderStatusPage(data: StatusPageData, links: StatusPageLinks = {}): string {
+/**
+ * The whole status page as one HTML document: no scripts, reloads itself every 30 s. `links.token`
+ * is carried on every link so that a browser opened with `?token=` stays authorised.
+ */
+export function renderStatusPage(data: StatusPageData, links: { token?: string } = {}): string {
   const href = (path: string) => (links.token ? `${path}?token=${encodeURIComponent(links.token)}` : path);
   const reportHref = (address: string) =>
     `/report/portfolio?address=${encodeURIComponent(address)}${links.token ? `&token=${encodeURIComponent(links.token)}` : ''}`;
