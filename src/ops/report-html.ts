@@ -65,9 +65,7 @@ const STYLE = new Html(`
 
 /** "2026-11-21 12:00:00" (UTC, named in the column headers). */
 function utc(time: Date | null): string {
-  if (!time) return '—';
-  const iso = time.toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+  return time ? time.toISOString().slice(0, 19).replace('T', ' ') : '—';
 }
 
 function rangeText(range: ReportRange): string {

@@ -68,15 +68,11 @@ export async function* withGaps(
   buckets: number,
 ): AsyncGenerator<PriceReportRow[]> {
   const from = range.from.getTime();
+  const noPrice = { open: null, high: null, low: null, close: null, samples: 0, gap: true };
   const gap = (index: number): PriceReportRow => ({
     ...token,
     time: new Date(from + index * range.intervalMs),
-    open: null,
-    high: null,
-    low: null,
-    close: null,
-    samples: 0,
-    gap: true,
+    ...noPrice,
   });
   let next = 0;
   const batch: PriceReportRow[] = [];
