@@ -99,12 +99,7 @@ export function niceTicks(low: number, high: number, count = 5) {
   return { low, high, ticks, step: fromSteps(1, increment) };
 }
 
-const SUFFIXES: [number, string][] = [
-  [1e12, 'T'],
-  [1e9, 'B'],
-  [1e6, 'M'],
-  [1e3, 'K'],
-];
+const SUFFIXES = { T: 1e12, B: 1e9, M: 1e6, K: 1e3 };
 
 /**
  * The labels of an axis's ticks: thousands as K, M, B, T when the largest tick is that large
@@ -113,7 +108,7 @@ const SUFFIXES: [number, string][] = [
  */
 export function tickFormat(ticks: readonly number[], step: number, prefix = ''): (value: number) => string {
   const largest = ticks.reduce((most, tick) => Math.max(most, Math.abs(tick)), 0);
-  const [scale, suffix] = SUFFIXES.find(([size]) => largest >= size) ?? [1, ''];
+  const [suffix, scale] = Object.entries(SUFFIXES).find(([, size]) => largest >= size) ?? ['', 1];
   const decimals = decimalsOf(step / scale);
   return (value) => {
     const scaled = value / scale;

@@ -32,8 +32,7 @@ function cookieValue(header: string | undefined, name: string): string | undefin
 }
 
 export function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query < 0 ? url : url.slice(0, query);
+  return url.split('?', 1)[0]!;
 }
 
 /**

@@ -17,8 +17,9 @@ import { csvRecord, jsonRow, type Cell, type Column } from './report-table.ts';
  * the same column names; the price report is written batch by batch as its cursor reads it.
  */
 
-function rangeFields(range: ReportRange) {
-  return { from: range.from.toISOString(), to: range.to.toISOString(), interval: range.interval };
+function rangeFields({ range, generatedAt }: { range: ReportRange; generatedAt: Date }) {
+  const { from, to, interval } = range;
+  return { from: from.toISOString(), to: to.toISOString(), interval, generated_at: generatedAt.toISOString() };
 }
 
 /**
@@ -58,8 +59,7 @@ export async function writePortfolioReport(
     const head = JSON.stringify({
       report: 'portfolio',
       ...jsonRow(ADDRESS_COLUMNS, report),
-      ...rangeFields(report.range),
-      generated_at: report.generatedAt.toISOString(),
+      ...rangeFields(report),
     });
     await sink.write(
       `${head.slice(0, -1)},\n"series":[\n${jsonLines(SERIES_COLUMNS, series)}\n],\n"positions":[\n${jsonLines(POSITION_COLUMNS, positions)}\n],\n"nfts":[\n${jsonLines(NFT_COLUMNS, nfts)}\n]}\n`,
@@ -99,8 +99,7 @@ export async function writePriceReport(
   } else if (format === 'json') {
     const head = JSON.stringify({
       report: 'prices',
-      ...rangeFields(report.range),
-      generated_at: report.generatedAt.toISOString(),
+      ...rangeFields(report),
       tokens: report.tokens.map((token) => ({ coin_type: token.coinType, symbol: token.symbol })),
     });
     await sink.write(`${head.slice(0, -1)},\n"rows":[\n`);
