@@ -36,12 +36,9 @@ export function pathOf(url: string): string {
 }
 
 /**
- * Access from the tokens, presented as `Authorization: Bearer`, as `?token=` (a browser opening the
- * page; it also sets the session cookie), or as that cookie. The cookie holds an HMAC of the token
- * under a key drawn when the process starts: it does not reveal the token, and a restart (or
- * another process) does not accept it, so the browser logs in again with `?token=`. `read` is
- * OPS_TOKEN (unset: reads need no token, loopback only, see exposure.ts), `admin` OPS_ADMIN_TOKEN
- * (unset: no request may act).
+ * Access from `Authorization: Bearer`, `?token=` (a browser; it also sets the session cookie) or that
+ * cookie: an HMAC of the token under a per-process key, so it reveals nothing and a restart voids it.
+ * `read` is OPS_TOKEN (unset: reads are open, loopback only), `admin` OPS_ADMIN_TOKEN (unset: no acts).
  */
 export function createOpsAuth(tokens: { read?: string; admin?: string }) {
   const key = randomBytes(32);

@@ -12,10 +12,7 @@ import { PRICE_COLUMNS, type PriceReport, type PriceReportRow, type PriceReportT
 import type { ReportFormat, ReportRange } from './report-request.ts';
 import { csvRecord, jsonRow, type Cell, type Column } from './report-table.ts';
 
-/**
- * The reports in their three formats, written to a sink. CSV and JSON carry the same rows under
- * the same column names; the price report is written batch by batch as its cursor reads it.
- */
+/** The reports in three formats, written to a sink; CSV and JSON carry the same rows and column names. */
 
 function rangeFields({ range, generatedAt }: { range: ReportRange; generatedAt: Date }) {
   const { from, to, interval } = range;
@@ -72,9 +69,8 @@ export async function writePortfolioReport(
 }
 
 /**
- * Writes the price report token by token, each token's buckets batch by batch from its cursor:
- * at most one batch (HTML: one token's buckets) is held at a time. `signal` stops it between
- * batches. Returns the rows written.
+ * Writes the price report batch by batch from each token's cursor, holding one batch at a time (HTML:
+ * one token's buckets); `signal` stops it between batches. Returns the rows written.
  */
 export async function writePriceReport(
   report: PriceReport,

@@ -15,9 +15,8 @@ export type PriceReportRow = PriceReportToken &
   Record<'open' | 'high' | 'low' | 'close', string | null> & { time: Date; samples: number; gap: boolean };
 
 /**
- * What `chaintap report prices` reports: the tokens, checked, the buckets per token ([from, to) cut
- * at every step from `from`), and each token's buckets, oldest first, gaps included, in batches read
- * from a cursor (never all at once).
+ * What `chaintap report prices` reports: the checked tokens, the buckets per token, and each token's
+ * rows, oldest first, gaps included, in batches from a cursor (never all at once).
  */
 export type PriceReport = Awaited<ReturnType<typeof openPriceReport>>;
 
@@ -57,10 +56,7 @@ export async function openPriceReport(
   };
 }
 
-/**
- * The stored buckets with a gap row for every bucket start that has none, from the first bucket to
- * the last. Pure apart from reading `stored`; batches of at most about BATCH_ROWS rows.
- */
+/** The stored buckets with a gap row for every bucket that has none, in batches of about BATCH_ROWS. */
 export async function* withGaps(
   stored: AsyncIterable<PriceBucket[]>,
   token: PriceReportToken,

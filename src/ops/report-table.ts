@@ -1,7 +1,6 @@
 /**
- * Report rows as CSV (RFC 4180, safe to open in a spreadsheet) and JSON. A cell holds what the
- * database gave: numeric text kept as it is (never parsed into a float), a time, a whole count, a
- * flag, or null (unknown, written as an empty CSV field and JSON null).
+ * Report rows as CSV (RFC 4180, safe in a spreadsheet) and JSON. A cell is what the database gave:
+ * numeric text as it is (never a float), a time, a count, a flag, or null (unknown: empty / null).
  */
 export type Cell = string | number | boolean | Date | null;
 
@@ -16,10 +15,9 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
- * One CSV field (RFC 4180), safe to open in a spreadsheet: text it would run as a formula (a name
- * such as `=HYPERLINK(...)`) gets a leading single quote (OWASP), a number stays a number (`-12.5`);
- * quoted when it holds a comma, a double quote, CR, LF, or the separators of other locales (a
- * semicolon, a tab), so that no cell can be split into one that starts a formula.
+ * One CSV field: text a spreadsheet would run as a formula (`=HYPERLINK(...)`) gets a leading quote
+ * (OWASP), a number stays a number (`-12.5`); quoted when it holds a comma, a quote, CR, LF or another
+ * locale's separator (`;`, tab), so that no cell can be split into one that starts a formula.
  */
 export function csvField(cell: Cell): string {
   if (cell === null) return '';

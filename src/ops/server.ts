@@ -19,10 +19,7 @@ export interface OpsServerDependencies {
   context: Context;
   /** The primary: readiness, and the freshness and capacity gauges of /metrics. */
   database: Database;
-  /**
-   * What the status page and /report/portfolio read: the read replica (DATABASE_READ_URL), whose lag
-   * the page and /metrics then show; default: `database` (docs/read-replicas.md).
-   */
+  /** What the status and report pages read: the replica (DATABASE_READ_URL), its lag shown; default `database`. */
   readDatabase?: Database;
   /** Any connection to the Redis that holds the queues; used for the readiness PING. */
   redis: RedisClient;
@@ -34,10 +31,9 @@ export interface OpsServerDependencies {
 export type OpsServer = ReturnType<typeof createOpsServer>;
 
 /**
- * The operations HTTP server: liveness, readiness, Prometheus metrics, Bull Board, the status page
- * and the report page. With OPS_TOKEN set, every route but /healthz and /readyz requires it (a hook
- * on the whole server); Bull Board's actions require OPS_ADMIN_TOKEN, without it the board is
- * read-only. Throws ConfigError on a non-loopback OPS_HOST without OPS_TOKEN.
+ * The ops HTTP server: liveness, readiness, metrics, Bull Board, status and report pages. OPS_TOKEN
+ * guards every route but /healthz and /readyz (one hook); Bull Board acts only with OPS_ADMIN_TOKEN.
+ * Throws ConfigError on a non-loopback OPS_HOST without OPS_TOKEN.
  */
 export function createOpsServer(dependencies: OpsServerDependencies) {
   const { context, database, redis, queues } = dependencies;

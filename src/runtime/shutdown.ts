@@ -41,9 +41,8 @@ export function createShutdown(logger: Logger) {
       closes.push({ name, close });
     },
     /**
-     * Runs every close once, in reverse order of add(). A close that fails is logged and the others
-     * still run; then close() rejects with an AggregateError of the failures. A second call returns
-     * the first call's promise.
+     * Runs every close once, last added first; a failure is logged, the others still run, then it
+     * rejects with an AggregateError of the failures. A second call returns the first call's promise.
      */
     close(): Promise<void> {
       closing ??= closeAll();
