@@ -33,10 +33,7 @@ const SPARKLINE_STEP_MS = 6 * 3600_000;
 
 export type QuotaStatus = Awaited<ReturnType<typeof loadQuotaStatus>>;
 
-/**
- * What `chaintap status` and the status page show under "Quota", as of `now`: the capacity plan of
- * the current watchlist, and the jobs superseded in the last hour per dataset.
- */
+/** "Quota" of `chaintap status` and the status page: the watchlist's capacity plan, last hour's superseded jobs. */
 export async function loadQuotaStatus(database: Database, options: CapacityPlanOptions, now: Date) {
   const [plan, superseded] = await Promise.all([
     loadCapacityPlan(database, options),
