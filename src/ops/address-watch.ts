@@ -1,15 +1,5 @@
 import { ADDRESS_FORMAT_LABELS, readAddress } from '../chain/address.ts';
-import type { AddressDataset } from '../datasets.ts';
-
-/** How an address is watched, as the status page, `chaintap status` and the reports say it. */
-export interface AddressWatchFields {
-  datasets: readonly AddressDataset[];
-  /** Positions chain filter; null: every chain. */
-  chain: string | null;
-  protocols?: string[] | null;
-  nftChain: string;
-  includePnl?: boolean;
-}
+import type { AddressWatch } from '../db/stores/reports.ts';
 
 /** "SUI", "EVM", "Solana", "Bitcoin", "TON"; "unknown" for a value stored before formats were checked. */
 export function addressFormatLabel(address: string): string {
@@ -21,7 +11,10 @@ export function addressFormatLabel(address: string): string {
  * What an address is refreshed for and on which chains: "positions on every chain; NFTs on ALL,
  * with PnL", "NFTs on SOL", "positions on ethereum (aave, uniswap)".
  */
-export function describeAddressWatch(watch: AddressWatchFields): string {
+export function describeAddressWatch(
+  watch: Pick<AddressWatch, 'datasets' | 'chain' | 'nftChain'> &
+    Partial<Pick<AddressWatch, 'protocols' | 'includePnl'>>,
+): string {
   const parts: string[] = [];
   if (watch.datasets.includes('positions')) {
     const protocols = watch.protocols?.length ? ` (${watch.protocols.join(', ')})` : '';

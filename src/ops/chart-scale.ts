@@ -1,12 +1,8 @@
 import { groupThousands } from '../runtime/number-text.ts';
 
-/**
- * The numbers behind the charts (charts.ts), free of markup: extents in one pass (`Math.min(...values)`
- * overflows the stack past ~50,000 values), thinning per pixel bucket, round value ticks (d3-scale's
- * rule) and UTC time ticks.
- */
+/** The numbers behind the charts (charts.ts): extents, thinning per pixel, round value and UTC time ticks. */
 
-/** The lowest and highest finite value; undefined when there is none. */
+/** The lowest and highest finite value, in one pass (`Math.min(...values)` overflows the stack past ~50,000). */
 export function extentOf(values: Iterable<number | null>): { low: number; high: number } | undefined {
   let low = Infinity;
   let high = -Infinity;
@@ -25,10 +21,8 @@ export interface TimedValue {
 }
 
 /**
- * At most four points per bucket of [from, to] cut into `buckets` equal spans: each bucket's first,
- * lowest, highest and last value in time order (a spike survives thinning), and its first and last
- * gap, so that a line still breaks where data is missing. Points must be in time order; a series
- * with no more points than 4 × buckets is returned as it is.
+ * Per bucket of [from, to] cut in `buckets` spans, its first, lowest, highest and last value (a spike
+ * survives) and its first and last gap (the line still breaks). Points must be in time order.
  */
 export function thinPerBucket<T extends TimedValue>(
   points: readonly T[],
@@ -42,27 +36,14 @@ export function thinPerBucket<T extends TimedValue>(
   return [...Map.groupBy(points, bucketOf).values()].flatMap(keepExtremes);
 }
 
-/** The kept points of one bucket, in time order. */
+/** The kept points of one bucket, in time order (the first of equal lows or highs). */
 function keepExtremes<T extends TimedValue>(points: T[]): T[] {
-  let first = -1;
-  let last = -1;
-  let lowest = -1;
-  let highest = -1;
-  let firstGap = -1;
-  let lastGap = -1;
-  points.forEach(({ value }, i) => {
-    if (value === null) {
-      if (firstGap < 0) firstGap = i;
-      lastGap = i;
-      return;
-    }
-    if (first < 0) first = i;
-    last = i;
-    if (lowest < 0 || value < points[lowest]!.value!) lowest = i;
-    if (highest < 0 || value > points[highest]!.value!) highest = i;
-  });
-  const indexes = [...new Set([first, lowest, highest, last, firstGap, lastGap].filter((i) => i >= 0))];
-  return indexes.sort((a, b) => a - b).map((i) => points[i]!);
+  const valued = points.filter((point) => point.value !== null);
+  const gaps = points.filter((point) => point.value === null);
+  const lowest = valued.reduce((low, point) => (point.value! < low.value! ? point : low), valued[0]);
+  const highest = valued.reduce((high, point) => (point.value! > high.value! ? point : high), valued[0]);
+  const kept = new Set([valued[0], lowest, highest, valued.at(-1), gaps[0], gaps.at(-1)]);
+  return points.filter((point) => kept.has(point));
 }
 
 const E10 = Math.sqrt(50);
@@ -83,9 +64,8 @@ function tickIncrement(low: number, high: number, count: number): number {
 }
 
 /**
- * About `count` round ticks covering [low, high], both included, the domain widened to whole steps
- * (d3's `nice`), and the step between two ticks. A flat range (low = high) is widened around its
- * value first, so that it is drawn across the middle.
+ * About `count` round ticks covering [low, high], widened to whole steps (d3's `nice`), and the step.
+ * A flat range is widened around its value first, so that it is drawn across the middle.
  */
 export function niceTicks(low: number, high: number, count = 5) {
   if (high === low) {
@@ -112,21 +92,12 @@ export function niceTicks(low: number, high: number, count = 5) {
   return { low, high, ticks, step: fromSteps(1, increment) };
 }
 
-const SUFFIXES: [number, string][] = [
-  [1e12, 'T'],
-  [1e9, 'B'],
-  [1e6, 'M'],
-  [1e3, 'K'],
-];
+const SUFFIXES = { T: 1e12, B: 1e9, M: 1e6, K: 1e3 };
 
-/**
- * The labels of an axis's ticks: thousands as K, M, B, T when the largest tick is that large
- * (`$250K`, `$1.5M`), as many decimals as the step needs (`0.0025`), a prefix such as `$` before
- * the digits and after the sign.
- */
+/** Tick labels: K, M, B, T by the largest tick (`$1.5M`), the step's decimals, `prefix` after the sign. */
 export function tickFormat(ticks: readonly number[], step: number, prefix = ''): (value: number) => string {
   const largest = ticks.reduce((most, tick) => Math.max(most, Math.abs(tick)), 0);
-  const [scale, suffix] = SUFFIXES.find(([size]) => largest >= size) ?? [1, ''];
+  const [suffix, scale] = Object.entries(SUFFIXES).find(([, size]) => largest >= size) ?? ['', 1];
   const decimals = decimalsOf(step / scale);
   return (value) => {
     const scaled = value / scale;
@@ -159,9 +130,8 @@ const MONTH_STEPS = [1, 2, 3, 6, 12, 24, 60, 120];
 const MONDAY = 4 * DAY;
 
 /**
- * At most `maxTicks` UTC times (ms) inside [from, to] on round steps (a minute to ten years; midnight,
- * Mondays, the first of a month), labelled as the step and span need: `14:00`, `11-21 14:00`,
- * `11-21`, `2026-11-21`, `2026-11`, `2026`.
+ * At most `maxTicks` UTC times in [from, to] on round steps (a minute to ten years; midnight, Mondays,
+ * the 1st), labelled as needed: `14:00`, `11-21 14:00`, `11-21`, `2026-11-21`, `2026-11`, `2026`.
  */
 export function timeTicks(from: number, to: number, maxTicks = 6) {
   const span = Math.max(1, to - from);

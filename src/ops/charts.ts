@@ -3,10 +3,9 @@ import { formatUsd } from './figures.ts';
 import { html, type Html } from './html.ts';
 
 /**
- * Every chart of the status page and the reports, as inline SVG with nothing fetched, so that a
- * report file opens and prints as it is. Exact decimal text becomes a float only to be placed (the
- * tables and titles carry the exact text). Long series are thinned per pixel (chart-scale.ts), so a
- * chart of 100,000 points is as small as one of 1,000 and a spike is never lost.
+ * Every chart as inline SVG, nothing fetched, so a report file opens and prints as it is. Decimal
+ * text becomes a float only to be placed (tables and titles keep it exact). Long series are thinned
+ * per pixel (chart-scale.ts): 100,000 points draw as small as 1,000, and no spike is lost.
  */
 
 export interface TimeValue {
@@ -146,9 +145,8 @@ export interface TimeChartOptions extends ChartWindow {
 }
 
 /**
- * A line chart of one or more series over [from, to]: one path per series (class = its className,
- * `data-points` = the values drawn after thinning), broken at every gap, on round value and time
- * ticks; dots on each value when there are few.
+ * A line chart of series over [from, to]: a path per series (class = its className, `data-points` =
+ * values drawn after thinning) broken at gaps, on round ticks; a dot on each value when few.
  */
 export function renderTimeChartSvg(series: ChartSeries[], options: TimeChartOptions): Html {
   const { width = 760, height = 240 } = options;
@@ -196,10 +194,7 @@ function lastValueDot(points: TimedValue[], plot: Plot, color: string): Html {
   return html`<circle class="last-value" cx="${round(plot.xOf(last.time))}" cy="${round(plot.yOf(last.value!))}" r="2.5" fill="${color}"/>`;
 }
 
-/**
- * A small line of values over [from, to] for a table cell (class `sparkline`), broken at gaps, with
- * a dot on the last value; `data-points` = the values drawn.
- */
+/** A small line for a table cell (class `sparkline`), broken at gaps, a dot on the last value. */
 export function renderSparklineSvg(points: TimeValue[], options: ChartWindow): Html {
   const { width = 140, height = 30 } = options;
   const from = options.from.getTime();
@@ -227,10 +222,7 @@ const BAR_LABEL = 220;
 const BAR_VALUE = 110;
 const BAR_TOP = 26;
 
-/**
- * Horizontal bars from a zero line, one row per entry in the given order: positive green, negative
- * red (class `bar positive|negative`), each value written as money in a column on the right.
- */
+/** Horizontal bars from a zero line in the given order (class `bar positive|negative`), values as money. */
 export function renderBarChartSvg(bars: Bar[], options: { title: string; width?: number }): Html {
   const { width = 760 } = options;
   const height = BAR_TOP + Math.max(1, bars.length) * BAR_ROW + 8;
@@ -281,28 +273,21 @@ function mergeBuckets(points: OhlcPoint[], intervalMs: number, size: number): Di
 }
 
 /**
- * One token's OHLC buckets over [from, to): per bucket a high–low line (class `ohlc-range`) and,
- * when wide enough, an open–close body; the closes joined by a line (class `ohlc-close`) that breaks
- * at gaps, and each gap shaded (class `gap`). More than `maxBuckets` buckets (default: one per 3
- * pixels) are merged for drawing.
+ * One token's OHLC buckets over [from, to): high–low lines (`ohlc-range`), open–close bodies when wide
+ * enough, a close line (`ohlc-close`) broken at gaps, gaps shaded (`gap`). Past `maxBuckets` (default:
+ * one per 3 pixels) buckets are merged.
  */
 export function renderOhlcChartSvg(
   points: OhlcPoint[],
   options: ChartWindow & { intervalMs: number; maxBuckets?: number },
 ): Html {
-  const { width = 760, height = 220 } = options;
+  const { width = 760, height = 220, title } = options;
   const from = options.from.getTime();
   const to = Math.max(options.to.getTime(), from + 1);
   const maxBuckets = options.maxBuckets ?? Math.floor((width - PAD.left - PAD.right) / 3);
   const size = Math.ceil(points.length / maxBuckets) || 1;
   const buckets = mergeBuckets(points, options.intervalMs, size);
-  const open = svgOpen(
-    'report-chart ohlc-chart',
-    width,
-    height,
-    options.title,
-    html` data-buckets="${buckets.length}"`,
-  );
+  const open = svgOpen('report-chart ohlc-chart', width, height, title, html` data-buckets="${buckets.length}"`);
   const extent = extentOf(buckets.flatMap((bucket) => [bucket.high, bucket.low]));
   if (!extent) return emptyChart(open, plotOf(width, height, PAD, from, to), 'no price in this range');
   const { low, high, ticks, step } = niceTicks(extent.low, extent.high, 5);

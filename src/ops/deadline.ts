@@ -3,10 +3,8 @@
  * even when Redis or Postgres hangs (a worker's Redis connection queues commands while offline).
  */
 export function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
-  });
+  const { promise: deadline, reject } = Promise.withResolvers<never>();
+  const timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
 

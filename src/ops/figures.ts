@@ -4,9 +4,8 @@ import { html, type Html } from './html.ts';
 import { groupThousands } from '../runtime/number-text.ts';
 
 /**
- * Figures as a person reads them on the status page and in the HTML reports, from the exact decimal
- * text the stores return, through big.js so that a huge or tiny value rounds as written, never
- * through a float. A page shows the exact text on hover. Text that is no decimal number is kept.
+ * Figures for people (status page, HTML reports) from the stores' exact decimal text, through big.js
+ * so that a huge or tiny value rounds as written, never through a float. Non-numbers are kept.
  */
 
 /** Significant digits of a price or an amount (never fewer than its integer digits). */
@@ -27,10 +26,7 @@ function trimZeros(fixed: string): string {
   return fixed.includes('.') ? fixed.replace(/0+$/, '').replace(/\.$/, '') : fixed;
 }
 
-/**
- * USD as money, to the cent: `$472,051.09`; a negative in the accounting style, `($1,234.56)`; a
- * value that rounds to zero is `$0.00` whatever its sign.
- */
+/** USD to the cent: `$472,051.09`, a negative as `($1,234.56)`, one that rounds to zero as `$0.00`. */
 export function formatUsd(value: string): string {
   const big = parse(value);
   if (!big) return value;
@@ -71,10 +67,7 @@ export function formatUsdPrice(value: string): string {
   return text.startsWith('-') ? `-$${text.slice(1)}` : parse(value) ? `$${text}` : value;
 }
 
-/**
- * A percentage: two decimals below 10 %, one from there (`1.23 %`, `12.3 %`, `1,234.5 %`); signed
- * shows `+` on a rise. One that rounds to zero is `0.00 %`, never `-0.00 %`.
- */
+/** A percentage: `1.23 %`, `12.3 %`, `1,234.5 %`; signed shows `+` on a rise; never `-0.00 %`. */
 export function formatPercent(percent: number | string, options: { signed?: boolean } = {}): string {
   const big = typeof percent === 'number' ? (Number.isFinite(percent) ? new Big(percent) : undefined) : parse(percent);
   if (!big) return `${String(percent)} %`;
@@ -95,13 +88,8 @@ export function shortCoin(coinType: string): string {
 }
 
 /** How a figure is written: money, a price in USD, or a quantity (with its unit). */
-export type FigureFormat = 'usd' | 'usd-price' | 'quantity';
-
-function formatFigure(value: string, format: FigureFormat, unit?: string): string {
-  if (format === 'usd') return formatUsd(value);
-  if (format === 'usd-price') return formatUsdPrice(value);
-  return formatQuantity(value, unit);
-}
+const FORMATS = { usd: formatUsd, 'usd-price': formatUsdPrice, quantity: formatQuantity };
+type FigureFormat = keyof typeof FORMATS;
 
 /** The sign class a page colours a signed figure by: `negative`, `positive`, or none for zero. */
 function signClass(value: string): '' | 'negative' | 'positive' {
@@ -121,12 +109,12 @@ export interface FigureOptions {
 export function figureText(value: string | null, format: FigureFormat, options: FigureOptions = {}): Html {
   if (value === null) return html`<span class="muted">—</span>`;
   const sign = options.signed ? signClass(value) : '';
-  return html`<span${sign ? html` class="${sign}"` : ''} title="${value}">${formatFigure(value, format, options.unit)}</span>`;
+  return html`<span${sign ? html` class="${sign}"` : ''} title="${value}">${FORMATS[format](value, options.unit)}</span>`;
 }
 
 /** A figure in a right-aligned table cell (class `num`), formatted, with the exact text in its title. */
 export function figureCell(value: string | null, format: FigureFormat, options: FigureOptions = {}): Html {
   if (value === null) return html`<td class="num muted">—</td>`;
   const sign = options.signed ? signClass(value) : '';
-  return html`<td class="num${sign ? ` ${sign}` : ''}" title="${value}">${formatFigure(value, format, options.unit)}</td>`;
+  return html`<td class="num${sign ? ` ${sign}` : ''}" title="${value}">${FORMATS[format](value, options.unit)}</td>`;
 }

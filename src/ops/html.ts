@@ -1,7 +1,6 @@
 /**
- * A tagged template for server-rendered HTML that escapes every interpolated value unless it is
- * already HTML (built by this same tag). Escaping by default means a field from the database or a
- * queue can never inject markup into the status page.
+ * A tagged template that escapes every interpolated value unless it is already HTML (built by this
+ * tag), so that a field from the database or a queue can never inject markup into a page.
  */
 export class Html {
   readonly text: string;

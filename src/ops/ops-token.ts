@@ -16,13 +16,6 @@ const OPEN_PATHS = new Set(['/healthz', '/readyz']);
 /** Requests with any other method may change something: every Bull Board action is a PUT, POST or PATCH. */
 const READ_METHODS = new Set(['GET', 'HEAD']);
 
-export interface OpsTokens {
-  /** OPS_TOKEN: reads. Unset: reads need no token (loopback only, see exposure.ts). */
-  read?: string;
-  /** OPS_ADMIN_TOKEN: reads and Bull Board actions. Unset: no request may act. */
-  admin?: string;
-}
-
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /** Constant time over SHA-256 digests, so neither the content nor the length leaks through timing. */
@@ -39,17 +32,15 @@ function cookieValue(header: string | undefined, name: string): string | undefin
 }
 
 export function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query < 0 ? url : url.slice(0, query);
+  return url.split('?', 1)[0]!;
 }
 
 /**
- * Access from the tokens, presented as `Authorization: Bearer`, as `?token=` (a browser opening the
- * page; it also sets the session cookie), or as that cookie. The cookie holds an HMAC of the token
- * under a key drawn when the process starts: it does not reveal the token, and a restart (or
- * another process) does not accept it, so the browser logs in again with `?token=`.
+ * Access from `Authorization: Bearer`, `?token=` (a browser; it also sets the session cookie) or that
+ * cookie: an HMAC of the token under a per-process key, so it reveals nothing and a restart voids it.
+ * `read` is OPS_TOKEN (unset: reads are open, loopback only), `admin` OPS_ADMIN_TOKEN (unset: no acts).
  */
-export function createOpsAuth(tokens: OpsTokens) {
+export function createOpsAuth(tokens: { read?: string; admin?: string }) {
   const key = randomBytes(32);
   const credentials = (['admin', 'read'] as const).flatMap((access) => {
     const token = tokens[access];

@@ -11,20 +11,13 @@ export const QUEUE_STATES = [
   'failed',
   'completed',
 ] as const;
-export type QueueState = (typeof QUEUE_STATES)[number];
-
-export interface QueueDepth {
-  queue: QueueName;
-  counts: Record<QueueState, number>;
-}
-
 /** Job counts of every queue by state, read from Redis (a handful of ZCARD/LLEN per queue). */
-export async function readQueueDepths(queues: Queues): Promise<QueueDepth[]> {
+export async function readQueueDepths(queues: Queues) {
   return Promise.all(
     (Object.entries(queues) as [QueueName, Queues[QueueName]][]).map(async ([queue, instance]) => {
       const reply = await instance.getJobCounts(...QUEUE_STATES);
       const counts = Object.fromEntries(QUEUE_STATES.map((state) => [state, reply[state] ?? 0]));
-      return { queue, counts: counts as Record<QueueState, number> };
+      return { queue, counts: counts as Record<(typeof QUEUE_STATES)[number], number> };
     }),
   );
 }

@@ -4,13 +4,8 @@ import { runQuery } from '../db/query.ts';
 import { describe } from '../errors.ts';
 import { withDeadline } from './deadline.ts';
 
-export interface DependencyCheck {
-  ok: boolean;
-  /** Why the check failed, in one line (errors.ts describe): never a connection string. */
-  error?: string;
-}
-
-async function check(run: () => Promise<unknown>, timeoutMs: number, what: string): Promise<DependencyCheck> {
+/** Ok, or why not in one line (errors.ts describe): never a connection string. */
+async function check(run: () => Promise<unknown>, timeoutMs: number, what: string) {
   try {
     await withDeadline(run(), timeoutMs, what);
     return { ok: true };

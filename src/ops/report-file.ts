@@ -58,9 +58,7 @@ export async function writeFileAtomically<T>(path: string, work: (sink: ReportSi
   });
   let closed = false;
   try {
-    const sink = bufferedSink(async (chunk) => {
-      await handle.write(chunk);
-    });
+    const sink = bufferedSink((chunk) => handle.write(chunk).then(() => undefined));
     const result = await work(sink);
     await sink.flush();
     await handle.sync();

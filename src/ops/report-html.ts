@@ -9,9 +9,8 @@ import type { PriceReport, PriceReportRow, PriceReportToken } from './report-pri
 import type { ReportRange } from './report-request.ts';
 
 /**
- * The HTML form of the reports: one self-contained document (inline CSS and SVG, nothing fetched)
- * that prints on A4, figures written for people with the exact text in their titles. The price
- * report is written token by token, so that it streams like the CSV.
+ * The reports as one self-contained HTML document (inline CSS and SVG) that prints on A4, exact
+ * figures in the titles; the price report is written token by token, so that it streams like the CSV.
  */
 
 /**
@@ -65,9 +64,7 @@ const STYLE = new Html(`
 
 /** "2026-11-21 12:00:00" (UTC, named in the column headers). */
 function utc(time: Date | null): string {
-  if (!time) return '—';
-  const iso = time.toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+  return time ? time.toISOString().slice(0, 19).replace('T', ' ') : '—';
 }
 
 function rangeText(range: ReportRange): string {

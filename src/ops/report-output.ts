@@ -12,13 +12,11 @@ import { PRICE_COLUMNS, type PriceReport, type PriceReportRow, type PriceReportT
 import type { ReportFormat, ReportRange } from './report-request.ts';
 import { csvRecord, jsonRow, type Cell, type Column } from './report-table.ts';
 
-/**
- * The reports in their three formats, written to a sink. CSV and JSON carry the same rows under
- * the same column names; the price report is written batch by batch as its cursor reads it.
- */
+/** The reports in three formats, written to a sink; CSV and JSON carry the same rows and column names. */
 
-function rangeFields(range: ReportRange) {
-  return { from: range.from.toISOString(), to: range.to.toISOString(), interval: range.interval };
+function rangeFields({ range, generatedAt }: { range: ReportRange; generatedAt: Date }) {
+  const { from, to, interval } = range;
+  return { from: from.toISOString(), to: to.toISOString(), interval, generated_at: generatedAt.toISOString() };
 }
 
 /**
@@ -58,8 +56,7 @@ export async function writePortfolioReport(
     const head = JSON.stringify({
       report: 'portfolio',
       ...jsonRow(ADDRESS_COLUMNS, report),
-      ...rangeFields(report.range),
-      generated_at: report.generatedAt.toISOString(),
+      ...rangeFields(report),
     });
     await sink.write(
       `${head.slice(0, -1)},\n"series":[\n${jsonLines(SERIES_COLUMNS, series)}\n],\n"positions":[\n${jsonLines(POSITION_COLUMNS, positions)}\n],\n"nfts":[\n${jsonLines(NFT_COLUMNS, nfts)}\n]}\n`,
@@ -72,9 +69,8 @@ export async function writePortfolioReport(
 }
 
 /**
- * Writes the price report token by token, each token's buckets batch by batch from its cursor:
- * at most one batch (HTML: one token's buckets) is held at a time. `signal` stops it between
- * batches. Returns the rows written.
+ * Writes the price report batch by batch from each token's cursor, holding one batch at a time (HTML:
+ * one token's buckets); `signal` stops it between batches. Returns the rows written.
  */
 export async function writePriceReport(
   report: PriceReport,
@@ -99,8 +95,7 @@ export async function writePriceReport(
   } else if (format === 'json') {
     const head = JSON.stringify({
       report: 'prices',
-      ...rangeFields(report.range),
-      generated_at: report.generatedAt.toISOString(),
+      ...rangeFields(report),
       tokens: report.tokens.map((token) => ({ coin_type: token.coinType, symbol: token.symbol })),
     });
     await sink.write(`${head.slice(0, -1)},\n"rows":[\n`);

@@ -5,7 +5,6 @@ import {
   loadPortfolioNfts,
   loadPortfolioPositions,
   loadPortfolioSeries,
-  type AddressWatch,
   type PortfolioNftRow,
   type PortfolioPoint,
   type PortfolioPositionRow,
@@ -16,28 +15,18 @@ import { portfolioSteps, type ReportRange } from './report-request.ts';
 import type { Column } from './report-table.ts';
 
 /** What `chaintap report portfolio` reports about one address. */
-export interface PortfolioReport {
-  address: string;
-  /** How the address is watched (datasets and chains); null when it is not (any more). */
-  watch: AddressWatch | null;
-  range: ReportRange;
-  generatedAt: Date;
-  /** One point at `from` and at every step up to and including `to`. */
-  series: PortfolioPoint[];
-  /** The positions of the latest positions refresh at or before `to`. */
-  positions: PortfolioPositionRow[];
-  /** The collections of the latest NFT refresh at or before `to`. */
-  nfts: PortfolioNftRow[];
-}
+export type PortfolioReport = Awaited<ReturnType<typeof loadPortfolioReport>>;
 
 /**
- * Checks the address and the range, then reads the report. An address that is not watched and has
- * no stored refresh is refused: a typo would otherwise give a report of gaps.
+ * Checks the address and the range, then reads the report: how the address is watched (null when it
+ * is not), its series (a point at `from` and at every step up to and including `to`), and the
+ * positions and collections of its latest refreshes at or before `to`. An address that is not
+ * watched and has no stored refresh is refused: a typo would otherwise give a report of gaps.
  */
 export async function loadPortfolioReport(
   database: Database,
   input: { address: string; range: ReportRange; now: Date },
-): Promise<PortfolioReport> {
+) {
   const address = normalizeAddress(input.address);
   const { range } = input;
   portfolioSteps(range);

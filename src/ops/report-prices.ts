@@ -14,16 +14,11 @@ export interface PriceReportToken {
 export type PriceReportRow = PriceReportToken &
   Record<'open' | 'high' | 'low' | 'close', string | null> & { time: Date; samples: number; gap: boolean };
 
-/** What `chaintap report prices` reports: the tokens, checked, and a stream of each one's buckets. */
-export interface PriceReport {
-  range: ReportRange;
-  generatedAt: Date;
-  tokens: PriceReportToken[];
-  /** Buckets per token: [from, to) cut at every step from `from`. */
-  buckets: number;
-  /** One token's buckets, oldest first, gaps included, in batches (read from a cursor, never all at once). */
-  rows(token: PriceReportToken): AsyncGenerator<PriceReportRow[]>;
-}
+/**
+ * What `chaintap report prices` reports: the checked tokens, the buckets per token, and each token's
+ * rows, oldest first, gaps included, in batches from a cursor (never all at once).
+ */
+export type PriceReport = Awaited<ReturnType<typeof openPriceReport>>;
 
 /** Rows per batch of the cursor and of the gaps written between stored buckets. */
 const BATCH_ROWS = 1000;
@@ -35,7 +30,7 @@ const BATCH_ROWS = 1000;
 export async function openPriceReport(
   database: Database,
   input: { coinTypes: string[]; range: ReportRange; now: Date },
-): Promise<PriceReport> {
+) {
   const { range } = input;
   const coinTypes = [...new Set(input.coinTypes.map((coinType) => normalizeCoinType(coinType)))];
   if (coinTypes.length === 0) throw new InvalidInputError('--tokens names no coin type');
@@ -56,15 +51,12 @@ export async function openPriceReport(
     generatedAt: input.now,
     tokens,
     buckets,
-    rows: (token) =>
+    rows: (token: PriceReportToken) =>
       withGaps(streamPriceBuckets(database, { ...token, ...range, batchRows: BATCH_ROWS }), token, range, buckets),
   };
 }
 
-/**
- * The stored buckets with a gap row for every bucket start that has none, from the first bucket to
- * the last. Pure apart from reading `stored`; batches of at most about BATCH_ROWS rows.
- */
+/** The stored buckets with a gap row for every bucket that has none, in batches of about BATCH_ROWS. */
 export async function* withGaps(
   stored: AsyncIterable<PriceBucket[]>,
   token: PriceReportToken,
@@ -72,15 +64,11 @@ export async function* withGaps(
   buckets: number,
 ): AsyncGenerator<PriceReportRow[]> {
   const from = range.from.getTime();
+  const noPrice = { open: null, high: null, low: null, close: null, samples: 0, gap: true };
   const gap = (index: number): PriceReportRow => ({
     ...token,
     time: new Date(from + index * range.intervalMs),
-    open: null,
-    high: null,
-    low: null,
-    close: null,
-    samples: 0,
-    gap: true,
+    ...noPrice,
   });
   let next = 0;
   const batch: PriceReportRow[] = [];

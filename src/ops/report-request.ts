@@ -16,8 +16,6 @@ export const MAX_PORTFOLIO_STEPS = 100_000;
 /** Most buckets per token of a price report (streamed); a year at 1m is 525,600. */
 export const MAX_PRICE_BUCKETS = 1_000_000;
 
-const DAY_MS = 86_400_000;
-
 export interface ReportRange {
   from: Date;
   to: Date;
@@ -41,7 +39,7 @@ export function reportRange(input: { from?: Date; to?: Date; interval?: string }
   const interval = (input.interval ?? DEFAULT_REPORT_INTERVAL).trim();
   const intervalMs = parseInterval(interval);
   const to = input.to ?? now;
-  const from = input.from ?? new Date(to.getTime() - DEFAULT_REPORT_DAYS * DAY_MS);
+  const from = input.from ?? new Date(to.getTime() - DEFAULT_REPORT_DAYS * 86_400_000);
   if (from.getTime() > to.getTime())
     throw new InvalidInputError(`--from ${from.toISOString()} is after --to ${to.toISOString()}`);
   return { from, to, intervalMs, interval };

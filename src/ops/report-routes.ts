@@ -25,10 +25,9 @@ function errorPage(message: string): string {
 }
 
 /**
- * GET /report/portfolio?address=A[&from=ISO][&to=ISO][&interval=1d]: the portfolio report as HTML,
- * the same document as `chaintap report portfolio --format html`, read from `database` (the read
- * replica when there is one), `now` the end of the default range. On the ops server's app, so that
- * its OPS_TOKEN hook guards it like every other route. Bad input answers 400 with the reason.
+ * GET /report/portfolio?address=A[&from=ISO][&to=ISO][&interval=1d]: `chaintap report portfolio
+ * --format html`, read from `database` (the replica, if any). On the ops server's app, so that its
+ * OPS_TOKEN hook guards it. Bad input answers 400 with the reason.
  */
 export function registerReportRoutes(app: FastifyInstance, database: Database, now: () => Date): void {
   app.get('/report/portfolio', async (request, reply) => {

@@ -1,7 +1,6 @@
 /**
- * Report rows as CSV (RFC 4180, safe to open in a spreadsheet) and JSON. A cell holds what the
- * database gave: numeric text kept as it is (never parsed into a float), a time, a whole count, a
- * flag, or null (unknown, written as an empty CSV field and JSON null).
+ * Report rows as CSV (RFC 4180, safe in a spreadsheet) and JSON. A cell is what the database gave:
+ * numeric text as it is (never a float), a time, a count, a flag, or null (unknown: empty / null).
  */
 export type Cell = string | number | boolean | Date | null;
 
@@ -10,25 +9,19 @@ export interface Column<Row> {
   value(row: Row): Cell;
 }
 
-/** Times in ISO 8601 UTC, counts in decimal: the one text form of a cell, for CSV and JSON alike. */
-function cellText(cell: Exclude<Cell, null | boolean>): string {
-  return cell instanceof Date ? cell.toISOString() : String(cell);
-}
-
 /** What a spreadsheet reads as the start of a formula (OWASP, CSV injection): =, +, -, @, tab, CR. */
 const FORMULA_START = /^[=+\-@\t\r]/;
 /** A plain decimal number, as numeric columns hold: a spreadsheet reads it as a number, never a formula. */
 const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
- * One CSV field (RFC 4180), safe to open in a spreadsheet: text it would run as a formula (a name
- * such as `=HYPERLINK(...)`) gets a leading single quote (OWASP), a number stays a number (`-12.5`);
- * quoted when it holds a comma, a double quote, CR, LF, or the separators of other locales (a
- * semicolon, a tab), so that no cell can be split into one that starts a formula.
+ * One CSV field: text a spreadsheet would run as a formula (`=HYPERLINK(...)`) gets a leading quote
+ * (OWASP), a number stays a number (`-12.5`); quoted when it holds a comma, a quote, CR, LF or another
+ * locale's separator (`;`, tab), so that no cell can be split into one that starts a formula.
  */
 export function csvField(cell: Cell): string {
   if (cell === null) return '';
-  const value = typeof cell === 'boolean' ? String(cell) : cellText(cell);
+  const value = String(jsonCell(cell));
   const text = FORMULA_START.test(value) && !DECIMAL_NUMBER.test(value) ? `'${value}` : value;
   return /[",;\t\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
@@ -38,10 +31,10 @@ export function csvRecord(cells: readonly Cell[]): string {
   return `${cells.map(csvField).join(',')}\r\n`;
 }
 
-/** A JSON value of a cell: numbers as strings (exact), times as ISO text, flags as booleans. */
+/** A JSON value of a cell: numbers as strings (exact), times as ISO 8601 UTC, flags as booleans. */
 export function jsonCell(cell: Cell): string | boolean | null {
   if (cell === null || typeof cell === 'boolean') return cell;
-  return cellText(cell);
+  return cell instanceof Date ? cell.toISOString() : String(cell);
 }
 
 export function jsonRow<Row>(columns: readonly Column<Row>[], row: Row): Record<string, string | boolean | null> {

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError } from 'fastify';
 import type { RedisClient } from '../runtime/redis-connection.ts';
 import type { Context } from '../runtime/context.ts';
 import type { Database } from '../db/client.ts';
@@ -19,10 +19,7 @@ export interface OpsServerDependencies {
   context: Context;
   /** The primary: readiness, and the freshness and capacity gauges of /metrics. */
   database: Database;
-  /**
-   * What the status page and /report/portfolio read: the read replica (DATABASE_READ_URL), whose lag
-   * the page and /metrics then show; default: `database` (docs/read-replicas.md).
-   */
+  /** What the status and report pages read: the replica (DATABASE_READ_URL), its lag shown; default `database`. */
   readDatabase?: Database;
   /** Any connection to the Redis that holds the queues; used for the readiness PING. */
   redis: RedisClient;
@@ -31,21 +28,14 @@ export interface OpsServerDependencies {
   now?: () => Date;
 }
 
-export interface OpsServer {
-  app: FastifyInstance;
-  /** Listens on OPS_HOST:OPS_PORT (port 0: any free port) and resolves to the server's URL. */
-  listen(): Promise<string>;
-  /** Stops listening. The database, Redis connection and queues belong to the caller and stay open. */
-  close(): Promise<void>;
-}
+export type OpsServer = ReturnType<typeof createOpsServer>;
 
 /**
- * The operations HTTP server: liveness, readiness, Prometheus metrics, Bull Board, the status page
- * and the report page. With OPS_TOKEN set, every route but /healthz and /readyz requires it (a hook
- * on the whole server); Bull Board's actions require OPS_ADMIN_TOKEN, without it the board is
- * read-only. Throws ConfigError on a non-loopback OPS_HOST without OPS_TOKEN.
+ * The ops HTTP server: liveness, readiness, metrics, Bull Board, status and report pages. OPS_TOKEN
+ * guards every route but /healthz and /readyz (one hook); Bull Board acts only with OPS_ADMIN_TOKEN.
+ * Throws ConfigError on a non-loopback OPS_HOST without OPS_TOKEN.
  */
-export function createOpsServer(dependencies: OpsServerDependencies): OpsServer {
+export function createOpsServer(dependencies: OpsServerDependencies) {
   const { context, database, redis, queues } = dependencies;
   const readDatabase = dependencies.readDatabase ?? database;
   const now = dependencies.now ?? (() => new Date());
@@ -123,7 +113,9 @@ export function createOpsServer(dependencies: OpsServerDependencies): OpsServer 
 
   return {
     app,
+    /** Listens on OPS_HOST:OPS_PORT (port 0: any free port) and resolves to the server's URL. */
     listen: () => app.listen({ host: options.OPS_HOST, port: options.OPS_PORT }),
-    close: () => app.close(),
+    /** Stops listening. The database, Redis connection and queues belong to the caller and stay open. */
+    close: (): Promise<void> => app.close(),
   };
 }

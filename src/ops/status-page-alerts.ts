@@ -1,25 +1,16 @@
 import { formatTime } from '../alerts/format.ts';
-import {
-  loadAlertDeliveryCounts,
-  loadRecentAlertEvents,
-  type AlertDeliveryCounts,
-  type AlertEventRow,
-} from '../alerts/store.ts';
+import { loadAlertDeliveryCounts, loadRecentAlertEvents, type AlertEventRow } from '../alerts/store.ts';
 import type { Database } from '../db/client.ts';
-import { loadSection, type Section } from './deadline.ts';
+import { loadSection } from './deadline.ts';
 import { html, type Html } from './html.ts';
-
-/** The status page's "Alerts" section: the outbox's recent events and where their deliveries stand. */
-export interface AlertsStatus {
-  counts: AlertDeliveryCounts;
-  /** The newest events, one row per webhook, newest first. */
-  recent: AlertEventRow[];
-}
 
 const RECENT_EVENTS = 20;
 
-/** Loads the section within `timeoutMs`; a failure is the section's alone. */
-export function loadAlertsSection(database: Database, timeoutMs: number): Promise<Section<AlertsStatus>> {
+/**
+ * The status page's "Alerts" section, loaded within `timeoutMs` (a failure is the section's alone):
+ * the outbox's delivery counts and its newest events, one row per webhook, newest first.
+ */
+export function loadAlertsSection(database: Database, timeoutMs: number) {
   const load = async () => {
     const [counts, recent] = await Promise.all([
       loadAlertDeliveryCounts(database.sql),
@@ -29,6 +20,7 @@ export function loadAlertsSection(database: Database, timeoutMs: number): Promis
   };
   return loadSection(load, timeoutMs, 'Postgres');
 }
+type AlertsSection = Awaited<ReturnType<typeof loadAlertsSection>>;
 
 /** A delivery's state as a pill: delivered, failing (pending after a failed attempt), pending, failed. */
 function deliveryPill(event: AlertEventRow): Html {
@@ -38,7 +30,7 @@ function deliveryPill(event: AlertEventRow): Html {
   return html`<span class="pill">pending</span>`;
 }
 
-function body(alerts: Section<AlertsStatus>): Html {
+function body(alerts: AlertsSection): Html {
   if (!alerts.ok) return html`<p class="error">Unavailable: ${alerts.error}</p>`;
   const { counts, recent } = alerts.value;
   const summary = html`<p class="alert-counts" data-pending="${counts.pending}" data-failing="${counts.failing}">Not delivered yet: ${counts.pending} (${counts.failing} failing, being retried) · last 24 hours: ${counts.deliveredLastDay} delivered, ${counts.failedLastDay} failed</p>`;
@@ -53,7 +45,7 @@ function body(alerts: Section<AlertsStatus>): Html {
 }
 
 /** The whole `<section>`, for the status page. */
-export function renderAlertsSection(alerts: Section<AlertsStatus>): Html {
+export function renderAlertsSection(alerts: AlertsSection): Html {
   const failing = alerts.ok && alerts.value.counts.failing + alerts.value.counts.failedLastDay > 0;
   return html`<section id="alerts"${failing ? html` class="over-budget"` : ''}><h2>${failing ? 'Alerts: deliveries failing' : 'Alerts'}</h2>${body(alerts)}</section>`;
 }

@@ -24,38 +24,16 @@ export type { Section };
 /** Everything the status page shows: the sections of loadStatusPageData, each loaded or failed on its own. */
 export type StatusPageData = Awaited<ReturnType<typeof loadStatusPageData>>;
 
-/** Every watched address with its latest value, and its total value over the sparkline window. */
-export type AddressesStatus = Awaited<ReturnType<typeof loadAddressesStatus>>;
-
-export const SPARKLINE_DAYS = 7;
+const SPARKLINE_DAYS = 7;
 /**
  * A point every 6 hours: 29 a week. Each point sums one refresh over every position the address
  * ever held (about 0.2 ms), and the page reloads every 30 s: 150 addresses cost about a second.
  */
-export const SPARKLINE_STEP_MS = 6 * 3600_000;
-
-export async function loadAddressesStatus(database: Database, now: Date) {
-  const from = new Date(now.getTime() - SPARKLINE_DAYS * 86_400_000);
-  const watched = await loadWatchedAddressValues(database);
-  const series =
-    watched.length === 0
-      ? []
-      : await loadPortfolioSeries(database, {
-          owners: watched.map((address) => address.address),
-          from,
-          to: now,
-          intervalMs: SPARKLINE_STEP_MS,
-        });
-  // `series`: each watched address's portfolio at every SPARKLINE_STEP_MS (the report's figures).
-  return { watched, series, from, to: now };
-}
+const SPARKLINE_STEP_MS = 6 * 3600_000;
 
 export type QuotaStatus = Awaited<ReturnType<typeof loadQuotaStatus>>;
 
-/**
- * What `chaintap status` and the status page show under "Quota", as of `now`: the capacity plan of
- * the current watchlist, and the jobs superseded in the last hour per dataset.
- */
+/** "Quota" of `chaintap status` and the status page: the watchlist's capacity plan, last hour's superseded jobs. */
 export async function loadQuotaStatus(database: Database, options: CapacityPlanOptions, now: Date) {
   const [plan, superseded] = await Promise.all([
     loadCapacityPlan(database, options),
@@ -107,7 +85,17 @@ export async function loadStatusPageData(input: {
     quota: postgres(() => loadQuotaStatus(database, input.options, now)),
     // The pause of the whole upstream budget in force (a 429's Retry-After), null when none.
     pause: redis(() => loadUpstreamPause(input.redis, input.options.QUEUE_PREFIX)),
-    addresses: postgres(() => loadAddressesStatus(database, now)),
+    // Every watched address with its latest value, and its portfolio (the report's figures) at every
+    // SPARKLINE_STEP_MS of the sparkline window.
+    addresses: postgres(async () => {
+      const from = new Date(now.getTime() - SPARKLINE_DAYS * 86_400_000);
+      const watched = await loadWatchedAddressValues(database);
+      const owners = watched.map((address) => address.address);
+      const series = owners.length
+        ? await loadPortfolioSeries(database, { owners, from, to: now, intervalMs: SPARKLINE_STEP_MS })
+        : [];
+      return { watched, series, from, to: now };
+    }),
     alerts: loadAlertsSection(database, timeoutMs),
     // When the page reads a replica (DATABASE_READ_URL): how far it is behind the primary.
     replica: input.readReplica ? loadSection(() => loadReplicaLag(database), timeoutMs, 'the read replica') : undefined,

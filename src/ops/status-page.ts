@@ -22,11 +22,6 @@ import { renderAlertsSection } from './status-page-alerts.ts';
 /** Seconds between automatic reloads of the page. */
 export const STATUS_REFRESH_SECONDS = 30;
 
-export interface StatusPageLinks {
-  /** Carried on every link so that a browser opened with `?token=` stays authorised. */
-  token?: string;
-}
-
 const STYLE = new Html(`
   :root { color-scheme: light; }
   body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; background: #f6f8fa; color: #1f2328; }
@@ -69,33 +64,34 @@ function formatTime(time: Date | null | undefined): string {
   return time ? `${time.toISOString().slice(0, 19).replace('T', ' ')} UTC` : '—';
 }
 
-function failed(section: { ok: false; error: string }): Html {
-  return html`<p class="error">Unavailable: ${section.error}</p>`;
+/** What a section of the page holds once loaded. */
+type Loaded<Name extends keyof StatusPageData> = Extract<StatusPageData[Name], { ok: true }>['value'];
+
+/** A loaded section's content, or why it could not be loaded. */
+function shown<T>(section: Section<T>, render: (value: T) => Html | string): Html | string {
+  return section.ok ? render(section.value) : html`<p class="error">Unavailable: ${section.error}</p>`;
 }
 
-function freshnessSection(data: StatusPageData): Html {
-  const freshness = data.freshness;
-  if (!freshness.ok) return failed(freshness);
-  const byDataset = new Map(freshness.value.map((row) => [row.dataset, row]));
+function freshnessTable(freshness: Loaded<'freshness'>, now: Date): Html {
+  const byDataset = new Map(freshness.map((row) => [row.dataset, row]));
   const names = [...new Set([...DATASETS, ...byDataset.keys()])];
   const rows = names.map((dataset) => {
     const row = byDataset.get(dataset);
     if (!row?.newestTick) {
       return html`<tr data-dataset="${dataset}"><td>${dataset}</td><td class="num">${row?.targets ?? 0}</td><td class="never" colspan="4">no successful run yet</td></tr>`;
     }
-    const age = (data.now.getTime() - row.newestTick.getTime()) / 1000;
+    const age = (now.getTime() - row.newestTick.getTime()) / 1000;
     return html`<tr data-dataset="${dataset}"><td>${dataset}</td><td class="num">${row.targets}</td><td class="num freshness">${formatSpan(age)}</td><td>${formatTime(row.newestTick)}</td><td>${formatTime(row.oldestTick)}</td><td>${formatTime(row.lastSuccessAt)}</td></tr>`;
   });
   return html`<table><thead><tr><th>dataset</th><th class="num">targets</th><th class="num">freshness</th><th>last tick</th><th>stalest target's tick</th><th>last success at</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-function queuesSection(data: StatusPageData): Html {
-  if (!data.queues.ok) return failed(data.queues);
-  const head = QUEUE_STATES.map((state) => html`<th class="num">${state}</th>`);
-  const rows = data.queues.value.map(
+function queuesTable(queues: Loaded<'queues'>): Html {
+  const rows = queues.map(
     ({ queue, counts }) =>
       html`<tr data-queue="${queue}"><td>${queue}</td>${QUEUE_STATES.map((state) => html`<td class="num" data-state="${state}">${counts[state]}</td>`)}</tr>`,
   );
+  const head = QUEUE_STATES.map((state) => html`<th class="num">${state}</th>`);
   return html`<table><thead><tr><th>queue</th>${head}</tr></thead><tbody>${rows}</tbody></table>`;
 }
 
@@ -125,41 +121,36 @@ function tokenCard(token: WatchedTokenRow, series: TimeValue[], data: StatusPage
   return html`<div class="token" data-coin-type="${token.coinType}"><span class="name">${name}</span><span class="coin mono muted" title="${token.coinType}">${shortCoin(token.coinType)}</span>${latest}${chart}</div>`;
 }
 
-function pricesSection(data: StatusPageData): Html {
-  const tokens = data.tokens;
-  if (!tokens.ok) return failed(tokens);
-  if (tokens.value.watched.length === 0)
+function tokenCards(tokens: Loaded<'tokens'>, data: StatusPageData): Html {
+  if (tokens.watched.length === 0)
     return html`<p class="muted">No watched tokens (chaintap tokens add &lt;coin type&gt;).</p>`;
-  const series = Map.groupBy(tokens.value.prices, (row) => row.coinType);
+  const series = Map.groupBy(tokens.prices, (row) => row.coinType);
   const points = (coinType: string) =>
     (series.get(coinType) ?? []).map((row) => ({ time: row.priceTime, value: row.price }));
-  return html`<div class="charts">${tokens.value.watched.map((token) => tokenCard(token, points(token.coinType), data))}</div>`;
+  return html`<div class="charts">${tokens.watched.map((token) => tokenCard(token, points(token.coinType), data))}</div>`;
 }
 
-function failuresSection(data: StatusPageData): Html {
-  if (!data.failures.ok) return failed(data.failures);
-  if (data.failures.value.length === 0) return html`<p class="muted">No failed, retrying or quarantined runs.</p>`;
-  const rows = data.failures.value.map(
+function failuresTable(failures: Loaded<'failures'>): Html {
+  if (failures.length === 0) return html`<p class="muted">No failed, retrying or quarantined runs.</p>`;
+  const rows = failures.map(
     (run) =>
       html`<tr data-run-id="${run.id}"><td>${formatTime(run.startedAt)}</td><td>${run.dataset}</td><td class="mono">${run.target}</td><td>${formatTime(run.tick)}</td><td><span class="pill ${run.status}">${run.status}</span></td><td class="num">${run.attempts}</td><td class="num">${run.httpStatus ?? '—'}</td><td class="truncate">${run.error ?? ''}</td></tr>`,
   );
   return html`<table><thead><tr><th>started</th><th>dataset</th><th>target</th><th>tick</th><th>status</th><th class="num">attempts</th><th class="num">HTTP</th><th>error</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-function quarantinedSection(data: StatusPageData): Html {
-  if (!data.quarantined.ok) return failed(data.quarantined);
-  if (data.quarantined.value.length === 0) return html`<p class="muted">No quarantined payloads.</p>`;
-  const rows = data.quarantined.value.map(
+function quarantinedTable(quarantined: Loaded<'quarantined'>): Html {
+  if (quarantined.length === 0) return html`<p class="muted">No quarantined payloads.</p>`;
+  const rows = quarantined.map(
     (payload) =>
       html`<tr data-quarantine-id="${payload.id}"><td>${formatTime(payload.receivedAt)}</td><td>${payload.dataset}</td><td class="mono">${payload.endpoint}</td><td class="mono">${payload.target ?? '—'}</td><td>${formatTime(payload.tick)}</td><td class="num">${payload.httpStatus ?? '—'}</td><td class="truncate">${payload.reason}</td></tr>`,
   );
   return html`<table><thead><tr><th>received</th><th>dataset</th><th>endpoint</th><th>target</th><th>tick</th><th class="num">HTTP</th><th>reason</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-function driftsSection(data: StatusPageData): Html {
-  if (!data.drifts.ok) return failed(data.drifts);
-  if (data.drifts.value.length === 0) return html`<p class="muted">Every field came in its documented shape.</p>`;
-  const rows = data.drifts.value.map(
+function driftsTable(drifts: Loaded<'drifts'>): Html {
+  if (drifts.length === 0) return html`<p class="muted">Every field came in its documented shape.</p>`;
+  const rows = drifts.map(
     (drift) =>
       html`<tr><td>${drift.dataset}</td><td class="mono">${drift.field}</td><td>${drift.shape}</td><td class="num">${drift.count}</td><td>${formatTime(drift.firstSeenAt)}</td><td>${formatTime(drift.lastSeenAt)}</td></tr>`,
   );
@@ -168,16 +159,14 @@ function driftsSection(data: StatusPageData): Html {
 
 /** The pause of every process's upstream requests in force (a 429), above the quota's figures. */
 function pauseLine(data: StatusPageData): Html | string {
-  if (!data.pause.ok) return failed(data.pause);
-  const pause = data.pause.value;
-  if (!pause) return '';
-  const left = formatSpan((pause.until.getTime() - data.now.getTime()) / 1000);
-  return html`<p class="error paused" data-paused-until="${pause.until.toISOString()}">Upstream requests paused until ${formatTime(pause.until)} (${left} from now): ${pause.reason}</p>`;
+  return shown(data.pause, (pause) => {
+    if (!pause) return '';
+    const left = formatSpan((pause.until.getTime() - data.now.getTime()) / 1000);
+    return html`<p class="error paused" data-paused-until="${pause.until.toISOString()}">Upstream requests paused until ${formatTime(pause.until)} (${left} from now): ${pause.reason}</p>`;
+  });
 }
 
-function quotaSection(data: StatusPageData): Html {
-  if (!data.quota.ok) return html`${pauseLine(data)}${failed(data.quota)}`;
-  const { plan, superseded } = data.quota.value;
+function quotaBody({ plan, superseded }: Loaded<'quota'>): Html {
   const supersededBy = new Map(superseded.map((row) => [row.dataset, row.superseded]));
   const verdict = plan.fits
     ? html`<span class="pill fits">${describeVerdict(plan)}</span>`
@@ -187,7 +176,7 @@ function quotaSection(data: StatusPageData): Html {
     const cadenceClass = dataset.cadenceMinutes === null ? 'cadence never' : dataset.fits ? 'cadence' : 'cadence short';
     return html`<tr data-quota-dataset="${dataset.dataset}"><td>${dataset.dataset}</td><td class="mono">${dataset.cron}</td><td class="num">${dataset.requestsPerSlot}</td><td class="num needed">${formatPerHour(dataset.neededPerHour)}</td><td class="num granted">${formatPerHour(dataset.grantedPerHour)}</td><td class="${cadenceClass}">${cadence}</td><td class="num superseded">${supersededBy.get(dataset.dataset) ?? 0}</td></tr>`;
   });
-  return html`${pauseLine(data)}<p class="verdict" data-fits="${String(plan.fits)}">Quota <span class="mono">${plan.rate.label}</span> (UPSTREAM_RATE): ${formatPerHour(plan.availablePerHour)} req/h; the watchlist (${describeWatchlist(plan)}) needs ${formatPerHour(plan.neededPerHour)} req/h. ${verdict}</p>
+  return html`<p class="verdict" data-fits="${String(plan.fits)}">Quota <span class="mono">${plan.rate.label}</span> (UPSTREAM_RATE): ${formatPerHour(plan.availablePerHour)} req/h; the watchlist (${describeWatchlist(plan)}) needs ${formatPerHour(plan.neededPerHour)} req/h. ${verdict}</p>
 <table><thead><tr><th>dataset, in priority order</th><th>cron</th><th class="num">requests per slot</th><th class="num">needs req/h</th><th class="num">gets req/h</th><th>refreshes each target</th><th class="num">superseded, last hour</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
@@ -199,9 +188,10 @@ function positionsCell(address: WatchedAddressValue): Html {
   return html`<td class="num" title="${positionsValue}">${formatUsd(positionsValue)}<div class="muted" title="${positionsAssetValue} assets − ${positionsDebtValue} debt">of which debt ${formatUsd(positionsDebtValue)}</div></td>`;
 }
 
-function addressesSection(data: StatusPageData, reportHref: (address: string) => string): Html {
-  if (!data.addresses.ok) return failed(data.addresses);
-  const { watched, series, from, to } = data.addresses.value;
+function addressesTable(
+  { watched, series, from, to }: Loaded<'addresses'>,
+  reportHref: (address: string) => string,
+): Html {
   if (watched.length === 0)
     return html`<p class="muted">No watched addresses (chaintap addresses add &lt;address&gt;).</p>`;
   const pointsOf = Map.groupBy(series, (point) => point.owner);
@@ -219,9 +209,7 @@ function addressesSection(data: StatusPageData, reportHref: (address: string) =>
 }
 
 /** One line on the read replica the page reads (DATABASE_READ_URL), when it reads one. */
-function replicaLine(replica: Section<ReplicaLag>): Html {
-  if (!replica.ok) return failed(replica);
-  const { inRecovery, lagSeconds } = replica.value;
+function replicaLine({ inRecovery, lagSeconds }: ReplicaLag): Html {
   const lead = 'Every section below is read from the replica (DATABASE_READ_URL)';
   if (!inRecovery)
     return html`<p class="replica" data-lag-seconds="0">${lead}, which is not a standby: it has no replication lag to show.</p>`;
@@ -231,12 +219,15 @@ function replicaLine(replica: Section<ReplicaLag>): Html {
   return html`<p class="replica${lagSeconds >= 60 ? ' short' : ''}" data-lag-seconds="${lagSeconds.toFixed(3)}">${lead}: ${lagSeconds < 10 ? `${lagSeconds.toFixed(1)} s` : formatSpan(lagSeconds)} behind the primary (since its last replayed commit).</p>`;
 }
 
-function section(id: string, title: string, body: Html, className?: string): Html {
+function section(id: string, title: string, body: Html | string, className?: string): Html {
   return html`<section id="${id}"${className ? html` class="${className}"` : ''}><h2>${title}</h2>${body}</section>`;
 }
 
-/** The whole status page as one HTML document: no scripts, reloads itself every 30 s. */
-export function renderStatusPage(data: StatusPageData, links: StatusPageLinks = {}): string {
+/**
+ * The whole status page as one HTML document: no scripts, reloads itself every 30 s. `links.token`
+ * is carried on every link so that a browser opened with `?token=` stays authorised.
+ */
+export function renderStatusPage(data: StatusPageData, links: { token?: string } = {}): string {
   const href = (path: string) => (links.token ? `${path}?token=${encodeURIComponent(links.token)}` : path);
   const reportHref = (address: string) =>
     `/report/portfolio?address=${encodeURIComponent(address)}${links.token ? `&token=${encodeURIComponent(links.token)}` : ''}`;
@@ -246,22 +237,25 @@ export function renderStatusPage(data: StatusPageData, links: StatusPageLinks = 
   const overBudget = data.quota.ok && !data.quota.value.plan.fits;
   const paused = data.pause.ok && data.pause.value !== null;
   const quotaTitle = paused ? 'Quota: requests paused' : overBudget ? 'Quota: over budget' : 'Quota';
+  const freshness = shown(data.freshness, (rows) => freshnessTable(rows, data.now));
+  const prices = shown(data.tokens, (tokens) => tokenCards(tokens, data));
+  const addresses = shown(data.addresses, (value) => addressesTable(value, reportHref));
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="refresh" content="${STATUS_REFRESH_SECONDS}">
 <title>chaintap status</title><style>${STYLE}</style></head>
 <body><header><h1>chaintap status</h1><nav><a href="${href('/queues')}">Queues (Bull Board)</a> · <a href="${href('/metrics')}">Metrics</a> · <a href="${href('/readyz')}">Readiness</a></nav><span class="generated">${formatTime(data.now)} · reloads every ${STATUS_REFRESH_SECONDS} s${unavailable ? html` · <span class="error">${unavailable} section(s) unavailable</span>` : ''}</span></header>
 <main>
-${data.replica ? section('replica', 'Read replica', replicaLine(data.replica)) : ''}
-${section('datasets', 'Datasets', freshnessSection(data))}
-${section('quota', quotaTitle, quotaSection(data), overBudget || paused ? 'over-budget' : undefined)}
-${section('queues', 'Queues', queuesSection(data))}
-${section('prices', 'Watched token prices, last 24 hours', pricesSection(data))}
-${section('addresses', 'Watched addresses', addressesSection(data, reportHref))}
-${section('failures', 'Recent failures', failuresSection(data))}
+${data.replica ? section('replica', 'Read replica', shown(data.replica, replicaLine)) : ''}
+${section('datasets', 'Datasets', freshness)}
+${section('quota', quotaTitle, html`${pauseLine(data)}${shown(data.quota, quotaBody)}`, overBudget || paused ? 'over-budget' : undefined)}
+${section('queues', 'Queues', shown(data.queues, queuesTable))}
+${section('prices', 'Watched token prices, last 24 hours', prices)}
+${section('addresses', 'Watched addresses', addresses)}
+${section('failures', 'Recent failures', shown(data.failures, failuresTable))}
 ${renderAlertsSection(data.alerts)}
-${section('quarantine', 'Quarantined payloads', quarantinedSection(data))}
-${section('drifts', 'Schema drifts, last 24 hours', driftsSection(data))}
+${section('quarantine', 'Quarantined payloads', shown(data.quarantined, quarantinedTable))}
+${section('drifts', 'Schema drifts, last 24 hours', shown(data.drifts, driftsTable))}
 </main></body></html>
 `.text;
 }

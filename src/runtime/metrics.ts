@@ -7,9 +7,8 @@ const LINT_FAILING_DEFAULTS = [
 ];
 
 /**
- * Every Prometheus metric chaintap exports, in one registry per process context (none global), so
- * that tests and in-process workers never share counters. Node's process metrics keep their standard
- * names for stock dashboards; chaintap's own start with chaintap_, rates end in _per_second.
+ * Every metric chaintap exports, in a registry per context (none global: tests and in-process workers
+ * share no counters). Node's keep their standard names; ours start with chaintap_, rates end in _per_second.
  */
 export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
   const registry = new Registry();

@@ -92,16 +92,12 @@ function connect(topology: RedisTopology, role: 'worker' | 'producer', common: R
   }
 }
 
-/** The nodes a whole-server command (CONFIG, INFO) must ask: every master of a cluster, else the connection. */
-export function serverNodes(redis: RedisClient): Redis[] {
-  return redis instanceof Cluster ? redis.nodes('master') : [redis];
-}
-
 /** BullMQ loses jobs when Redis evicts keys: warn loudly when maxmemory-policy is not noeviction. */
 export async function checkEvictionPolicy(redis: RedisClient, logger: Logger): Promise<string | undefined> {
   try {
     let policy: string | undefined;
-    for (const node of serverNodes(redis)) {
+    // CONFIG is per server: every master of a cluster.
+    for (const node of redis instanceof Cluster ? redis.nodes('master') : [redis]) {
       const reply = (await node.config('GET', 'maxmemory-policy')) as string[];
       policy = reply[1];
       if (policy && policy !== 'noeviction') {

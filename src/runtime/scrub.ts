@@ -26,9 +26,8 @@ export function secretPattern(secrets: readonly (string | undefined)[]): RegExp 
 }
 
 /**
- * Replaces every form of the secrets (secretPattern) with [redacted]. A text that holds none of the
- * pieces every form of a secret holds literally (literalCore) is returned at once: a large answer or
- * a log line without the secret costs one search per secret, not the pattern's.
+ * Replaces every form of the secrets (secretPattern) with [redacted]. A text without any secret's
+ * literalCore is returned at once: one search per secret rather than the pattern's.
  */
 export function secretScrubber(secrets: readonly (string | undefined)[]): (text: string) => string {
   const pattern = secretPattern(secrets);

@@ -6,18 +6,9 @@ import type { Logger } from './logger.ts';
  * No timeout here: a close that can hang bounds itself, as only it knows what to do when time runs
  * out (the worker pool aborts its jobs after SHUTDOWN_GRACE_MS; Postgres ends with a timeout).
  */
-export interface Shutdown {
-  /** Registers a close; `name` is what a failure is logged under. */
-  add(name: string, close: () => unknown): void;
-  /**
-   * Runs every close once, in reverse order of add(). A close that fails is logged and the others
-   * still run; then close() rejects with an AggregateError of the failures. A second call returns
-   * the first call's promise.
-   */
-  close(): Promise<void>;
-}
+export type Shutdown = ReturnType<typeof createShutdown>;
 
-export function createShutdown(logger: Logger): Shutdown {
+export function createShutdown(logger: Logger) {
   const closes: { name: string; close: () => unknown }[] = [];
   let closing: Promise<void> | undefined;
 
@@ -43,12 +34,17 @@ export function createShutdown(logger: Logger): Shutdown {
   }
 
   return {
-    add(name, close) {
+    /** Registers a close; `name` is what a failure is logged under. */
+    add(name: string, close: () => unknown): void {
       // A resource opened after the closes ran would be left open: a bug in the caller.
       if (closing) throw new Error(`cannot add "${name}": shutdown has already started`);
       closes.push({ name, close });
     },
-    close() {
+    /**
+     * Runs every close once, last added first; a failure is logged, the others still run, then it
+     * rejects with an AggregateError of the failures. A second call returns the first call's promise.
+     */
+    close(): Promise<void> {
       closing ??= closeAll();
       return closing;
     },
