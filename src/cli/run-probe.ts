@@ -40,8 +40,7 @@ export async function runProbe(flags: ProbeFlags): Promise<void> {
   try {
     probes = await withShutdown(context.logger, async (shutdown) => {
       const targets = await probeTargets(context, shutdown, flags);
-      const client = openUpstreamClient(context);
-      shutdown.add('upstream', () => client.close());
+      const client = openUpstreamClient(context, shutdown);
       return probeAll(client, targets, context.signal);
     });
   } catch (error) {

@@ -43,14 +43,15 @@ export async function compactThinnedPartitions(
   database: Database,
   settings: CompactionSettings,
 ): Promise<CompactionOutcome> {
-  const done = await runSql(database, 'compaction.read')<{ target: string }[]>`
+  const watermarks = await runSql(database, 'compaction.read')<{ target: string }[]>`
     select target from dataset_watermarks where dataset = ${WATERMARK_DATASET}`;
+  const done = new Set(watermarks.map((row) => row.target));
   const due: { name: string; target: string }[] = [];
   for (const table of THINNED_TABLES) {
     for (const partition of await partitionsOf(database, table)) {
       const tier = thinnedTier(partition.to, settings);
       const target = `${partition.name} ${tier}`;
-      if (tier !== null && !done.some((row) => row.target === target)) due.push({ name: partition.name, target });
+      if (tier !== null && !done.has(target)) due.push({ name: partition.name, target });
     }
   }
   const outcome: CompactionOutcome = { compacted: [], busy: [] };

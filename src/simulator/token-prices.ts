@@ -18,7 +18,9 @@ const tokens = new Map<string, SimulatedToken>();
 /** Throws InvalidInputError for an invalid coin type. Memoized: the catalogue of tokens is small. */
 export function simulatedToken(coinType: string, seed: string = DEFAULT_SEED): SimulatedToken {
   const cacheKey = `${seed}\u0000${coinType}`;
-  const token = tokens.get(cacheKey) ?? drawToken(coinType, seed);
+  const known = tokens.get(cacheKey);
+  if (known) return known;
+  const token = drawToken(coinType, seed);
   if (tokens.size > 100_000) tokens.clear();
   tokens.set(cacheKey, token);
   return token;

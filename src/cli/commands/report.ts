@@ -36,6 +36,7 @@ function reportAction<Flags extends ReportFlags>(
 ) {
   return async (flags: Flags) => {
     const now = new Date();
+    const format = parseReportFormat(flags.format);
     const range = reportRange(
       {
         from: flags.from === undefined ? undefined : parseTime('--from', flags.from, now),
@@ -44,7 +45,7 @@ function reportAction<Flags extends ReportFlags>(
       },
       now,
     );
-    const write = await prepare(flags, { range, format: parseReportFormat(flags.format), now });
+    const write = await prepare(flags, { range, format, now });
     const { out } = flags;
     if (out !== undefined) await checkOutputPath(out);
     const { withDatabase } = await import('./database-command.ts');

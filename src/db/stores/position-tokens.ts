@@ -23,11 +23,11 @@ export async function resolvePositionTokens(
   tx: Tx,
   amounts: PositionAmountRow[],
 ): Promise<{ tokenOf: Map<PositionAmountRow, KnownPositionToken>; inserted: number }> {
+  const keys = amounts.map(positionTokenKey);
   const firstOf = new Map<string, PositionAmountRow>();
-  for (const row of amounts) {
-    const key = positionTokenKey(row);
-    if (!firstOf.has(key)) firstOf.set(key, row);
-  }
+  amounts.forEach((row, i) => {
+    if (!firstOf.has(keys[i])) firstOf.set(keys[i], row);
+  });
   const wanted = [...firstOf.keys()].sort().map((key) => firstOf.get(key)!);
   const rows = wanted.length === 0 ? [] : await insertOrRead(tx.sql, wanted);
   const found = new Set(rows.map(positionTokenKey));
@@ -36,11 +36,11 @@ export async function resolvePositionTokens(
   if (missing.length > 0) rows.push(...(await insertOrRead(tx.sql, missing)));
   const byKey = new Map(rows.map((row) => [positionTokenKey(row), { id: row.id, info: row.tokenInfo }]));
   const tokenOf = new Map<PositionAmountRow, KnownPositionToken>();
-  for (const row of amounts) {
-    const token = byKey.get(positionTokenKey(row));
-    if (!token) throw new Error(`position_tokens: no row for ${positionTokenKey(row)} after inserting it`);
+  amounts.forEach((row, i) => {
+    const token = byKey.get(keys[i]);
+    if (!token) throw new Error(`position_tokens: no row for ${keys[i]} after inserting it`);
     tokenOf.set(row, token);
-  }
+  });
   return { tokenOf, inserted: rows.filter((row) => row.inserted).length };
 }
 
