@@ -4,7 +4,7 @@ import { FastifyAdapter } from '@bull-board/fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Queues } from '../queue/queues.ts';
 
-export const BULL_BOARD_PATH = '/queues';
+const BULL_BOARD_PATH = '/queues';
 
 /**
  * Mounts Bull Board (jobs of every queue) under /queues. Read-only without OPS_ADMIN_TOKEN: no action

@@ -116,8 +116,8 @@ function legend(series: ChartSeries[], left: number): Html {
 /** A series' values inside [from, to] in time order, as numbers, thinned to `buckets` pixel buckets. */
 function placeable(points: TimeValue[], from: number, to: number, buckets: number): TimedValue[] {
   const timed = points
-    .map((point) => ({ time: point.time.getTime(), value: finite(point.value) }))
-    .filter(({ time }) => time >= from && time <= to);
+    .filter((point) => point.time.getTime() >= from && point.time.getTime() <= to)
+    .map((point) => ({ time: point.time.getTime(), value: finite(point.value) }));
   timed.sort((a, b) => a.time - b.time); // stable, and linear on points already in order
   return thinPerBucket(timed, from, to, buckets);
 }

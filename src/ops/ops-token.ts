@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 export type OpsAccess = 'none' | 'read' | 'admin';
 
 /** Set after a `?token=` login so that pages which do not carry the token (Bull Board's UI) still pass. */
-export const OPS_SESSION_COOKIE = 'chaintap_ops_session';
+const OPS_SESSION_COOKIE = 'chaintap_ops_session';
 
 /** Open without a token: liveness and readiness, for orchestrators' probes. */
 const OPEN_PATHS = new Set(['/healthz', '/readyz']);

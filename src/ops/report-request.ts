@@ -6,15 +6,15 @@ import { parseInterval } from '../scheduler/backfill-plan.ts';
  * time range with its step. Shared by `chaintap report` and the ops server's report page.
  */
 
-export const REPORT_FORMATS = ['csv', 'json', 'html'] as const;
+const REPORT_FORMATS = ['csv', 'json', 'html'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
-export const DEFAULT_REPORT_DAYS = 30;
+const DEFAULT_REPORT_DAYS = 30;
 export const DEFAULT_REPORT_INTERVAL = '1d';
 /** Most rows of a portfolio series (held whole: the HTML charts it); a year at 15m is 35,040. */
 export const MAX_PORTFOLIO_STEPS = 100_000;
 /** Most buckets per token of a price report (streamed); a year at 1m is 525,600. */
-export const MAX_PRICE_BUCKETS = 1_000_000;
+const MAX_PRICE_BUCKETS = 1_000_000;
 
 export interface ReportRange {
   from: Date;

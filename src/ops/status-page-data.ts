@@ -47,7 +47,7 @@ export async function loadUpstreamPause(redis: RedisClient, queuePrefix: string)
   return (await readPause(redis, upstreamPaceKey(queuePrefix))) ?? null;
 }
 
-export const PRICE_WINDOW_HOURS = 24;
+const PRICE_WINDOW_HOURS = 24;
 const RECENT_ROWS = 20;
 
 export async function loadStatusPageData(input: {

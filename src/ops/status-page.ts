@@ -20,7 +20,7 @@ import {
 import { renderAlertsSection } from './status-page-alerts.ts';
 
 /** Seconds between automatic reloads of the page. */
-export const STATUS_REFRESH_SECONDS = 30;
+const STATUS_REFRESH_SECONDS = 30;
 
 const STYLE = new Html(`
   :root { color-scheme: light; }

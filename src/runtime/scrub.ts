@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { ChaintapError } from '../errors.ts';
 
 /** What a secret is replaced with. */
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** Shorter values are not scrubbed: they would match too much to mean anything (and are no secret). */
 const MIN_SECRET_LENGTH = 4;
@@ -19,7 +19,7 @@ const INVARIANT = /[A-Za-z0-9._~-]/;
  * a space as +); JSON-escaped (\" \\ \/ \n..., \uXXXX in either case, escaped again inside another
  * JSON string). Mixed forms match too. Letters, digits and - . _ ~ only ever match as themselves.
  */
-export function secretPattern(secrets: readonly (string | undefined)[]): RegExp | undefined {
+function secretPattern(secrets: readonly (string | undefined)[]): RegExp | undefined {
   const usable = [...new Set(secrets.filter(isScrubbable))].sort((a, b) => b.length - a.length);
   if (usable.length === 0) return undefined;
   return new RegExp(usable.map((secret) => [...secret].map(characterForms).join('')).join('|'), 'g');

@@ -100,7 +100,11 @@ export async function runIngestionJob<T, Rows>(
       // The client's error carries the body that failed the schema, or the first bytes of one too
       // large to read; a normalizer's, the answer.
       if (error instanceof InvalidPayloadError || error instanceof OversizedPayloadError)
-        return await quarantine(attempt, { ...error, status: error.status ?? 200 }, error.message);
+        return await quarantine(
+          attempt,
+          { url: error.url, status: error.status ?? 200, body: error.body },
+          error.message,
+        );
       if (!response) throw error;
       return await quarantine(attempt, response, `cannot normalize: ${(error as Error).message}`);
     }

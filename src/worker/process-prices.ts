@@ -26,8 +26,10 @@ export function processPrices(deps: IngestionDeps, client: UpstreamClient) {
       fetch: (abort) => client.fetchTokenPriceBatch(coinTypes, { at, signal: abort }),
       normalize: (data) => {
         const rows = normalizeTokenPrices(data, { fetchedAt: new Date() });
-        const times = rows.prices.map((price) => price.priceTime.getTime());
-        late = slotEnd !== undefined && times.length > 0 && times.every((time) => time >= slotEnd);
+        late =
+          slotEnd !== undefined &&
+          rows.prices.length > 0 &&
+          rows.prices.every((price) => price.priceTime.getTime() >= slotEnd);
         return rows;
       },
       outcome: (rows) => rows,

@@ -25,6 +25,7 @@ describe('parseRetryAfterMs', () => {
     expect(parseRetryAfterMs('Tue, 31 Dec 2024 23:59:00 GMT', now)).toBe(0);
   });
   it('falls back to the default when absent or unreadable', () => {
+    expect(DEFAULT_RETRY_AFTER_MS).toBe(1000); // the documented 1 s
     expect(parseRetryAfterMs(undefined, now)).toBe(DEFAULT_RETRY_AFTER_MS);
     expect(parseRetryAfterMs('', now)).toBe(DEFAULT_RETRY_AFTER_MS);
     expect(parseRetryAfterMs('soon', now)).toBe(DEFAULT_RETRY_AFTER_MS);
