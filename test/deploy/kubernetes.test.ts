@@ -8,12 +8,8 @@ import { Job } from 'kubernetes-models/batch/v1/Job';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadOptions } from '../../src/config/options.ts';
-import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.ts';
-import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.ts';
-import { startOpsServer, type RunningOpsServer } from '../ops/ops-test-server.ts';
+import { openOpsStores, startOpsServer, type OpsStores, type RunningOpsServer } from '../ops/ops-test-server.ts';
 import { CLI } from '../support/cli.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createTestRedis, type TestRedis } from '../support/redis.ts';
 
 // The Kubernetes manifests of deploy/kubernetes: valid against the Kubernetes API's schemas
 // (kubernetes-models, which validates offline), and matching the code: the image, commands,
@@ -154,25 +150,16 @@ describe('deploy/kubernetes', () => {
   });
 
   describe("the probes, on the ops server's port and routes", () => {
-    let database: TestDatabase;
-    let testRedis: TestRedis;
-    let redis: RedisClient;
-    let queues: Queues;
+    let stores: OpsStores;
     let server: RunningOpsServer;
     beforeAll(async () => {
-      database = await createTestDatabase();
-      testRedis = createTestRedis();
-      redis = createRedisConnection(testRedis.url, 'producer');
-      queues = createQueues(redis, testRedis.prefix);
+      stores = await openOpsStores();
       // As in a pod: OPS_TOKEN set, so only the probes' routes answer without it.
-      server = await startOpsServer({ database, redis, queues, options: { OPS_TOKEN: secret.stringData.OPS_TOKEN } });
+      server = await startOpsServer({ ...stores, options: { OPS_TOKEN: secret.stringData.OPS_TOKEN } });
     });
     afterAll(async () => {
       await server?.close();
-      await closeQueues(queues);
-      redis?.disconnect();
-      await testRedis?.cleanup();
-      await database?.drop();
+      await stores?.close();
     });
 
     it('probe /healthz (liveness) and /readyz (readiness) on the ops port, which answer 200 without a token', async () => {

@@ -1,38 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.ts';
-import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createQueues } from '../../src/queue/queues.ts';
+import { createRedisConnection } from '../../src/runtime/redis-connection.ts';
 import { Status } from '../support/json-shapes.ts';
-import { createTestRedis, type TestRedis } from '../support/redis.ts';
-import { startOpsServer, type RunningOpsServer } from './ops-test-server.ts';
+import { openOpsStores, startOpsServer, type OpsStores, type RunningOpsServer } from './ops-test-server.ts';
 import { SEED_NOW, seedStatusRows } from './status-seed.ts';
 
 // GET /status.json: the document of `chaintap status --json` (docs/operations.md, "JSON output"),
 // behind OPS_TOKEN like the status page.
 const TOKEN = 'read-token-51f0c2e7';
 
-let database: TestDatabase;
-let testRedis: TestRedis;
-let redis: RedisClient;
-let queues: Queues;
+let stores: OpsStores;
 let server: RunningOpsServer;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await seedStatusRows(database);
-  testRedis = createTestRedis();
-  redis = createRedisConnection(testRedis.url, 'producer');
-  queues = createQueues(redis, testRedis.prefix);
-  await queues.prices.add('prices', { batch: 0 }, { jobId: 'prices-batch-0-x' });
-  server = await startOpsServer({ database, redis, queues, options: { OPS_TOKEN: TOKEN }, now: () => SEED_NOW });
+  stores = await openOpsStores();
+  await seedStatusRows(stores.database);
+  await stores.queues.prices.add('prices', { batch: 0 }, { jobId: 'prices-batch-0-x' });
+  server = await startOpsServer({ ...stores, options: { OPS_TOKEN: TOKEN }, now: () => SEED_NOW });
 });
 
 afterAll(async () => {
   await server?.close();
-  await closeQueues(queues);
-  redis.disconnect();
-  await testRedis.cleanup();
-  await database.drop();
+  await stores?.close();
 });
 
 describe('GET /status.json', () => {
@@ -50,7 +39,7 @@ describe('GET /status.json', () => {
       ['prices', 2, '2026-11-21T11:59:00.000Z', 60],
     ]);
     expect(status.queues.depths.find((row) => row.queue === 'prices')?.counts.waiting).toBe(1);
-    expect(status.queues.redis).toBe(new URL(testRedis.url).host);
+    expect(status.queues.redis).toBe(new URL(stores.testRedis.url).host);
     expect(status.addresses).toEqual({ count: 0, listed: [] });
     expect(status.quota.plan.fits).toBe(true);
     expect(status.quota.pause).toBeNull();
@@ -68,7 +57,11 @@ describe('GET /status.json', () => {
     // A worker connection queues commands while it reconnects: without the deadline it would wait forever.
     const unreachable = createRedisConnection('redis://127.0.0.1:1', 'worker');
     unreachable.on('error', () => {});
-    const down = await startOpsServer({ database, redis: unreachable, queues: createQueues(unreachable, 'x') });
+    const down = await startOpsServer({
+      database: stores.database,
+      redis: unreachable,
+      queues: createQueues(unreachable, 'x'),
+    });
     try {
       const started = Date.now();
       const response = await fetch(`${down.url}/status.json`);
