@@ -58,6 +58,8 @@ function priceRows(tokens: number[], minute: number): PriceRow[] {
     price24hAgo: price(token, minute - 1440),
     source: SOURCES[token % SOURCES.length]!,
     fetchedAt: new Date(priceTime.getTime() + 2_500),
+    chain: 'sui',
+    origin: 'prices' as const,
   }));
 }
 
@@ -67,6 +69,7 @@ function normalized(prices: PriceRow[]): NormalizedTokenPrices {
       p.coinType,
       {
         coinType: p.coinType,
+        chain: 'sui',
         symbol: p.coinType.split('::')[2]!,
         decimals: 9,
         firstSeenAt: p.priceTime,

@@ -1,6 +1,4 @@
-import { InvalidInputError } from '../errors.ts';
-import { normalizeAddress } from '../chain/address.ts';
-import { normalizeCoinType } from '../chain/coin-type.ts';
+import { tokenId } from '../chain/token-id.ts';
 
 /** Fields of a token object that may carry its coin type or address, in order of preference. */
 const ID_FIELDS = [
@@ -34,19 +32,4 @@ export function readTokenRef(token: string | Record<string, unknown> | null | un
     tokenSymbol: typeof symbol === 'string' ? symbol : null,
     tokenInfo: token,
   };
-}
-
-/** The normal form of a coin type (both spellings one token) or of an address; anything else as given. */
-export function tokenId(value: string): string | null {
-  const trimmed = value.trim();
-  if (!trimmed) return null;
-  // Only a coin type has "::" (an address never does): one attempt, not an error thrown and caught
-  // per amount entry, which cost a worker measurable CPU.
-  const normalize = trimmed.includes('::') ? normalizeCoinType : normalizeAddress;
-  try {
-    return normalize(trimmed);
-  } catch (error) {
-    if (!(error instanceof InvalidInputError)) throw error;
-    return trimmed;
-  }
 }
