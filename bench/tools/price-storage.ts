@@ -171,10 +171,11 @@ async function measureSpeed(label: string, total: number, perWrite: number, toke
         sources.get(p.source!)!,
         p.price,
         p.price24hAgo,
+        1,
       ]),
     );
     const inputs = writes.map(normalized);
-    const columns = ['price_time', 'token_id', 'fetch_delay_s', 'source_id', 'price', 'price_24h_ago'];
+    const columns = ['price_time', 'token_id', 'fetch_delay_s', 'source_id', 'price', 'price_24h_ago', 'origin'];
     const time = async (work: () => Promise<unknown>) => {
       const started = performance.now();
       await work();

@@ -66,7 +66,7 @@ export function normalizeNftHoldings(response: NftHoldingsResponse, ctx: Ctx): N
     return () => groups.set(group.collectionId, { ...rows, price });
   });
   const read = [...groups.values()];
-  const harvested = new PricePointSet();
+  const harvested = new PricePointSet('first');
   for (const { price } of read) if (price) harvested.addPrice(price.price, price.token);
   return {
     collections: read.map((rows) => rows.collection),

@@ -82,7 +82,7 @@ export function normalizePositions(
   const drifts = new DriftLog();
   const keys = positionKeys(response.data);
   const read: PositionRows[] = [];
-  const harvested = new PricePointSet();
+  const harvested = new PricePointSet('first');
   const harvest: HarvestContext = {
     window: priceWindow({ slot: ctx.snapshotAt, fetchedAt: ctx.fetchedAt }),
     fetchedAt: ctx.fetchedAt,

@@ -6,12 +6,18 @@ import { readDecimal, readText } from './wire-fields.ts';
 
 /**
  * The tokens and prices of one answer, each once: a token of a chain is one row whose seen times
- * span its entries; a price is one row per (chain, token, price time), a later entry replacing an
- * earlier one. Shared by the price answer and the prices harvested from positions and NFT answers.
+ * span its entries; a price is one row per (chain, token, price time). Of repeated prices, a price
+ * answer keeps the later entry (`repeated: 'later'`); prices harvested from other answers keep the
+ * first (`'first'`), as the store keeps the first harvested price of a token and time.
  */
 export class PricePointSet {
   private readonly tokens = new Map<string, TokenRow>();
   private readonly prices = new Map<string, PriceRow>();
+  private readonly repeated: 'first' | 'later';
+
+  constructor(repeated: 'first' | 'later') {
+    this.repeated = repeated;
+  }
 
   /** A token seen without a price (its lastPriceTime null), or with one (addPrice). */
   addToken(row: TokenRow): void {
@@ -21,7 +27,8 @@ export class PricePointSet {
   }
 
   addPrice(row: PriceRow, token: TokenRow): void {
-    this.prices.set(`${row.chain}\u0000${row.coinType}\u0000${row.priceTime.getTime()}`, row);
+    const key = `${row.chain}\u0000${row.coinType}\u0000${row.priceTime.getTime()}`;
+    if (this.repeated === 'later' || !this.prices.has(key)) this.prices.set(key, row);
     this.addToken(token);
   }
 

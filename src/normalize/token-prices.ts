@@ -32,7 +32,7 @@ export function normalizeTokenPrices(
   ctx: PriceAnswerContext,
 ): NormalizedTokenPrices & ElementOutcome {
   const asked = new Set(ctx.asked);
-  const points = new PricePointSet();
+  const points = new PricePointSet('later');
   const missing = new Set<string>();
   const drifts = new DriftLog();
   const quarantined = readElements('prices', response.data, tokenPriceEntry, drifts, (entry, own) => {
