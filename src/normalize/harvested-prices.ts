@@ -1,4 +1,5 @@
 import { readChainName, SUI_CHAIN } from '../chain/chain-name.ts';
+import { tokenId } from '../chain/token-id.ts';
 import { normalizeCoinType } from '../chain/coin-type.ts';
 import { keyProblem } from '../db/storable-text.ts';
 import type { PriceRow, TokenRow } from '../db/schema/rows.ts';
@@ -6,7 +7,7 @@ import { priceTimeProblem, priceValueProblem, type PriceWindow } from './price-p
 import { readPrice24hAgo, readPriceSource } from './price-points.ts';
 import type { DriftLog } from './schema-drift.ts';
 import { toTimestamp } from './timestamp.ts';
-import { readTokenRef } from './token-ref.ts';
+import { tokenObjectId } from './token-ref.ts';
 import { UnreadablePayloadError } from './unreadable-payload-error.ts';
 import { isPlainObject, readDecimal } from './wire-fields.ts';
 
@@ -22,6 +23,12 @@ export interface HarvestContext {
   /** price-plausibility.ts's priceWindow of the refresh: its tick and its fetch. */
   window: PriceWindow;
   fetchedAt: Date;
+  /**
+   * The token objects already read in this answer, by chain, token and `timestamp` as carried: one
+   * repeating them (the same token in input, current and yield) is not read again, as the first
+   * one's price is kept; most token objects of a positions answer are such repeats.
+   */
+  seen: Set<string>;
 }
 
 /** A price point and the token it is of, for a PricePointSet. */
@@ -79,7 +86,13 @@ function tokenObjectPrice(
   ctx: HarvestContext,
 ): HarvestedPrice | null {
   if (token.price === null || token.price === undefined || token.timestamp === undefined) return null;
-  const id = readTokenRef(token).token;
+  const givenId = tokenObjectId(token);
+  const chainLabel = typeof token.chain === 'string' ? token.chain : positionChain;
+  if (givenId === undefined) return null;
+  const seenKey = `${String(chainLabel)}\u0000${givenId}\u0000${String(token.timestamp)}`;
+  if (ctx.seen.has(seenKey)) return null;
+  ctx.seen.add(seenKey);
+  const id = tokenId(givenId);
   const chain = chainOf(token.chain) ?? chainOf(positionChain);
   if (id === null || chain === undefined) return null;
   if (keyProblem(id)) {

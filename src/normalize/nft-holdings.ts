@@ -57,6 +57,7 @@ export function normalizeNftHoldings(response: NftHoldingsResponse, ctx: Ctx): N
   const harvest: HarvestContext = {
     window: priceWindow({ slot: ctx.snapshotAt, fetchedAt: ctx.fetchedAt }),
     fetchedAt: ctx.fetchedAt,
+    seen: new Set(),
   };
   const quarantined = readElements('nfts', response, nftHoldingGroup, drifts, (group, own) => {
     const rows = readGroup(group, own, ctx);

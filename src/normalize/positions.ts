@@ -86,6 +86,7 @@ export function normalizePositions(
   const harvest: HarvestContext = {
     window: priceWindow({ slot: ctx.snapshotAt, fetchedAt: ctx.fetchedAt }),
     fetchedAt: ctx.fetchedAt,
+    seen: new Set(),
   };
   const quarantined = readElements('positions', response.data, positionSchema, drifts, (element, own, index) => {
     const rows = readPosition(element, own, ctx, keys[index]!, null);

@@ -25,11 +25,17 @@ export interface TokenRef {
 export function readTokenRef(token: string | Record<string, unknown> | null | undefined): TokenRef {
   if (token === null || token === undefined) return { token: null, tokenSymbol: null, tokenInfo: null };
   if (typeof token === 'string') return { token: tokenId(token), tokenSymbol: null, tokenInfo: null };
-  const idField = ID_FIELDS.find((field) => typeof token[field] === 'string' && token[field] !== '');
+  const id = tokenObjectId(token);
   const symbol = token.symbol;
   return {
-    token: idField ? tokenId(token[idField] as string) : null,
+    token: id === undefined ? null : tokenId(id),
     tokenSymbol: typeof symbol === 'string' ? symbol : null,
     tokenInfo: token,
   };
+}
+
+/** The coin type or address a token object carries, as given (the first of ID_FIELDS that has one). */
+export function tokenObjectId(token: Record<string, unknown>): string | undefined {
+  const field = ID_FIELDS.find((name) => typeof token[name] === 'string' && token[name] !== '');
+  return field === undefined ? undefined : (token[field] as string);
 }
