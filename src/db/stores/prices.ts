@@ -20,11 +20,17 @@ const ORIGIN_CODES: Record<PriceOrigin, number> = { prices: 1, positions: 2, nft
  */
 export async function writeTokenPrices(tx: Tx, points: PricePoints): Promise<Record<string, number>> {
   const { prices } = points;
-  const tokens = await recordTokens(tx, points.tokens);
-  if (prices.length === 0) return writtenCounts({ tokens: tokens.written });
-  const sourceIds = await priceSourceIds(tx, prices);
-  const times = prices.map((price) => price.priceTime);
-  await ensureMonthPartitions(tx, 'token_price_points', times);
+  if (prices.length === 0) return writtenCounts({ tokens: (await recordTokens(tx, points.tokens)).written });
+  // Independent of each other: sent together, one round trip (postgres.js pipelines them).
+  const [tokens, sourceIds] = await Promise.all([
+    recordTokens(tx, points.tokens),
+    priceSourceIds(tx, prices),
+    ensureMonthPartitions(
+      tx,
+      'token_price_points',
+      prices.map((price) => price.priceTime),
+    ),
+  ]);
   const written = await mergePoints(tx.sql, pricePoints(prices, tokens.ids, sourceIds));
   return writtenCounts({ tokens: tokens.written, token_prices: written });
 }
