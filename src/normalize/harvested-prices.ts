@@ -87,8 +87,8 @@ function tokenObjectPrice(
 ): HarvestedPrice | null {
   if (token.price === null || token.price === undefined || token.timestamp === undefined) return null;
   const givenId = tokenObjectId(token);
-  const chainLabel = typeof token.chain === 'string' ? token.chain : positionChain;
   if (givenId === undefined) return null;
+  const chainLabel = typeof token.chain === 'string' ? token.chain : positionChain;
   const seenKey = `${String(chainLabel)}\u0000${givenId}\u0000${String(token.timestamp)}`;
   if (ctx.seen.has(seenKey)) return null;
   ctx.seen.add(seenKey);
@@ -123,7 +123,7 @@ function tokenObjectPrice(
 
 /** The token an NFT chain's native-token price is stored under: SUI's coin type on sui, `native` elsewhere. */
 const SUI_COIN_TYPE = normalizeCoinType('0x2::sui::SUI');
-export const NATIVE_TOKEN = 'native';
+const NATIVE_TOKEN = 'native';
 
 /**
  * An NFT group's `marketPrice` (the USD price of its chain's native token) as a price point of that
@@ -134,7 +134,7 @@ export function harvestNftPrice(
   group: { chain: string | null; marketPrice: string | null; symbol: string | null; decimals: number | null },
   tick: Date,
   drifts: DriftLog,
-  ctx: HarvestContext,
+  ctx: Pick<HarvestContext, 'window' | 'fetchedAt'>,
 ): HarvestedPrice | null {
   const chain = group.chain === null ? undefined : readChainName(group.chain);
   if (group.marketPrice === null || chain === undefined) return null;

@@ -9,7 +9,7 @@ import {
   type NftToken,
 } from '../upstream/schemas.ts';
 import { readElements } from './answer-elements.ts';
-import { harvestNftPrice, type HarvestContext, type HarvestedPrice } from './harvested-prices.ts';
+import { harvestNftPrice, type HarvestedPrice } from './harvested-prices.ts';
 import { priceWindow } from './price-plausibility.ts';
 import { PricePointSet } from './price-points.ts';
 import { DriftLog } from './schema-drift.ts';
@@ -54,11 +54,7 @@ type GroupAt = { group: NftHoldingGroup; chain: string | null; drifts: DriftLog;
 export function normalizeNftHoldings(response: NftHoldingsResponse, ctx: Ctx): NormalizedNftHoldings & ElementOutcome {
   const drifts = new DriftLog();
   const groups = new Map<string, ReturnType<typeof readGroup> & { price: HarvestedPrice | null }>();
-  const harvest: HarvestContext = {
-    window: priceWindow({ slot: ctx.snapshotAt, fetchedAt: ctx.fetchedAt }),
-    fetchedAt: ctx.fetchedAt,
-    seen: new Set(),
-  };
+  const harvest = { window: priceWindow({ slot: ctx.snapshotAt, fetchedAt: ctx.fetchedAt }), fetchedAt: ctx.fetchedAt };
   const quarantined = readElements('nfts', response, nftHoldingGroup, drifts, (group, own) => {
     const rows = readGroup(group, own, ctx);
     const { chain, marketPrice } = rows.holding;

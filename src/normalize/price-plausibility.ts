@@ -13,9 +13,9 @@ import Big from 'big.js';
  */
 export const MAX_PRICE_USD = 1e12;
 /** How far a price time may lie after the fetch (a current price) or the time asked (a past one): clocks differ a little; a price of a moment still to come is impossible. */
-export const PRICE_AHEAD_TOLERANCE_MS = 5 * 60_000;
+const PRICE_AHEAD_TOLERANCE_MS = 5 * 60_000;
 /** How far a price time may lie before the time it answers for: older, it is no price of that time (a current price at most a day stale). */
-export const PRICE_MAX_AGE_MS = 24 * 3_600_000;
+const PRICE_MAX_AGE_MS = 24 * 3_600_000;
 
 const MAX_PRICE = new Big(MAX_PRICE_USD);
 

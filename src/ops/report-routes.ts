@@ -27,7 +27,7 @@ function errorPage(message: string): string {
 }
 
 /** Most buckets per token a report page holds (the CLI streams a million): 10,000 is 10 days at 1m. */
-export const MAX_PAGE_BUCKETS = 10_000;
+const MAX_PAGE_BUCKETS = 10_000;
 
 /**
  * GET /report/portfolio?address=A[&from=ISO][&to=ISO][&interval=1d] and
