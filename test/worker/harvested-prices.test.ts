@@ -78,7 +78,7 @@ describe('prices harvested from positions and NFT answers', () => {
     ]);
   });
 
-  it("give an EVM token a price series in the report, named with its chain, in every format and on the ops server's page", async () => {
+  it("give an EVM token a price series in the report (CSV), named with its chain, and on the ops server's page", async () => {
     pipeline.answer('positions', hourLater);
     await expect(
       pipeline.runJob('positions', positionsJob(WALLETS[0]!, new Date(TICK.getTime() + HOUR))),
