@@ -72,7 +72,11 @@ async function writeHistory(database: BenchDatabase): Promise<number> {
         limit(async () => {
           const owner = benchAddress(i);
           const positions = JSON.stringify({ data: simulatedPositions(owner, time, undefined, WORLD) });
-          const rows = normalizePositions(positionsResponse.parse(JSON.parse(positions)), { owner, snapshotAt: tick });
+          const rows = normalizePositions(positionsResponse.parse(JSON.parse(positions)), {
+            owner,
+            snapshotAt: tick,
+            fetchedAt: tick,
+          });
           await commitJob(database, {
             run: {
               jobId: `positions-${owner}-${time}`,
@@ -102,6 +106,7 @@ async function writeHistory(database: BenchDatabase): Promise<number> {
           const holdings = normalizeNftHoldings(nftHoldingsResponse.parse(JSON.parse(nfts)), {
             owner,
             snapshotAt: tick,
+            fetchedAt: tick,
           });
           await commitJob(database, {
             run: { jobId: `nfts-${owner}-${time}`, dataset: 'nfts', target: owner, tick, attempts: 1, startedAt: tick },

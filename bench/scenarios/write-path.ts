@@ -7,7 +7,15 @@ import { normalizedPrices, priceRows, PRICES_START } from '../support/price-rows
 import type { Figure } from '../support/report.ts';
 import { round, type Scenario } from '../support/scenario.ts';
 
-const POINT_COLUMNS = ['price_time', 'token_id', 'fetch_delay_s', 'source_id', 'price', 'price_24h_ago'] as const;
+const POINT_COLUMNS = [
+  'price_time',
+  'token_id',
+  'fetch_delay_s',
+  'source_id',
+  'price',
+  'price_24h_ago',
+  'origin',
+] as const;
 const ROUNDS = 3;
 
 interface Shape {
@@ -81,6 +89,7 @@ async function measureShape(
     sourceIds.get(p.source!)!,
     p.price,
     p.price24hAgo,
+    1,
   ];
   // Both sides start from rows in memory: the normalizer's output for the write path, the stored
   // form (ids resolved) for the plain COPY, which then only builds its text and copies.

@@ -27,6 +27,8 @@ export function priceRows(first: number, count: number, minute: number, minutes:
         price24hAgo: price(token, m - 1440),
         source: SOURCES[token % SOURCES.length]!,
         fetchedAt,
+        chain: 'sui',
+        origin: 'prices',
       });
     }
   }
@@ -41,6 +43,7 @@ export function normalizedPrices(prices: PriceRow[]): NormalizedTokenPrices {
     if (known && known.lastSeenAt >= p.priceTime) continue;
     tokens.set(p.coinType, {
       coinType: p.coinType,
+      chain: 'sui',
       symbol: p.coinType.split('::')[2]!,
       decimals: 9,
       firstSeenAt: known?.firstSeenAt ?? p.priceTime,

@@ -58,6 +58,8 @@ function priceRows(tokens: number[], minute: number): PriceRow[] {
     price24hAgo: price(token, minute - 1440),
     source: SOURCES[token % SOURCES.length]!,
     fetchedAt: new Date(priceTime.getTime() + 2_500),
+    chain: 'sui',
+    origin: 'prices' as const,
   }));
 }
 
@@ -67,6 +69,7 @@ function normalized(prices: PriceRow[]): NormalizedTokenPrices {
       p.coinType,
       {
         coinType: p.coinType,
+        chain: 'sui',
         symbol: p.coinType.split('::')[2]!,
         decimals: 9,
         firstSeenAt: p.priceTime,
@@ -168,10 +171,11 @@ async function measureSpeed(label: string, total: number, perWrite: number, toke
         sources.get(p.source!)!,
         p.price,
         p.price24hAgo,
+        1,
       ]),
     );
     const inputs = writes.map(normalized);
-    const columns = ['price_time', 'token_id', 'fetch_delay_s', 'source_id', 'price', 'price_24h_ago'];
+    const columns = ['price_time', 'token_id', 'fetch_delay_s', 'source_id', 'price', 'price_24h_ago', 'origin'];
     const time = async (work: () => Promise<unknown>) => {
       const started = performance.now();
       await work();

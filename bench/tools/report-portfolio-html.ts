@@ -49,10 +49,11 @@ async function main(): Promise<void> {
       const positions = normalizePositions({ data: simulatedPositions(ADDRESS, time) } as PositionsResponse, {
         owner: ADDRESS,
         snapshotAt,
+        fetchedAt: snapshotAt,
       });
       const nfts = normalizeNftHoldings(
         simulatedNftAnswer(ADDRESS, time, undefined, {}, { includePnl: true }) as NftHoldingsResponse,
-        { owner: ADDRESS, snapshotAt },
+        { owner: ADDRESS, snapshotAt, fetchedAt: snapshotAt },
       );
       await withTransaction(database, 'positions.write', async (tx) => {
         await writePositions(tx, positions, { owner: ADDRESS, snapshotAt, complete: true });

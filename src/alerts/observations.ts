@@ -39,11 +39,12 @@ export async function observeChange(sql: Queryable, rule: ChangeRule): Promise<C
   if (rule.kind === 'price_change') {
     const [row] = await sql<ChangeObservation[]>`
       select t.symbol, l.price::text as value, l.price_time as at, r.price::text as "refValue", r.price_time as "refAt"
-      from (select price, price_time from token_prices where coin_type = ${rule.token} order by price_time desc limit 1) l
-      left join tokens t on t.coin_type = ${rule.token}
+      from (select price, price_time from token_prices where coin_type = ${rule.token} and chain = 'sui'
+            order by price_time desc limit 1) l
+      left join tokens t on t.coin_type = ${rule.token} and t.chain = 'sui'
       left join lateral (
         select price, price_time from token_prices
-        where coin_type = ${rule.token}
+        where coin_type = ${rule.token} and chain = 'sui'
           and price_time <= l.price_time - ${window}::interval
           and price_time >= l.price_time - ${twoWindows}::interval
         order by price_time desc limit 1

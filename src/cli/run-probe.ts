@@ -10,6 +10,7 @@ import {
   normalizeProtocols,
   normalizeTokenPrices,
 } from '../normalize/index.ts';
+import { priceWindow } from '../normalize/price-plausibility.ts';
 import { withShutdown, type Shutdown } from '../runtime/shutdown.ts';
 import type { UpstreamClient, UpstreamResponse } from '../upstream/client.ts';
 import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/limits.ts';
@@ -98,7 +99,12 @@ async function probeAll(client: UpstreamClient, targets: ProbeTargets, signal: A
           'prices',
           `(${coinTypes.length} token(s))`,
           () => client.fetchTokenPriceBatch(coinTypes, { signal }),
-          (data) => normalizeTokenPrices(data, { fetchedAt: now }),
+          (data) =>
+            normalizeTokenPrices(data, {
+              asked: coinTypes,
+              window: priceWindow({ slot: now, fetchedAt: now }),
+              fetchedAt: now,
+            }),
         ),
   ];
   if (addresses.length === 0) {
@@ -106,7 +112,7 @@ async function probeAll(client: UpstreamClient, targets: ProbeTargets, signal: A
     probes.push(skipped('nfts', 'no --address given and no address watched'));
   }
   for (const { address, chain, protocols, nftChain, includePnl } of addresses) {
-    const ctx = { owner: address, snapshotAt: now };
+    const ctx = { owner: address, snapshotAt: now, fetchedAt: now };
     probes.push(
       await probe(
         'positions',

@@ -14,7 +14,7 @@ export {
   loadTargetWatermarks,
 } from './stores/jobs.ts';
 export { pruneRawResponses, readRawResponses, type RawRecord } from './stores/raw-responses.ts';
-export { writeTokenPrices, storedPriceTimes } from './stores/prices.ts';
+export { writeTokenPrices, storedPriceTimes, harvestedPriceCoinTypes } from './stores/prices.ts';
 export { writePositions } from './stores/positions.ts';
 export { writeNftHoldings } from './stores/nfts.ts';
 export { writeProtocols } from './stores/protocols.ts';

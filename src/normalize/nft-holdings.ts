@@ -9,6 +9,9 @@ import {
   type NftToken,
 } from '../upstream/schemas.ts';
 import { readElements } from './answer-elements.ts';
+import { harvestNftPrice, type HarvestedPrice } from './harvested-prices.ts';
+import { priceWindow } from './price-plausibility.ts';
+import { PricePointSet } from './price-points.ts';
 import { DriftLog } from './schema-drift.ts';
 import {
   extraFields,
@@ -37,7 +40,7 @@ const PROFIT_FIELDS = ['realizedPnL', 'unrealizedPnL'];
 
 const profitSchema = z.looseObject({});
 type NftCollection = z.infer<typeof nftCollectionSchema>;
-type Ctx = { owner: string; snapshotAt: Date };
+type Ctx = { owner: string; snapshotAt: Date; fetchedAt: Date };
 /** One group being read: what every row of it needs. */
 type GroupAt = { group: NftHoldingGroup; chain: string | null; drifts: DriftLog; ctx: Ctx };
 
@@ -46,19 +49,27 @@ type GroupAt = { group: NftHoldingGroup; chain: string | null; drifts: DriftLog;
  * collection, tokens held. No `profit` (PnL not asked) gives null PnL, never zero; chains are
  * upper-case; a repeated collection or token replaces the earlier. A group without its ids is
  * quarantined alone; a field of another shape is drift: its column null, its value kept in `extra`.
+ * Each group's `marketPrice` is harvested as its native token's price at the tick (harvested-prices.ts).
  */
 export function normalizeNftHoldings(response: NftHoldingsResponse, ctx: Ctx): NormalizedNftHoldings & ElementOutcome {
   const drifts = new DriftLog();
-  const groups = new Map<string, ReturnType<typeof readGroup>>();
+  const groups = new Map<string, ReturnType<typeof readGroup> & { price: HarvestedPrice | null }>();
+  const harvest = { window: priceWindow({ slot: ctx.snapshotAt, fetchedAt: ctx.fetchedAt }), fetchedAt: ctx.fetchedAt };
   const quarantined = readElements('nfts', response, nftHoldingGroup, drifts, (group, own) => {
     const rows = readGroup(group, own, ctx);
-    return () => groups.set(group.collectionId, rows);
+    const { chain, marketPrice } = rows.holding;
+    const { nativeTokenSymbol: symbol, nativeTokenDecimals: decimals } = rows.collection;
+    const price = harvestNftPrice({ chain, marketPrice, symbol, decimals }, ctx.snapshotAt, own, harvest);
+    return () => groups.set(group.collectionId, { ...rows, price });
   });
   const read = [...groups.values()];
+  const harvested = new PricePointSet('first');
+  for (const { price } of read) if (price) harvested.addPrice(price.price, price.token);
   return {
     collections: read.map((rows) => rows.collection),
     holdings: read.map((rows) => rows.holding),
     tokens: read.flatMap((rows) => rows.tokens),
+    harvested: harvested.points(),
     elements: response.length,
     quarantined,
     drifts: drifts.list(),

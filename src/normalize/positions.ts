@@ -4,6 +4,9 @@ import { keyProblem } from '../db/storable-text.ts';
 import { snippet } from '../upstream/errors.ts';
 import { readElements } from './answer-elements.ts';
 import { sumDecimals } from './decimal.ts';
+import { harvestPositionPrices, type HarvestContext } from './harvested-prices.ts';
+import { priceWindow } from './price-plausibility.ts';
+import { PricePointSet } from './price-points.ts';
 import { nestedPositionKey, positionKeys } from './position-keys.ts';
 import { positionWorth, type NestedList, type NestedPosition } from './position-worth.ts';
 import { mergeProtocol, protocolRow } from './protocols.ts';
@@ -70,17 +73,28 @@ interface PositionRows {
  * (position-keys.ts). A position without its identity is quarantined alone; a field of another shape
  * is drift: its column null, its value kept in `extra`. A whole position inside an amount list (a
  * Borrow's collateral) becomes a child position (`<parent key>/<list>/<index>`), outside the totals.
+ * The prices its token objects carry are harvested (harvested-prices.ts), `fetchedAt` being the answer's.
  */
 export function normalizePositions(
   response: PositionsResponse,
-  ctx: { owner: string; snapshotAt: Date },
+  ctx: { owner: string; snapshotAt: Date; fetchedAt: Date },
 ): NormalizedPositions & ElementOutcome {
   const drifts = new DriftLog();
   const keys = positionKeys(response.data);
   const read: PositionRows[] = [];
+  const harvested = new PricePointSet('first');
+  const harvest: HarvestContext = {
+    window: priceWindow({ slot: ctx.snapshotAt, fetchedAt: ctx.fetchedAt }),
+    fetchedAt: ctx.fetchedAt,
+    seen: new Set(),
+  };
   const quarantined = readElements('positions', response.data, positionSchema, drifts, (element, own, index) => {
     const rows = readPosition(element, own, ctx, keys[index]!, null);
-    return () => read.push(...rows);
+    const prices = harvestPositionPrices(element, own, harvest);
+    return () => {
+      read.push(...rows);
+      for (const { price, token } of prices) harvested.addPrice(price, token);
+    };
   });
   const protocols = new Map<string, ProtocolRow>();
   for (const { protocol } of read) {
@@ -94,6 +108,7 @@ export function normalizePositions(
     snapshots: read.map((rows) => rows.snapshot),
     amounts: read.flatMap((rows) => rows.amounts),
     farming: read.flatMap((rows) => rows.farming),
+    harvested: harvested.points(),
     elements: response.data.length,
     quarantined,
     drifts: drifts.list(),

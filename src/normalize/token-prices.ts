@@ -1,68 +1,75 @@
 import { InvalidInputError } from '../errors.ts';
 import { tokenPriceEntry, type TokenPriceEntry, type TokenPriceResponse } from '../upstream/schemas.ts';
+import { SUI_CHAIN } from '../chain/chain-name.ts';
 import { normalizeCoinType } from '../chain/coin-type.ts';
 import { readElements } from './answer-elements.ts';
 import { DriftLog } from './schema-drift.ts';
 import { readDecimal, readInteger, readText } from './wire-fields.ts';
 import type { ElementOutcome, NormalizedTokenPrices, PriceRow, TokenRow } from '../db/schema/rows.ts';
 import { toTimestamp } from './timestamp.ts';
-import { keyProblem } from '../db/storable-text.ts';
+import { PricePointSet, readPrice24hAgo, readPriceSource } from './price-points.ts';
+import { priceProblem, priceTimeProblem, type PriceWindow } from './price-plausibility.ts';
 import { UnreadablePayloadError } from './unreadable-payload-error.ts';
 
-/** A price time further than this past the fetch is not a clock difference but nonsense. */
-const MAX_FUTURE_MS = 24 * 3600 * 1000;
+/** What a price answer is read against: the coin types asked for (normal form), its time window, the fetch time. */
+export interface PriceAnswerContext {
+  asked: readonly string[];
+  /** price-plausibility.ts's priceWindow of the request. */
+  window: PriceWindow;
+  fetchedAt: Date;
+}
 
 /**
  * Rows from a price answer, coin types in their normal form (the upstream may answer the short
- * spelling). A null price is no row: the coin type is `missing`. A repeated (coin type, price time)
- * replaces the earlier. tokens' seen times span the upstream's own timestamps, so rewriting an answer
- * changes nothing. An unreadable entry is quarantined alone; other fields of another shape are drift.
+ * spelling). Only what was asked and could be true is stored: an entry for a coin type not asked
+ * for, or whose price or time price-plausibility.ts refuses, is quarantined alone with the reason. A
+ * null price is no row: the coin type is `missing`. A repeated (coin type, price time) replaces the
+ * earlier. tokens' seen times span the upstream's own timestamps, so rewriting an answer changes
+ * nothing. An unreadable entry is quarantined alone; other fields of another shape are drift.
  */
 export function normalizeTokenPrices(
   response: TokenPriceResponse,
-  ctx: { fetchedAt: Date },
+  ctx: PriceAnswerContext,
 ): NormalizedTokenPrices & ElementOutcome {
-  const tokens = new Map<string, TokenRow>();
-  const prices = new Map<string, PriceRow>();
+  const asked = new Set(ctx.asked);
+  const points = new PricePointSet('later');
   const missing = new Set<string>();
   const drifts = new DriftLog();
   const quarantined = readElements('prices', response.data, tokenPriceEntry, drifts, (entry, own) => {
     const coinType = readCoinType(entry.contract_address);
+    if (!asked.has(coinType)) throw new UnreadablePayloadError(`coin type ${coinType} was not asked for`);
     const price = readDecimal(entry.price, 'prices.price', own);
     if ('unread' in price)
       throw new UnreadablePayloadError(`price of ${coinType} is not a number: ${JSON.stringify(entry.price)}`);
     const token = (seenAt: Date, priceTime: Date | null) => tokenRow(coinType, entry, seenAt, priceTime, own);
     if (price.value === null) {
-      const row = token(seenTimeOfUnpriced(entry, ctx.fetchedAt), null);
+      const row = token(seenTimeOfUnpriced(entry, ctx), null);
       return () => {
         missing.add(coinType);
-        mergeToken(tokens, row);
+        points.addToken(row);
       };
     }
     const priceTime = readPriceTime(entry, own);
-    if (priceTime.getTime() - ctx.fetchedAt.getTime() > MAX_FUTURE_MS) {
-      throw new UnreadablePayloadError(
-        `price time ${priceTime.toISOString()} of ${coinType} is after the fetch (${ctx.fetchedAt.toISOString()})`,
-      );
-    }
+    const problem = priceProblem(price.value, priceTime, ctx.window);
+    if (problem) throw new UnreadablePayloadError(`${problem}, for ${coinType}`);
     const row: PriceRow = {
       coinType,
+      chain: SUI_CHAIN,
       priceTime,
       price: price.value,
-      price24hAgo: readDecimal(entry.last24hPrice, 'prices.last24hPrice', own).value,
-      source: readSource(entry.source, own),
+      price24hAgo: readPrice24hAgo(entry.last24hPrice, 'prices.last24hPrice', own),
+      source: readPriceSource(entry.source, 'prices.source', own),
       fetchedAt: ctx.fetchedAt,
+      origin: 'prices',
     };
     const tokenSeen = token(priceTime, priceTime);
-    return () => {
-      prices.set(`${coinType}\u0000${priceTime.getTime()}`, row);
-      mergeToken(tokens, tokenSeen);
-    };
+    return () => points.addPrice(row, tokenSeen);
   });
-  const priced = new Set([...prices.values()].map((price) => price.coinType));
+  const { tokens, prices } = points.points();
+  const priced = new Set(prices.map((price) => price.coinType));
   return {
-    tokens: [...tokens.values()],
-    prices: [...prices.values()],
+    tokens,
+    prices,
     missing: [...missing].filter((coinType) => !priced.has(coinType)),
     elements: response.data.length,
     quarantined,
@@ -78,14 +85,6 @@ function readPriceTime(entry: TokenPriceEntry, drifts: DriftLog): Date {
   return toTimestamp(time.value);
 }
 
-/** A price's source names a price_sources row: one too long to be its key is drift, and null. */
-function readSource(raw: unknown, drifts: DriftLog): string | null {
-  const source = readText(raw, 'prices.source', drifts).value;
-  if (source === null || !keyProblem(source)) return source;
-  drifts.record('prices.source', 'oversized_key');
-  return null;
-}
-
 function readCoinType(contractAddress: string): string {
   try {
     return normalizeCoinType(contractAddress);
@@ -95,12 +94,16 @@ function readCoinType(contractAddress: string): string {
   }
 }
 
-/** An entry without a price may carry a placeholder timestamp (0): then the fetch time stands in. */
-function seenTimeOfUnpriced(entry: TokenPriceEntry, fetchedAt: Date): Date {
+/**
+ * An entry without a price may carry a placeholder timestamp (0), or one no price could have: then
+ * the fetch time stands in, so that no such time reaches token_catalog.
+ */
+function seenTimeOfUnpriced(entry: TokenPriceEntry, ctx: PriceAnswerContext): Date {
   try {
-    return readPriceTime(entry, new DriftLog());
+    const time = readPriceTime(entry, new DriftLog());
+    return priceTimeProblem(time, ctx.window) ? ctx.fetchedAt : time;
   } catch (error) {
-    if (error instanceof UnreadablePayloadError) return fetchedAt;
+    if (error instanceof UnreadablePayloadError) return ctx.fetchedAt;
     throw error;
   }
 }
@@ -114,29 +117,11 @@ function tokenRow(
 ): TokenRow {
   return {
     coinType,
+    chain: SUI_CHAIN,
     symbol: readText(entry.symbol, 'prices.symbol', drifts).value,
     decimals: readInteger(entry.decimals, 'prices.decimals', drifts).value,
     firstSeenAt: seenAt,
     lastSeenAt: seenAt,
     lastPriceTime: priceTime,
   };
-}
-
-function mergeToken(tokens: Map<string, TokenRow>, row: TokenRow): void {
-  const known = tokens.get(row.coinType) ?? row;
-  tokens.set(row.coinType, {
-    coinType: row.coinType,
-    symbol: row.symbol ?? known.symbol,
-    decimals: row.decimals ?? known.decimals,
-    firstSeenAt: known.firstSeenAt <= row.firstSeenAt ? known.firstSeenAt : row.firstSeenAt,
-    lastSeenAt: latest(known.lastSeenAt, row.lastSeenAt),
-    lastPriceTime:
-      known.lastPriceTime && row.lastPriceTime
-        ? latest(known.lastPriceTime, row.lastPriceTime)
-        : (known.lastPriceTime ?? row.lastPriceTime),
-  });
-}
-
-function latest(a: Date, b: Date): Date {
-  return a >= b ? a : b;
 }

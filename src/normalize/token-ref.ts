@@ -1,6 +1,4 @@
-import { InvalidInputError } from '../errors.ts';
-import { normalizeAddress } from '../chain/address.ts';
-import { normalizeCoinType } from '../chain/coin-type.ts';
+import { tokenId } from '../chain/token-id.ts';
 
 /** Fields of a token object that may carry its coin type or address, in order of preference. */
 const ID_FIELDS = [
@@ -27,26 +25,17 @@ export interface TokenRef {
 export function readTokenRef(token: string | Record<string, unknown> | null | undefined): TokenRef {
   if (token === null || token === undefined) return { token: null, tokenSymbol: null, tokenInfo: null };
   if (typeof token === 'string') return { token: tokenId(token), tokenSymbol: null, tokenInfo: null };
-  const idField = ID_FIELDS.find((field) => typeof token[field] === 'string' && token[field] !== '');
+  const id = tokenObjectId(token);
   const symbol = token.symbol;
   return {
-    token: idField ? tokenId(token[idField] as string) : null,
+    token: id === undefined ? null : tokenId(id),
     tokenSymbol: typeof symbol === 'string' ? symbol : null,
     tokenInfo: token,
   };
 }
 
-/** The normal form of a coin type (both spellings one token) or of an address; anything else as given. */
-export function tokenId(value: string): string | null {
-  const trimmed = value.trim();
-  if (!trimmed) return null;
-  // Only a coin type has "::" (an address never does): one attempt, not an error thrown and caught
-  // per amount entry, which cost a worker measurable CPU.
-  const normalize = trimmed.includes('::') ? normalizeCoinType : normalizeAddress;
-  try {
-    return normalize(trimmed);
-  } catch (error) {
-    if (!(error instanceof InvalidInputError)) throw error;
-    return trimmed;
-  }
+/** The coin type or address a token object carries, as given (the first of ID_FIELDS that has one). */
+export function tokenObjectId(token: Record<string, unknown>): string | undefined {
+  const field = ID_FIELDS.find((name) => typeof token[name] === 'string' && token[name] !== '');
+  return field === undefined ? undefined : (token[field] as string);
 }

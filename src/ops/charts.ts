@@ -31,10 +31,16 @@ const PAD_SMALL: Padding = { left: 60, right: 10, top: 10, bottom: 22 };
 const DOTS_UP_TO = 60;
 const round = (n: number) => Math.round(n * 10) / 10;
 
+/**
+ * Beyond this magnitude the axis maths overflow (a range of ±1.7e308 is Infinity wide, its ticks NaN):
+ * such a value is no point of the chart. No stored price comes near it (price-plausibility.ts).
+ */
+const DRAWABLE = 1e300;
+
 function finite(value: string | null): number | null {
   if (value === null) return null;
   const number = Number(value);
-  return Number.isFinite(number) ? number : null;
+  return Number.isFinite(number) && Math.abs(number) <= DRAWABLE ? number : null;
 }
 
 /** The plot area of a chart over [from, to] (`bottom`: its bottom edge) and its scales. */

@@ -221,8 +221,9 @@ function tokenName(token: PriceReportToken): string {
 /** The start of the price report document: its header and the list of tokens. */
 export function priceHtmlStart(report: PriceReport): string {
   const heading = html`<header><h1>Price report</h1><div class="meta">${report.tokens.length} token(s) · ${rangeText(report.range)} (buckets of [time, time + ${report.range.interval}), the last ending at the range's end) · generated ${utc(report.generatedAt)} UTC</div></header>`;
-  const list = html`<section id="tokens"><h2>Tokens</h2><table><thead><tr><th>symbol</th><th>coin type</th></tr></thead><tbody>${report.tokens.map(
-    (token) => html`<tr><td>${tokenName(token)}</td><td class="mono">${token.coinType}</td></tr>`,
+  const list = html`<section id="tokens"><h2>Tokens</h2><table><thead><tr><th>symbol</th><th>chain</th><th>token</th></tr></thead><tbody>${report.tokens.map(
+    (token) =>
+      html`<tr><td>${tokenName(token)}</td><td>${token.chain}</td><td class="mono">${token.coinType}</td></tr>`,
   )}</tbody></table><p class="note">Open and close are the first and the last price of a bucket by price time; a gap is a bucket without any stored price.</p></section>
 `;
   return pageStart('Price report', heading, list);
@@ -247,7 +248,7 @@ export function priceHtmlToken(report: PriceReport, token: PriceReportToken, row
       : html`<tr><td class="time">${utc(row.time)}</td>${figureCell(row.open, 'usd-price')}${figureCell(row.high, 'usd-price')}${figureCell(row.low, 'usd-price')}${figureCell(row.close, 'usd-price')}<td class="num">${row.samples}</td></tr>`,
   );
   return `${
-    html`<section class="token" data-coin-type="${token.coinType}"><h2>${name} <span class="coin mono muted">${token.coinType}</span></h2>
+    html`<section class="token" data-coin-type="${token.coinType}" data-chain="${token.chain}"><h2>${name} <span class="muted">on ${token.chain}</span> <span class="coin mono muted">${token.coinType}</span></h2>
 <dl class="summary"><div><dt>first open</dt><dd>${figureText(first?.open ?? null, 'usd-price')}</dd></div><div><dt>last close</dt><dd>${figureText(last?.close ?? null, 'usd-price')}</dd></div><div><dt>buckets (gaps)</dt><dd>${rows.length} (${gaps})</dd></div><div><dt>prices</dt><dd>${samples}</dd></div></dl>
 <div class="chart">${chart}</div>
 <table class="ohlc"><thead><tr><th>bucket start, UTC</th><th class="num">open</th><th class="num">high</th><th class="num">low</th><th class="num">close</th><th class="num">prices</th></tr></thead><tbody>${table}</tbody></table></section>`

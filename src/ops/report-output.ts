@@ -96,7 +96,7 @@ export async function writePriceReport(
     const head = JSON.stringify({
       report: 'prices',
       ...rangeFields(report),
-      tokens: report.tokens.map((token) => ({ coin_type: token.coinType, symbol: token.symbol })),
+      tokens: report.tokens.map((token) => ({ coin_type: token.coinType, symbol: token.symbol, chain: token.chain })),
     });
     await sink.write(`${head.slice(0, -1)},\n"rows":[\n`);
     let first = true;

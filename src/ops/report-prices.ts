@@ -1,4 +1,4 @@
-import { normalizeCoinType } from '../chain/coin-type.ts';
+import { chainTokenText, parseChainToken } from '../chain/token-id.ts';
 import type { Database } from '../db/client.ts';
 import { loadPriceTokenSpans, streamPriceBuckets, type PriceBucket } from '../db/stores/reports.ts';
 import { InvalidInputError } from '../errors.ts';
@@ -6,7 +6,9 @@ import { priceBucketStarts, type ReportRange } from './report-request.ts';
 import type { Column } from './report-table.ts';
 
 export interface PriceReportToken {
+  /** The token on its chain: a SUI coin type, an EVM address, a Solana mint, … */
   coinType: string;
+  chain: string;
   symbol: string | null;
 }
 
@@ -24,28 +26,27 @@ export type PriceReport = Awaited<ReturnType<typeof openPriceReport>>;
 const BATCH_ROWS = 1000;
 
 /**
- * Checks the tokens and the range, then opens the report. A token with no stored price at all, or
- * none in [from, to), is refused with the span it has: nothing would be reported but gaps.
+ * Checks the tokens and the range, then opens the report. A token is a SUI coin type, or any
+ * chain's token as `<chain>:<token>` (chain/token-id.ts: `ethereum:0xa0b8…`), such as those harvested
+ * from a watched wallet's positions. A token with no stored price at all, or none in [from, to), is
+ * refused with the span it has: nothing would be reported but gaps.
  */
-export async function openPriceReport(
-  database: Database,
-  input: { coinTypes: string[]; range: ReportRange; now: Date },
-) {
+export async function openPriceReport(database: Database, input: { tokens: string[]; range: ReportRange; now: Date }) {
   const { range } = input;
-  const coinTypes = [...new Set(input.coinTypes.map((coinType) => normalizeCoinType(coinType)))];
-  if (coinTypes.length === 0) throw new InvalidInputError('--tokens names no coin type');
+  const parsed = new Map(input.tokens.map(parseChainToken).map((token) => [chainTokenText(token), token]));
+  if (parsed.size === 0) throw new InvalidInputError('--tokens names no token');
   const buckets = priceBucketStarts(range);
-  const spans = await loadPriceTokenSpans(database, { coinTypes, from: range.from, to: range.to });
+  const spans = await loadPriceTokenSpans(database, { tokens: [...parsed.values()], from: range.from, to: range.to });
   for (const span of spans) {
-    if (!span.firstPriceTime || !span.lastPriceTime)
-      throw new InvalidInputError(`no prices stored for token ${span.coinType}`);
+    const name = chainTokenText({ chain: span.chain, token: span.coinType });
+    if (!span.firstPriceTime || !span.lastPriceTime) throw new InvalidInputError(`no prices stored for token ${name}`);
     if (!span.pricedInRange)
       throw new InvalidInputError(
-        `no prices of token ${span.coinType} from ${range.from.toISOString()} to ${range.to.toISOString()}: ` +
+        `no prices of token ${name} from ${range.from.toISOString()} to ${range.to.toISOString()}: ` +
           `its stored prices span ${span.firstPriceTime.toISOString()} to ${span.lastPriceTime.toISOString()}`,
       );
   }
-  const tokens = spans.map(({ coinType, symbol }) => ({ coinType, symbol }));
+  const tokens = spans.map(({ coinType, chain, symbol }) => ({ coinType, chain, symbol }));
   return {
     range,
     generatedAt: input.now,
@@ -102,4 +103,5 @@ export const PRICE_COLUMNS: Column<PriceReportRow>[] = [
   { name: 'close', value: (r) => r.close },
   { name: 'samples', value: (r) => r.samples },
   { name: 'gap', value: (r) => r.gap },
+  { name: 'chain', value: (r) => r.chain },
 ];

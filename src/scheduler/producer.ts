@@ -1,7 +1,8 @@
 import type { Context } from '../runtime/context.ts';
 import type { Database } from '../db/client.ts';
-import { listWatchedAddresses, listWatchedTokens, loadTargetWatermarks } from '../db/index.ts';
+import { harvestedPriceCoinTypes, listWatchedAddresses, listWatchedTokens, loadTargetWatermarks } from '../db/index.ts';
 import { jobOptions } from '../queue/job-options.ts';
+import type { PriceJobData } from '../queue/jobs.ts';
 import type { Queue } from 'bullmq';
 import type { RedisClient } from '../runtime/redis-connection.ts';
 import type { Queues } from '../queue/queues.ts';
@@ -134,10 +135,13 @@ async function planTick(
   switch (queue) {
     case 'prices': {
       const slotEnd = slotAfter(cronMatcher(settings.PRICE_CRON), tick);
-      return priceJobs(await listWatchedTokens(deps.database), tick, { at: options.at, slotEnd });
+      const jobs = priceJobs(await listWatchedTokens(deps.database), tick, { at: options.at, slotEnd });
+      return withoutHarvestedPrices(deps, jobs, tick, slotEnd);
     }
-    case 'price-catch-up':
-      return priceJobs(await listWatchedTokens(deps.database), tick, { at: options.at ?? tick });
+    case 'price-catch-up': {
+      const jobs = priceJobs(await listWatchedTokens(deps.database), tick, { at: options.at ?? tick });
+      return withoutHarvestedPrices(deps, jobs, tick, slotAfter(cronMatcher(settings.PRICE_CRON), tick));
+    }
     case 'positions': {
       const force = shouldForceRefresh(cronMatcher(settings.POSITIONS_CRON), tick, settings.FORCE_REFRESH_EVERY);
       return positionJobs(await listWatchedAddresses(deps.database), tick, force);
@@ -147,6 +151,28 @@ async function planTick(
     case 'maintenance':
       return maintenanceJobs(tick);
   }
+}
+
+/**
+ * Leaves out of a price slot's batches the coin types whose price in the slot, [tick, slotEnd), a
+ * positions or NFT answer already brought; a batch left with none is not enqueued (it sends no
+ * request, and the tick does not wait for it). A batch keeps its target: its job id is the one it
+ * has at any other slot.
+ */
+async function withoutHarvestedPrices(
+  deps: ProducerDeps,
+  jobs: PlannedJob<PriceJobData>[],
+  tick: Date,
+  slotEnd: Date | undefined,
+): Promise<PlannedJob<PriceJobData>[]> {
+  if (!slotEnd) return jobs;
+  const coinTypes = jobs.flatMap((job) => job.data.coinTypes);
+  const priced = await harvestedPriceCoinTypes(deps.database, coinTypes, tick, slotEnd);
+  if (priced.size === 0) return jobs;
+  return jobs.flatMap((job) => {
+    const left = job.data.coinTypes.filter((coinType) => !priced.has(coinType));
+    return left.length === 0 ? [] : [{ ...job, data: { ...job.data, coinTypes: left } }];
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { writeNftHoldings, writePositions } from '../db/index.ts';
+import { writeNftHoldings, writePositions, writeTokenPrices } from '../db/index.ts';
 import { parseNftChain } from '../chain/address.ts';
 import { normalizeNftHoldings, normalizePositions } from '../normalize/index.ts';
 import type { JobResult, NftJobData, PositionsJobData } from '../queue/jobs.ts';
@@ -7,7 +7,7 @@ import type { UpstreamClient } from '../upstream/client.ts';
 import { runIngestionJob, type IngestionDeps } from './ingestion-job.ts';
 
 // The address datasets' jobs. A quarantined element may be a position or collection still held: an
-// answer with one closes or releases nothing.
+// answer with one closes or releases nothing. The prices an answer carries are written with its rows.
 
 /** The DeFi positions of one address at one tick. */
 export function processPositions(deps: IngestionDeps, client: UpstreamClient) {
@@ -23,14 +23,16 @@ export function processPositions(deps: IngestionDeps, client: UpstreamClient) {
       tick,
       endpoint: `/v2/address/${encodeURIComponent(address)}/positions`,
       fetch: (abort) => client.fetchPositions(address, { chain, protocols, forceRefresh, signal: abort }),
-      normalize: (data) => normalizePositions(data, { owner: address, snapshotAt: tick }),
+      normalize: (data) => normalizePositions(data, { owner: address, snapshotAt: tick, fetchedAt: new Date() }),
       outcome: (rows) => rows,
-      write: (tx, rows) =>
-        writePositions(tx, rows, {
+      write: async (tx, rows) => ({
+        ...(await writePositions(tx, rows, {
           owner: address,
           snapshotAt: tick,
           complete: unfiltered && rows.quarantined.length === 0,
-        }),
+        })),
+        ...(await writeTokenPrices(tx, rows.harvested)),
+      }),
     });
   };
 }
@@ -48,15 +50,17 @@ export function processNfts(deps: IngestionDeps, client: UpstreamClient) {
       tick,
       endpoint: `/v2/address/${encodeURIComponent(address)}/nft-holding`,
       fetch: (abort) => client.fetchNftHoldings(address, { chain, includePnl, signal: abort }),
-      normalize: (data) => normalizeNftHoldings(data, { owner: address, snapshotAt: tick }),
+      normalize: (data) => normalizeNftHoldings(data, { owner: address, snapshotAt: tick, fetchedAt: new Date() }),
       outcome: (rows) => rows,
-      write: (tx, rows) =>
-        writeNftHoldings(tx, rows, {
+      write: async (tx, rows) => ({
+        ...(await writeNftHoldings(tx, rows, {
           owner: address,
           snapshotAt: tick,
           scopeChain: chain,
           complete: rows.quarantined.length === 0,
-        }),
+        })),
+        ...(await writeTokenPrices(tx, rows.harvested)),
+      }),
     });
   };
 }

@@ -24,7 +24,9 @@ interface ProbeJson {
 
 let harness: PipelineHarness;
 beforeAll(async () => {
-  harness = await createPipelineHarness({ simulator: { world: { realShapes: true } } });
+  // The probe judges prices by the time it runs (price-plausibility.ts): the simulated upstream
+  // answers at the real time, not at the harness's fixed world time.
+  harness = await createPipelineHarness({ simulator: { world: { realShapes: true }, fixedTimeMs: undefined } });
   await addWatchedTokens(harness.database, [SUI, USDC]);
   await addWatchedAddresses(harness.database, [ADDRESS], {});
 });

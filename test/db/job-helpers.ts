@@ -1,3 +1,4 @@
+import { normalizeCoinType } from '../../src/chain/coin-type.ts';
 import type { Database } from '../../src/db/client.ts';
 import { commitJob, type RunRecord, type Tx } from '../../src/db/index.ts';
 import { normalizeNftHoldings, normalizePositions, normalizeTokenPrices } from '../../src/normalize/index.ts';
@@ -37,16 +38,23 @@ export function commit(
   });
 }
 
+/** The stores' tests write prices of any time: their rows as asked for, in a window of every time. */
+const ANY_TIME = { earliest: new Date(0), latest: new Date(8.64e15), answersFor: 'any time' };
+
 export function priceRows(data: unknown[], fetchedAt: Date) {
-  return normalizeTokenPrices(tokenPriceResponse.parse({ data }), { fetchedAt });
+  const asked = data.flatMap((entry) => {
+    const address = (entry as { contract_address?: unknown }).contract_address;
+    return typeof address === 'string' ? [normalizeCoinType(address)] : [];
+  });
+  return normalizeTokenPrices(tokenPriceResponse.parse({ data }), { asked, window: ANY_TIME, fetchedAt });
 }
 
 export function positionRows(data: unknown[], snapshotAt: Date, owner = OWNER) {
-  return normalizePositions(positionsResponse.parse({ data }), { owner, snapshotAt });
+  return normalizePositions(positionsResponse.parse({ data }), { owner, snapshotAt, fetchedAt: snapshotAt });
 }
 
 export function nftRows(groups: unknown[], snapshotAt: Date, owner = OWNER) {
-  return normalizeNftHoldings(nftHoldingsResponse.parse(groups), { owner, snapshotAt });
+  return normalizeNftHoldings(nftHoldingsResponse.parse(groups), { owner, snapshotAt, fetchedAt: snapshotAt });
 }
 
 /** A minimal position of the wire shape: `value`s as given, one entry per list. */

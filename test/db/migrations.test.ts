@@ -380,4 +380,30 @@ describe('migrations', () => {
       await cleanup();
     }
   });
+
+  it('keep the stored prices of a database migrated before prices of every chain (0020), as SUI prices of price requests', async () => {
+    const { older, cleanup } = await migratedBefore('0020');
+    try {
+      const sui = `0x${'0'.repeat(63)}2::sui::SUI`;
+      await older.sql`select chaintap_ensure_month_partition('token_price_points', '2026-11-01')`;
+      await older.sql`insert into token_catalog (coin_type, symbol, decimals, first_seen_at) values (${sui}, 'SUI', 9, '2026-11-01')`;
+      await older.sql`insert into token_price_points (price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago)
+        values ('2026-11-02', 1, 3, null, 3.25, null)`;
+      await runMigrations(older.url);
+      await expect(older.sql`select coin_type, chain, price, origin from token_prices`).resolves.toEqual([
+        { coin_type: sui, chain: 'sui', price: '3.25', origin: 'prices' },
+      ]);
+      await expect(older.sql`select coin_type, chain, price, origin from latest_token_prices`).resolves.toEqual([
+        { coin_type: sui, chain: 'sui', price: '3.25', origin: 'prices' },
+      ]);
+      // The same token id may now be a token of another chain too: the key is (coin_type, chain).
+      await older.sql`insert into token_catalog (coin_type, chain, first_seen_at) values (${sui}, 'aptos', '2026-11-01')`;
+      await expect(older.sql`select chain from tokens where coin_type = ${sui} order by chain`).resolves.toEqual([
+        { chain: 'aptos' },
+        { chain: 'sui' },
+      ]);
+    } finally {
+      await cleanup();
+    }
+  });
 });

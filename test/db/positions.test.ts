@@ -164,7 +164,11 @@ describe('writePositions', () => {
       farming: [{ base_apr: 1, rewards: 7 }, { total_apy: '0.5', rewards: [[1, 2], { a: null }], boost: 2 }, {}],
     };
     const answer = [...simulatedPositions(owner, at.getTime(), undefined, { positionsPerAddress: 9 }), odd];
-    const normalized = normalizePositions(positionsResponse.parse({ data: answer }), { owner, snapshotAt: at });
+    const normalized = normalizePositions(positionsResponse.parse({ data: answer }), {
+      owner,
+      snapshotAt: at,
+      fetchedAt: at,
+    });
     await commit(database, 'positions', owner, at, (tx) =>
       writePositions(tx, normalized, { owner, snapshotAt: at, complete: true }),
     );
@@ -217,7 +221,11 @@ describe('writePositions', () => {
     ];
     const expected: unknown[] = [];
     for (const [i, at] of ticks.entries()) {
-      const normalized = normalizePositions(positionsResponse.parse({ data: [answers[i]] }), { owner, snapshotAt: at });
+      const normalized = normalizePositions(positionsResponse.parse({ data: [answers[i]] }), {
+        owner,
+        snapshotAt: at,
+        fetchedAt: at,
+      });
       await commit(database, 'positions', owner, at, (tx) =>
         writePositions(tx, normalized, { owner, snapshotAt: at, complete: true }),
       );

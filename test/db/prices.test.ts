@@ -45,6 +45,8 @@ describe('writeTokenPrices', () => {
         price_24h_ago: '0.000000001',
         source: 'pyth',
         fetched_at: new Date(minute(0).getTime() + 30_000),
+        chain: 'sui',
+        origin: 'prices',
       },
       {
         coin_type: USDC,
@@ -53,6 +55,8 @@ describe('writeTokenPrices', () => {
         price_24h_ago: null,
         source: null,
         fetched_at: new Date(minute(0).getTime() + 30_000),
+        chain: 'sui',
+        origin: 'prices',
       },
     ]);
   });

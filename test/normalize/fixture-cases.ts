@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -7,6 +7,8 @@ import {
   normalizeProtocols,
   normalizeTokenPrices,
 } from '../../src/normalize/index.ts';
+import { normalizeCoinType } from '../../src/chain/coin-type.ts';
+import { priceWindow } from '../../src/normalize/price-plausibility.ts';
 import {
   nftHoldingsResponse,
   positionsResponse,
@@ -25,6 +27,22 @@ export const FIXTURE_CONTEXT = {
   snapshotAt: new Date('2026-11-21T12:00:00.000Z'),
   fetchedAt: new Date('2026-11-21T12:00:05.250Z'),
 };
+
+/** A price fixture's request: the coin types of its `asked.json` when it has one, else every coin type its entries name. */
+function askedIn(name: string, body: unknown): string[] {
+  const file = join(FIXTURES, name, 'asked.json');
+  if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as string[]).map(normalizeCoinType);
+  const entries = (body as { data?: unknown[] }).data ?? [];
+  return entries.flatMap((entry) => {
+    const address = (entry as { contract_address?: unknown } | null)?.contract_address;
+    if (typeof address !== 'string') return [];
+    try {
+      return [normalizeCoinType(address)];
+    } catch {
+      return [];
+    }
+  });
+}
 
 export function fixtureCases(): string[] {
   return readdirSync(FIXTURES).sort();
@@ -46,11 +64,15 @@ export function normalizeFixture(name: string): unknown {
   const rows = (() => {
     switch (kind) {
       case 'prices':
-        return normalizeTokenPrices(tokenPriceResponse.parse(body), { fetchedAt });
+        return normalizeTokenPrices(tokenPriceResponse.parse(body), {
+          asked: askedIn(name, body),
+          window: priceWindow({ slot: snapshotAt, fetchedAt }),
+          fetchedAt,
+        });
       case 'positions':
-        return normalizePositions(positionsResponse.parse(body), { owner, snapshotAt });
+        return normalizePositions(positionsResponse.parse(body), { owner, snapshotAt, fetchedAt });
       case 'nfts':
-        return normalizeNftHoldings(nftHoldingsResponse.parse(body), { owner, snapshotAt });
+        return normalizeNftHoldings(nftHoldingsResponse.parse(body), { owner, snapshotAt, fetchedAt });
       case 'protocols':
         return normalizeProtocols(protocolsResponse.parse(body));
       default:
@@ -61,9 +83,12 @@ export function normalizeFixture(name: string): unknown {
   })();
   if (Array.isArray(rows)) return JSON.parse(JSON.stringify(rows));
   const { elements: _elements, quarantined, drifts, ...tables } = rows;
+  // Harvested prices too are listed only when there are some.
+  const { harvested, ...rest } = tables as typeof tables & { harvested?: { prices: unknown[] } };
   return JSON.parse(
     JSON.stringify({
-      ...tables,
+      ...rest,
+      ...(harvested?.prices.length ? { harvested } : {}),
       ...(quarantined?.length ? { quarantined } : {}),
       ...(drifts?.length ? { drifts } : {}),
     }),

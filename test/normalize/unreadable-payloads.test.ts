@@ -6,8 +6,11 @@ import {
   UnreadablePayloadError,
 } from '../../src/normalize/index.ts';
 import { nftHoldingsResponse, protocolsResponse, tokenPriceResponse } from '../../src/upstream/schemas.ts';
+import { normalizeCoinType } from '../../src/chain/coin-type.ts';
+import { priceWindow } from '../../src/normalize/price-plausibility.ts';
 
 const fetchedAt = new Date('2026-11-21T12:00:05Z');
+const SUI = normalizeCoinType('0x2::sui::SUI');
 const entry = {
   contract_address: '0x2::sui::SUI',
   symbol: 'SUI',
@@ -19,7 +22,8 @@ const entry = {
 };
 
 function prices(data: unknown[]) {
-  return normalizeTokenPrices(tokenPriceResponse.parse({ data }), { fetchedAt });
+  const window = priceWindow({ slot: new Date('2026-11-21T12:00:00Z'), fetchedAt });
+  return normalizeTokenPrices(tokenPriceResponse.parse({ data }), { asked: [SUI], window, fetchedAt });
 }
 
 /** Normalizes [a readable entry, `bad`]: the readable one is stored, `bad` alone is quarantined. */
@@ -37,7 +41,9 @@ describe('elements that validate but cannot be rows are quarantined alone', () =
   });
 
   it('a price time far after the fetch', () => {
-    expect(quarantinedBeside({ ...entry, timestamp: 1795262400 + 3 * 86400 })).toMatch(/after the fetch/);
+    expect(quarantinedBeside({ ...entry, timestamp: 1795262400 + 3 * 86400 })).toMatch(
+      /is after 2026-11-21T12:05:05.000Z \(5 min past the fetch/,
+    );
   });
 
   it('a contract_address that is not a coin type', () => {
@@ -50,7 +56,11 @@ describe('elements that validate but cannot be rows are quarantined alone', () =
 
   it('a collection whose totalItems is not an integer is drift, not a quarantine: null, kept in extra', () => {
     const body = [{ collectionId: 'c', collection: { totalItems: 'many' }, tokens: [] }];
-    const rows = normalizeNftHoldings(nftHoldingsResponse.parse(body), { owner: '0xabc', snapshotAt: fetchedAt });
+    const rows = normalizeNftHoldings(nftHoldingsResponse.parse(body), {
+      owner: '0xabc',
+      snapshotAt: fetchedAt,
+      fetchedAt,
+    });
     expect(rows.quarantined).toEqual([]);
     expect(rows.collections[0]).toMatchObject({ totalItems: null, extra: { totalItems: 'many' } });
     expect(rows.drifts).toEqual([{ field: 'nfts.collection.totalItems', shape: 'string', count: 1 }]);

@@ -129,6 +129,25 @@ describe('renderTimeChartSvg', () => {
     expect(svg).toContain('data-points="2"');
   });
 
+  it('draws no NaN or Infinity whatever the values (a stored price of 1.7e308, a negative one): they are no points', () => {
+    const points: TimeValue[] = [
+      { time: at(1), value: '3.2' },
+      { time: at(2), value: '1.7e308' },
+      { time: at(3), value: '-5' },
+      { time: at(4), value: '3.3' },
+      { time: at(5), value: '-1.7e308' },
+    ];
+    const window = { from, to: at(6), title: 'hostile' };
+    const line = renderTimeChartSvg([{ name: 'p', className: 'p', color: '#000', points }], {
+      ...window,
+      compact: true,
+      area: true,
+    }).text;
+    const sparkline = renderSparklineSvg(points, window).text;
+    for (const svg of [line, sparkline]) expect(svg).not.toMatch(/NaN|Infinity/);
+    expect(subpaths(line, 'p').flat()).toHaveLength(3);
+  });
+
   it('says so when there is no value at all, and escapes the title', () => {
     const svg = renderTimeChartSvg(series([]), { from, to: at(1), title: '<script>"x"</script>' }).text;
     expect(svg).toContain('no value in this range');

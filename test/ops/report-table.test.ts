@@ -88,7 +88,7 @@ describe('the portfolio CSV header', () => {
 describe('withGaps', () => {
   const from = new Date('2026-11-21T00:00:00Z');
   const hour = 3_600_000;
-  const token = { coinType: '0x2::sui::SUI', symbol: 'SUI' };
+  const token = { coinType: '0x2::sui::SUI', chain: 'sui', symbol: 'SUI' };
   const bucket = (hours: number, price: string): PriceBucket => ({
     time: new Date(from.getTime() + hours * hour),
     open: price,

@@ -187,7 +187,7 @@ describe('the price report file', () => {
       { from: new Date('2026-11-19T00:00:00Z'), to: new Date('2026-11-22T00:00:00Z'), interval: '2h' },
       NOW,
     );
-    const report = await openPriceReport(harness.database, { coinTypes: [SUI, USDC], range, now: NOW });
+    const report = await openPriceReport(harness.database, { tokens: [SUI, USDC], range, now: NOW });
     const file = join(folder, 'prices.html');
     await writeFileAtomically(file, (sink) => writePriceReport(report, 'html', sink));
     const [buckets] = await harness.database.sql<{ n: number }[]>`

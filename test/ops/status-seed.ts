@@ -41,8 +41,8 @@ export async function seedStatusRows(database: Database): Promise<void> {
   for (const token of SEEDED_TOKENS) {
     const points = token.coinType === SUI ? [{ time: old, price: '9.99' }, ...token.prices] : token.prices;
     const [row] = await sql<{ id: number }[]>`
-      insert into token_catalog (coin_type, symbol, decimals, first_seen_at)
-      values (${token.coinType}, ${token.symbol}, 9, ${old})
+      insert into token_catalog (coin_type, chain, symbol, decimals, first_seen_at)
+      values (${token.coinType}, 'sui', ${token.symbol}, 9, ${old})
       returning id`;
     for (const month of new Set(points.map((point) => point.time.toISOString().slice(0, 7)))) {
       await sql`select chaintap_ensure_month_partition('token_price_points', ${`${month}-01`}::date)`;
@@ -56,6 +56,7 @@ export async function seedStatusRows(database: Database): Promise<void> {
           source_id: source!.id,
           price: point.price,
           price_24h_ago: token.prices[0]!.price,
+          origin: 1,
         })),
       )}`;
   }

@@ -78,8 +78,12 @@ describe('one full cycle through queues, workers and the simulated upstream', ()
     const [sui] = await harness.database
       .sql`select count(*)::int as n from token_prices where coin_type = ${`0x${'0'.repeat(63)}2::sui::SUI`}`;
     expect(sui!.n).toBe(1);
-    const [prices] = await harness.database.sql`select count(*)::int as n from token_prices`;
-    expect(prices!.n).toBe(TOKENS.filter((token) => simulatedToken(token).priced).length);
+    const [prices] = await harness.database.sql`
+      select count(*) filter (where origin = 'prices')::int as asked, count(*) filter (where origin <> 'prices')::int as harvested
+      from token_prices`;
+    expect(prices!.asked).toBe(TOKENS.filter((token) => simulatedToken(token).priced).length);
+    // The prices the positions and NFT answers carried, of tokens not asked for at that time.
+    expect(prices!.harvested).toBeGreaterThan(0);
     const [pnl] = await harness.database.sql`
       select count(*) filter (where realized_pnl is null)::int as without, count(*) filter (where realized_pnl is not null)::int as with
       from nft_holding_snapshots`;

@@ -124,7 +124,7 @@ describe('CSV reports hold no formula a spreadsheet would run', () => {
   });
 
   it('the price report: the symbol neutralised, the coin type and the figures as they are', async () => {
-    const report = await openPriceReport(pipeline.harness.database, { coinTypes: [SUI], range, now: TICK });
+    const report = await openPriceReport(pipeline.harness.database, { tokens: [SUI], range, now: TICK });
     const { records } = parseCsv(await written((sink) => writePriceReport(report, 'csv', sink)));
     expect(records.length).toBeGreaterThan(0);
     for (const record of records)

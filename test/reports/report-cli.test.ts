@@ -368,7 +368,18 @@ describe('report prices', () => {
   });
 
   it('has every hour of [from, to) per token: OHLC and count as SQL over token_prices gives them, gaps marked', async () => {
-    expect(csv.header).toEqual(['coin_type', 'symbol', 'time', 'open', 'high', 'low', 'close', 'samples', 'gap']);
+    expect(csv.header).toEqual([
+      'coin_type',
+      'symbol',
+      'time',
+      'open',
+      'high',
+      'low',
+      'close',
+      'samples',
+      'gap',
+      'chain',
+    ]);
     expect(csv.records.length).toBe(2 * 72);
     const expected = await sql()<Record<string, string | Date>[]>`
       select distinct coin_type, date_trunc('hour', price_time) as hour,

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { normalizeAddress } from '../../chain/address.ts';
+import { parseChainToken } from '../../chain/token-id.ts';
 import type { Database } from '../../db/client.ts';
 import { checkOutputPath, streamSink, writeFileAtomically, type ReportSink } from '../../ops/report-file.ts';
 import {
@@ -101,17 +102,22 @@ export function reportCommand(): Command {
       .description(
         'per token and --interval from --from: open, high, low, close and the number of stored prices (backfilled ones included), gaps marked; streamed',
       )
-      .requiredOption('--tokens <list>', 'comma-separated coin types'),
+      .requiredOption(
+        '--tokens <list>',
+        "comma-separated tokens: SUI coin types (0x2::sui::SUI), any other chain's token as <chain>:<token> (ethereum:0xa0b8…)",
+      ),
   ).action(
     reportAction('prices', async (flags: ReportFlags & { tokens: string }, { range, format, now }) => {
-      const coinTypes = splitList(flags.tokens);
+      const tokens = splitList(flags.tokens);
+      // Checked before anything is opened: a bad token is an input error, exit 1.
+      for (const token of tokens) parseChainToken(token);
       priceBucketStarts(range);
       const [{ writePriceReport }, { openPriceReport }] = await Promise.all([
         import('../../ops/report-output.ts'),
         import('../../ops/report-prices.ts'),
       ]);
       return async (readDatabase, sink, signal) =>
-        writePriceReport(await openPriceReport(readDatabase, { coinTypes, range, now }), format, sink, signal);
+        writePriceReport(await openPriceReport(readDatabase, { tokens, range, now }), format, sink, signal);
     }),
   );
 

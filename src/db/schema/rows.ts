@@ -13,9 +13,13 @@ import type {
 /** An insert row with every column present (null rather than missing), as normalizers produce them. */
 type Complete<T> = { [K in keyof T]-?: Exclude<T[K], undefined> };
 
-/** What one price answer says about a token (the writer keeps token_catalog from it). */
+/** The answer a stored price came from: a price request, or a positions or NFT answer that carried it. */
+export type PriceOrigin = 'prices' | 'positions' | 'nfts';
+
+/** What one answer says about a token of a chain (the writer keeps token_catalog from it). */
 export interface TokenRow {
   coinType: string;
+  chain: string;
   symbol: string | null;
   decimals: number | null;
   /** Earliest and latest upstream `timestamp` of the token's entries, priced or not. */
@@ -27,9 +31,13 @@ export interface TokenRow {
 
 export type PriceRow = typeof tokenPrices.$inferSelect;
 
-export interface NormalizedTokenPrices {
+/** The tokens and prices an answer gives: a price answer's, or those harvested from a positions or NFT answer. */
+export interface PricePoints {
   tokens: TokenRow[];
   prices: PriceRow[];
+}
+
+export interface NormalizedTokenPrices extends PricePoints {
   /** Coin types the upstream answered with price null (known token, no price for that time). */
   missing: string[];
 }
@@ -49,6 +57,8 @@ export interface NormalizedPositions {
   snapshots: PositionSnapshotRow[];
   amounts: PositionAmountRow[];
   farming: PositionFarmingRow[];
+  /** The prices its token objects carry (docs/schema.md, "Prices harvested from other answers"). */
+  harvested: PricePoints;
 }
 
 export type NftCollectionRow = Complete<typeof nftCollections.$inferInsert>;
@@ -59,6 +69,8 @@ export interface NormalizedNftHoldings {
   collections: NftCollectionRow[];
   holdings: NftHoldingSnapshotRow[];
   tokens: NftTokenRow[];
+  /** The native tokens' USD prices its groups carry (`marketPrice`). */
+  harvested: PricePoints;
 }
 
 /** An element of an answer (a price entry, a position, an NFT group) that cannot be read at all. */

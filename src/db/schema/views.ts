@@ -1,6 +1,7 @@
 import { date, integer, jsonb, numeric, pgView, text, timestamp } from 'drizzle-orm/pg-core';
 import { nftHoldingColumns, nftRefreshColumns } from './nfts.ts';
 import { positionAmountKind, positionRefreshColumns, snapshotValueColumns } from './positions.ts';
+import type { PriceOrigin } from './rows.ts';
 
 // The reporting views (docs/schema.md), made by hand-written SQL migrations: drizzle-kit leaves `.existing()` ones alone.
 const at = (name: string) => timestamp(name, { withTimezone: true });
@@ -11,6 +12,9 @@ const priceColumns = () => ({
   price24hAgo: numeric('price_24h_ago'),
   source: text('source'),
   fetchedAt: at('fetched_at').notNull(),
+  chain: text('chain').notNull(),
+  /** The answer that carried the price: `prices` (a price request), `positions` or `nfts`. */
+  origin: text('origin').$type<PriceOrigin>().notNull(),
 });
 /** The snapshot of a position a row of the position views belongs to. */
 const positionSnapshotKey = () => ({
@@ -27,6 +31,7 @@ export const tokens = pgView('tokens', {
   decimals: integer('decimals'),
   firstSeenAt: at('first_seen_at').notNull(),
   lastSeenAt: at('last_seen_at'),
+  chain: text('chain').notNull(),
 }).existing();
 
 /** One row per stored price (over token_price_points): the data contract's token_prices. */
@@ -78,6 +83,7 @@ export const tokenPricesDailyOhlc = pgView('token_prices_daily_ohlc', {
   low: numeric('low').notNull(),
   close: numeric('close').notNull(),
   samples: integer('samples').notNull(),
+  chain: text('chain').notNull(),
 }).existing();
 
 export const latestPortfolio = pgView('latest_portfolio', {

@@ -1,23 +1,36 @@
 import { normalizeCoinType } from '../../chain/coin-type.ts';
-import type { NormalizedTokenPrices, PriceRow } from '../schema/rows.ts';
+import type { PriceOrigin, PricePoints, PriceRow } from '../schema/rows.ts';
 import type { Database, TransactionSql } from '../client.ts';
 import { ensureMonthPartitions } from '../partitions.ts';
 import { runSql } from '../query.ts';
 import type { Tx } from '../transaction.ts';
-import { recordTokens } from './token-catalog.ts';
+import { catalogKey, recordTokens } from './token-catalog.ts';
 import { writtenCounts } from './upsert.ts';
 
-/** A price as stored: price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago. */
-type PricePoint = [Date, number, number, number | null, string, string | null];
+/** A price as stored: price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago, origin. */
+type PricePoint = [Date, number, number, number | null, string, string | null, number];
 
-/** Writes a price answer's tokens, then its prices in one statement: writing it twice changes nothing. */
-export async function writeTokenPrices(tx: Tx, normalized: NormalizedTokenPrices): Promise<Record<string, number>> {
-  const { prices } = normalized;
-  const tokens = await recordTokens(tx, normalized.tokens);
-  if (prices.length === 0) return writtenCounts({ tokens: tokens.written });
-  const sourceIds = await priceSourceIds(tx, prices);
-  const times = prices.map((price) => price.priceTime);
-  await ensureMonthPartitions(tx, 'token_price_points', times);
+/** token_price_points.origin: the answer a price came from, as a code (the views name it). */
+const ORIGIN_CODES: Record<PriceOrigin, number> = { prices: 1, positions: 2, nfts: 3 };
+
+/**
+ * Writes an answer's tokens, then its prices in one statement: writing it twice changes nothing. A
+ * price request's price corrects a stored one of the same token and time; a harvested one never
+ * replaces a stored price (the first one stays, whoever else carries the token at that time).
+ */
+export async function writeTokenPrices(tx: Tx, points: PricePoints): Promise<Record<string, number>> {
+  const { prices } = points;
+  if (prices.length === 0) return writtenCounts({ tokens: (await recordTokens(tx, points.tokens)).written });
+  // Independent of each other: sent together, one round trip (postgres.js pipelines them).
+  const [tokens, sourceIds] = await Promise.all([
+    recordTokens(tx, points.tokens),
+    priceSourceIds(tx, prices),
+    ensureMonthPartitions(
+      tx,
+      'token_price_points',
+      prices.map((price) => price.priceTime),
+    ),
+  ]);
   const written = await mergePoints(tx.sql, pricePoints(prices, tokens.ids, sourceIds));
   return writtenCounts({ tokens: tokens.written, token_prices: written });
 }
@@ -37,12 +50,12 @@ async function priceSourceIds(tx: Tx, prices: PriceRow[]): Promise<Map<string, n
   return new Map(rows.map(({ id, name }) => [name, id]));
 }
 
-/** The points as rows i(price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago, n). */
+/** The points as rows i(price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago, origin, n). */
 function incoming(sql: TransactionSql, points: PricePoint[]) {
   const column = (i: number) => points.map((point) => (point[i] instanceof Date ? point[i].toISOString() : point[i]));
   return sql`unnest(${column(0)}::timestamptz[], ${column(1)}::int[], ${column(2)}::int[], ${column(3)}::smallint[],
-                    ${column(4)}::numeric[], ${column(5)}::numeric[])
-    with ordinality as i(price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago, n)`;
+                    ${column(4)}::numeric[], ${column(5)}::numeric[], ${column(6)}::smallint[])
+    with ordinality as i(price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago, origin, n)`;
 }
 
 /**
@@ -54,17 +67,18 @@ async function mergePoints(sql: TransactionSql, points: PricePoint[]): Promise<n
   const [row] = await sql<{ inserted: number; changed: number[] }[]>`
     with matched as materialized (
       select i.*, s.stored is not null as stored,
-             (s.price, s.price_24h_ago, s.source_id) is distinct from (i.price, i.price_24h_ago, i.source_id) as differs
+             i.origin = ${ORIGIN_CODES.prices}
+               and (s.price, s.price_24h_ago, s.source_id, s.origin) is distinct from (i.price, i.price_24h_ago, i.source_id, i.origin) as differs
       from ${incoming(sql, points)}
       left join lateral (
-        select true as stored, p.price, p.price_24h_ago, p.source_id
+        select true as stored, p.price, p.price_24h_ago, p.source_id, p.origin
         from token_price_points p where p.token_id = i.token_id and p.price_time = i.price_time
         limit 1
       ) s on true
     ),
     inserted as (
-      insert into token_price_points (price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago)
-      select m.price_time, m.token_id, m.fetch_delay_s, m.source_id, m.price, m.price_24h_ago
+      insert into token_price_points (price_time, token_id, fetch_delay_s, source_id, price, price_24h_ago, origin)
+      select m.price_time, m.token_id, m.fetch_delay_s, m.source_id, m.price, m.price_24h_ago, m.origin
       from matched m
       where not m.stored
       on conflict do nothing
@@ -88,7 +102,8 @@ async function updateChanged(sql: TransactionSql, changed: PricePoint[]): Promis
   await sql`set local enable_mergejoin = off`;
   const result = await sql`
     update token_price_points p
-    set price = i.price, price_24h_ago = i.price_24h_ago, source_id = i.source_id, fetch_delay_s = i.fetch_delay_s
+    set price = i.price, price_24h_ago = i.price_24h_ago, source_id = i.source_id, fetch_delay_s = i.fetch_delay_s,
+        origin = i.origin
     from ${incoming(sql, changed)}
     where p.token_id = i.token_id and p.price_time = i.price_time`;
   await sql`reset enable_hashjoin`;
@@ -98,7 +113,7 @@ async function updateChanged(sql: TransactionSql, changed: PricePoint[]): Promis
 
 /** The stored prices grouped by token: neighbours in the heap, their index entries fill pages. Linear. */
 function pricePoints(prices: PriceRow[], tokenIds: Map<string, number>, sourceIds: Map<string, number>): PricePoint[] {
-  const byToken = Map.groupBy(prices, (price) => tokenIds.get(price.coinType)!);
+  const byToken = Map.groupBy(prices, (price) => tokenIds.get(catalogKey(price))!);
   return [...byToken].flatMap(([tokenId, rows]) =>
     rows.map((price): PricePoint => [
       price.priceTime,
@@ -107,6 +122,7 @@ function pricePoints(prices: PriceRow[], tokenIds: Map<string, number>, sourceId
       price.source === null ? null : sourceIds.get(price.source)!,
       price.price,
       price.price24hAgo,
+      ORIGIN_CODES[price.origin],
     ]),
   );
 }
@@ -125,7 +141,29 @@ export async function storedPriceTimes(
     select t.coin_type as "coinType", p.price_time as "priceTime"
     from token_catalog t
     join token_price_points p on p.token_id = t.id
-    where t.coin_type = any(${normal}::text[]) and p.price_time >= ${from} and p.price_time < ${to}`;
+    where t.coin_type = any(${normal}::text[]) and t.chain = 'sui'
+      and p.price_time >= ${from} and p.price_time < ${to}`;
   for (const row of rows) stored.get(row.coinType)!.add(row.priceTime.getTime());
   return stored;
+}
+
+/**
+ * The SUI coin types among `coinTypes` (normal form) with a price in [from, to) that a positions or NFT
+ * answer brought (origin other than a price request): the price slot they stand for is filled already.
+ */
+export async function harvestedPriceCoinTypes(
+  database: Database,
+  coinTypes: string[],
+  from: Date,
+  to: Date,
+): Promise<Set<string>> {
+  if (coinTypes.length === 0) return new Set();
+  const rows = await runSql(database, 'prices.read')<{ coinType: string }[]>`
+    select t.coin_type as "coinType"
+    from token_catalog t
+    where t.coin_type = any(${coinTypes}::text[]) and t.chain = 'sui'
+      and exists (select 1 from token_price_points p
+                  where p.token_id = t.id and p.price_time >= ${from} and p.price_time < ${to}
+                    and p.origin <> ${ORIGIN_CODES.prices})`;
+  return new Set(rows.map((row) => row.coinType));
 }

@@ -1,3 +1,4 @@
+import type { ChainToken } from '../../chain/token-id.ts';
 import type { Database } from '../client.ts';
 import { runSql } from '../query.ts';
 import type { nftPnl, positionPnl, tokenPricesDailyOhlc, watchedAddresses } from '../schema/index.ts';
@@ -189,6 +190,7 @@ export function loadWatchedAddressValues(database: Database): Promise<WatchedAdd
 
 export interface PriceTokenSpan {
   coinType: string;
+  chain: string;
   symbol: string | null;
   /** Oldest and newest stored price of the token; null when it has none. */
   firstPriceTime: Date | null;
@@ -197,25 +199,29 @@ export interface PriceTokenSpan {
   pricedInRange: boolean;
 }
 
-/** For each coin type (in the order given): its symbol, its stored price span and whether [from, to) holds a price. */
+/**
+ * For each token of a chain (in the order given): its symbol, its stored price span and whether
+ * [from, to) holds a price.
+ */
 export function loadPriceTokenSpans(
   database: Database,
-  { coinTypes, from, to }: { coinTypes: string[]; from: Date; to: Date },
+  { tokens, from, to }: { tokens: ChainToken[]; from: Date; to: Date },
 ): Promise<PriceTokenSpan[]> {
   return runSql(database, 'reports.read')<PriceTokenSpan[]>`
-      select c.coin_type as "coinType", t.symbol,
-             (select p.price_time from token_prices p where p.coin_type = c.coin_type
+      select c.coin_type as "coinType", c.chain, t.symbol,
+             (select p.price_time from token_prices p where p.coin_type = c.coin_type and p.chain = c.chain
               order by p.price_time limit 1) as "firstPriceTime",
-             (select p.price_time from token_prices p where p.coin_type = c.coin_type
+             (select p.price_time from token_prices p where p.coin_type = c.coin_type and p.chain = c.chain
               order by p.price_time desc limit 1) as "lastPriceTime",
-             exists (select 1 from token_prices p where p.coin_type = c.coin_type
+             exists (select 1 from token_prices p where p.coin_type = c.coin_type and p.chain = c.chain
                      and p.price_time >= ${from} and p.price_time < ${to}) as "pricedInRange"
-      from unnest(${coinTypes}::text[]) with ordinality as c(coin_type, n)
-      left join tokens t on t.coin_type = c.coin_type
+      from unnest(${tokens.map((token) => token.token)}::text[], ${tokens.map((token) => token.chain)}::text[])
+           with ordinality as c(coin_type, chain, n)
+      left join tokens t on t.coin_type = c.coin_type and t.chain = c.chain
       order by c.n`;
 }
 
-export type PriceBucket = Omit<typeof tokenPricesDailyOhlc.$inferSelect, 'coinType' | 'day'> & {
+export type PriceBucket = Omit<typeof tokenPricesDailyOhlc.$inferSelect, 'coinType' | 'day' | 'chain'> & {
   /** Start of the bucket: `from` + k × interval; the bucket holds the prices of [time, time + interval). */
   time: Date;
 };
@@ -223,9 +229,9 @@ export type PriceBucket = Omit<typeof tokenPricesDailyOhlc.$inferSelect, 'coinTy
 /** One token's OHLC buckets of `intervalMs` in [from, to), through a cursor; buckets without a price are absent. */
 export async function* streamPriceBuckets(
   database: Database,
-  input: { coinType: string; from: Date; to: Date; intervalMs: number; batchRows?: number },
+  input: { coinType: string; chain: string; from: Date; to: Date; intervalMs: number; batchRows?: number },
 ): AsyncGenerator<PriceBucket[]> {
-  const { coinType, from, to, intervalMs } = input;
+  const { coinType, chain, from, to, intervalMs } = input;
   const query = database.sql<PriceBucket[]>`
     select date_bin(${interval(intervalMs)}::interval, p.price_time, ${from}::timestamptz) as time,
            ((array_agg(p.price order by p.price_time))[1])::text as open,
@@ -234,7 +240,7 @@ export async function* streamPriceBuckets(
            ((array_agg(p.price order by p.price_time desc))[1])::text as close,
            count(*)::int as samples
     from token_prices p
-    where p.coin_type = ${coinType} and p.price_time >= ${from} and p.price_time < ${to}
+    where p.coin_type = ${coinType} and p.chain = ${chain} and p.price_time >= ${from} and p.price_time < ${to}
     group by 1
     order by 1`;
   for await (const rows of query.cursor(input.batchRows ?? 1000)) yield rows;

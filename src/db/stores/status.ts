@@ -76,7 +76,7 @@ export function loadWatchedTokens(database: Database): Promise<WatchedTokenRow[]
   return runSql(database, 'status.read')<WatchedTokenRow[]>`
     select w.coin_type as "coinType", l.symbol, l.price, l.price_24h_ago as "price24hAgo", l.price_time as "priceTime"
     from watched_tokens w
-    left join latest_token_prices l on l.coin_type = w.coin_type
+    left join latest_token_prices l on l.coin_type = w.coin_type and l.chain = 'sui'
     order by coalesce(l.symbol, w.coin_type), w.coin_type`;
 }
 
@@ -86,7 +86,7 @@ export function loadWatchedTokenPrices(database: Database, since: Date): Promise
   return runSql(database, 'status.read')<PriceRow[]>`
     select p.coin_type as "coinType", p.price_time as "priceTime", p.price
     from token_prices p
-    where p.price_time >= ${since}
+    where p.price_time >= ${since} and p.chain = 'sui'
       and p.coin_type in (select coin_type from watched_tokens)
     order by p.coin_type, p.price_time`;
 }
