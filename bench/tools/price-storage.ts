@@ -1,6 +1,6 @@
 /**
  * Measures the price storage (not a test: speed and size belong in benchmarks):
- *   node bench/tools/price-storage.ts [admin-url]
+ *   node bench/tools/price-storage.ts [admin-url] [size|speed|month]
  * 1. bytes on disk per stored price (heap + indexes of token_price_points) for 1,000,000 prices
  *    written through writeTokenPrices, for several write patterns;
  * 2. the price write path against a plain COPY of the same rows into token_price_points, for new
@@ -219,6 +219,11 @@ if (!only || only === 'size') {
   await measureSize(1000, 1_000_000, 4);
   await measureSize(50, 1_000_000, 4);
   await measureSize(25, 1_080_000, 4);
+}
+if (only === 'month') {
+  // The default cadence for a year, per token: one price job of 50 tokens a minute for a whole month
+  // (a monthly partition; a year is twelve of them), as docs/operations.md "Retention" quotes.
+  await measureSize(50, 50 * 30 * 1440, 1);
 }
 if (!only || only === 'speed') {
   for (let round = 1; round <= 3; round++) {

@@ -96,6 +96,7 @@ const optionsSchema = z.object({
   RAW_RETENTION_DAYS: int(0).default(14),
   RUNS_RETENTION_DAYS: int(0).default(90),
   QUARANTINE_RETENTION_DAYS: int(0).default(30),
+  ALERT_EVENTS_RETENTION_DAYS: int(0).default(90),
   PRICE_PARTITION_DETACH_DAYS: int(0).default(0),
   SNAPSHOT_FULL_RESOLUTION_DAYS: int(0, 36_500).default(7),
   SNAPSHOT_HOURLY_DAYS: int(0, 36_500).default(90),

@@ -8,7 +8,7 @@ import type { RunRecord } from './stores/jobs.ts';
 export type StoreOperation =
   | `${RunRecord['dataset']}.write`
   | `jobs.${'record_failure' | 'quarantine' | 'record_superseded'}`
-  | `${'quarantined_payloads' | 'ingestion_runs' | 'raw_responses'}.prune`
+  | `${'quarantined_payloads' | 'ingestion_runs' | 'raw_responses' | 'alert_events'}.prune`
   | `${'watermarks' | 'alerts' | 'reports' | 'prices' | 'raw_responses' | 'status' | 'compaction' | 'downsample'}.read`
   | `alerts.${'evaluate' | 'deliver'}`
   | `watchlist.${'add' | 'remove' | 'list' | 'apply'}`

@@ -8,7 +8,7 @@ import type { TickStream } from '../datasets.ts';
  * to finished, so a job re-run after a crash counts once and a second producer only adds what is new;
  * exactly one caller learns that the tick completed, and sends the NOTIFY.
  */
-const TTL_SECONDS = 3 * 24 * 3600;
+export const TTL_SECONDS = 3 * 24 * 3600;
 
 // KEYS: pending, finished, completed, superseded. Shared tail: complete the tick once when nothing is pending.
 const COMPLETE_IF_DONE = `

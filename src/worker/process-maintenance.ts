@@ -9,6 +9,7 @@ import {
 } from '../db/index.ts';
 import { compactThinnedPartitions } from '../db/compact-partitions.ts';
 import { pruneIngestionRuns, pruneQuarantinedPayloads } from '../db/stores/jobs.ts';
+import { pruneAlertEvents } from '../db/stores/alert-events.ts';
 import { downsampleSnapshots } from '../db/downsample.ts';
 import { normalizeProtocols } from '../normalize/index.ts';
 import type { JobResult, MaintenanceJobData } from '../queue/jobs.ts';
@@ -39,8 +40,9 @@ export function processMaintenance(deps: IngestionDeps, client: UpstreamClient) 
 }
 
 /**
- * The daily housekeeping, Postgres only (so it runs while the upstream is down): retention pruning,
- * partitions ahead, detaching old price partitions, thinning and compacting the snapshot history.
+ * The daily housekeeping, Postgres only (so it runs while the upstream is down): retention pruning
+ * (raw bodies, quarantine, runs, sent alert events), partitions ahead, detaching old price
+ * partitions, thinning and compacting the snapshot history.
  */
 async function housekeeping(deps: IngestionDeps, job: Job<MaintenanceJobData>): Promise<JobResult> {
   const tick = new Date(job.data.tick);
@@ -52,6 +54,7 @@ async function housekeeping(deps: IngestionDeps, job: Job<MaintenanceJobData>): 
   const pruned = await pruneRawResponses(deps.database, options.RAW_RETENTION_DAYS, tick);
   const quarantinePruned = await pruneQuarantinedPayloads(deps.database, options.QUARANTINE_RETENTION_DAYS, tick);
   const runsPruned = await pruneIngestionRuns(deps.database, options.RUNS_RETENTION_DAYS, tick);
+  const alertEventsPruned = await pruneAlertEvents(deps.database, options.ALERT_EVENTS_RETENTION_DAYS, tick);
   const detached =
     options.PRICE_PARTITION_DETACH_DAYS > 0
       ? await detachOldPricePartitions(deps.database, options.PRICE_PARTITION_DETACH_DAYS, tick)
@@ -91,6 +94,7 @@ async function housekeeping(deps: IngestionDeps, job: Job<MaintenanceJobData>): 
       rawPruned: pruned,
       quarantinePruned,
       runsPruned,
+      alertEventsPruned,
       partitionsDetached: detached,
       priceIndexesCompacted: compacted.length,
       snapshotsThinned: downsampled.deleted,

@@ -9,13 +9,13 @@ import { floorToMinute } from '../../src/scheduler/cron-slots.ts';
 import { startChaintap, waitFor, type ChaintapProcess } from '../support/fault-processes.ts';
 import { createPipelineHarness, WORLD_TIME, type PipelineHarness, cycleDeps } from '../support/pipeline.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
+import { coin } from '../support/coins.ts';
 
 // `chaintap alerts` processes, as users run them, against ticks written by real cycles (producer,
 // queues, workers, simulated upstream) and a webhook receiver that deduplicates by Idempotency-Key:
 // every event is processed by the receiver once, whether the webhook refuses the first attempts, the
 // alerts process is killed (SIGKILL) between sending an event and recording it, or two alerts
 // processes run at once.
-const coin = (i: number) => `0x${(0x1000 + i).toString(16).padStart(64, '0')}::coin${i}::COIN${i}`;
 const ADDRESS = '0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e';
 const HOUR = 3600_000;
 const ALL: Dataset[] = ['prices', 'positions', 'nfts'];

@@ -12,12 +12,12 @@ import { runCli } from '../support/cli.ts';
 import { waitFor } from '../support/fault-processes.ts';
 import { createPipelineHarness, WORLD_TIME, type PipelineHarness, cycleDeps } from '../support/pipeline.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
+import { coin } from '../support/coins.ts';
 
 // Every rule kind on data written by real cycles (producer, queues, workers) against the simulated
 // upstream, whose world clock moves an hour between the two ticks: prices and floors move,
 // positions open and close. The rules are evaluated as the alerts process does, then delivered.
 const SUI = `0x${'0'.repeat(63)}2::sui::SUI`;
-const coin = (i: number) => `0x${(0x1000 + i).toString(16).padStart(64, '0')}::coin${i}::COIN${i}`;
 const ADDRESSES = [
   '0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e',
   '0x1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f809',

@@ -2,13 +2,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sleep } from '../../src/runtime/sleep.ts';
 import { produceTick } from '../../src/scheduler/producer.ts';
 import { startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.ts';
-import { redisServerAvailable, startOwnRedis, type OwnRedis } from '../support/fault-redis-server.ts';
+import { startOwnRedis, type OwnRedis } from '../support/fault-redis-server.ts';
 import { FAULT_TICK, faultWatchlist, seedWatchlist } from '../support/fault-scenario.ts';
 import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.ts';
 
 // Redis is stopped here, so this file runs a redis-server of its own; the shared one is never touched.
-if (!redisServerAvailable())
-  throw new Error('this test needs the redis-server binary on PATH (apt-get install redis-server)');
 
 const GRACE_MS = 2_000;
 // How long the worker pool gives its forced close after the grace period (src/worker/workers.ts).

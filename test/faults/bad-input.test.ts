@@ -8,6 +8,7 @@ import { runCli } from '../support/cli.ts';
 import { recordScenario } from '../support/fault-scenario.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { tableDigest } from '../support/table-digest.ts';
+import { coin } from '../support/coins.ts';
 
 // Bad input through the CLI, as users type it: a clear message, a non-zero exit and nothing written;
 // a large file with duplicates and blank lines is taken whole and exactly once.
@@ -26,9 +27,8 @@ afterAll(async () => {
 });
 
 const hex = (label: string) => createHash('sha256').update(label).digest('hex');
-/** Coin type number i, in its normal form and in a second spelling of the same type. */
-const coin = (i: number) => `0x${hex(`coin-${i}`)}::coin${i}::COIN${i}`;
-const coinOtherSpelling = (i: number) => `  0x${hex(`coin-${i}`).toUpperCase()}::coin${i}::COIN${i}\t`;
+/** Coin type number i in a second spelling of the same type: short, upper-case, with blanks around. */
+const coinOtherSpelling = (i: number) => `  0x${(0x1000 + i).toString(16).toUpperCase()}::coin${i}::COIN${i}\t`;
 const address = (i: number) => `0x${hex(`address-${i}`)}`;
 
 /**

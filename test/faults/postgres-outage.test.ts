@@ -1,22 +1,15 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { produceTick } from '../../src/scheduler/producer.ts';
 import { watchAtomicity } from '../support/fault-atomicity.ts';
-import { startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.ts';
+import { waitFor } from '../support/fault-processes.ts';
 import {
-  ALL_DATASETS,
   FAULT_TICK,
   compareWithReference,
-  faultWatchlist,
-  jobCount,
   expectDataOfReference,
-  referenceRun,
   runOutcomes,
-  seedWatchlist,
   waitForTickComplete,
-  type Reference,
 } from '../support/fault-scenario.ts';
-import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.ts';
+import { useFaultScenario } from '../support/fault-setup.ts';
 
 // Postgres connections terminated mid-cycle (a dozen times), then the database unreachable for 10
 // seconds. The worker process survives it all (the driver faults of src/db/driver-faults.ts). Jobs
@@ -25,38 +18,33 @@ import { createPipelineHarness, type PipelineHarness, producerDeps } from '../su
 // test's own (spared by the terminations) checks that no job is ever half visible.
 const OUTAGE_MS = 10_000;
 const TERMINATION_ROUNDS = 12;
-const watchlist = faultWatchlist({ tokens: 120, addresses: 60 });
-const jobs = jobCount(watchlist);
-let reference: Reference;
-let harness: PipelineHarness;
+const scenario = useFaultScenario({
+  options: {
+    JOB_LOCK_MS: '10000',
+    UPSTREAM_CONCURRENCY: '4',
+    UPSTREAM_RPS: '15',
+    JOB_ATTEMPTS: '5',
+    JOB_BACKOFF_MS: '2000',
+  },
+  simulator: { faults: { latencyMs: 150, latencyJitterMs: 150 } },
+});
 let admin: postgres.Sql;
-const workers: ChaintapProcess[] = [];
 
-beforeAll(async () => {
-  reference = await referenceRun(watchlist);
-  harness = await createPipelineHarness({
-    options: {
-      JOB_LOCK_MS: '10000',
-      UPSTREAM_CONCURRENCY: '4',
-      UPSTREAM_RPS: '15',
-      JOB_ATTEMPTS: '5',
-      JOB_BACKOFF_MS: '2000',
-    },
-    simulator: { faults: { latencyMs: 150, latencyJitterMs: 150 } },
-  });
-  await seedWatchlist(harness.database, watchlist);
+beforeAll(() => {
   admin = postgres(inject('pgAdminUrl'), { max: 1, onnotice: () => {} });
 });
 
+// Registered after the scenario's: runs before it, letting connections in again before the harness drops its database.
 afterAll(async () => {
-  await Promise.all(workers.map((worker) => worker.stop('SIGKILL')));
-  if (admin && harness)
-    await admin.unsafe(`alter database "${harness.database.name}" allow_connections true`).catch(() => undefined);
+  if (admin && scenario.harness)
+    await admin
+      .unsafe(`alter database "${scenario.harness.database.name}" allow_connections true`)
+      .catch(() => undefined);
   await admin?.end();
-  await harness?.close();
 });
 
 it('jobs retry through terminated connections and a 10 s outage; the cycle completes; no partial job is ever visible', async () => {
+  const { harness, reference, jobs, finished } = scenario;
   const name = harness.database.name;
   const watcherSql = postgres(harness.database.url, { max: 1, onnotice: () => {}, idle_timeout: 0, max_lifetime: 0 });
   const [{ pid: watcherPid }] = (await watcherSql`select pg_backend_pid() as pid`) as unknown as [{ pid: number }];
@@ -72,19 +60,13 @@ it('jobs retry through terminated connections and a 10 s outage; the cycle compl
       await admin`select count(*)::int as n from pg_stat_activity where datname = ${name} and pid <> ${watcherPid}`;
     return row!.n as number;
   };
-  const finished = async () => {
-    const progress = await Promise.all(ALL_DATASETS.map((dataset) => harness.tracker.progress(dataset, FAULT_TICK)));
-    return progress.reduce((sum, p) => sum + p.finished, 0);
-  };
 
   const watcher = watchAtomicity(watcherSql, FAULT_TICK, reference.batches, reference.view);
   let atomicity: Awaited<ReturnType<typeof watcher.stop>>;
   const phases: Record<string, unknown> = {};
   try {
-    const worker = await startWorker('worker', harness.env);
-    workers.push(worker);
-    const producer = producerDeps(harness);
-    for (const dataset of ALL_DATASETS) await produceTick(producer, dataset, FAULT_TICK);
+    await scenario.startWorker('worker');
+    await scenario.produceTick();
 
     await waitFor('a sixth of the jobs finished', async () => (await finished()) >= Math.floor(jobs / 6), 60_000);
     // Connections dropped again and again, in the middle of transactions, of COPYs and of connecting.
@@ -112,15 +94,15 @@ it('jobs retry through terminated connections and a 10 s outage; the cycle compl
     phases.outageMs = Date.now() - outageStart;
     phases.finishedAfterOutage = await finished();
     expect(phases.finishedAfterOutage).toBeLessThan(jobs);
-    await waitForTickComplete(harness, 120_000, workers);
+    await waitForTickComplete(harness, 120_000, scenario.workers);
   } finally {
     atomicity = await watcher.stop();
     await watcherSql.end();
   }
 
   // The worker rode it out: it is still running, it never crashed.
-  expect(workers[0]!.child.exitCode).toBeNull();
-  expect(workers[0]!.lines.filter((line) => !line.startsWith('{'))).toEqual([]);
+  expect(scenario.workers[0]!.child.exitCode).toBeNull();
+  expect(scenario.workers[0]!.lines.filter((line) => !line.startsWith('{'))).toEqual([]);
   expect(await runOutcomes(harness.database)).toEqual({ succeeded: jobs });
   const [retried] = await harness.database.sql<
     { n: number }[]

@@ -1,74 +1,43 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { produceTick } from '../../src/scheduler/producer.ts';
-import { startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.ts';
-import { redisServerAvailable, startOwnRedis, type OwnRedis } from '../support/fault-redis-server.ts';
+import { waitFor } from '../support/fault-processes.ts';
 import {
-  ALL_DATASETS,
-  FAULT_TICK,
   compareWithReference,
-  faultWatchlist,
-  jobCount,
   expectDataOfReference,
-  finishedJobs,
-  referenceRun,
   runOutcomes,
-  seedWatchlist,
   waitForTickComplete,
-  type Reference,
 } from '../support/fault-scenario.ts';
-import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.ts';
-
-if (!redisServerAvailable())
-  throw new Error('the Redis fault scenarios need the redis-server binary on PATH (apt-get install redis-server)');
+import { useFaultScenario } from '../support/fault-setup.ts';
 
 // A Redis that runs out of memory mid-cycle: maxmemory is set below what it uses (noeviction, as
 // BullMQ needs), so that it refuses every write, for 10 s, then raised again. Its own redis-server
 // on a free port: the shared one is never touched. Workers treat it as an outage, like Redis down:
 // their commands wait until Redis has room, no job attempt is spent on it and nothing is sent twice.
-const watchlist = faultWatchlist({ tokens: 120, addresses: 60 });
-const jobs = jobCount(watchlist);
 const FULL_MS = 10_000;
-let reference: Reference;
-let redis: OwnRedis;
+const scenario = useFaultScenario({
+  ownRedis: true,
+  options: {
+    // Longer than the outage, as the default (60 s) is: the locks outlive it.
+    JOB_LOCK_MS: '30000',
+    UPSTREAM_CONCURRENCY: '4',
+    UPSTREAM_RPS: '20',
+    JOB_ATTEMPTS: '5',
+    // Five attempts in at most 7.5 s (exponential backoff, jittered): a job failing at each refused write would run out of them.
+    JOB_BACKOFF_MS: '500',
+  },
+  simulator: { faults: { latencyMs: 150, latencyJitterMs: 150 } },
+});
 let admin: Redis;
-let harness: PipelineHarness;
-const workers: ChaintapProcess[] = [];
 
-beforeAll(async () => {
-  reference = await referenceRun(watchlist);
-  redis = await startOwnRedis();
-  admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-  harness = await createPipelineHarness({
-    options: {
-      REDIS_URL: redis.url,
-      // Longer than the outage, as the default (60 s) is: the locks outlive it.
-      JOB_LOCK_MS: '30000',
-      UPSTREAM_CONCURRENCY: '4',
-      UPSTREAM_RPS: '20',
-      JOB_ATTEMPTS: '5',
-      // Five attempts in at most 7.5 s (exponential backoff, jittered): a job failing at each refused write would run out of them.
-      JOB_BACKOFF_MS: '500',
-    },
-    simulator: { faults: { latencyMs: 150, latencyJitterMs: 150 } },
-  });
-  await seedWatchlist(harness.database, watchlist);
-  for (const queue of Object.values(harness.queues)) queue.on('error', () => undefined);
+beforeAll(() => {
+  admin = new Redis(scenario.redis!.url, { maxRetriesPerRequest: 1 });
 });
-
-afterAll(async () => {
-  await Promise.all(workers.map((worker) => worker.stop('SIGKILL')));
-  await harness?.close();
-  admin?.disconnect();
-  await redis?.destroy();
-});
+afterAll(() => admin?.disconnect());
 
 it('Redis full mid-cycle: work waits with a clear error, then the cycle completes once, with identical data', async () => {
-  const worker = await startWorker('worker', harness.env);
-  workers.push(worker);
-  const producer = producerDeps(harness);
-  for (const dataset of ALL_DATASETS) await produceTick(producer, dataset, FAULT_TICK);
-  const finished = () => finishedJobs(harness);
+  const { harness, reference, jobs, finished } = scenario;
+  const worker = await scenario.startWorker('worker');
+  await scenario.produceTick();
   await waitFor('a third of the jobs finished', async () => (await finished()) >= Math.floor(jobs / 3), 60_000);
 
   // Half what it uses: every write is refused ("OOM command not allowed ...") until raised.

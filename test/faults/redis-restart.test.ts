@@ -1,29 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { produceTick } from '../../src/scheduler/producer.ts';
-import { startChaintap, startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.ts';
-import { redisServerAvailable, startOwnRedis, type OwnRedis } from '../support/fault-redis-server.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startChaintap, waitFor, type ChaintapProcess } from '../support/fault-processes.ts';
+import { startOwnRedis, type OwnRedis } from '../support/fault-redis-server.ts';
 import {
-  ALL_DATASETS,
-  FAULT_TICK,
   compareWithReference,
-  faultWatchlist,
-  jobCount,
   expectDataOfReference,
-  referenceRun,
   runOutcomes,
-  seedWatchlist,
   waitForTickComplete,
-  type Reference,
 } from '../support/fault-scenario.ts';
-import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.ts';
+import { useFaultScenario } from '../support/fault-setup.ts';
 
 // These scenarios restart Redis, so they run their own redis-server (append-only file on, as in
 // production) on a free port; the shared Redis of the other tests is never touched.
-if (!redisServerAvailable())
-  throw new Error('the Redis fault scenarios need the redis-server binary on PATH (apt-get install redis-server)');
 
-const watchlist = faultWatchlist({ tokens: 120, addresses: 60 });
-const jobs = jobCount(watchlist);
 const processes: ChaintapProcess[] = [];
 const servers: OwnRedis[] = [];
 
@@ -33,42 +21,23 @@ afterAll(async () => {
 });
 
 describe('Redis restarted mid-cycle', () => {
-  let reference: Reference;
-  let redis: OwnRedis;
-  let harness: PipelineHarness;
-
-  beforeAll(async () => {
-    reference = await referenceRun(watchlist);
-    redis = await startOwnRedis();
-    servers.push(redis);
-    harness = await createPipelineHarness({
-      options: {
-        REDIS_URL: redis.url,
-        JOB_LOCK_MS: '10000',
-        UPSTREAM_CONCURRENCY: '4',
-        UPSTREAM_RPS: '20',
-        JOB_ATTEMPTS: '5',
-        JOB_BACKOFF_MS: '200',
-      },
-      simulator: { faults: { latencyMs: 150, latencyJitterMs: 150 } },
-    });
-    await seedWatchlist(harness.database, watchlist);
-    // The test's own queue handles see the restart too; the worker under test logs it itself.
-    for (const queue of Object.values(harness.queues)) queue.on('error', () => undefined);
-  });
-  afterAll(async () => {
-    await harness?.close();
+  const scenario = useFaultScenario({
+    ownRedis: true,
+    options: {
+      JOB_LOCK_MS: '10000',
+      UPSTREAM_CONCURRENCY: '4',
+      UPSTREAM_RPS: '20',
+      JOB_ATTEMPTS: '5',
+      JOB_BACKOFF_MS: '200',
+    },
+    simulator: { faults: { latencyMs: 150, latencyJitterMs: 150 } },
   });
 
   it('completes the cycle after the restart, with identical data', async () => {
-    const worker = await startWorker('worker', harness.env);
-    processes.push(worker);
-    const producer = producerDeps(harness);
-    for (const dataset of ALL_DATASETS) await produceTick(producer, dataset, FAULT_TICK);
-    const finished = async () => {
-      const progress = await Promise.all(ALL_DATASETS.map((dataset) => harness.tracker.progress(dataset, FAULT_TICK)));
-      return progress.reduce((sum, p) => sum + p.finished, 0);
-    };
+    const { harness, reference, jobs, finished } = scenario;
+    const redis = scenario.redis!;
+    const worker = await scenario.startWorker('worker');
+    await scenario.produceTick();
     await waitFor('a third of the jobs finished', async () => (await finished()) >= Math.floor(jobs / 3), 60_000);
     const active = await harness.queues.positions.getJobCounts('active', 'wait');
 

@@ -1,59 +1,34 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { produceTick } from '../../src/scheduler/producer.ts';
-import { startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.ts';
+import { expect, it } from 'vitest';
+import { waitFor } from '../support/fault-processes.ts';
 import {
   ALL_DATASETS,
-  FAULT_TICK,
   compareWithReference,
-  faultWatchlist,
-  jobCount,
   expectDataOfReference,
-  finishedJobs,
-  referenceRun,
   runOutcomes,
-  seedWatchlist,
   waitForTickComplete,
-  type Reference,
 } from '../support/fault-scenario.ts';
-import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.ts';
+import { useFaultScenario } from '../support/fault-setup.ts';
 
 // SIGTERM to a worker in the middle of a cycle: it takes no new job, lets the active ones finish,
 // exits 0 within SHUTDOWN_GRACE_MS; another worker does the rest and nothing is lost or doubled.
 const GRACE_MS = 15_000;
-const watchlist = faultWatchlist({ tokens: 120, addresses: 60 });
-const jobs = jobCount(watchlist);
-let reference: Reference;
-let harness: PipelineHarness;
-const workers: ChaintapProcess[] = [];
-
-beforeAll(async () => {
-  reference = await referenceRun(watchlist);
-  harness = await createPipelineHarness({
-    options: {
-      SHUTDOWN_GRACE_MS: String(GRACE_MS),
-      JOB_LOCK_MS: '3000',
-      UPSTREAM_CONCURRENCY: '4',
-      UPSTREAM_RPS: '20',
-      JOB_ATTEMPTS: '5',
-      JOB_BACKOFF_MS: '200',
-    },
-    // Slow answers, so that jobs are in flight when the signal comes.
-    simulator: { faults: { latencyMs: 400, latencyJitterMs: 400 } },
-  });
-  await seedWatchlist(harness.database, watchlist);
-});
-
-afterAll(async () => {
-  await Promise.all(workers.map((worker) => worker.stop('SIGKILL')));
-  await harness?.close();
+const scenario = useFaultScenario({
+  options: {
+    SHUTDOWN_GRACE_MS: String(GRACE_MS),
+    JOB_LOCK_MS: '3000',
+    UPSTREAM_CONCURRENCY: '4',
+    UPSTREAM_RPS: '20',
+    JOB_ATTEMPTS: '5',
+    JOB_BACKOFF_MS: '200',
+  },
+  // Slow answers, so that jobs are in flight when the signal comes.
+  simulator: { faults: { latencyMs: 400, latencyJitterMs: 400 } },
 });
 
 it('SIGTERM mid-cycle: active jobs finish, the process exits 0 within the grace period, nothing is lost', async () => {
-  const first = await startWorker('worker-1', harness.env);
-  workers.push(first);
-  const producer = producerDeps(harness);
-  for (const dataset of ALL_DATASETS) await produceTick(producer, dataset, FAULT_TICK);
-  const finished = () => finishedJobs(harness);
+  const { harness, reference, jobs, finished } = scenario;
+  const first = await scenario.startWorker('worker-1');
+  await scenario.produceTick();
   await waitFor('a quarter of the jobs finished', async () => (await finished()) >= Math.floor(jobs / 4), 60_000);
 
   const active = (await Promise.all(ALL_DATASETS.map((dataset) => harness.queues[dataset].getActive()))).flat();
@@ -78,9 +53,8 @@ it('SIGTERM mid-cycle: active jobs finish, the process exits 0 within the grace 
   const finishedAtExit = await finished();
   expect(finishedAtExit).toBeLessThan(jobs);
 
-  const second = await startWorker('worker-2', harness.env);
-  workers.push(second);
-  await waitForTickComplete(harness, 120_000, workers);
+  await scenario.startWorker('worker-2');
+  await waitForTickComplete(harness, 120_000, scenario.workers);
   expect(await runOutcomes(harness.database)).toEqual({ succeeded: jobs });
   const { comparison } = await compareWithReference(harness.database, reference);
   expectDataOfReference('SIGTERM during a cycle', comparison, {

@@ -1,20 +1,11 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { readRawResponses } from '../../src/db/index.ts';
 import { runCycle } from '../../src/cli/run-cycle.ts';
 import { FaultDraws, resolveFaults, type SimulatorFaults } from '../../src/simulator/faults.ts';
 import { partialJobs, readTick } from '../support/fault-atomicity.ts';
-import {
-  ALL_DATASETS,
-  FAULT_TICK,
-  compareWithReference,
-  faultWatchlist,
-  jobCount,
-  expectDataOfReference,
-  referenceRun,
-  seedWatchlist,
-  type Reference,
-} from '../support/fault-scenario.ts';
-import { createPipelineHarness, type PipelineHarness, cycleDeps } from '../support/pipeline.ts';
+import { ALL_DATASETS, FAULT_TICK, compareWithReference, expectDataOfReference } from '../support/fault-scenario.ts';
+import { useFaultScenario } from '../support/fault-setup.ts';
+import { cycleDeps } from '../support/pipeline.ts';
 
 // Every upstream fault at once, from a fixed fault seed. In-request retries are off and a job has
 // three attempts, so that transient faults cost job attempts and some jobs may run out of them: the
@@ -32,26 +23,17 @@ const FAULTS: Partial<SimulatorFaults> = {
   malformedRate: 0.05,
   timeoutRate: 0.05,
 };
-const watchlist = faultWatchlist({ tokens: 120, addresses: 60 });
-const jobs = jobCount(watchlist);
-let reference: Reference;
-let harness: PipelineHarness;
-
-beforeAll(async () => {
-  reference = await referenceRun(watchlist);
-  harness = await createPipelineHarness({
-    options: {
-      UPSTREAM_TIMEOUT_MS: '3000',
-      UPSTREAM_MAX_RETRIES: '0',
-      JOB_ATTEMPTS: '3',
-      JOB_BACKOFF_MS: '100',
-      UPSTREAM_CONCURRENCY: '8',
-    },
-    simulator: { faultSeed: FAULT_SEED, faults: FAULTS },
-  });
-  await seedWatchlist(harness.database, watchlist);
+const scenario = useFaultScenario({
+  options: {
+    UPSTREAM_TIMEOUT_MS: '3000',
+    UPSTREAM_MAX_RETRIES: '0',
+    JOB_ATTEMPTS: '3',
+    JOB_BACKOFF_MS: '100',
+    UPSTREAM_CONCURRENCY: '8',
+  },
+  simulator: { faultSeed: FAULT_SEED, faults: FAULTS },
 });
-afterAll(async () => harness?.close());
+const { jobs } = scenario;
 
 /**
  * What the first `jobs` fault draws hold. Every job sends at least one request, so these draws are
@@ -75,6 +57,7 @@ function certainFaults() {
 }
 
 it('5xx, 429 with Retry-After, malformed bodies, 2 s spikes and timeouts together: every job ends in one recorded outcome and the counts reconcile', async () => {
+  const { harness, reference } = scenario;
   const outcome = await runCycle(cycleDeps(harness), { tick: FAULT_TICK, datasets: ALL_DATASETS });
   expect(outcome.complete).toBe(true);
   expect(outcome.produced.reduce((sum, p) => sum + p.jobs, 0)).toBe(jobs);

@@ -1,61 +1,37 @@
 import postgres from 'postgres';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { produceTick } from '../../src/scheduler/producer.ts';
+import { expect, it } from 'vitest';
 import { watchAtomicity } from '../support/fault-atomicity.ts';
-import { faultSeed, seededRandom, startWorker, waitFor, type ChaintapProcess } from '../support/fault-processes.ts';
+import { faultSeed, seededRandom, waitFor, type ChaintapProcess } from '../support/fault-processes.ts';
 import {
   ALL_DATASETS,
   FAULT_TICK,
   compareWithReference,
-  faultWatchlist,
-  jobCount,
   expectDataOfReference,
-  referenceRun,
   runOutcomes,
-  seedWatchlist,
   waitForTickComplete,
-  type Reference,
 } from '../support/fault-scenario.ts';
-import { createPipelineHarness, type PipelineHarness, producerDeps } from '../support/pipeline.ts';
+import { useFaultScenario } from '../support/fault-setup.ts';
 
 // Workers killed with SIGKILL twice at random points of a cycle; the next worker takes over the
 // killed one's jobs once their locks expire (JOB_LOCK_MS), and the data end up exactly as without.
-const watchlist = faultWatchlist({ tokens: 120, addresses: 60 });
-const jobs = jobCount(watchlist);
-let reference: Reference;
-let harness: PipelineHarness;
-const workers: ChaintapProcess[] = [];
-
-beforeAll(async () => {
-  reference = await referenceRun(watchlist);
-  harness = await createPipelineHarness({
-    options: {
-      JOB_LOCK_MS: '3000',
-      UPSTREAM_CONCURRENCY: '4',
-      UPSTREAM_RPS: '20',
-      JOB_ATTEMPTS: '5',
-      JOB_BACKOFF_MS: '200',
-    },
-    simulator: { faults: { latencyMs: 150, latencyJitterMs: 150 } },
-  });
-  await seedWatchlist(harness.database, watchlist);
-});
-
-afterAll(async () => {
-  await Promise.all(workers.map((worker) => worker.stop('SIGKILL')));
-  await harness?.close();
+const scenario = useFaultScenario({
+  options: {
+    JOB_LOCK_MS: '3000',
+    UPSTREAM_CONCURRENCY: '4',
+    UPSTREAM_RPS: '20',
+    JOB_ATTEMPTS: '5',
+    JOB_BACKOFF_MS: '200',
+  },
+  simulator: { faults: { latencyMs: 150, latencyJitterMs: 150 } },
 });
 
 it('SIGKILL of a worker mid-cycle, twice, with another taking over: identical data, nothing partial ever visible', async () => {
   const seed = faultSeed();
   const random = seededRandom(seed);
   console.log(`[faults] worker-crash FAULTS_SEED=${seed}`);
+  const { harness, reference, jobs, finished } = scenario;
   const watcherSql = postgres(harness.database.url, { max: 1, onnotice: () => {} });
   const watcher = watchAtomicity(watcherSql, FAULT_TICK, reference.batches, reference.view);
-  const finished = async () => {
-    const progress = await Promise.all(ALL_DATASETS.map((dataset) => harness.tracker.progress(dataset, FAULT_TICK)));
-    return progress.reduce((sum, p) => sum + p.finished, 0);
-  };
   const kills: { worker: string; atFinished: number; active: number }[] = [];
   let atomicity: Awaited<ReturnType<typeof watcher.stop>>;
   const killWhen = async (worker: ChaintapProcess, share: number) => {
@@ -76,18 +52,14 @@ it('SIGKILL of a worker mid-cycle, twice, with another taking over: identical da
   };
 
   try {
-    const first = await startWorker('worker-1', harness.env);
-    workers.push(first);
-    const producer = producerDeps(harness);
-    for (const dataset of ALL_DATASETS) await produceTick(producer, dataset, FAULT_TICK);
+    const first = await scenario.startWorker('worker-1');
+    await scenario.produceTick();
 
     await killWhen(first, 0.1 + random() * 0.25);
-    const second = await startWorker('worker-2', harness.env);
-    workers.push(second);
+    const second = await scenario.startWorker('worker-2');
     await killWhen(second, 0.5 + random() * 0.3);
-    const third = await startWorker('worker-3', harness.env);
-    workers.push(third);
-    await waitForTickComplete(harness, 120_000, workers);
+    await scenario.startWorker('worker-3');
+    await waitForTickComplete(harness, 120_000, scenario.workers);
   } finally {
     atomicity = await watcher.stop();
     await watcherSql.end();

@@ -5,6 +5,7 @@ import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.t
 import { createRedisConnection, type RedisClient } from '../../src/runtime/redis-connection.ts';
 import { upstreamPaceKey } from '../../src/queue/redis-keys.ts';
 import { createSharedRateLimiter } from '../../src/upstream/rate-limiter.ts';
+import { requireBinaries } from '../support/binaries.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { createTestRedis, type TestRedis } from '../support/redis.ts';
 import { startOpsServer, type RunningOpsServer } from './ops-test-server.ts';
@@ -42,11 +43,10 @@ async function start(
   return server;
 }
 
-/** Value of one sample line of a Prometheus text exposition, e.g. `name{a="b"}`. */
 /** `promtool check metrics` (Debian's prometheus package, .ci/run installs it) over an exposition. */
 function promtoolCheck(exposition: string): { status: number | null; output: string } {
+  requireBinaries('promtool');
   const run = spawnSync('promtool', ['check', 'metrics'], { input: exposition, encoding: 'utf8' });
-  if (run.error) throw new Error(`promtool is not installed: apt-get install prometheus (${run.error.message})`);
   return { status: run.status, output: `${run.stdout}${run.stderr}`.trim() };
 }
 

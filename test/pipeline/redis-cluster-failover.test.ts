@@ -11,7 +11,6 @@ import {
   finishedRuns,
   untilRunsFinished,
 } from '../support/failover-cycle.ts';
-import { redisServerAvailable } from '../support/fault-redis-server.ts';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
 import { startRedisCluster, type TestRedisCluster } from '../support/redis-cluster.ts';
 import { redisCommand } from '../support/redis-process.ts';
@@ -56,7 +55,7 @@ afterEach((context) => {
   if (context.task.result?.state === 'fail') console.log(output);
 });
 
-describe.skipIf(!redisServerAvailable())('on a Redis Cluster with replicas', () => {
+describe('on a Redis Cluster with replicas', () => {
   it("rides out a shard's master dying mid-cycle: every job ends succeeded, exactly once", async () => {
     const expectedJobs = 2 * addresses.length + priceJobs; // positions and NFTs per address, the price batches
     const shard = await cluster.nodeOfKey(POSITIONS_KEY);

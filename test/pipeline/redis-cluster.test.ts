@@ -3,10 +3,11 @@ import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.ts';
 import { QUEUE_NAMES } from '../../src/datasets.ts';
 import { keysPattern, queueKeyPrefix } from '../../src/queue/redis-keys.ts';
 import { runCli, spawnCli } from '../support/cli.ts';
-import { freePort, redisServerAvailable } from '../support/fault-redis-server.ts';
+import { freePort } from '../support/fault-redis-server.ts';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
 import { startRedisCluster, type TestRedisCluster } from '../support/redis-cluster.ts';
 import { redisCommand } from '../support/redis-process.ts';
+import { coin } from '../support/coins.ts';
 
 /**
  * The whole pipeline on a real 3-master Redis Cluster: `chaintap run-once` as users run it, with
@@ -15,7 +16,6 @@ import { redisCommand } from '../support/redis-process.ts';
  */
 const PREFIX = 'chaintap';
 const ADDRESSES = Array.from({ length: 12 }, (_, i) => `0x${(0xa000 + i).toString(16).padStart(64, '0')}`);
-const coin = (i: number) => `0x${(0x1000 + i).toString(16).padStart(64, '0')}::coin${i}::COIN${i}`;
 const TOKENS = ['0x2::sui::SUI', ...Array.from({ length: 39 }, (_, i) => coin(i))];
 const TICK = '2026-11-21T12:00:00Z';
 
@@ -39,7 +39,7 @@ afterEach((context) => {
   if (context.task.result?.state === 'fail') console.log(lastOutput);
 });
 
-describe.skipIf(!redisServerAvailable())('on a 3-node Redis Cluster', () => {
+describe('on a 3-node Redis Cluster', () => {
   it('runs a whole cycle with `chaintap run-once`, its queues spread over the shards', async () => {
     const result = await runCli(['run-once', '--tick', TICK], harness.env);
     lastOutput = result.stdout + result.stderr;

@@ -13,7 +13,6 @@ import {
   finishedRuns,
   untilRunsFinished,
 } from '../support/failover-cycle.ts';
-import { redisServerAvailable } from '../support/fault-redis-server.ts';
 import { createPipelineHarness, producerDeps, type PipelineHarness } from '../support/pipeline.ts';
 import { startRedisSentinel, type TestRedisSentinel } from '../support/redis-sentinel.ts';
 
@@ -67,7 +66,7 @@ function startWorker(): Promise<ChildProcess> {
   });
 }
 
-describe.skipIf(!redisServerAvailable())('on Redis Sentinel', () => {
+describe('on Redis Sentinel', () => {
   it('rides out the master dying mid-cycle: every job ends succeeded, exactly once', async () => {
     const tick = new Date(TICK);
     const expectedJobs = 2 * addresses.length + priceJobs; // positions and NFTs per address, the price batches

@@ -6,8 +6,8 @@ import { simulatedToken } from '../../src/simulator/index.ts';
 import { SNAPSHOT_CHANNEL } from '../../src/queue/tick-notification.ts';
 import { createPipelineHarness, type PipelineHarness, producerDeps, cycleDeps } from '../support/pipeline.ts';
 import { tableDigest } from '../support/table-digest.ts';
+import { coin } from '../support/coins.ts';
 
-const coin = (i: number) => `0x${(0x1000 + i).toString(16).padStart(64, '0')}::coin${i}::COIN${i}`;
 const TOKENS = ['0x2::sui::SUI', ...Array.from({ length: 59 }, (_, i) => coin(i))];
 const ADDRESSES = [
   '0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e',

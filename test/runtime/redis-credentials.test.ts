@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { freePort, redisServerAvailable } from '../support/fault-redis-server.ts';
+import { freePort } from '../support/fault-redis-server.ts';
 import { redisCommand, startRedisProcess, type RedisProcess } from '../support/redis-process.ts';
 
 /**
@@ -51,7 +51,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(!redisServerAvailable())('Redis credentials', () => {
+describe('Redis credentials', () => {
   const url = () => `redis://127.0.0.1:${redis.port}`;
 
   it('reaches a Redis with a password given as REDIS_PASSWORD, in the URL, or as an ACL user', async () => {

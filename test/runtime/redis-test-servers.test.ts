@@ -1,6 +1,5 @@
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redisServerAvailable } from '../support/fault-redis-server.ts';
 import { startRedisCluster, type TestRedisCluster } from '../support/redis-cluster.ts';
 import { startRedisSentinel, type TestRedisSentinel } from '../support/redis-sentinel.ts';
 
@@ -23,7 +22,7 @@ async function refusesConnections(port: number): Promise<boolean> {
   );
 }
 
-describe.skipIf(!redisServerAvailable())('test Redis topologies', () => {
+describe('test Redis topologies', () => {
   describe('startRedisCluster', () => {
     let cluster: TestRedisCluster;
     beforeAll(async () => {

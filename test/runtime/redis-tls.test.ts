@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { freePort, redisServerAvailable } from '../support/fault-redis-server.ts';
+import { requireBinaries } from '../support/binaries.ts';
+import { freePort } from '../support/fault-redis-server.ts';
 import { startRedisProcess, type RedisProcess } from '../support/redis-process.ts';
 
 /**
@@ -20,6 +21,7 @@ let database: TestDatabase;
 
 function makeCertificates(): { ca: string; cert: string; key: string } {
   const file = (name: string) => join(dir, name);
+  requireBinaries('openssl');
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
   openssl(
     ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=chaintap test CA'],
@@ -62,7 +64,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(!redisServerAvailable())('Redis over TLS', () => {
+describe('Redis over TLS', () => {
   const env = (settings: Record<string, string>) => ({
     DATABASE_URL: database.url,
     QUEUE_PREFIX: 'tls-test',

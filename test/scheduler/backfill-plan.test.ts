@@ -10,9 +10,9 @@ import {
   parseInterval,
   planBackfill,
 } from '../../src/scheduler/backfill-plan.ts';
+import { coin } from '../support/coins.ts';
 
 const HOUR = 3_600_000;
-const coin = (i: number) => `0x${i.toString(16).padStart(64, '0')}::coin::C${i}`;
 
 describe('backfill planning', () => {
   it('parses intervals and rejects nonsense', () => {

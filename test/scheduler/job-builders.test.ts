@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { jobId, tickLabel } from '../../src/queue/jobs.ts';
 import { nftJobs, positionJobs, priceJobs } from '../../src/scheduler/job-builders.ts';
+import { coin } from '../support/coins.ts';
 
 const tick = new Date('2026-11-21T12:15:00Z');
-const coin = (i: number) => `0x${i.toString(16).padStart(64, '0')}::coin::C${i}`;
 
 describe('job builders', () => {
   it('derives ids from dataset, target and tick, without ":"', () => {

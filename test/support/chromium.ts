@@ -1,16 +1,12 @@
-import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { requireBinaries } from './binaries.ts';
 
 /** Debian's Chromium (CI installs it: `apt-get install -y chromium`, see .ci/run). */
 export const CHROMIUM = '/usr/bin/chromium';
 
 /** Headless Chromium with the flags this closed network needs; a clear error when it is missing. */
 export function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not installed at ${CHROMIUM}: run "apt-get update && apt-get install -y chromium" (.ci/run does this)`,
-    );
-  }
+  requireBinaries('chromium');
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [

@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import type { Dataset } from '../../src/datasets.ts';
 import { MAX_COINS_PER_PRICE_REQUEST } from '../../src/upstream/limits.ts';
 import type { PipelineHarness } from './pipeline.ts';
+import { coin } from './coins.ts';
 
 /**
  * What the Redis failover tests (test/pipeline/redis-sentinel.test.ts, redis-cluster-failover.test.ts)
@@ -10,7 +11,6 @@ import type { PipelineHarness } from './pipeline.ts';
  */
 export function failoverWatchlist(firstAddress: number): { addresses: string[]; tokens: string[]; priceJobs: number } {
   const addresses = Array.from({ length: 30 }, (_, i) => `0x${(firstAddress + i).toString(16).padStart(64, '0')}`);
-  const coin = (i: number) => `0x${(0x1000 + i).toString(16).padStart(64, '0')}::coin${i}::COIN${i}`;
   const tokens = ['0x2::sui::SUI', ...Array.from({ length: 39 }, (_, i) => coin(i))];
   return { addresses, tokens, priceJobs: Math.ceil(tokens.length / MAX_COINS_PER_PRICE_REQUEST) };
 }

@@ -1,9 +1,10 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { requireBinaries } from './binaries.ts';
 
 /**
  * A redis-server of the test's own (the shared one must never be restarted), on a free port, with
@@ -22,10 +23,6 @@ export interface OwnRedis {
   destroy(): Promise<void>;
 }
 
-export function redisServerAvailable(): boolean {
-  return spawnSync('redis-server', ['--version']).status === 0;
-}
-
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
@@ -38,6 +35,7 @@ export function freePort(): Promise<number> {
 }
 
 export async function startOwnRedis(settings: { maxmemoryPolicy?: string } = {}): Promise<OwnRedis> {
+  requireBinaries('redis-server');
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'chaintap-redis-'));
   let child: ChildProcess | undefined;

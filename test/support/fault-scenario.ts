@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync } from 'node:fs';
-import { expect } from 'vitest';
+import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, inject } from 'vitest';
 import type { Database } from '../../src/db/client.ts';
 import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.ts';
 import { runCycle } from '../../src/cli/run-cycle.ts';
@@ -9,6 +10,7 @@ import { priceBatchesOf, readTick, type PriceBatch, type TickView } from './faul
 import type { ChaintapProcess } from './fault-processes.ts';
 import { createPipelineHarness, type PipelineHarness, cycleDeps } from './pipeline.ts';
 import type { Dataset } from '../../src/datasets.ts';
+import { coin } from './coins.ts';
 
 /** The tick every fault scenario runs (the simulator's world time is frozen at it). */
 export const FAULT_TICK = new Date('2026-11-21T12:00:00Z');
@@ -24,10 +26,7 @@ export interface Watchlist {
 /** A deterministic watchlist: `tokens` coin types (SUI first) and `addresses` addresses, half with PnL. */
 export function faultWatchlist(settings: { tokens: number; addresses: number }): Watchlist {
   const hex = (label: string) => createHash('sha256').update(label).digest('hex');
-  const tokens = [
-    '0x2::sui::SUI',
-    ...Array.from({ length: settings.tokens - 1 }, (_, i) => `0x${hex(`coin-${i}`)}::coin${i}::COIN${i}`),
-  ];
+  const tokens = ['0x2::sui::SUI', ...Array.from({ length: settings.tokens - 1 }, (_, i) => coin(i))];
   const addresses = Array.from({ length: settings.addresses }, (_, i) => `0x${hex(`address-${i}`)}`);
   const half = Math.ceil(addresses.length / 2);
   return { tokens, pnlAddresses: addresses.slice(0, half), plainAddresses: addresses.slice(half) };
@@ -59,9 +58,34 @@ export interface Reference {
 
 /**
  * The fault-free run of the same tick: the same watchlist on a clean database of its own, against
- * a simulator with the same frozen world time and no faults, processed in-process.
+ * a simulator with the same frozen world time and no faults, processed in-process. It is the same
+ * in every file of a run (deterministic world, fixed tick), so the first file to finish one keeps it
+ * in the run's folder and the others read it there instead of running it again.
  */
 export async function referenceRun(
+  watchlist: Watchlist,
+  tick = FAULT_TICK,
+  datasets: readonly Dataset[] = ALL_DATASETS,
+): Promise<Reference> {
+  const key = createHash('sha256').update(JSON.stringify({ watchlist, tick, datasets })).digest('hex').slice(0, 16);
+  const file = join(inject('runFolder'), `fault-reference-${key}.json`);
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'), withMaps) as Reference;
+  const reference = await runReference(watchlist, tick, datasets);
+  // Written whole, then renamed: another file never reads half of it.
+  writeFileSync(`${file}.${process.pid}`, JSON.stringify(reference, withMaps));
+  renameSync(`${file}.${process.pid}`, file);
+  return reference;
+}
+
+/** JSON's replacer and reviver for the Maps a Reference holds. */
+function withMaps(_key: string, value: unknown): unknown {
+  if (value instanceof Map) return { $map: [...value] };
+  if (value && typeof value === 'object' && '$map' in value)
+    return new Map((value as { $map: [unknown, unknown][] }).$map);
+  return value;
+}
+
+async function runReference(
   watchlist: Watchlist,
   tick = FAULT_TICK,
   datasets: readonly Dataset[] = ALL_DATASETS,

@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
@@ -16,6 +19,8 @@ declare module 'vitest' {
     /** A database migrated once per run: each test file's database is a copy of it. */
     pgTemplateDatabase: string;
     redisUrl: string;
+    /** A folder for this run only (removed at its end): what files of one run share, e.g. the fault reference. */
+    runFolder: string;
   }
 }
 
@@ -51,6 +56,9 @@ export default async function setup(project: TestProject) {
   }
   const template = await createTemplateDatabase(pgAdminUrl);
   stops.unshift(template.drop);
+  const runFolder = mkdtempSync(join(tmpdir(), 'chaintap-test-run-'));
+  stops.push(async () => rmSync(runFolder, { recursive: true, force: true }));
+  project.provide('runFolder', runFolder);
   project.provide('pgAdminUrl', pgAdminUrl);
   project.provide('pgTemplateDatabase', template.name);
   project.provide('redisUrl', redisUrl);

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { requireBinaries } from './binaries.ts';
 import { freePort } from './fault-redis-server.ts';
 import { redisCommand, startRedisProcess, waitUntil, type RedisAddress, type RedisProcess } from './redis-process.ts';
 
@@ -173,6 +174,7 @@ function canListen(port: number): Promise<boolean> {
 }
 
 function createCluster(nodes: ClusterNode[], replicasPerMaster: number): Promise<void> {
+  requireBinaries('redis-cli');
   const args = ['--cluster', 'create', ...nodes.map((node) => `${HOST}:${node.port}`)];
   args.push('--cluster-replicas', String(replicasPerMaster), '--cluster-yes');
   return new Promise((resolve, reject) => {

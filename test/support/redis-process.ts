@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
+import { requireBinaries } from './binaries.ts';
 
 /**
  * One redis-server or redis-sentinel process of a test topology (test/support/redis-cluster.ts,
@@ -45,6 +46,7 @@ export async function startRedisProcess(settings: {
   logFile: string;
   timeoutMs?: number;
 }): Promise<RedisProcess> {
+  requireBinaries(settings.binary);
   for (let attempt = 1; ; attempt += 1) {
     const port = await settings.port();
     const started = spawnRedis(settings.binary, settings.args(port), port);

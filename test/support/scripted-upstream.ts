@@ -1,8 +1,8 @@
-import type { Queue } from 'bullmq';
 import { enqueueJobs } from '../../src/scheduler/producer.ts';
 import type { PlannedJob } from '../../src/scheduler/job-builders.ts';
 import { createWorkerPool } from '../../src/worker/workers.ts';
 import { startFaultServer, type FaultServer } from '../upstream/fault-server.ts';
+import { settled } from './job-settled.ts';
 import { createPipelineHarness, type PipelineHarness } from './pipeline.ts';
 
 export type ScriptedQueue = 'prices' | 'positions' | 'nfts';
@@ -66,8 +66,8 @@ export async function startScriptedPipeline(options: Record<string, string> = {}
       });
       try {
         await enqueueJobs(harness, queue, [planned]);
-        const { attempts, state } = await settled(harness.queues[queue], planned.opts.jobId);
-        return { state, attempts, requests: upstream.requests.length - sentBefore };
+        const { job, state } = await settled(harness.queues[queue], planned.opts.jobId);
+        return { state, attempts: job.attemptsMade, requests: upstream.requests.length - sentBefore };
       } finally {
         await pool.close();
       }
@@ -77,14 +77,4 @@ export async function startScriptedPipeline(options: Record<string, string> = {}
       await upstream.close();
     },
   };
-}
-
-async function settled(queue: Queue, id: string, timeoutMs = 30_000): Promise<{ state: string; attempts: number }> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const state = await queue.getJobState(id);
-    if (state === 'completed' || state === 'failed') return { state, attempts: (await queue.getJob(id))!.attemptsMade };
-    if (Date.now() > deadline) throw new Error(`job ${id} still ${state}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

@@ -9,6 +9,7 @@ import { createHttpTransport } from '../../src/upstream/http-transport.ts';
 import { createSharedRateLimiter, type RateLimiter } from '../../src/upstream/rate-limiter.ts';
 import { createTestRedis, type TestRedis } from '../support/redis.ts';
 import { json, startFaultServer, text, type Answer, type FaultServer } from './fault-server.ts';
+import { coin } from '../support/coins.ts';
 
 /**
  * What the client sends (paths, query strings, bodies, batches) and which odd but valid answers it
@@ -16,7 +17,6 @@ import { json, startFaultServer, text, type Answer, type FaultServer } from './f
  */
 const API_KEY = 'test-key-requests-0001';
 const address64 = `0x${'ab'.repeat(32)}`;
-const coinType = (i: number) => `0x${i.toString(16).padStart(64, '0')}::coin${i}::COIN${i}`;
 
 describe('upstream client requests', () => {
   let server: FaultServer;
@@ -63,7 +63,7 @@ describe('upstream client requests', () => {
 
   describe('prices', () => {
     it('sends a batch in normal form, duplicates in another spelling once', async () => {
-      const coinTypes = Array.from({ length: 40 }, (_, i) => coinType(i + 1));
+      const coinTypes = Array.from({ length: 40 }, (_, i) => coin(i + 1));
       // The same types again in their short, upper-case spelling.
       const respelled = coinTypes
         .slice(0, 30)
@@ -76,7 +76,7 @@ describe('upstream client requests', () => {
       expect(sent).toHaveLength(41);
       expect(new Set(sent).size).toBe(41);
       expect(sent).toContain(`0x${'0'.repeat(63)}2::sui::SUI`);
-      expect(sent).toContain(coinType(1));
+      expect(sent).toContain(coin(1));
       expect(server.requests[0]).toMatchObject({ method: 'POST', url: '/tokens/sui/price' });
       expect(server.requests[0]!.headers['content-type']).toBe('application/json');
       expect(JSON.parse(server.requests[0]!.body)).not.toHaveProperty('timestamp');
@@ -96,7 +96,7 @@ describe('upstream client requests', () => {
     });
 
     it('rejects bad coin types before any request, with a clear message', async () => {
-      const good = Array.from({ length: 60 }, (_, i) => coinType(i + 1));
+      const good = Array.from({ length: 60 }, (_, i) => coin(i + 1));
       await expect(client.fetchTokenPriceBatch([...good.slice(0, 10), '0x2::sui'])).rejects.toThrow(
         /invalid coin type "0x2::sui": expected address::module::Name/,
       );

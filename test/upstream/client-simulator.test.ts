@@ -15,11 +15,11 @@ import {
 import { createHttpTransport } from '../../src/upstream/http-transport.ts';
 import { createSharedRateLimiter } from '../../src/upstream/rate-limiter.ts';
 import { createTestRedis, type TestRedis } from '../support/redis.ts';
+import { coin } from '../support/coins.ts';
 
 /** The client against the simulated upstream over real HTTP, with the shared limiter on real Redis. */
 const API_KEY = 'simulator-key-7d1e0b';
 const owner = `0x${'5c'.repeat(32)}`;
-const coinType = (i: number) => `0x${i.toString(16).padStart(64, '0')}::coin${i}::COIN${i}`;
 
 describe('upstream client against the simulator', () => {
   let simulator: RunningSimulator;
@@ -78,7 +78,7 @@ describe('upstream client against the simulator', () => {
 
   it('fetches a batch of 50 prices, duplicates in another spelling once, every answer valid', async () => {
     const client = makeClient();
-    const coinTypes = Array.from({ length: 50 }, (_, i) => coinType(i + 1));
+    const coinTypes = Array.from({ length: 50 }, (_, i) => coin(i + 1));
     const response = await client.fetchTokenPriceBatch([
       ...coinTypes,
       ...coinTypes.slice(0, 10).map((type) => type.replace(/^0x0+/, '0x')),
@@ -127,7 +127,7 @@ describe('upstream client against the simulator', () => {
     const kinds = new Set<string>();
     let attempts = 0;
     for (let i = 0; i < 16; i++) {
-      const error = await client.fetchTokenPriceBatch([coinType(i + 1)]).catch((caught: unknown) => caught);
+      const error = await client.fetchTokenPriceBatch([coin(i + 1)]).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(UpstreamError);
       const upstreamError = error as UpstreamError;
       attempts += upstreamError.attempts;

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACING_MARGIN, createSharedRateLimiter, type RateLimiter } from '../../src/upstream/rate-limiter.ts';
+import { maxInWindow } from '../support/max-in-window.ts';
 import { createTestRedis, type TestRedis } from '../support/redis.ts';
 
 /**
@@ -10,17 +11,6 @@ import { createTestRedis, type TestRedis } from '../support/redis.ts';
  */
 const RPS = 20;
 const INTERVAL_MS = ((1 + PACING_MARGIN) * 1000) / RPS;
-
-/** The most starts that fall in any window of `windowMs`. */
-function maxInWindow(starts: number[], windowMs: number): number {
-  const sorted = [...starts].sort((a, b) => a - b);
-  let max = 0;
-  for (let first = 0, last = 0; last < sorted.length; last++) {
-    while (sorted[last]! - sorted[first]! >= windowMs) first++;
-    max = Math.max(max, last - first + 1);
-  }
-  return max;
-}
 
 /** Waiter indices sorted by priority, then by index (the order they asked in). */
 function priorityOrder(priorities: Map<number, number>): number[] {

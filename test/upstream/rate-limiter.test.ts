@@ -1,18 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSharedRateLimiter, type RateLimiter } from '../../src/upstream/rate-limiter.ts';
+import { maxInWindow } from '../support/max-in-window.ts';
 import { createTestRedis, type TestRedis } from '../support/redis.ts';
-
-/** The most starts that fall in any window of `windowMs` (starts sorted). */
-function maxInWindow(starts: number[], windowMs: number): number {
-  const sorted = [...starts].sort((a, b) => a - b);
-  let max = 0;
-  for (let first = 0, last = 0; last < sorted.length; last++) {
-    while (sorted[last]! - sorted[first]! >= windowMs) first++;
-    max = Math.max(max, last - first + 1);
-  }
-  return max;
-}
 
 /** Runs `count` acquires spread over the limiters at once; resolves to each one's start time. */
 async function acquireMany(limiters: RateLimiter[], count: number): Promise<number[]> {

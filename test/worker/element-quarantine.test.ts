@@ -1,10 +1,10 @@
-import type { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueJobs } from '../../src/scheduler/producer.ts';
 import { positionJobs } from '../../src/scheduler/job-builders.ts';
 import type { UpstreamClient } from '../../src/upstream/client.ts';
 import type { PositionsResponse } from '../../src/upstream/schemas.ts';
 import { createWorkerPool } from '../../src/worker/workers.ts';
+import { settled } from '../support/job-settled.ts';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
 
 // An answer mixing what real answers look like (issue 14), through a real queue, Postgres and the
@@ -51,16 +51,6 @@ function withAnswer(data: unknown[]): UpstreamClient {
       return { ...response, data: { ...response.data, data } as PositionsResponse };
     },
   };
-}
-
-async function settled(queue: Queue, id: string, timeoutMs = 30_000): Promise<{ job: Job; state: string }> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const state = await queue.getJobState(id);
-    if (state === 'completed' || state === 'failed') return { job: (await queue.getJob(id))!, state };
-    if (Date.now() > deadline) throw new Error(`job ${id} still ${state}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 async function driftCount(field: string, shape: string): Promise<number> {

@@ -1,10 +1,10 @@
-import type { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueJobs } from '../../src/scheduler/producer.ts';
 import { positionJobs, priceJobs, type PlannedJob } from '../../src/scheduler/job-builders.ts';
 import type { UpstreamClient } from '../../src/upstream/client.ts';
 import type { TokenPriceResponse } from '../../src/upstream/schemas.ts';
 import { createWorkerPool } from '../../src/worker/workers.ts';
+import { settled } from '../support/job-settled.ts';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
 
 // Errors decide a job's fate through a real queue, Postgres and the simulated upstream. The only
@@ -37,16 +37,6 @@ async function runJob(queue: 'prices' | 'positions', planned: PlannedJob<unknown
     return await settled(harness.queues[queue], planned.opts.jobId);
   } finally {
     await pool.close();
-  }
-}
-
-async function settled(queue: Queue, id: string, timeoutMs = 30_000): Promise<{ job: Job; state: string }> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const state = await queue.getJobState(id);
-    if (state === 'completed' || state === 'failed') return { job: (await queue.getJob(id))!, state };
-    if (Date.now() > deadline) throw new Error(`job ${id} still ${state}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

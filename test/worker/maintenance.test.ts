@@ -124,6 +124,27 @@ describe('the daily maintenance jobs', () => {
     expect(await targets()).toEqual(['89 days old', 'a year old']);
   });
 
+  it('prunes delivered and failed alert events past ALERT_EVENTS_RETENTION_DAYS, never a pending one, and none with 0', async () => {
+    const { sql } = harness.database;
+    const event = (key: string, state: string, createdAt: string) => sql`
+      insert into alert_events (event_key, webhook, webhook_name, rule_id, kind, status, subject, payload, state, created_at)
+      values (${key}, 'abcdef0123456789', 'ops', 'rule', 'stale', 'firing', 'prices', '{}'::jsonb, ${state}, ${new Date(createdAt)})`;
+    await event('delivered 91 days ago', 'delivered', '2026-08-29T00:00:00Z');
+    await event('failed 91 days ago', 'failed', '2026-08-29T00:00:00Z');
+    await event('pending 91 days ago', 'pending', '2026-08-29T00:00:00Z');
+    await event('delivered 89 days ago', 'delivered', '2026-08-31T00:00:00Z');
+    const keys = async () =>
+      (await sql<{ key: string }[]>`select event_key as key from alert_events order by 1`).map((r) => r.key);
+    // The default: 90 days.
+    await runMaintenance(new Date('2026-11-28T03:30:00Z'));
+    expect(await keys()).toEqual(['delivered 89 days ago', 'pending 91 days ago']);
+
+    // 0: kept however old.
+    await event('delivered a year ago', 'delivered', '2025-11-01T00:00:00Z');
+    await runMaintenance(new Date('2026-11-29T03:30:00Z'), { ALERT_EVENTS_RETENTION_DAYS: 0 });
+    expect(await keys()).toEqual(['delivered 89 days ago', 'delivered a year ago', 'pending 91 days ago']);
+  });
+
   it.each([
     [
       'the key is rejected',

@@ -1,10 +1,10 @@
-import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readRawResponses } from '../../src/db/index.ts';
 import { positionJobs } from '../../src/scheduler/job-builders.ts';
 import { enqueueJobs } from '../../src/scheduler/producer.ts';
 import { MAX_ERROR_BODY_BYTES } from '../../src/upstream/errors.ts';
 import { createWorkerPool } from '../../src/worker/workers.ts';
+import { settled } from '../support/job-settled.ts';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
 import { OPERATIONAL_TABLES, countRows } from '../support/table-digest.ts';
 import { startFaultServer, streamBody, streamedText, type FaultServer } from '../upstream/fault-server.ts';
@@ -28,16 +28,6 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function settled(queue: Queue, id: string, timeoutMs = 60_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const state = await queue.getJobState(id);
-    if (state === 'completed' || state === 'failed') return state;
-    if (Date.now() > deadline) throw new Error(`job ${id} still ${state}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 it('quarantines the first 64 KiB of a 100 MB answer with the reason, reads no more than the limit, writes nothing else', async () => {
   const { answer, sent } = streamBody(BODY_BYTES);
   server.fallback(answer);
@@ -56,7 +46,7 @@ it('quarantines the first 64 KiB of a 100 MB answer with the reason, reads no mo
   let state: string;
   try {
     await enqueueJobs(harness, 'positions', [planned!]);
-    state = await settled(harness.queues.positions, planned!.opts.jobId);
+    ({ state } = await settled(harness.queues.positions, planned!.opts.jobId, 60_000));
   } finally {
     clearInterval(sampler);
     await pool.close();
