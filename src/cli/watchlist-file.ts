@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
-import { checkAddressChains, parseAddress, type NftChain } from '../chain/address.ts';
+import { checkAddressChains, parseAddress } from '../chain/address.ts';
+import type { NftChain } from '../chain/address-formats.ts';
 import { normalizeCoinType } from '../chain/coin-type.ts';
 import { parseAddressOptions } from '../db/stores/watchlist.ts';
 import type { DeclaredAddress, DeclaredWatchlist } from '../db/stores/watchlist-apply.ts';

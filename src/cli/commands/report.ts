@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { normalizeAddress } from '../../chain/address.ts';
 import type { Database } from '../../db/client.ts';
 import { checkOutputPath, streamSink, writeFileAtomically, type ReportSink } from '../../ops/report-file.ts';
 import {
@@ -84,6 +83,7 @@ export function reportCommand(): Command {
       .requiredOption('--address <address>', 'a watched address, or one with stored refreshes'),
   ).action(
     reportAction('portfolio', async (flags: ReportFlags & { address: string }, { range, format, now }) => {
+      const { normalizeAddress } = await import('../../chain/address.ts');
       const address = normalizeAddress(flags.address);
       portfolioSteps(range);
       const [{ writePortfolioReport }, { loadPortfolioReport }] = await Promise.all([
