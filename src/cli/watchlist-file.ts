@@ -19,7 +19,8 @@ import { parseCsvRecords } from './csv-records.ts';
  * YAML:  tokens: [coin types]
  *        addresses: [an address, or { address, datasets, chain, protocols, nft_chain, pnl }]
  * CSV:   a header with kind and value, and any of datasets, chain, protocols, nft_chain, pnl; kind is
- *        token or address; a list is comma-separated (quoted) or semicolon-separated.
+ *        token or address; a list is comma-separated (quoted) or semicolon-separated; read as
+ *        spreadsheets export it (csv-records.ts).
  */
 const ADDRESS_FIELDS = ['address', 'datasets', 'chain', 'protocols', 'nft_chain', 'pnl'] as const;
 const CSV_COLUMNS = ['kind', 'value', ...ADDRESS_FIELDS.slice(1)];
