@@ -243,6 +243,7 @@ export async function backfillPrices(
 async function logsAbove(progress: ProgressLine): Promise<LoggerSettings['destination']> {
   if (!progress.terminal) return undefined;
   const { default: pinoPretty } = await import('pino-pretty');
-  const prettify = pinoPretty.prettyFactory({ colorize: true });
+  // As the logger's own pretty lines: without the `service` field the JSON lines carry for shippers.
+  const prettify = pinoPretty.prettyFactory({ colorize: true, ignore: 'hostname,service' });
   return { write: (line: string) => progress.writeLog(prettify(line)) };
 }

@@ -3,6 +3,7 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import type { Sql } from './client.ts';
+import { applySchemaComments, readSchemaComments } from './schema-comments.ts';
 import { decodeRawBody, storedBody } from './stores/raw-responses.ts';
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
@@ -14,7 +15,8 @@ const CONVERSION_BATCH = 100;
 
 /**
  * Applies the pending migrations, then the data steps that need code (0017: zlib raw bodies become
- * text). Safe to run again and at once: an advisory lock serializes runs (drizzle's migrator takes none).
+ * text), then the descriptions of docs/schema.md (COMMENT ON, where they changed). Safe to run again
+ * and at once: an advisory lock serializes runs (drizzle's migrator takes none).
  */
 export async function runMigrations(url: string, migrationsFolder = MIGRATIONS_FOLDER): Promise<void> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
@@ -23,6 +25,7 @@ export async function runMigrations(url: string, migrationsFolder = MIGRATIONS_F
     try {
       await migrate(drizzle(sql), { migrationsFolder });
       await convertZlibRawBodies(sql);
+      await applySchemaComments(sql, readSchemaComments(migrationsFolder));
     } finally {
       await sql`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
     }

@@ -6,9 +6,11 @@ import type { Queues } from '../queue/queues.ts';
 import { registerBullBoard } from './bull-board.ts';
 import { assertSafeOpsExposure } from './exposure.ts';
 import { createOpsAuth, pathOf } from './ops-token.ts';
+import { withDeadline } from './deadline.ts';
 import { checkReadiness } from './readiness.ts';
 import { refreshScrapeGauges } from './scrape-gauges.ts';
 import { loadStatusPageData } from './status-page-data.ts';
+import { loadStatusDocument } from './status-document.ts';
 import { renderStatusPage } from './status-page.ts';
 import { registerReportRoutes } from './report-routes.ts';
 
@@ -106,6 +108,19 @@ export function createOpsServer(dependencies: OpsServerDependencies) {
       .header('cache-control', 'no-store')
       .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:")
       .send(renderStatusPage(data, { token: options.OPS_TOKEN && token ? token : undefined }));
+  });
+
+  // `chaintap status --json` for uptime checks and scripts: 503 when Postgres or Redis does not answer.
+  app.get('/status.json', async (_request, reply) => {
+    const load = loadStatusDocument({ database: readDatabase, queues, redis, options, now: now() });
+    try {
+      const status = await withDeadline(load, DEPENDENCY_TIMEOUT_MS, 'Postgres or Redis');
+      return reply.header('cache-control', 'no-store').send(status);
+    } catch (error) {
+      load.catch(() => undefined);
+      logger.warn({ err: error }, 'status.json could not be read');
+      return reply.code(503).send({ error: 'unavailable', message: (error as Error).message });
+    }
   });
 
   registerReportRoutes(app, readDatabase, now);

@@ -26,23 +26,37 @@ export interface LoggerSettings {
 }
 
 /**
- * JSON logs by default, readable on a TTY. Known secret fields are redacted, and as a second line of
- * defence every written line has the secrets replaced, as they are, URL-encoded or JSON-escaped (a
- * secret with a quote or a backslash shows in a JSON line only escaped).
+ * What log shippers (Loki, Datadog, Cloud Logging, Elastic) read without remapping: the level's name
+ * (`"level":"warn"`), an ISO-8601 UTC time, and the service that wrote the line. pino's own options.
+ */
+const SHIPPER_FIELDS: pino.LoggerOptions = {
+  base: { service: 'chaintap', pid: process.pid },
+  formatters: { level: (label) => ({ level: label }) },
+  timestamp: pino.stdTimeFunctions.isoTime,
+};
+
+/**
+ * JSON logs by default (one object per line, in the shape shippers expect), readable on a TTY. Known
+ * secret fields are redacted, and as a second line of defence every written line has the secrets
+ * replaced, as they are, URL-encoded or JSON-escaped (a secret with a quote or a backslash shows in
+ * a JSON line only escaped).
  */
 export function createLogger(settings: LoggerSettings): Logger {
   const secrets = (settings.secrets ?? []).filter(isScrubbable);
   const pretty = settings.pretty ?? (process.stdout.isTTY === true && !settings.destination);
   const options: pino.LoggerOptions = {
     level: settings.level,
-    base: { pid: process.pid },
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     // An explicit `hooks: undefined` would replace pino's default hooks and break it: only set when needed.
     ...(secrets.length ? { hooks: { streamWrite: secretScrubber(secrets) } } : {}),
   };
-  if (settings.destination) return pino(options, settings.destination);
-  if (pretty) {
-    return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, destination: 2 } } });
+  if (pretty && !settings.destination) {
+    // pino-pretty prints the level and time its own way, from pino's numeric level and epoch time.
+    return pino({
+      ...options,
+      base: { pid: process.pid },
+      transport: { target: 'pino-pretty', options: { colorize: true, destination: 2 } },
+    });
   }
-  return pino(options, pino.destination({ fd: 2, sync: false }));
+  return pino({ ...options, ...SHIPPER_FIELDS }, settings.destination ?? pino.destination({ fd: 2, sync: false }));
 }

@@ -5,22 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runCli } from '../support/cli.ts';
 import { createPipelineHarness, type PipelineHarness } from '../support/pipeline.ts';
+import { count, iso, Status, WatchedAddress } from '../support/json-shapes.ts';
 
 // The shapes documented in docs/operations.md, "JSON output", field for field: a field added to an
 // output without the documentation, or renamed, fails here (strict objects).
-const iso = z.iso.datetime();
-const count = z.number().int().nonnegative();
 const TokensList = z.array(z.strictObject({ coinType: z.string(), addedAt: iso }));
-const WatchedAddress = z.strictObject({
-  address: z.string(),
-  format: z.enum(['sui', 'evm', 'solana', 'bitcoin', 'ton']).nullable(),
-  datasets: z.array(z.enum(['positions', 'nfts'])).min(1),
-  chain: z.string().nullable(),
-  protocols: z.array(z.string()).nullable(),
-  nftChain: z.string(),
-  includePnl: z.boolean(),
-  addedAt: iso,
-});
 const AddressesList = z.array(WatchedAddress);
 const RawList = z.array(
   z.strictObject({
@@ -50,63 +39,6 @@ const RunSummary = z.strictObject({
     }),
   ),
 });
-const Status = z.strictObject({
-  now: iso,
-  datasets: z.array(
-    z.strictObject({
-      dataset: z.string(),
-      targets: count,
-      newestTick: iso.nullable(),
-      oldestTick: iso.nullable(),
-      lastSuccessAt: iso.nullable(),
-      ageSeconds: z.number().nullable(),
-    }),
-  ),
-  addresses: z.strictObject({ count, listed: z.array(WatchedAddress) }),
-  // `plan`: the object `chaintap plan --json` prints (docs/quota.md); its own fields are checked there.
-  quota: z.strictObject({
-    plan: z.looseObject({ fits: z.boolean(), neededPerHour: z.number(), availablePerHour: z.number() }),
-    supersededLastHour: z.array(z.strictObject({ dataset: z.string(), superseded: count })),
-    pause: z.strictObject({ until: iso, reason: z.string() }).nullable(),
-  }),
-  queues: z.strictObject({
-    redis: z.string(),
-    depths: z.array(
-      z.strictObject({
-        queue: z.string(),
-        counts: z.strictObject({
-          waiting: count,
-          prioritized: count,
-          delayed: count,
-          active: count,
-          'waiting-children': count,
-          failed: count,
-          completed: count,
-        }),
-      }),
-    ),
-  }),
-  failuresLast24h: z.array(
-    z.strictObject({
-      dataset: z.string(),
-      failed: count,
-      quarantined: count,
-      authFailures: count,
-      lastQuarantineReason: z.string().nullable(),
-    }),
-  ),
-  schemaDriftsLast24h: z.array(
-    z.strictObject({
-      dataset: z.string(),
-      field: z.string(),
-      shape: z.string(),
-      count,
-      firstSeenAt: iso,
-      lastSeenAt: iso,
-    }),
-  ),
-});
-
 const DeclaredAddress = z.strictObject({
   address: z.string(),
   datasets: z.array(z.enum(['positions', 'nfts'])).min(1),

@@ -42,7 +42,7 @@ afterAll(async () => {
   await redis?.destroy();
 });
 
-const logged = (line: string) => JSON.parse(line) as { msg: string; time: number; url?: string };
+const logged = (line: string) => JSON.parse(line) as { msg: string; time: string; url?: string };
 
 it('SIGTERM with Redis gone: the workers that cannot close are bounded by the grace period, the closes after them still run, and the process exits', async () => {
   worker = await startWorker('worker', harness.env);
@@ -62,8 +62,8 @@ it('SIGTERM with Redis gone: the workers that cannot close are bounded by the gr
   expect(exit).toEqual({ code: 0, signal: null });
   const graceOver = worker.lines.filter((line) => /grace period over/.test(line)).map(logged);
   expect(graceOver).toHaveLength(1);
-  expect(graceOver[0]!.time - signalledAt).toBeGreaterThanOrEqual(GRACE_MS - 100);
-  expect(stopped.time).toBeGreaterThanOrEqual(graceOver[0]!.time);
+  expect(Date.parse(graceOver[0]!.time) - signalledAt).toBeGreaterThanOrEqual(GRACE_MS - 100);
+  expect(Date.parse(stopped.time)).toBeGreaterThanOrEqual(Date.parse(graceOver[0]!.time));
   // The ops server closes after the workers: it no longer answers.
   await expect(fetch(`${url}/healthz`)).rejects.toThrow();
 });

@@ -72,7 +72,7 @@ describe('runQuery', () => {
     expect(result).toEqual([{ one: 1 }]);
     expect(attempts).toBe(2);
     expect(await observations()).toEqual({ 'watchlist.list ok': 1 });
-    expect(logLines).toMatchObject([{ level: 20, store: 'watchlist.list', sqlState: '40001', attempt: 1 }]);
+    expect(logLines).toMatchObject([{ level: 'debug', store: 'watchlist.list', sqlState: '40001', attempt: 1 }]);
   });
 
   it('gives up on a serialization failure after four attempts', async () => {
@@ -99,7 +99,7 @@ describe('runQuery', () => {
     await expect(failing).rejects.toMatchObject({ code: '23505', parameters: [coinType] });
     expect(attempts).toBe(1);
     expect(await observations()).toEqual({ 'watchlist.add ok': 1, 'watchlist.add error': 1 });
-    const warnings = logLines.filter((line) => line.level === 40);
+    const warnings = logLines.filter((line) => line.level === 'warn');
     expect(warnings).toEqual([
       expect.objectContaining({
         msg: 'database operation failed',

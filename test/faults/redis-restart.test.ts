@@ -104,7 +104,7 @@ describe('Redis settings BullMQ needs in production', () => {
     const worker = startChaintap('worker-evicting', ['worker'], env);
     processes.push(worker);
     const warning = await worker.waitForLine(/maxmemory-policy/, 60_000);
-    expect(JSON.parse(warning)).toMatchObject({ level: 40, policy: 'allkeys-lru' });
+    expect(JSON.parse(warning)).toMatchObject({ level: 'warn', policy: 'allkeys-lru' });
     expect(warning).toMatch(/BullMQ needs \\"noeviction\\" or jobs can be lost/);
     await worker.waitForLine(/"msg":"chaintap running"/, 60_000);
     expect((await worker.stop('SIGTERM')).code).toBe(0);

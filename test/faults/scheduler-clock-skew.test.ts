@@ -165,8 +165,8 @@ it('two schedulers 40 s apart enqueue every slot once: one request per job, one 
     });
   // And each scheduler says, once, that the clocks differ, from its side.
   const warnings = harness.logs
-    .map((line) => JSON.parse(line) as { level: number; msg: string; skewMs?: number })
-    .filter((line) => line.level === 40 && /^this scheduler's clock is/.test(line.msg));
+    .map((line) => JSON.parse(line) as { level: string; msg: string; skewMs?: number })
+    .filter((line) => line.level === 'warn' && /^this scheduler's clock is/.test(line.msg));
   expect(warnings.map((line) => Math.sign(line.skewMs!)).sort()).toEqual([-1, 1]);
   for (const line of warnings) expect(Math.abs(line.skewMs!)).toBe(SKEW_MS);
 });

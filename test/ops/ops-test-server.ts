@@ -6,7 +6,10 @@ import type { Database } from '../../src/db/client.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { createMetrics } from '../../src/runtime/metrics.ts';
 import { createOpsServer, type OpsServer } from '../../src/ops/server.ts';
-import type { Queues } from '../../src/queue/queues.ts';
+import { closeQueues, createQueues, type Queues } from '../../src/queue/queues.ts';
+import { createRedisConnection } from '../../src/runtime/redis-connection.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createTestRedis, type TestRedis } from '../support/redis.ts';
 
 export interface RunningOpsServer extends OpsServer {
   url: string;
@@ -45,4 +48,33 @@ export async function startOpsServer(input: {
   });
   const url = await server.listen();
   return { ...server, url, context, logLines };
+}
+
+export interface OpsStores {
+  database: TestDatabase;
+  testRedis: TestRedis;
+  redis: RedisClient;
+  queues: Queues;
+  /** Closes the queues and the connection, removes the Redis keys and drops the database. */
+  close(): Promise<void>;
+}
+
+/** What an ops server reads: a database of this test file's own, and queues under a Redis prefix of its own. */
+export async function openOpsStores(): Promise<OpsStores> {
+  const database = await createTestDatabase();
+  const testRedis = createTestRedis();
+  const redis = createRedisConnection(testRedis.url, 'producer');
+  const queues = createQueues(redis, testRedis.prefix);
+  return {
+    database,
+    testRedis,
+    redis,
+    queues,
+    async close() {
+      await closeQueues(queues);
+      redis.disconnect();
+      await testRedis.cleanup();
+      await database.drop();
+    },
+  };
 }

@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 function capturingLogger() {
-  const lines: { level: number; msg: string; queues?: { queue: string; waiting: number }[] }[] = [];
+  const lines: { level: string; msg: string; queues?: { queue: string; waiting: number }[] }[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
       lines.push(JSON.parse(chunk.toString()) as (typeof lines)[number]);
@@ -45,7 +45,7 @@ describe('the key layout check at start', () => {
     const { logger, lines } = capturingLogger();
     expect(await checkKeyLayout(redis, prefix, logger)).toEqual(['positions']);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 40, queues: [{ queue: 'positions', waiting: 2 }] });
+    expect(lines[0]).toMatchObject({ level: 'warn', queues: [{ queue: 'positions', waiting: 2 }] });
     expect(lines[0]!.msg).toContain('their 2 unfinished jobs are not run by this version');
     await old.close();
   });

@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { Writable } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/runtime/logger.ts';
 
@@ -54,9 +56,43 @@ describe('logger', () => {
     expect(JSON.parse(lines[1]!).err.message).toBe('rejected [redacted]');
   });
 
+  it('writes the fields log shippers read: the level by name, an ISO-8601 UTC time, the service', () => {
+    const { lines, destination } = capture();
+    const logger = createLogger({ level: 'debug', destination });
+    const before = Date.now();
+    logger.warn({ queue: 'prices' }, 'backlog');
+    logger.debug('detail');
+    logger.error('failed');
+    const after = Date.now();
+    const parsed = lines.map((line) => JSON.parse(line) as { level: unknown; time: unknown; service: unknown });
+    expect(parsed.map((line) => line.level)).toEqual(['warn', 'debug', 'error']);
+    expect(parsed[0]).toMatchObject({ service: 'chaintap', pid: process.pid, queue: 'prices', msg: 'backlog' });
+    for (const { time, service } of parsed) {
+      expect(service).toBe('chaintap');
+      expect(time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      expect(Date.parse(time as string)).toBeGreaterThanOrEqual(before);
+      expect(Date.parse(time as string)).toBeLessThanOrEqual(after);
+    }
+  });
+
+  it('prints pretty lines, not JSON, when asked to (as on a terminal)', () => {
+    const script = `
+      const { createLogger } = await import(${JSON.stringify(new URL('../../src/runtime/logger.ts', import.meta.url).href)});
+      const logger = createLogger({ level: 'info', pretty: true });
+      logger.warn({ queue: 'prices' }, 'backlog');
+      logger.flush();`;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(result.status).toBe(0);
+    const lines = stripVTControlCharacters(result.stderr).split('\n').filter(Boolean);
+    // pino-pretty's form: `[12:00:00.000] WARN (1234): backlog`, then the fields, one a line.
+    expect(lines[0]).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] WARN \(\d+\): backlog$/);
+    expect(lines.slice(1).join('\n')).toContain('queue: "prices"');
+    expect(result.stderr).not.toContain('service');
+  });
+
   it('works without secrets', () => {
     const { lines, destination } = capture();
     createLogger({ level: 'info', destination }).info({ n: 1 }, 'hello');
-    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 30, msg: 'hello', n: 1 });
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'info', msg: 'hello', n: 1 });
   });
 });

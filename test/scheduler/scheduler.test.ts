@@ -83,7 +83,7 @@ describe('scheduler and the quota', () => {
       // 50 positions requests a minute and 50 NFT requests an hour against 40 a minute.
       const warning = small.logs
         .map((line) => JSON.parse(line) as Record<string, unknown>)
-        .find((line) => line.level === 40);
+        .find((line) => line.level === 'warn');
       expect(warning?.msg).toMatch(/^the watchlist needs 1\.3x the upstream quota .*; see `chaintap plan`$/);
       expect(warning).toMatchObject({ availablePerHour: 2400 });
     } finally {

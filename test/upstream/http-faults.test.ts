@@ -193,8 +193,8 @@ describe('upstream client under faults', () => {
           /^HTTP 429 \(protocols\): Retry-After [\d,]+ s, capped at 1\.5 s \(UPSTREAM_MAX_PAUSE_MS\)$/,
         );
         const warnings = logLines
-          .map((line) => JSON.parse(line) as { level: number; msg: string })
-          .filter((entry) => entry.level === 40);
+          .map((line) => JSON.parse(line) as { level: string; msg: string })
+          .filter((entry) => entry.level === 'warn');
         expect(warnings).toHaveLength(1);
         expect(warnings[0]!.msg).toMatch(/longer than UPSTREAM_MAX_PAUSE_MS/);
         // The service is healthy now: the next request goes out once the (capped) pause is over.
@@ -314,7 +314,7 @@ describe('upstream client under faults', () => {
       [500, 1],
       [200, 2],
     ]);
-    expect(requests[0]).toMatchObject({ level: 20, operation: 'protocols', url: '/v2/defi/protocols' });
+    expect(requests[0]).toMatchObject({ level: 'debug', operation: 'protocols', url: '/v2/defi/protocols' });
     expect(typeof requests[0]!.durationMs).toBe('number');
   });
 });

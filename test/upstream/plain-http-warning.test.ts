@@ -29,8 +29,8 @@ async function warningsOpening(baseUrl: string): Promise<{ msg: string; host: st
   });
   await client.close();
   return lines
-    .map((line) => JSON.parse(line) as { level: number; msg: string; host: string })
-    .filter((l) => l.level === 40);
+    .map((line) => JSON.parse(line) as { level: string; msg: string; host: string })
+    .filter((l) => l.level === 'warn');
 }
 
 describe('opening the upstream client', () => {

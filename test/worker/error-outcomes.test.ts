@@ -85,8 +85,8 @@ describe('an error in a job', () => {
     // Said at error level, with the stack that leads to the normalizer, once per attempt.
     const errors = harness.logs
       .slice(logsBefore)
-      .map((line) => JSON.parse(line) as { level: number; msg: string; err?: { type: string; stack: string } })
-      .filter((line) => line.level === 50 && /normalizer failed/.test(line.msg));
+      .map((line) => JSON.parse(line) as { level: string; msg: string; err?: { type: string; stack: string } })
+      .filter((line) => line.level === 'error' && /normalizer failed/.test(line.msg));
     expect(errors).toHaveLength(3);
     expect(errors[0]!.err).toMatchObject({ type: 'TypeError', stack: expect.stringMatching(/normalizeTokenPrices/) });
   });
