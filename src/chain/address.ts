@@ -1,21 +1,21 @@
 import { InvalidInputError } from '../errors.ts';
 import {
-  base58Decode,
+  base58Bytes,
+  checkBase58Bitcoin,
+  decodeSegwit,
   decodeTonFriendly,
   encodeTonFriendly,
-  isBase58BitcoinAddress,
-  isSegwitAddress,
+  matchesEip55,
+  type Checked,
 } from './address-checksums.ts';
+import { ADDRESS_FORMAT_LABELS, EVM_CHAINS, NFT_CHAINS, type AddressFormat, type NftChain } from './address-formats.ts';
 
 /**
  * Wallet addresses in a normal form, so that two spellings of one wallet are one watched address. Hex
  * is lower-cased (shorter 0x forms refused, never padded), base58 kept as given (it is case-sensitive),
- * bech32 lower-cased, TON stored as the bounceable base64url form (EQ…; kQ… on testnet); checksums checked.
+ * bech32 lower-cased, TON stored as the bounceable base64url form (EQ…; kQ… on testnet); checksums
+ * checked (address-checksums.ts).
  */
-
-/** How a format is named in lists and pages. */
-export const ADDRESS_FORMAT_LABELS = { sui: 'SUI', evm: 'EVM', solana: 'Solana', bitcoin: 'Bitcoin', ton: 'TON' };
-export type AddressFormat = keyof typeof ADDRESS_FORMAT_LABELS;
 
 /** How a format is named in an error. */
 const FORMAT_DESCRIPTIONS: Record<AddressFormat, string> = {
@@ -34,55 +34,67 @@ const BASE58_TEXT = /^[1-9A-HJ-NP-Za-km-z]{25,44}$/;
 const TON_FRIENDLY = /^[A-Za-z0-9+/_-]{48}$/;
 const TON_RAW = /^(-1|0):([0-9a-fA-F]{64})$/;
 
-/** The format and normal form of an address; undefined when it is none of the formats (or its checksum fails). */
-export function readAddress(input: string): ParsedAddress | undefined {
-  const text = input.trim();
+/**
+ * An address in its normal form; a problem when the text has a format's shape but fails its rules
+ * (a checksum, a witness program's length); undefined when it has no format's shape.
+ */
+function read(text: string): Checked<ParsedAddress> | undefined {
   if (HEX_ADDRESS.test(text)) {
     const digits = text.length - 2;
-    if (digits === 64) return { address: text.toLowerCase(), format: 'sui' };
-    if (digits === 40) return { address: text.toLowerCase(), format: 'evm' };
-    return undefined;
+    if (digits === 64) return { value: { address: text.toLowerCase(), format: 'sui' } };
+    if (digits !== 40) return undefined;
+    if (!matchesEip55(text.slice(2))) {
+      return {
+        problem:
+          'an EVM address in mixed case carries an EIP-55 checksum, and the case of its letters does not match it (a mistyped character?)',
+      };
+    }
+    return { value: { address: text.toLowerCase(), format: 'evm' } };
   }
   // bech32 is all lower-case or all upper-case (BIP 173); the normal form is lower-case.
   const lower = text.toLowerCase();
-  if ((text === lower || text === text.toUpperCase()) && BECH32_ADDRESS.test(lower) && isSegwitAddress(lower)) {
-    return { address: lower, format: 'bitcoin' };
+  if (BECH32_ADDRESS.test(lower)) {
+    if (text !== lower && text !== text.toUpperCase()) return { problem: 'a bech32 address is in one case, not mixed' };
+    const segwit = decodeSegwit(lower);
+    return 'problem' in segwit ? segwit : { value: { address: lower, format: 'bitcoin' } };
   }
   const raw = TON_RAW.exec(text);
   if (raw) {
     const hash = Buffer.from(raw[2]!, 'hex');
-    return { address: encodeTonFriendly({ workchain: Number(raw[1]), hash, testnet: false }), format: 'ton' };
+    return {
+      value: { address: encodeTonFriendly({ workchain: Number(raw[1]), hash, testnet: false }), format: 'ton' },
+    };
   }
-  if (TON_FRIENDLY.test(text)) {
-    const account = decodeTonFriendly(text);
-    if (account) return { address: encodeTonFriendly(account), format: 'ton' };
-  }
-  if (BASE58_TEXT.test(text)) {
-    const bytes = base58Decode(text);
-    if (bytes?.length === 32) return { address: text, format: 'solana' };
-    if (bytes && isBase58BitcoinAddress(bytes)) return { address: text, format: 'bitcoin' };
-  }
+  const ton = TON_FRIENDLY.test(text) ? decodeTonFriendly(text) : undefined;
+  if (ton) return { value: { address: encodeTonFriendly(ton), format: 'ton' } };
+  const bytes = BASE58_TEXT.test(text) ? base58Bytes(text) : undefined;
+  if (bytes?.length === 32) return { value: { address: text, format: 'solana' } };
+  const legacy = bytes && checkBase58Bitcoin(text, bytes);
+  if (legacy) return 'problem' in legacy ? legacy : { value: { address: text, format: 'bitcoin' } };
   return undefined;
 }
 
-/** The format and normal form of an address; InvalidInputError, naming the formats, when it is none of them. */
+/** The format and normal form of an address; undefined when it is none of the formats (or fails its checksum). */
+export function readAddress(input: string): ParsedAddress | undefined {
+  const reading = read(input.trim());
+  return reading && 'value' in reading ? reading.value : undefined;
+}
+
+/**
+ * The format and normal form of an address; InvalidInputError when it is none of them (naming them),
+ * or says why when it has a format's shape but fails its rules.
+ */
 export function parseAddress(input: string): ParsedAddress {
-  const parsed = readAddress(input);
-  if (parsed) return parsed;
-  throw new InvalidInputError(
-    `invalid address "${shown(input.trim())}": expected ${Object.values(FORMAT_DESCRIPTIONS).join(', ')}`,
-  );
+  const reading = read(input.trim());
+  if (reading && 'value' in reading) return reading.value;
+  const why = reading ? reading.problem : `expected ${Object.values(FORMAT_DESCRIPTIONS).join(', ')}`;
+  throw new InvalidInputError(`invalid address "${shown(input.trim())}": ${why}`);
 }
 
 /** The normal form of an address of any chain the upstream serves (see parseAddress). */
 export function normalizeAddress(input: string): string {
   return parseAddress(input).address;
 }
-
-/** Chains the NFT-holdings operation accepts (upstream-api.md 4.3). */
-const EVM_CHAINS = ['ETH', 'FANTOM', 'RON', 'BNB', 'OP', 'AVAX', 'MATIC', 'ARB', 'BASE', 'SCROLL', 'ZKSYNC'] as const;
-export const NFT_CHAINS = ['BTC', 'SOL', 'SUI', 'TON', ...EVM_CHAINS, 'ALL'] as const;
-export type NftChain = (typeof NFT_CHAINS)[number];
 
 export function parseNftChain(input: string): NftChain {
   const chain = input.trim().toUpperCase();

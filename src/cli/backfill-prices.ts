@@ -21,6 +21,8 @@ import { waitForTicks, type CycleDeps } from './run-cycle.ts';
 import { summarizeRuns } from './run-summary.ts';
 import { createCliContext } from './runtime.ts';
 import { EXIT } from './exit-codes.ts';
+import { createProgressLine, type ProgressLine } from './progress-line.ts';
+import type { LoggerSettings } from '../runtime/logger.ts';
 
 export interface BackfillRequest {
   from: Date;
@@ -141,31 +143,51 @@ function askYes(question: string, settings: ConfirmSettings): Promise<boolean> {
   });
 }
 
+/** What `chaintap backfill prices --json` prints (docs/operations.md, "JSON output"). */
+export interface BackfillOutcome {
+  from: string;
+  to: string;
+  intervalSeconds: number;
+  steps: number;
+  tokens: number;
+  /** Prices (a token at a step) already stored, not asked again. */
+  alreadyStored: number;
+  requests: number;
+  complete: boolean;
+  succeeded: number;
+  failed: number;
+  quarantined: number;
+  /** Requests without an outcome: interrupted (Ctrl-C), or whose failure could not be recorded. */
+  unfinished: number;
+}
+
 /** `chaintap backfill prices` in this process; exit code 0 only when every request is done and none failed. */
 export async function backfillPrices(
-  request: Pick<BackfillRequest, 'from' | 'to' | 'intervalMs' | 'coinTypes'> & { yes: boolean },
+  request: Pick<BackfillRequest, 'from' | 'to' | 'intervalMs' | 'coinTypes'> & { yes: boolean; json: boolean },
 ): Promise<void> {
-  const context = createCliContext();
+  const progress = createProgressLine({ label: 'backfill' });
+  const context = createCliContext({}, { destination: await logsAbove(progress) });
+  // With --json, standard output carries the document alone: the plan and the question go to stderr.
+  const text = request.json ? process.stderr : process.stdout;
   await withShutdown(context.logger, async (shutdown) => {
     const resources = await openResources(context, shutdown);
     const client = openUpstreamClient(context, shutdown);
-    const bar = createProgressBar('backfill');
+    // The bar is left on its own line whatever happens, so that an error is never written onto it.
     const outcome = await runBackfill(
       { context, ...resources, client },
       {
         ...request,
-        onProgress: bar.update,
+        onProgress: progress.update,
         confirm: (estimate) =>
           confirmBackfill(estimate, {
             rate: context.options.UPSTREAM_RATE,
             yes: request.yes,
             input: process.stdin,
-            output: process.stdout,
+            output: text,
             signal: context.signal,
           }),
       },
-    );
-    bar.finish();
+    ).finally(() => progress.finish());
     // This run's requests only: a request that failed in an earlier run and whose prices are stored
     // now, or asked again in a new batch, is history, not this run's failure. Read once Postgres
     // answers: its last jobs may have failed because it refused connections.
@@ -180,13 +202,30 @@ export async function backfillPrices(
           ),
       },
     );
-    console.log(
-      `backfill: ${outcome.steps} step(s) x ${outcome.coinTypes} token(s); ${outcome.skipped} already stored, ${outcome.jobs} request(s) ${outcome.complete ? 'done' : 'NOT all done'}`,
-    );
-    // Requests without a final outcome recorded: interrupted (Ctrl-C), or whose failure could not be
-    // recorded (their run row still says running, or there is none).
     const { succeeded, failed, quarantined } = runs!;
-    const unfinished = outcome.jobIds.length - succeeded - failed - quarantined;
+    const summary: BackfillOutcome = {
+      from: request.from.toISOString(),
+      to: request.to.toISOString(),
+      intervalSeconds: request.intervalMs / 1000,
+      steps: outcome.steps,
+      tokens: outcome.coinTypes,
+      alreadyStored: outcome.skipped,
+      requests: outcome.jobs,
+      complete: outcome.complete,
+      succeeded,
+      failed,
+      quarantined,
+      // Requests without a final outcome recorded: interrupted (Ctrl-C), or whose failure could not be
+      // recorded (their run row still says running, or there is none).
+      unfinished: outcome.jobIds.length - succeeded - failed - quarantined,
+    };
+    if (request.json) console.log(JSON.stringify(summary, null, 2));
+    else {
+      console.log(
+        `backfill: ${summary.steps} step(s) x ${summary.tokens} token(s); ${summary.alreadyStored} already stored, ${summary.requests} request(s) ${summary.complete ? 'done' : 'NOT all done'}`,
+      );
+    }
+    const { unfinished } = summary;
     if (failed > 0 || unfinished > 0 || quarantined > 0) {
       const notDone = unfinished > 0 ? `, ${unfinished} did not finish` : '';
       console.error(
@@ -197,20 +236,14 @@ export async function backfillPrices(
   });
 }
 
-/** A one-line progress bar on a TTY (stderr); silent otherwise, so logs and pipes stay clean. */
-function createProgressBar(label: string, stream: NodeJS.WriteStream = process.stderr) {
-  let last = '';
-  return {
-    update(done: number, total: number) {
-      if (!stream.isTTY || total === 0) return;
-      const width = 30;
-      const filled = Math.round((Math.min(done, total) / total) * width);
-      const line = `${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`;
-      if (line !== last) stream.write(`\r${line}`);
-      last = line;
-    },
-    finish() {
-      if (stream.isTTY && last) stream.write('\n');
-    },
-  };
+/**
+ * On a terminal, the log lines go through the progress line, formatted as the logger formats them
+ * for a terminal (pino-pretty), so that one never breaks the bar; elsewhere the logger's own output.
+ */
+async function logsAbove(progress: ProgressLine): Promise<LoggerSettings['destination']> {
+  if (!progress.terminal) return undefined;
+  const { default: pinoPretty } = await import('pino-pretty');
+  // As the logger's own pretty lines: without the `service` field the JSON lines carry for shippers.
+  const prettify = pinoPretty.prettyFactory({ colorize: true, ignore: 'hostname,service' });
+  return { write: (line: string) => progress.writeLog(prettify(line)) };
 }

@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { addressesCommand } from './commands/addresses.ts';
 import { alertsCommand } from './commands/alerts.ts';
 import { backfillCommand } from './commands/backfill.ts';
+import { configCommand } from './commands/config.ts';
 import { demoCommand } from './commands/demo.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { planCommand } from './commands/plan.ts';
@@ -21,8 +22,14 @@ import { EXIT } from './exit-codes.ts';
 // Only commander and the command declarations load here: each command imports what it uses when it
 // runs (`chaintap --help` and `tokens list` start without fastify, BullMQ, ioredis or Drizzle).
 
-// `.env` from the working directory; variables already set win.
-if (existsSync('.env')) process.loadEnvFile('.env');
+// `.env` from the working directory; variables already set win. The names it set: `chaintap config`
+// says which settings came from it.
+const envFileNames = new Set<string>();
+if (existsSync('.env')) {
+  const before = new Set(Object.keys(process.env));
+  process.loadEnvFile('.env');
+  for (const name of Object.keys(process.env)) if (!before.has(name)) envFileNames.add(name);
+}
 
 /** How long a finished command's process may take to exit by itself before it is ended. */
 const EXIT_AFTER_COMMAND_MS = 2_000;
@@ -48,6 +55,7 @@ for (const command of [
   demoCommand(),
   statusCommand(),
   planCommand(),
+  configCommand(envFileNames),
   alertsCommand(),
   rawCommand(),
   probeCommand(),

@@ -1,5 +1,5 @@
 import { previewRules } from '../alerts/evaluator.ts';
-import { describeEvaluation } from '../alerts/preview.ts';
+import { describeEvaluation, previewEvaluation } from '../alerts/preview.ts';
 import { loadRulesFile } from '../alerts/rules.ts';
 import { startAlerts } from '../alerts/service.ts';
 import { createDatabase, type Database } from '../db/client.ts';
@@ -38,14 +38,30 @@ export async function runAlerts(rulesFile: string, withOps: boolean): Promise<vo
   });
 }
 
-/** `chaintap alerts test`: validates the file and prints what the rules would fire now; sends and records nothing. */
-export async function testAlertRules(rulesFile: string): Promise<void> {
+/**
+ * `chaintap alerts test`: validates the file and prints what the rules would fire now (with `json`, as
+ * one document: docs/operations.md, "JSON output"); sends and records nothing.
+ */
+export async function testAlertRules(rulesFile: string, { json }: { json: boolean }): Promise<void> {
   const rules = await loadRulesFile(rulesFile, process.env);
-  console.log(
-    `${rulesFile}: valid, ${rules.rules.length} rule(s), ${rules.webhooks.length} webhook(s) (${rules.webhooks.map((webhook) => `${webhook.name}${webhook.signingKey ? ', signed' : ''}`).join('; ')})`,
-  );
+  const webhooks = rules.webhooks.map((webhook) => ({ name: webhook.name, signed: Boolean(webhook.signingKey) }));
+  if (!json) {
+    const described = webhooks.map((webhook) => `${webhook.name}${webhook.signed ? ', signed' : ''}`).join('; ');
+    console.log(`${rulesFile}: valid, ${rules.rules.length} rule(s), ${webhooks.length} webhook(s) (${described})`);
+  }
   const evaluations = await withDatabase((database) => previewRules(database, rules.rules, new Date()));
+  const wouldSend = evaluations.reduce((sum, evaluation) => sum + evaluation.plan.events.length, 0);
+  if (json) {
+    const document = {
+      file: rulesFile,
+      rules: rules.rules.length,
+      webhooks,
+      evaluations: evaluations.map(previewEvaluation),
+      wouldSend,
+    };
+    console.log(JSON.stringify(document, null, 2));
+    return;
+  }
   for (const evaluation of evaluations) console.log(describeEvaluation(evaluation).join('\n'));
-  const firing = evaluations.reduce((sum, evaluation) => sum + evaluation.plan.events.length, 0);
-  console.log(`${firing} event(s) would be sent now (nothing was sent or recorded)`);
+  console.log(`${wouldSend} event(s) would be sent now (nothing was sent or recorded)`);
 }

@@ -1,4 +1,5 @@
-import { normalizeAddress, parseNftChain, type NftChain } from '../chain/address.ts';
+import { normalizeAddress, parseNftChain } from '../chain/address.ts';
+import type { NftChain } from '../chain/address-formats.ts';
 import { normalizeCoinType } from '../chain/coin-type.ts';
 import type { Context } from '../runtime/context.ts';
 import { createDatabase, listWatchedAddresses, listWatchedTokens } from '../db/index.ts';

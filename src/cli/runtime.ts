@@ -3,14 +3,20 @@ import { loadOptions, type OptionOverrides } from '../config/options.ts';
 import { secretValues } from '../config/secrets.ts';
 import type { Context } from '../runtime/context.ts';
 import { isLostArrayTypeFetch } from '../db/driver-faults.ts';
-import { createLogger } from '../runtime/logger.ts';
+import { createLogger, type LoggerSettings } from '../runtime/logger.ts';
 import { createMetrics } from '../runtime/metrics.ts';
 import { abortOnSignals } from './signals.ts';
 
-/** A CLI command's options, logger (secrets redacted), metrics, and SIGTERM/SIGINT as a signal. */
-export function createCliContext(overrides: OptionOverrides = {}): Context {
+/**
+ * A CLI command's options, logger (secrets redacted; to `destination` when given, else standard
+ * error), metrics, and SIGTERM/SIGINT as a signal.
+ */
+export function createCliContext(
+  overrides: OptionOverrides = {},
+  { destination }: Pick<LoggerSettings, 'destination'> = {},
+): Context {
   const options = loadOptions(overrides);
-  const logger = createLogger({ level: options.LOG_LEVEL, secrets: secretValues(options) });
+  const logger = createLogger({ level: options.LOG_LEVEL, secrets: secretValues(options), destination });
   const metrics = createMetrics({ defaultMetrics: options.METRICS_ENABLED });
   const signal = abortOnSignals((signal, second) =>
     second ? logger.warn({ signal }, 'second signal: exiting now') : logger.info({ signal }, 'shutting down'),

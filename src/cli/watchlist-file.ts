@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
-import { checkAddressChains, parseAddress, type NftChain } from '../chain/address.ts';
+import { checkAddressChains, parseAddress } from '../chain/address.ts';
+import type { NftChain } from '../chain/address-formats.ts';
 import { normalizeCoinType } from '../chain/coin-type.ts';
 import { parseAddressOptions } from '../db/stores/watchlist.ts';
 import type { DeclaredAddress, DeclaredWatchlist } from '../db/stores/watchlist-apply.ts';
@@ -18,7 +19,8 @@ import { parseCsvRecords } from './csv-records.ts';
  * YAML:  tokens: [coin types]
  *        addresses: [an address, or { address, datasets, chain, protocols, nft_chain, pnl }]
  * CSV:   a header with kind and value, and any of datasets, chain, protocols, nft_chain, pnl; kind is
- *        token or address; a list is comma-separated (quoted) or semicolon-separated.
+ *        token or address; a list is comma-separated (quoted) or semicolon-separated; read as
+ *        spreadsheets export it (csv-records.ts).
  */
 const ADDRESS_FIELDS = ['address', 'datasets', 'chain', 'protocols', 'nft_chain', 'pnl'] as const;
 const CSV_COLUMNS = ['kind', 'value', ...ADDRESS_FIELDS.slice(1)];

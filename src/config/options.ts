@@ -111,6 +111,8 @@ const optionsSchema = z.object({
 });
 
 export type OptionsInput = z.input<typeof optionsSchema>;
+/** Every setting's name, in the order above (`chaintap config` lists them so). */
+export const SETTING_NAMES = Object.keys(optionsSchema.shape) as (keyof OptionsInput)[];
 export type Options = Omit<z.output<typeof optionsSchema>, 'UPSTREAM_RATE' | 'UPSTREAM_RPS'> & {
   UPSTREAM_RATE: UpstreamRate;
   /** UPSTREAM_RATE in requests per second. */
@@ -125,7 +127,7 @@ export function loadOptions(
   env: Record<string, string | undefined> = process.env,
 ): Options {
   const input: Record<string, unknown> = {};
-  for (const name of Object.keys(optionsSchema.shape) as (keyof Options)[]) {
+  for (const name of SETTING_NAMES) {
     const value = overrides[name] ?? env[name];
     if (value !== undefined && value !== '') input[name] = typeof value === 'string' ? value.trim() : String(value);
   }

@@ -20,3 +20,15 @@ export function secretValues(settings: Partial<Record<string, unknown>>): string
   });
   return [...SECRET_SETTINGS.map(text).filter(Boolean), ...urlPasswords];
 }
+
+/** A setting named as a secret is one, also one added later (a webhook's secret, a key). */
+const SECRET_NAME = /(KEY|TOKEN|PASSWORD|SECRET)$/;
+/** A URL's password: `scheme://user:password@`. */
+const URL_PASSWORD = /(\/\/[^/:@\s]*:)[^/@\s]+@/g;
+export const MASK = '********';
+
+/** A setting's value as it may be shown: a secret masked whole, a password inside URLs masked. */
+export function maskedSetting(name: string, value: string): string {
+  if (SECRET_SETTINGS.includes(name) || SECRET_NAME.test(name)) return MASK;
+  return value.replace(URL_PASSWORD, `$1${MASK}@`);
+}

@@ -1,4 +1,5 @@
-import { ADDRESS_FORMAT_LABELS, readAddress } from '../chain/address.ts';
+import { readAddress } from '../chain/address.ts';
+import { ADDRESS_FORMAT_LABELS } from '../chain/address-formats.ts';
 import type { AddressWatch } from '../db/stores/reports.ts';
 
 /** "SUI", "EVM", "Solana", "Bitcoin", "TON"; "unknown" for a value stored before formats were checked. */

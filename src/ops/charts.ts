@@ -181,7 +181,22 @@ export function renderTimeChartSvg(series: ChartSeries[], options: TimeChartOpti
     return html`${shaded}<path class="series ${s.className}" d="${d}" data-points="${drawn}" fill="none" stroke="${s.color}" stroke-width="1.8" stroke-linejoin="round"/>${dots}`;
   });
   const last = options.area ? lastValueDot(placed[0]!, plot, series[0]!.color) : '';
-  return html`${open}${timeAxis(plot)}${valueAxis(plot, ticks, step)}${zeroLine(plot, low, high)}${lines}${last}${options.compact ? '' : legend(series, pad.left)}</svg>`;
+  const times = new Set(placed.flat().flatMap((point) => (point.value === null ? [] : [point.time])));
+  const only = times.size === 1 ? [...times][0]! : undefined;
+  const single = only === undefined ? '' : singleTimeLabel(plot, plot.xOf(only), only);
+  return html`${open}${timeAxis(plot)}${valueAxis(plot, ticks, step)}${zeroLine(plot, low, high)}${single}${lines}${last}${options.compact ? '' : legend(series, pad.left)}</svg>`;
+}
+
+/**
+ * The time of a chart's only point, in full (a lone dot on an axis of round ticks does not say when
+ * it is): a dashed line through it and its time at the top of the plot, kept inside it.
+ */
+function singleTimeLabel(plot: Plot, atX: number, time: number): Html {
+  const x = round(atX);
+  const anchor = x - plot.pad.left < 80 ? 'start' : plot.pad.left + plot.plotWidth - x < 80 ? 'end' : 'middle';
+  const dx = anchor === 'start' ? 4 : anchor === 'end' ? -4 : 0;
+  const text = `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return html`<line class="point-time-line" x1="${x}" y1="${plot.pad.top}" x2="${x}" y2="${plot.bottom}" stroke="#8c959f" stroke-dasharray="2 3"/><text class="point-time" x="${x + dx}" y="${plot.pad.top + 12}" text-anchor="${anchor}" fill="#1f2328">${text}</text>`;
 }
 
 /** The area between a line (each run between gaps) and the bottom of the plot. */
@@ -316,5 +331,9 @@ export function renderOhlcChartSvg(
   const { d, drawn } = linePath(
     buckets.map((b) => ({ x: (xOf(b.start) + xOf(b.end)) / 2, y: b.close === null ? null : plot.yOf(b.close) })),
   );
-  return html`${open}${timeAxis(plot)}${valueAxis(plot, ticks, step)}${marks}<path class="ohlc-close" d="${d}" data-points="${drawn}" fill="none" stroke="#2563eb" stroke-width="1.2" stroke-opacity="0.7"/></svg>`;
+  const priced = buckets.filter((bucket) => bucket.close !== null);
+  // An OHLC bucket is drawn in the middle of [start, end), and named by its start.
+  const [only] = priced;
+  const single = priced.length === 1 ? singleTimeLabel(plot, (xOf(only!.start) + xOf(only!.end)) / 2, only!.start) : '';
+  return html`${open}${timeAxis(plot)}${valueAxis(plot, ticks, step)}${single}${marks}<path class="ohlc-close" d="${d}" data-points="${drawn}" fill="none" stroke="#2563eb" stroke-width="1.2" stroke-opacity="0.7"/></svg>`;
 }

@@ -87,6 +87,26 @@ export function shortCoin(coinType: string): string {
   }
 }
 
+/** Past this many characters an id is shortened in a page's tables. */
+const ID_SHOWN = 24;
+
+/**
+ * An id as a table shows it: each long hex run as `0x1234…abcd` (a 66-character position id, the
+ * address of a coin type, the rest of it kept); another long id as its start and end; short ids as
+ * they are.
+ */
+export function shortId(id: string): string {
+  const hexShortened = id.replace(/0x[0-9a-fA-F]{12,}/g, (hex) => `${hex.slice(0, 6)}…${hex.slice(-4)}`);
+  if (hexShortened !== id || id.length <= ID_SHOWN) return hexShortened;
+  return `${id.slice(0, 10)}…${id.slice(-8)}`;
+}
+
+/** An id, shortened (shortId), in a `<span>` whose title is the whole id (shown on hover, found by search). */
+export function idText(id: string): Html {
+  const short = shortId(id);
+  return short === id ? html`${id}` : html`<span title="${id}">${short}</span>`;
+}
+
 /** How a figure is written: money, a price in USD, or a quantity (with its unit). */
 const FORMATS = { usd: formatUsd, 'usd-price': formatUsdPrice, quantity: formatQuantity };
 type FigureFormat = keyof typeof FORMATS;

@@ -2,7 +2,7 @@ import { formatSpan } from '../runtime/time-span.ts';
 import type { PortfolioPoint, PortfolioPositionRow } from '../db/stores/reports.ts';
 import { addressFormatLabel, describeAddressWatch } from './address-watch.ts';
 import { renderBarChartSvg, renderOhlcChartSvg, renderTimeChartSvg } from './charts.ts';
-import { figureCell, figureText, formatQuantity, shortCoin } from './figures.ts';
+import { figureCell, figureText, formatQuantity, idText, shortCoin } from './figures.ts';
 import { Html, html } from './html.ts';
 import type { PortfolioReport } from './report-portfolio.ts';
 import type { PriceReport, PriceReportRow, PriceReportToken } from './report-prices.ts';
@@ -43,6 +43,7 @@ const STYLE = new Html(`
   td.num { white-space: nowrap; }
   td.time { white-space: nowrap; }
   td.id { max-width: 200px; }
+  td.mono.id { white-space: nowrap; }
   .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 11px; overflow-wrap: anywhere; }
   .muted { color: #57606a; }
   tr.gap td { color: #9a6700; background: #fff8c5; }
@@ -98,7 +99,7 @@ function positionsSection(report: PortfolioReport): Html {
   );
   const rows = positions.map(
     (p) =>
-      html`<tr class="${p.parentPositionId ? 'nested' : 'top'}" data-position-id="${p.positionId}"><td class="mono id">${p.positionId}</td><td>${p.protocolName ?? p.protocolId ?? '—'}</td><td>${p.type}</td><td>${p.chain}</td>${figureCell(p.inputValue, 'usd')}${figureCell(p.currentValue, 'usd')}${figureCell(p.currentYieldValue, 'usd')}${figureCell(p.yieldCollectedValue, 'usd')}${figureCell(p.debtValue, 'usd')}${figureCell(p.netValue, 'usd', { signed: true })}${figureCell(p.pnl, 'usd', { signed: true })}</tr>`,
+      html`<tr class="${p.parentPositionId ? 'nested' : 'top'}" data-position-id="${p.positionId}"><td class="mono id">${idText(p.positionId)}</td><td>${p.protocolName ?? p.protocolId ?? '—'}</td><td>${p.type}</td><td>${p.chain}</td>${figureCell(p.inputValue, 'usd')}${figureCell(p.currentValue, 'usd')}${figureCell(p.currentYieldValue, 'usd')}${figureCell(p.yieldCollectedValue, 'usd')}${figureCell(p.debtValue, 'usd')}${figureCell(p.netValue, 'usd', { signed: true })}${figureCell(p.pnl, 'usd', { signed: true })}</tr>`,
   );
   return html`<p class="note">Refresh of ${utc(positions[0]!.snapshotAt)} UTC. A borrow's current value and yield are its debt, its collateral its input or the positions nested in it (↳): net = collateral − debt, counted once with its collateral; its PnL is empty, as the answer holds no basis for one. Every other position is worth its current value and yield.</p>
 <div class="chart">${chart}</div>
@@ -118,7 +119,7 @@ function nftSection(report: PortfolioReport): Html {
   );
   const rows = nfts.map(
     (n) =>
-      html`<tr data-collection-id="${n.collectionId}"><td class="id">${n.collectionName ?? '—'}<div class="mono muted">${n.collectionId}</div></td><td>${n.chain ?? '—'}</td><td class="num">${formatQuantity(String(n.tokenCount))}</td>${figureCell(n.floorPriceNative, 'quantity', { unit: n.nativeTokenSymbol ?? undefined })}${figureCell(n.nativePriceUsd, 'usd-price')}${figureCell(n.valueUsd, 'usd')}${figureCell(n.realizedPnl, 'quantity', { signed: true })}${figureCell(n.unrealizedPnl, 'quantity', { signed: true })}</tr>`,
+      html`<tr data-collection-id="${n.collectionId}"><td class="id">${n.collectionName ?? '—'}<div class="mono muted">${idText(n.collectionId)}</div></td><td>${n.chain ?? '—'}</td><td class="num">${formatQuantity(String(n.tokenCount))}</td>${figureCell(n.floorPriceNative, 'quantity', { unit: n.nativeTokenSymbol ?? undefined })}${figureCell(n.nativePriceUsd, 'usd-price')}${figureCell(n.valueUsd, 'usd')}${figureCell(n.realizedPnl, 'quantity', { signed: true })}${figureCell(n.unrealizedPnl, 'quantity', { signed: true })}</tr>`,
   );
   return html`<p class="note">Refresh of ${utc(nfts[0]!.snapshotAt)} UTC. Value = count × floor × USD price of the chain's native token; unknown (—) when the floor or that price is missing. PnL is empty unless the address is refreshed with --pnl.</p>
 <div class="chart">${chart}</div>
@@ -223,7 +224,7 @@ export function priceHtmlStart(report: PriceReport): string {
   const heading = html`<header><h1>Price report</h1><div class="meta">${report.tokens.length} token(s) · ${rangeText(report.range)} (buckets of [time, time + ${report.range.interval}), the last ending at the range's end) · generated ${utc(report.generatedAt)} UTC</div></header>`;
   const list = html`<section id="tokens"><h2>Tokens</h2><table><thead><tr><th>symbol</th><th>chain</th><th>token</th></tr></thead><tbody>${report.tokens.map(
     (token) =>
-      html`<tr><td>${tokenName(token)}</td><td>${token.chain}</td><td class="mono">${token.coinType}</td></tr>`,
+      html`<tr><td>${tokenName(token)}</td><td>${token.chain}</td><td class="mono">${idText(token.coinType)}</td></tr>`,
   )}</tbody></table><p class="note">Open and close are the first and the last price of a bucket by price time; a gap is a bucket without any stored price.</p></section>
 `;
   return pageStart('Price report', heading, list);

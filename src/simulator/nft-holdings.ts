@@ -1,4 +1,5 @@
-import { normalizeAddress, parseAddress, parseNftChain, type AddressFormat, type NftChain } from '../chain/address.ts';
+import { normalizeAddress, parseAddress, parseNftChain } from '../chain/address.ts';
+import type { AddressFormat, NftChain } from '../chain/address-formats.ts';
 import { Draws, hashOf, significant } from './hash.ts';
 import type { Json, JsonObject } from './json.ts';
 import { positionTokenPrice, positionTokens } from './position-tokens.ts';

@@ -1,7 +1,8 @@
 import { isLoopback } from '../config/loopback.ts';
 import { requireApiKey, requireUpstreamBaseUrl, type Options } from '../config/options.ts';
 import { InvalidInputError } from '../errors.ts';
-import { normalizeAddress, parseChainFilter, parseNftChain, type NftChain } from '../chain/address.ts';
+import { normalizeAddress, parseChainFilter, parseNftChain } from '../chain/address.ts';
+import type { NftChain } from '../chain/address-formats.ts';
 import { normalizeCoinType } from '../chain/coin-type.ts';
 import type { z } from 'zod';
 import type { Dataset, UpstreamOperation } from '../datasets.ts';

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runCli } from '../support/cli.ts';
@@ -37,6 +39,71 @@ const RunSummary = z.strictObject({
     }),
   ),
 });
+const DeclaredAddress = z.strictObject({
+  address: z.string(),
+  datasets: z.array(z.enum(['positions', 'nfts'])).min(1),
+  chain: z.string().nullable(),
+  protocols: z.array(z.string()).nullable(),
+  nftChain: z.string(),
+  includePnl: z.boolean(),
+});
+const WatchlistApply = z.strictObject({
+  dryRun: z.boolean(),
+  tokens: z.strictObject({ added: z.array(z.string()), removed: z.array(z.string()), unchanged: count }),
+  addresses: z.strictObject({
+    added: z.array(DeclaredAddress),
+    updated: z.array(z.strictObject({ before: DeclaredAddress, after: DeclaredAddress })),
+    removed: z.array(z.string()),
+    unchanged: count,
+  }),
+});
+const Backfill = z.strictObject({
+  from: iso,
+  to: iso,
+  intervalSeconds: z.number().positive(),
+  steps: count,
+  tokens: count,
+  alreadyStored: count,
+  requests: count,
+  complete: z.boolean(),
+  succeeded: count,
+  failed: count,
+  quarantined: count,
+  unfinished: count,
+});
+const AlertsTest = z.strictObject({
+  file: z.string(),
+  rules: count,
+  webhooks: z.array(z.strictObject({ name: z.string(), signed: z.boolean() })),
+  evaluations: z.array(
+    z.strictObject({
+      rule: z.string(),
+      kind: z.string(),
+      summary: z.string(),
+      subjects: z.array(
+        z.strictObject({
+          subject: z.string().nullable(),
+          outcome: z.enum([
+            'would_fire',
+            'would_resolve',
+            'would_end_episode',
+            'firing',
+            'within_cooldown',
+            'not_firing',
+            'cannot_tell',
+            'nothing_to_watch',
+            'first_evaluation',
+            'nothing_new',
+          ]),
+          text: z.string(),
+          since: iso.nullable().optional(),
+        }),
+      ),
+    }),
+  ),
+  wouldSend: count,
+});
+
 const ADDRESS = '0x7d20dcdb2bca4f508ea9613994683eb4e76e9c4ed371169677c1be02aaf0b58e';
 const SUI = `0x${'0'.repeat(63)}2::sui::SUI`;
 const TICK = '2026-11-21T11:00:00.000Z';
@@ -112,6 +179,97 @@ describe('chaintap --json', () => {
       'positions',
       'price-catch-up',
       'prices',
+    ]);
+  });
+});
+
+describe('chaintap --json of the commands that change or test', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'chaintap-json-output-'));
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('watchlist apply --dry-run --json: every change, nothing changed', async () => {
+    const file = join(folder, 'watchlist.yaml');
+    const evm = '0xd8da6bf26964af9d7eed9e03e53415d37aa96045';
+    writeFileSync(
+      file,
+      `tokens: [0x2::sui::SUI]\naddresses:\n  - { address: ${evm}, chain: ethereum, nft_chain: ETH }\n`,
+    );
+    const changes = await json(WatchlistApply, 'watchlist', 'apply', file, '--dry-run', '--json');
+    expect(changes).toEqual({
+      dryRun: true,
+      tokens: { added: [], removed: [], unchanged: 1 },
+      addresses: {
+        added: [
+          {
+            address: evm,
+            datasets: ['positions', 'nfts'],
+            chain: 'ethereum',
+            protocols: null,
+            nftChain: 'ETH',
+            includePnl: false,
+          },
+        ],
+        updated: [],
+        removed: [ADDRESS],
+        unchanged: 0,
+      },
+    });
+    const [row] = await harness.database.sql<{ n: number }[]>`select count(*)::int as n from watched_addresses`;
+    expect(row!.n).toBe(1);
+  });
+
+  it('backfill prices --json: the outcome on stdout, the plan on stderr', async () => {
+    const result = await runCli(
+      [
+        'backfill',
+        'prices',
+        '--from',
+        '2026-11-20T00:00:00Z',
+        '--to',
+        '2026-11-20T01:00:00Z',
+        '--tokens',
+        SUI,
+        '--json',
+      ],
+      harness.env,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('backfill plan: 2 step(s) x 1 batch(es)');
+    expect(Backfill.parse(JSON.parse(result.stdout))).toEqual({
+      from: '2026-11-20T00:00:00.000Z',
+      to: '2026-11-20T01:00:00.000Z',
+      intervalSeconds: 3600,
+      steps: 2,
+      tokens: 1,
+      alreadyStored: 0,
+      requests: 2,
+      complete: true,
+      succeeded: 2,
+      failed: 0,
+      quarantined: 0,
+      unfinished: 0,
+    });
+  });
+
+  it('alerts test --json: each rule, each subject with its outcome, and how many events would be sent', async () => {
+    const file = join(folder, 'rules.yaml');
+    writeFileSync(
+      file,
+      [
+        'webhooks: [{ url: "http://127.0.0.1:9/hook", name: hook, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }]',
+        'rules:',
+        '  - { id: prices-stale, kind: stale, dataset: prices, max_age: 1m }',
+        '  - { id: nfts-fresh, kind: stale, dataset: nfts, max_age: 36500d }',
+        `  - { id: opened, kind: position_opened, address: "${ADDRESS}" }`,
+        '',
+      ].join('\n'),
+    );
+    const test = await json(AlertsTest, 'alerts', 'test', '--rules', file, '--json');
+    expect(test).toMatchObject({ file, rules: 3, webhooks: [{ name: 'hook', signed: true }], wouldSend: 1 });
+    expect(test.evaluations.map(({ rule, subjects }) => [rule, subjects.map((s) => [s.subject, s.outcome])])).toEqual([
+      ['prices-stale', [['prices', 'would_fire']]],
+      ['nfts-fresh', [['nfts', 'not_firing']]],
+      ['opened', [[null, 'first_evaluation']]],
     ]);
   });
 });

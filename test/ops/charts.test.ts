@@ -220,6 +220,53 @@ describe('renderOhlcChartSvg', () => {
   });
 });
 
+describe('a chart with a single point', () => {
+  const pointTime = (svg: string) =>
+    [...svg.matchAll(/<text class="point-time" x="([\d.]+)"[^>]*text-anchor="(\w+)"[^>]*>([^<]*)<\/text>/g)].map(
+      ([, x, anchor, text]) => ({ x: Number(x), anchor, text }),
+    );
+
+  it('labels its time in full, where the point is, inside the plot', () => {
+    // The only value in the middle of a day, of two series at one time (a single refresh), and a
+    // report whose range is one instant.
+    const middle = renderTimeChartSvg(
+      [...series([{ time: at(12), value: '472051.09' }]), { ...series([{ time: at(12), value: '1' }])[0]!, name: 'b' }],
+      { from, to: at(24), title: 'one refresh' },
+    ).text;
+    expect(pointTime(middle)).toEqual([{ x: 408, anchor: 'middle', text: '2026-11-21 12:00 UTC' }]);
+    expect(middle).toMatch(/<line class="point-time-line" x1="408" y1="26" x2="408" y2="216"/);
+    const instant = renderTimeChartSvg(series([{ time: at(3), value: '5' }]), { from: at(3), to: at(3), title: 'now' });
+    expect(pointTime(instant.text)).toEqual([{ x: 76, anchor: 'start', text: '2026-11-21 03:00 UTC' }]);
+    const atEnd = renderTimeChartSvg(series([{ time: at(24), value: '5' }]), { from, to: at(24), title: 'end' });
+    expect(pointTime(atEnd.text)).toEqual([{ x: 740, anchor: 'end', text: '2026-11-22 00:00 UTC' }]);
+  });
+
+  it('labels a lone OHLC bucket by its start; two points or buckets need no label', () => {
+    const ohlc = renderOhlcChartSvg(
+      [
+        { time: at(5), open: '1', high: '1.2', low: '0.9', close: '1.1' },
+        { time: at(6), open: null, high: null, low: null, close: null },
+      ],
+      { from: at(5), to: at(7), intervalMs: hour, title: 'SUI' },
+    ).text;
+    expect(pointTime(ohlc).map((label) => label.text)).toEqual(['2026-11-21 05:00 UTC']);
+    const two = series([
+      { time: at(1), value: '1' },
+      { time: at(2), value: '2' },
+    ]);
+    expect(renderTimeChartSvg(two, { from, to: at(24), title: 'two' }).text).not.toContain('point-time');
+    expect(
+      renderOhlcChartSvg(
+        [
+          { time: at(5), open: '1', high: '1.2', low: '0.9', close: '1.1' },
+          { time: at(6), open: '1', high: '1.2', low: '0.9', close: '1.1' },
+        ],
+        { from: at(5), to: at(7), intervalMs: hour, title: 'SUI' },
+      ).text,
+    ).not.toContain('point-time');
+  });
+});
+
 describe('renderSparklineSvg', () => {
   it('draws the known values, with a dashed line when there is none', () => {
     const svg = renderSparklineSvg(

@@ -6,6 +6,8 @@ import {
   formatQuantity,
   formatUsd,
   formatUsdPrice,
+  idText,
+  shortId,
 } from '../../src/ops/figures.ts';
 
 describe('formatUsd', () => {
@@ -103,5 +105,23 @@ describe('figureCell and figureText', () => {
       '<span title="0.0000123456">0.0000123456 SUI</span>',
     );
     expect(figureText('5', 'usd', { signed: true }).text).toBe('<span class="positive" title="5">$5.00</span>');
+  });
+});
+
+describe('ids in tables', () => {
+  it('shortens a long id, its whole in the title; short ids as they are', () => {
+    const position = `0x1234${'5'.repeat(56)}abcd`;
+    expect(position).toHaveLength(66);
+    expect(shortId(position)).toBe('0x1234…abcd');
+    expect(idText(position).text).toBe(`<span title="${position}">0x1234…abcd</span>`);
+    expect(shortId(`${position}/input/1`)).toBe('0x1234…abcd/input/1');
+    const coinType = '0xdba34672e30cb065b1f93e3ab55318768fd6fef66c15942c9f7cb846e2f900e7::usdc::USDC';
+    expect(shortId(coinType)).toBe('0xdba3…00e7::usdc::USDC');
+    expect(shortId('9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM')).toBe('9WzDXwBbmk…9zYtAWWM');
+    for (const short of ['0x2::sui::SUI', 'collateral', '12345']) {
+      expect(shortId(short)).toBe(short);
+      expect(idText(short).text).toBe(short);
+    }
+    expect(idText('<b>"x"</b>'.repeat(5)).text).not.toContain('<b>');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PortfolioPoint } from '../../src/db/stores/reports.ts';
+import type { PortfolioNftRow, PortfolioPoint, PortfolioPositionRow } from '../../src/db/stores/reports.ts';
+import { writePortfolioReport } from '../../src/ops/report-output.ts';
 import { MAX_SERIES_TABLE_ROWS, renderPortfolioHtml } from '../../src/ops/report-html.ts';
 import type { PortfolioReport } from '../../src/ops/report-portfolio.ts';
 import { MAX_PORTFOLIO_STEPS, reportRange } from '../../src/ops/report-request.ts';
@@ -73,5 +74,68 @@ describe('renderPortfolioHtml', () => {
     const page = renderPortfolioHtml(portfolio(3, 86_400_000, 3));
     expect(page).toContain('class="note no-refresh"');
     expect(page).toContain('no value in this range');
+  });
+});
+
+describe('long ids in the report', () => {
+  const POSITION_ID = `0x5fa1${'c3'.repeat(28)}e2b9`;
+  const COLLECTION_ID = `0x${'7e'.repeat(32)}::collection::Punks`;
+
+  function withIds(): PortfolioReport {
+    const report = portfolio(2, 86_400_000);
+    const snapshotAt = report.range.to;
+    const position = {
+      snapshotAt,
+      positionId: POSITION_ID,
+      parentPositionId: null,
+      protocolId: 'cetus',
+      protocolName: 'Cetus',
+      type: 'Liquidity',
+      chain: 'SUI',
+      inputValue: '100',
+      currentValue: '110',
+      currentYieldValue: '1',
+      yieldCollectedValue: '0',
+      pnl: '11',
+      assetValue: '111',
+      debtValue: '0',
+      netValue: '111',
+      healthFactor: null,
+    } as PortfolioPositionRow;
+    const nft = {
+      snapshotAt,
+      collectionId: COLLECTION_ID,
+      collectionName: 'Punks',
+      chain: 'SUI',
+      tokenCount: 2,
+      floorPriceNative: '10',
+      nativeTokenSymbol: 'SUI',
+      nativePriceUsd: '3',
+      valueUsd: '60',
+      realizedPnl: null,
+      unrealizedPnl: null,
+    } as PortfolioNftRow;
+    return { ...report, positions: [position], nfts: [nft] };
+  }
+
+  it('shows a 66-character position id on one line, shortened, the whole id on hover', () => {
+    const page = renderPortfolioHtml(withIds());
+    expect(POSITION_ID).toHaveLength(66);
+    expect(page).toContain(
+      `<tr class="top" data-position-id="${POSITION_ID}"><td class="mono id"><span title="${POSITION_ID}">0x5fa1…e2b9</span></td>`,
+    );
+    expect(page).toContain(
+      `<div class="mono muted"><span title="${COLLECTION_ID}">0x7e7e…7e7e::collection::Punks</span></div>`,
+    );
+  });
+
+  it('keeps every id whole in CSV and JSON', async () => {
+    for (const format of ['csv', 'json'] as const) {
+      let text = '';
+      await writePortfolioReport(withIds(), format, { write: async (piece) => void (text += piece) });
+      expect(text, format).toContain(POSITION_ID);
+      expect(text, format).toContain(COLLECTION_ID);
+      expect(text, format).not.toContain('…');
+    }
   });
 });

@@ -138,6 +138,17 @@ describe('the portfolio report on the ops server', () => {
       await expect(barCharts.nth(0).getAttribute('data-bars')).resolves.toBe(String(counts!.positions));
       await expect(barCharts.nth(1).getAttribute('data-bars')).resolves.toBe(String(counts!.nfts));
       await expect(page.locator('table.positions tbody tr').count()).resolves.toBe(counts!.positions);
+      // A 66-character position id fits its cell on one line, shortened, the whole id on hover; so
+      // do the longer ids of nested positions.
+      const idCell = page.locator('table.positions tr.top td.id').first();
+      const positionId = (await page.locator('table.positions tr.top').first().getAttribute('data-position-id'))!;
+      expect(positionId).toHaveLength(66);
+      await expect(idCell.locator('span').getAttribute('title')).resolves.toBe(positionId);
+      await expect(idCell.textContent()).resolves.toBe(`${positionId.slice(0, 6)}…${positionId.slice(-4)}`);
+      const oneLine = (await page.locator('table.positions td.num').first().boundingBox())!.height;
+      for (const cell of await page.locator('table.positions td.id').all()) {
+        expect((await cell.boundingBox())!.height, (await cell.textContent())!).toBe(oneLine);
+      }
       const drawnBars = await page.locator('svg.bar-chart rect.bar').count();
       expect(drawnBars).toBeGreaterThan(counts!.nfts);
 

@@ -10,18 +10,27 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Starts `chaintap <args>` as its own process (the way users run it), with only the given settings. */
-export function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
+/**
+ * Starts `chaintap <args>` as its own process (the way users run it), with only the given settings,
+ * in `cwd` when given (where it reads a `.env` file).
+ */
+export function spawnCli(args: string[], env: Record<string, string>, cwd?: string): ChildProcess {
   return spawn(process.execPath, [CLI, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    cwd,
   });
 }
 
 /** Runs `chaintap <args>` to the end and returns its exit code and output. */
-export function runCli(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+  cwd?: string,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawnCli(args, env);
+    const child = spawnCli(args, env, cwd);
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (chunk) => (stdout += chunk));

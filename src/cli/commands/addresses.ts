@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { ADDRESS_FORMAT_LABELS, NFT_CHAINS } from '../../chain/address.ts';
+import { ADDRESS_FORMAT_LABELS, NFT_CHAINS } from '../../chain/address-formats.ts';
 import { ADDRESS_DATASETS } from '../../datasets.ts';
 import type { WatchedAddress } from '../../db/stores/watchlist.ts';
 import { splitList, valueSource } from '../input-lines.ts';

@@ -21,11 +21,12 @@ export function alertsCommand(): Command {
         'validates the rules file and evaluates the rules against the current data, printing what would fire; sends and records nothing',
       )
       .option('--rules <file>', 'the rules file (YAML or JSON); required')
-      .action(async (flags: { rules?: string }) => {
+      .option('--json', 'print what would fire as JSON (README: "JSON output")')
+      .action(async (flags: { rules?: string; json?: boolean }) => {
         const rulesFile = flags.rules ?? (command.opts() as { rules?: string }).rules;
         if (!rulesFile) throw new InvalidInputError('alerts test needs --rules <file>');
         const { testAlertRules } = await import('../run-alerts.ts');
-        await testAlertRules(rulesFile);
+        await testAlertRules(rulesFile, { json: flags.json === true });
       }),
   );
   return command;

@@ -18,15 +18,18 @@ export function backfillCommand(): Command {
     .option('--interval <step>', 'step such as 15m, 1h, 1d (at least 1m)', '1h')
     .option('--tokens <list>', 'comma-separated coin types (default: the token watchlist)')
     .option('--yes', `start without asking, also above ${CONFIRM_ABOVE} requests`)
-    .action(async (flags: { from: string; to: string; interval: string; tokens?: string; yes?: boolean }) => {
-      // One "now" for both ends, so that --from -7d --to now is exactly 7 days.
-      const now = new Date();
-      const from = parseTime('--from', flags.from, now);
-      const to = parseTime('--to', flags.to, now);
-      const intervalMs = parseBackfillInterval(flags.interval);
-      const coinTypes = flags.tokens === undefined ? undefined : splitList(flags.tokens);
-      const { backfillPrices } = await import('../backfill-prices.ts');
-      await backfillPrices({ from, to, intervalMs, coinTypes, yes: flags.yes === true });
-    });
+    .option('--json', 'print the outcome as JSON (README: "JSON output"); the plan goes to stderr')
+    .action(
+      async (flags: { from: string; to: string; interval: string; tokens?: string; yes?: boolean; json?: boolean }) => {
+        // One "now" for both ends, so that --from -7d --to now is exactly 7 days.
+        const now = new Date();
+        const from = parseTime('--from', flags.from, now);
+        const to = parseTime('--to', flags.to, now);
+        const intervalMs = parseBackfillInterval(flags.interval);
+        const coinTypes = flags.tokens === undefined ? undefined : splitList(flags.tokens);
+        const { backfillPrices } = await import('../backfill-prices.ts');
+        await backfillPrices({ from, to, intervalMs, coinTypes, yes: flags.yes === true, json: flags.json === true });
+      },
+    );
   return backfill;
 }

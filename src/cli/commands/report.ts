@@ -1,6 +1,4 @@
 import { Command } from 'commander';
-import { normalizeAddress } from '../../chain/address.ts';
-import { parseChainToken } from '../../chain/token-id.ts';
 import type { Database } from '../../db/client.ts';
 import { checkOutputPath, streamSink, writeFileAtomically, type ReportSink } from '../../ops/report-file.ts';
 import {
@@ -85,6 +83,7 @@ export function reportCommand(): Command {
       .requiredOption('--address <address>', 'a watched address, or one with stored refreshes'),
   ).action(
     reportAction('portfolio', async (flags: ReportFlags & { address: string }, { range, format, now }) => {
+      const { normalizeAddress } = await import('../../chain/address.ts');
       const address = normalizeAddress(flags.address);
       portfolioSteps(range);
       const [{ writePortfolioReport }, { loadPortfolioReport }] = await Promise.all([
@@ -110,6 +109,7 @@ export function reportCommand(): Command {
     reportAction('prices', async (flags: ReportFlags & { tokens: string }, { range, format, now }) => {
       const tokens = splitList(flags.tokens);
       // Checked before anything is opened: a bad token is an input error, exit 1.
+      const { parseChainToken } = await import('../../chain/token-id.ts');
       for (const token of tokens) parseChainToken(token);
       priceBucketStarts(range);
       const [{ writePriceReport }, { openPriceReport }] = await Promise.all([

@@ -1,12 +1,5 @@
-import {
-  checkAddressChains,
-  parseChainFilter,
-  parseNftChain,
-  readAddress,
-  parseAddress,
-  type AddressFormat,
-  type NftChain,
-} from '../../chain/address.ts';
+import { checkAddressChains, parseChainFilter, parseNftChain, readAddress, parseAddress } from '../../chain/address.ts';
+import type { AddressFormat, NftChain } from '../../chain/address-formats.ts';
 import { normalizeCoinType } from '../../chain/coin-type.ts';
 import { ADDRESS_DATASETS, type AddressDataset } from '../../datasets.ts';
 import { InvalidInputError } from '../../errors.ts';
