@@ -5,7 +5,8 @@ import type { RedisClient } from '../runtime/redis-connection.ts';
 
 /**
  * Each of the two schedulers enqueues a slot by its own clock: one ahead enqueues every slot early
- * (a current price then is the previous minute's). So at each price tick each records how far its
+ * (a current price then is the previous minute's, and the catch-up asks for the slot again at its
+ * own time: a request more per price job). So at each price tick each records how far its
  * clock is from Redis's TIME, reads the others', and warns when two differ by more than this.
  */
 const MAX_SCHEDULER_SKEW_MS = 5_000;

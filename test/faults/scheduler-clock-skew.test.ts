@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { normalizeCoinType } from '../../src/chain/coin-type.ts';
 import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.ts';
 import { redisTopology } from '../../src/config/redis-topology.ts';
 import { closeQueues, createQueues } from '../../src/queue/queues.ts';
@@ -20,8 +21,10 @@ import { createPipelineHarness, producerDeps, WORLD_TIME, type PipelineHarness }
 // the test moves (scheduler-clock.ts), and the simulated upstream's world clock follows the true
 // time, so the minutes pass in seconds. The fast scheduler enqueues every slot 40 s early; the slow
 // one the same slots 40 s late. Every slot's jobs must run once: one request each, one
-// announcement per tick, nothing superseded or left as a gap, a price for every minute; and the
-// schedulers must say that their clocks differ (src/scheduler/clock-skew.ts).
+// announcement per tick, nothing superseded, a price for every minute; the prices the fast one
+// fetched early are the previous minute's, so each of its slots is filled at its own time by the
+// catch-up (one request more per price job, and no gap left); and the schedulers must say that their
+// clocks differ (src/scheduler/clock-skew.ts).
 const SKEW_MS = 40_000;
 const STEP_MS = 10_000;
 const REAL_MS_PER_STEP = 200;
@@ -93,7 +96,7 @@ function slots(from: Date, to: Date, everyMinutes: number): string[] {
   return times;
 }
 
-it('two schedulers 40 s apart enqueue every slot once: one request per job, one announcement per tick, no gap', async () => {
+it('two schedulers 40 s apart enqueue every slot once: one request per job, the early price slots filled at their own time, no gap', async () => {
   const slow = createFakeSchedulerClock(START);
   const fast = createFakeSchedulerClock(new Date(START.getTime() + SKEW_MS));
   let now = START.getTime();
@@ -121,15 +124,22 @@ it('two schedulers 40 s apart enqueue every slot once: one request per job, one 
     Object.entries(expected).every(([dataset, ticks]) =>
       ticks.every((tick) => announced.some((a) => a.dataset === dataset && a.tick === tick)),
     );
+  const jobsOf = { prices: Math.ceil(tokens.length / 50), positions: addresses.length, nfts: addresses.length };
+  // The fast scheduler enqueued every price slot but the first (the slow one's 11:55) early.
+  const catchUps = jobsOf.prices * (expected.prices.length - 1);
+  const jobs = Object.entries(expected).reduce(
+    (sum, [dataset, ticks]) => sum + ticks.length * jobsOf[dataset as keyof typeof jobsOf],
+    0,
+  );
   const deadline = Date.now() + 60_000;
-  while (!allAnnounced() && Date.now() < deadline) await sleep(200);
-  await sleep(1_000); // an announcement made twice would come now
+  while ((!allAnnounced() || harness.simulator.stats().requests < jobs + catchUps) && Date.now() < deadline)
+    await sleep(200);
+  await sleep(1_000); // an announcement made twice, or a request too many, would come now
 
   const sql = harness.database.sql;
   const runs = await sql<{ dataset: string; tick: Date; status: string; attempts: number; n: number }[]>`
     select dataset, tick, status, attempts, count(*)::int as n from ingestion_runs
     group by dataset, tick, status, attempts order by dataset, tick`;
-  const jobsOf = { prices: Math.ceil(tokens.length / 50), positions: addresses.length, nfts: addresses.length };
   const expectedRuns = Object.entries(expected).flatMap(([dataset, ticks]) =>
     ticks.map((tick) => ({
       dataset,
@@ -140,28 +150,33 @@ it('two schedulers 40 s apart enqueue every slot once: one request per job, one 
     })),
   );
   expect(runs).toEqual(expectedRuns.sort((a, b) => a.dataset.localeCompare(b.dataset) || +a.tick - +b.tick));
-  // One request per job: nothing enqueued twice, nothing caught up.
-  const jobs = expectedRuns.reduce((sum, run) => sum + run.n, 0);
-  expect(harness.simulator.stats().requests).toBe(jobs);
+  // One request per job, nothing enqueued twice; and one per early price job, at its slot's own time.
+  expect(harness.simulator.stats().requests).toBe(jobs + catchUps);
   expect(await harness.connection.zcard(priceGapsKey(harness.options.QUEUE_PREFIX))).toBe(0);
-  // One announcement per tick, and none for a tick that was not one.
+  // One announcement per tick, one more for each price slot the catch-up filled, and none for a
+  // tick that was not one.
   const announcedTicks = announced.map((a) => `${a.dataset} ${a.tick}`).sort();
   const expectedTicks = Object.entries(expected)
     .flatMap(([dataset, ticks]) => ticks.map((tick) => `${dataset} ${tick}`))
+    .concat(expected.prices.slice(1).map((tick) => `prices ${tick}`))
     .sort();
   expect(announcedTicks).toEqual(expectedTicks);
   // Prices without a hole: the fast scheduler enqueues each slot 40 s early, so its jobs fetch the
-  // minute before their slot (the upstream's time); its first, 11:56, came right after the slow
-  // one's 11:55 and fetched 11:55 again. Every minute from 11:55 to 12:20 once per token.
+  // minute before their slot (the upstream's time), which is stored at its own time and leaves the
+  // slot to the catch-up. Every minute from the first slot to the last once per watched token (the
+  // positions answers' harvested prices, at their own times, left out).
   const series = await sql<{ coin_type: string; first: Date; last: Date; minutes: number }[]>`
     select coin_type, min(price_time) as first, max(price_time) as last, count(*)::int as minutes
-    from token_prices group by coin_type`;
+    from token_prices
+    where chain = 'sui' and coin_type = any(${tokens.map((token) => normalizeCoinType(token))}::text[])
+      and origin <> 'positions'
+    group by coin_type`;
   expect(series).toHaveLength(tokens.length);
   for (const row of series)
     expect(row).toMatchObject({
       first: new Date(expected.prices[0]!),
-      last: new Date(Date.parse(expected.prices.at(-1)!) - MINUTE),
-      minutes: expected.prices.length - 1,
+      last: new Date(expected.prices.at(-1)!),
+      minutes: expected.prices.length,
     });
   // And each scheduler says, once, that the clocks differ, from its side.
   const warnings = harness.logs

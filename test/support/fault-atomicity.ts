@@ -100,7 +100,7 @@ export async function readTick(sql: Sql, tick: Date, batches: PriceBatch[]): Pro
         await tx`
         select b.target, count(*)::int as n
         from unnest(${batches.flatMap((b) => b.coinTypes.map(() => b.target))}::text[], ${batches.flatMap((b) => b.coinTypes)}::text[]) as b(target, coin_type)
-        join tokens k on k.coin_type = b.coin_type
+        join tokens k on k.coin_type = b.coin_type and k.chain = 'sui'
         join token_price_points p on p.token_id = k.id
         group by 1`,
       );

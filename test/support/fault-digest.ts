@@ -9,7 +9,7 @@ import { dataTables as allDataTables, OPERATIONAL_TABLES } from './table-digest.
  *
  * Replaced by the natural key they stand for:
  *   tokens.id (token_catalog.id where tokens is a view over it), price_sources.id,
- *   token_price_points.token_id/source_id (coin type, source name),
+ *   token_price_points.token_id/source_id (coin type and chain, source name),
  *   positions.position_key and position_snapshot_points.position_key (owner, position id),
  *   position_tokens.id and position_snapshot_points.amount_tokens (token and symbol).
  * Compared as they read, not as stored: a position snapshot's `extra` and its entries' token objects
@@ -35,13 +35,13 @@ interface TableSpec {
 const SPECS: Record<string, TableSpec> = {
   watched_tokens: { from: 'watched_tokens t', key: ['t.coin_type'], exclude: ['added_at'] },
   watched_addresses: { from: 'watched_addresses t', key: ['t.address'], exclude: ['added_at'] },
-  tokens: { from: 'tokens t', key: ['t.coin_type'], exclude: ['id'] },
-  token_catalog: { from: 'token_catalog t', key: ['t.coin_type'], exclude: ['id'] },
+  tokens: { from: 'tokens t', key: ['t.coin_type', 't.chain'], exclude: ['id'] },
+  token_catalog: { from: 'token_catalog t', key: ['t.coin_type', 't.chain'], exclude: ['id'] },
   price_sources: { from: 'price_sources t', key: ['t.name'], exclude: ['id'] },
   token_price_points: {
-    // `tokens` (a table, or a view over token_catalog) maps the surrogate id to the coin type.
+    // `tokens` (a table, or a view over token_catalog) maps the surrogate id to the token on its chain.
     from: 'token_price_points t join tokens k on k.id = t.token_id left join price_sources ps on ps.id = t.source_id',
-    key: ['k.coin_type', 't.price_time'],
+    key: ['k.coin_type', 'k.chain', 't.price_time'],
     exclude: ['token_id', 'source_id', 'fetch_delay_s'],
     extraValues: ['ps.name'],
   },

@@ -78,6 +78,28 @@ describe('prices harvested from positions and NFT answers', () => {
     ]);
   });
 
+  it('keep the lower of two prices answers round apart at the same second, in either commit order', async () => {
+    const { sql } = pipeline.harness.database;
+    const usdcAt = (hours: number) => sql`
+      select p.price, p.origin from token_prices p
+      where p.chain = 'ethereum' and p.coin_type = ${USDC} and p.price_time = ${new Date(TICK.getTime() + hours * HOUR)}`;
+    const at = (hours: number, price: string) =>
+      EVM_ANSWER.replaceAll('1795262400', String(1795262400 + hours * 3600))
+        .replaceAll('1795262340', String(1795262340 + hours * 3600))
+        .replaceAll('0.99987', price);
+    for (const [hours, order] of [
+      [5, ['0.99993', '0.99992']],
+      [6, ['0.99992', '0.99993']],
+    ] as const) {
+      for (const [n, price] of order.entries()) {
+        pipeline.answer('positions', at(hours, price));
+        const job = positionsJob(WALLETS[n]!, new Date(TICK.getTime() + hours * HOUR));
+        await expect(pipeline.runJob('positions', job)).resolves.toMatchObject({ state: 'completed' });
+      }
+      await expect(usdcAt(hours)).resolves.toEqual([{ price: '0.99992', origin: 'positions' }]);
+    }
+  });
+
   it("give an EVM token a price series in the report (CSV), named with its chain, and on the ops server's page", async () => {
     pipeline.answer('positions', hourLater);
     await expect(

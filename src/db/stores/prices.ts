@@ -16,7 +16,8 @@ const ORIGIN_CODES: Record<PriceOrigin, number> = { prices: 1, positions: 2, nft
 /**
  * Writes an answer's tokens, then its prices in one statement: writing it twice changes nothing. A
  * price request's price corrects a stored one of the same token and time; a harvested one never
- * replaces a stored price (the first one stays, whoever else carries the token at that time).
+ * replaces a requested price, and of two harvested ones the lower stays (answers that carry a token
+ * at the same second may round its price apart: the kept one must not depend on which committed first).
  */
 export async function writeTokenPrices(tx: Tx, points: PricePoints): Promise<Record<string, number>> {
   const { prices } = points;
@@ -67,8 +68,7 @@ async function mergePoints(sql: TransactionSql, points: PricePoint[]): Promise<n
   const [row] = await sql<{ inserted: number; changed: number[] }[]>`
     with matched as materialized (
       select i.*, s.stored is not null as stored,
-             i.origin = ${ORIGIN_CODES.prices}
-               and (s.price, s.price_24h_ago, s.source_id, s.origin) is distinct from (i.price, i.price_24h_ago, i.source_id, i.origin) as differs
+             ${replaces(sql, 'i', 's')} as differs
       from ${incoming(sql, points)}
       left join lateral (
         select true as stored, p.price, p.price_24h_ago, p.source_id, p.origin
@@ -81,7 +81,10 @@ async function mergePoints(sql: TransactionSql, points: PricePoint[]): Promise<n
       select m.price_time, m.token_id, m.fetch_delay_s, m.source_id, m.price, m.price_24h_ago, m.origin
       from matched m
       where not m.stored
-      on conflict do nothing
+      on conflict (token_id, price_time) do update
+        set price = excluded.price, price_24h_ago = excluded.price_24h_ago, source_id = excluded.source_id,
+            fetch_delay_s = excluded.fetch_delay_s, origin = excluded.origin
+        where ${replaces(sql, 'excluded', 'token_price_points')}
       returning 1
     )
     select (select count(*) from inserted)::int as inserted,
@@ -93,6 +96,24 @@ async function mergePoints(sql: TransactionSql, points: PricePoint[]): Promise<n
       row!.changed.map((n) => points[n - 1]!),
     ))
   );
+}
+
+/**
+ * Whether the incoming price (alias `incoming`) replaces the stored one (`stored`) of its token and
+ * time: a price request's differing price always does; a harvested one only another harvested one
+ * that sorts after it (lower price first, then origin, source and 24 h price), so that of several
+ * answers carrying the token at that second the same one is kept in any commit order.
+ */
+function replaces(sql: TransactionSql, incoming: string, stored: string) {
+  const [i, s] = [sql(incoming), sql(stored)];
+  return sql`case
+    when ${i}.origin = ${ORIGIN_CODES.prices}
+      then (${s}.price, ${s}.price_24h_ago, ${s}.source_id, ${s}.origin)
+           is distinct from (${i}.price, ${i}.price_24h_ago, ${i}.source_id, ${i}.origin)
+    when ${s}.origin = ${ORIGIN_CODES.prices} then false
+    else (${i}.price, ${i}.origin, coalesce(${i}.source_id, -1), coalesce(${i}.price_24h_ago, -1))
+       < (${s}.price, ${s}.origin, coalesce(${s}.source_id, -1), coalesce(${s}.price_24h_ago, -1))
+  end`;
 }
 
 /** Corrects prices an answer revised (rare), kept from hashing the whole table as in mergePoints. */
