@@ -1,0 +1,124 @@
+import type { AddressDataset } from '../datasets.ts';
+
+/**
+ * Which targets a slot refreshes (docs/quota.md, "Refresh by change rate"). Pure.
+ *
+ * The budget: the quota left after prices and maintenance, less a headroom. Every target's max age
+ * (and every pinned cadence) is served first; what is left goes to the datasets in DATASET_PRIORITY
+ * order, each up to every target every slot. With the budget for every target every slot, every
+ * target is due every slot, as with a fixed cadence.
+ *
+ * Within a short budget, a slot takes the targets that must go (never refreshed, pinned and due, or
+ * due before their max age would pass), then the others by the index λ·a² (λ the estimated changes
+ * per hour, a the hours since the last refresh): the expected detection delay a target has piled
+ * up. Serving the largest index first spaces a target's refreshes by 1/√λ, the square-root rule that
+ * minimises the mean delay from a change to its detection for a fixed number of refreshes (Cho and
+ * Garcia-Molina, ACM TODS 2003; Olston and Pandey, WWW 2008).
+ */
+
+/** Share of the quota kept free: retries, the price catch-up, a slot's rounding. */
+export const REFRESH_HEADROOM = 0.03;
+
+export interface RefreshTarget {
+  target: string;
+  /** Tick of its last refresh (epoch ms), null when never refreshed. */
+  lastTickMs: number | null;
+  ratePerHour: number;
+  maxAgeMs: number;
+  /** A pinned cadence (ms): refreshed at that interval, whatever its rate. */
+  everyMs: number | null;
+}
+
+export type DueReason = 'every_slot' | 'new' | 'pinned' | 'max_age' | 'expected_change';
+
+export interface DueTarget {
+  target: string;
+  reason: DueReason;
+}
+
+/**
+ * The targets due at `tickMs`, most urgent first: all of them when `slotBudget` covers them, else
+ * the ones that must go and then the largest λ·a² up to the budget.
+ */
+export function selectDue(
+  targets: readonly RefreshTarget[],
+  slot: { tickMs: number; periodMs: number; slotBudget: number },
+): DueTarget[] {
+  if (slot.slotBudget >= targets.length) return targets.map(({ target }) => ({ target, reason: 'every_slot' }));
+  const must: DueTarget[] = [];
+  const ranked: { target: string; index: number }[] = [];
+  for (const target of targets) {
+    const reason = mustGo(target, slot);
+    if (reason) must.push({ target: target.target, reason });
+    else if (target.everyMs === null) ranked.push({ target: target.target, index: changeIndex(target, slot.tickMs) });
+  }
+  const left = Math.max(0, Math.floor(slot.slotBudget) - must.length);
+  ranked.sort((a, b) => b.index - a.index || (a.target < b.target ? -1 : 1));
+  const order = { new: 0, max_age: 1, pinned: 2 } as Record<DueReason, number>;
+  must.sort((a, b) => order[a.reason] - order[b.reason]);
+  return [...must, ...ranked.slice(0, left).map(({ target }) => ({ target, reason: 'expected_change' as const }))];
+}
+
+function mustGo(target: RefreshTarget, slot: { tickMs: number; periodMs: number }): DueReason | undefined {
+  if (target.lastTickMs === null) return 'new';
+  const age = slot.tickMs - target.lastTickMs;
+  // Due at the slot before the one at which it would be too late: a slot's jobs take up to a period to run.
+  if (target.everyMs !== null && age + slot.periodMs / 2 >= target.everyMs) return 'pinned';
+  if (age + 2 * slot.periodMs > target.maxAgeMs) return 'max_age';
+  return undefined;
+}
+
+/** λ·a²: the expected delay (hours) piled up by changes since the last refresh, times 2. */
+export function changeIndex(target: RefreshTarget, tickMs: number): number {
+  if (target.lastTickMs === null) return Number.POSITIVE_INFINITY;
+  const hours = Math.max(0, tickMs - target.lastTickMs) / 3_600_000;
+  return target.ratePerHour * hours * hours;
+}
+
+export interface DatasetDemand {
+  dataset: AddressDataset;
+  targets: number;
+  slotsPerHour: number;
+  /** Refreshes per hour the max ages and pinned cadences need. */
+  floorPerHour: number;
+}
+
+export interface DatasetBudget {
+  dataset: AddressDataset;
+  perHour: number;
+  /** Refreshes per slot (perHour over the cron's slots per hour). */
+  perSlot: number;
+  /** Whether the budget covers every target every slot. */
+  everySlot: boolean;
+  /** Whether the max ages and pinned cadences cannot all be held. */
+  unheld: boolean;
+}
+
+/**
+ * The address datasets' refreshes per hour: `available` (the quota per hour less prices and
+ * maintenance) less the headroom; floors first, then in `demands`' order (DATASET_PRIORITY).
+ */
+export function refreshBudget(available: number, demands: readonly DatasetDemand[]): DatasetBudget[] {
+  let left = Math.max(0, available * (1 - REFRESH_HEADROOM));
+  const floors = demands.reduce((sum, demand) => sum + Math.min(demand.floorPerHour, need(demand)), 0);
+  const unheld = floors > left + 1e-9;
+  const scale = unheld ? left / floors : 1;
+  const perHour = demands.map((demand) => Math.min(demand.floorPerHour, need(demand)) * scale);
+  left -= perHour.reduce((sum, value) => sum + value, 0);
+  return demands.map((demand, i) => {
+    const extra = Math.max(0, Math.min(need(demand) - perHour[i]!, left));
+    left -= extra;
+    const total = perHour[i]! + extra;
+    return {
+      dataset: demand.dataset,
+      perHour: total,
+      perSlot: demand.slotsPerHour > 0 ? total / demand.slotsPerHour : 0,
+      everySlot: total >= need(demand) - 1e-9,
+      unheld,
+    };
+  });
+}
+
+function need(demand: DatasetDemand): number {
+  return demand.targets * demand.slotsPerHour;
+}
