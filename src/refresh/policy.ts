@@ -8,8 +8,8 @@ import type { AddressDataset } from '../datasets.ts';
  * order, each up to every target every slot. With the budget for every target every slot, every
  * target is due every slot, as with a fixed cadence.
  *
- * Within a short budget, a slot takes the targets that must go (never refreshed, pinned and due, or
- * due before their max age would pass), then the others by the index λ·a² (λ the estimated changes
+ * Within a short budget, a slot takes the targets that must go (pinned and due, or due before their
+ * max age would pass), then the never refreshed, then the others by the index λ·a² (λ the estimated changes
  * per hour, a the hours since the last refresh): the expected detection delay a target has piled
  * up. Serving the largest index first spaces a target's refreshes by 1/√λ, the square-root rule that
  * minimises the mean delay from a change to its detection for a fixed number of refreshes (Cho and
@@ -38,7 +38,7 @@ export interface DueTarget {
 
 /**
  * The targets due at `tickMs`, most urgent first: all of them when `slotBudget` covers them, else
- * the ones that must go and then the largest λ·a² up to the budget.
+ * the ones that must go, then the new ones and the largest λ·a² up to the budget.
  */
 export function selectDue(
   targets: readonly RefreshTarget[],
@@ -53,14 +53,22 @@ export function selectDue(
     else if (target.everyMs === null) ranked.push({ target: target.target, index: changeIndex(target, slot.tickMs) });
   }
   const left = Math.max(0, Math.floor(slot.slotBudget) - must.length);
+  // New targets rank first (an infinite index), within the budget: a thousand added at once take
+  // the next slots' budgets, not one slot's queue.
   ranked.sort((a, b) => b.index - a.index || (a.target < b.target ? -1 : 1));
-  const order = { new: 0, max_age: 1, pinned: 2 } as Record<DueReason, number>;
-  must.sort((a, b) => order[a.reason] - order[b.reason]);
-  return [...must, ...ranked.slice(0, left).map(({ target }) => ({ target, reason: 'expected_change' as const }))];
+  must.sort((a, b) => (a.reason === b.reason ? 0 : a.reason === 'max_age' ? -1 : 1));
+  return [
+    ...must,
+    ...ranked.slice(0, left).map(({ target, index }) => ({
+      target,
+      reason: index === Number.POSITIVE_INFINITY ? ('new' as const) : ('expected_change' as const),
+    })),
+  ];
 }
 
+/** Max ages and pins are held whatever the budget (refreshBudget reserves them first). */
 function mustGo(target: RefreshTarget, slot: { tickMs: number; periodMs: number }): DueReason | undefined {
-  if (target.lastTickMs === null) return 'new';
+  if (target.lastTickMs === null) return undefined;
   const age = slot.tickMs - target.lastTickMs;
   // Due at the slot before the one at which it would be too late: a slot's jobs take up to a period to run.
   if (target.everyMs !== null && age + slot.periodMs / 2 >= target.everyMs) return 'pinned';

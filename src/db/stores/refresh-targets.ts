@@ -25,8 +25,10 @@ export async function saveRefreshTarget(tx: Tx, row: RefreshTargetRow): Promise<
   await tx.sql`
     insert into refresh_targets (dataset, target, last_tick, substance, observations, change_rate_per_hour,
                                  changed_at, compared, changes)
-    values (${row.dataset}, ${row.target}, ${row.lastTick}, ${row.substance === null ? null : tx.sql.json(row.substance as never)},
-            ${tx.sql.json(row.observations)}, ${row.changeRatePerHour}, ${row.changedAt}, ${row.compared}, ${row.changes})
+    values (${row.dataset}, ${row.target}, ${row.lastTick},
+            ${row.substance === null ? null : JSON.stringify(row.substance)}::jsonb,
+            ${JSON.stringify(row.observations)}::jsonb, ${row.changeRatePerHour}, ${row.changedAt}, ${row.compared},
+            ${row.changes})
     on conflict (dataset, target) do update set
       last_tick = excluded.last_tick, substance = excluded.substance, observations = excluded.observations,
       change_rate_per_hour = excluded.change_rate_per_hour, changed_at = excluded.changed_at,
