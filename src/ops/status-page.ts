@@ -185,11 +185,14 @@ function refreshTable({ refresh, changes }: Loaded<'quota'>, now: Date): Html {
   return html`${held}<table class="refresh" data-now="${now.toISOString()}"><thead><tr><th>refresh by change rate</th><th class="num">addresses</th><th class="num">budget req/h</th><th class="num">expected delay, mean / p95</th><th class="num">changes seen, last 24 h, and their delay</th><th class="num">over max age</th><th>nearest their max age</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-function quotaBody({ plan, superseded }: Loaded<'quota'>): Html {
+function quotaBody(quota: Loaded<'quota'>): Html {
+  const { plan, superseded } = quota;
   const supersededBy = new Map(superseded.map((row) => [row.dataset, row.superseded]));
   const verdict = plan.fits
     ? html`<span class="pill fits">${describeVerdict(plan)}</span>`
-    : html`<span class="pill over">${describeVerdict(plan)}</span> <span class="muted">To fit: ${howToFit(plan)}.</span>`;
+    : quotaOverBudget(quota)
+      ? html`<span class="pill over">${describeVerdict(plan)}</span> <span class="muted">To fit: ${howToFit(plan)}.</span>`
+      : html`<span class="pill fits">refreshed by change rate, every address within its max age</span> <span class="muted">Every address every slot: ${describeVerdict(plan)}.</span>`;
   const rows = plan.datasets.map((dataset) => {
     const cadence = describeCadence(plan, dataset);
     const cadenceClass = dataset.cadenceMinutes === null ? 'cadence never' : dataset.fits ? 'cadence' : 'cadence short';

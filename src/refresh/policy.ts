@@ -27,6 +27,8 @@ export interface RefreshTarget {
   maxAgeMs: number;
   /** A pinned cadence (ms): refreshed at that interval, whatever its rate. */
   everyMs: number | null;
+  /** Whether a job of a recent slot is still to refresh it: not chosen again meanwhile. */
+  pending?: boolean;
 }
 
 export type DueReason = 'every_slot' | 'new' | 'pinned' | 'max_age' | 'expected_change';
@@ -37,8 +39,9 @@ export interface DueTarget {
 }
 
 /**
- * The targets due at `tickMs`, most urgent first: all of them when `slotBudget` covers them, else
- * the ones that must go, then the new ones and the largest λ·a² up to the budget.
+ * The targets due at `tickMs`, most urgent first: all of them when `slotBudget` covers them, else,
+ * of those with no job pending, the ones that must go, then the new ones and the largest λ·a² up to
+ * the budget.
  */
 export function selectDue(
   targets: readonly RefreshTarget[],
@@ -48,6 +51,7 @@ export function selectDue(
   const must: DueTarget[] = [];
   const ranked: { target: string; index: number }[] = [];
   for (const target of targets) {
+    if (target.pending) continue;
     const reason = mustGo(target, slot);
     if (reason) must.push({ target: target.target, reason });
     else if (target.everyMs === null) ranked.push({ target: target.target, index: changeIndex(target, slot.tickMs) });
@@ -89,6 +93,15 @@ export interface DatasetDemand {
   slotsPerHour: number;
   /** Refreshes per hour the max ages and pinned cadences need. */
   floorPerHour: number;
+}
+
+/**
+ * The refreshes of the slot at `tickMs`: `perSlot` rounded so that consecutive slots add up to it
+ * exactly (0.3 a slot: one slot in three or four has one), with no state kept between slots.
+ */
+export function slotShare(perSlot: number, tickMs: number, periodMs: number): number {
+  const index = Math.floor(tickMs / periodMs);
+  return Math.floor(perSlot * (index + 1) + 1e-9) - Math.floor(perSlot * index + 1e-9);
 }
 
 export interface DatasetBudget {

@@ -62,11 +62,15 @@ export async function produceTick(
   const catchUp = queue === 'price-catch-up';
   // The tick stream its jobs count towards: catch-up fills the prices ticks.
   const stream = catchUp ? 'prices' : queue;
-  const byPolicy = options.select === 'due' && (queue === 'positions' || queue === 'nfts');
+  const due =
+    options.select === 'due' && (queue === 'positions' || queue === 'nfts')
+      ? await dueTargets(deps.database, deps.redis, deps.context.options, queue, tick)
+      : undefined;
+  // With the budget for every target every slot, the slot is as with a fixed cadence: all, stalest first.
   const jobs = catchUp
     ? planned.map((job) => ({ ...job, opts: { ...job.opts, priority: CATCH_UP_PRIORITY } }))
-    : byPolicy
-      ? inDueOrder(planned, await dueTargets(deps.database, deps.context.options, queue, tick))
+    : due && !due.every((target) => target.reason === 'every_slot')
+      ? inDueOrder(planned, due)
       : stalestFirst(planned, await loadTargetWatermarks(deps.database, stream));
   const watched = new Set(planned.map((job) => job.target));
   const claim: TargetClaim = catchUp

@@ -2,7 +2,16 @@ import { ADDRESS_DATASETS, type AddressDataset } from '../datasets.ts';
 import type { Database } from '../db/client.ts';
 import { loadTargetStates } from '../db/stores/refresh-targets.ts';
 import { demandOf, targetsOf } from '../refresh/lifecycle.ts';
-import { refreshBudget, selectDue, type DatasetBudget, type DueTarget, type RefreshTarget } from '../refresh/policy.ts';
+import {
+  refreshBudget,
+  selectDue,
+  slotShare,
+  type DatasetBudget,
+  type DueTarget,
+  type RefreshTarget,
+} from '../refresh/policy.ts';
+import { pendingTargetsKey } from '../queue/redis-keys.ts';
+import type { RedisClient } from '../runtime/redis-connection.ts';
 import { cronSlotsPerHour, loadCapacityPlan, type CapacityPlan, type CapacityPlanOptions } from './capacity-plan.ts';
 
 export type RefreshOptions = CapacityPlanOptions & { REFRESH_MAX_AGE: number };
@@ -54,16 +63,29 @@ export async function loadRefreshState(database: Database, options: RefreshOptio
 /** The targets of `dataset` a slot at `tick` refreshes, most urgent first (refresh/policy.ts). */
 export async function dueTargets(
   database: Database,
-  options: RefreshOptions,
+  redis: RedisClient,
+  options: RefreshOptions & { QUEUE_PREFIX: string },
   dataset: AddressDataset,
   tick: Date,
 ): Promise<DueTarget[]> {
-  const state = await loadRefreshState(database, options);
+  const [state, claimed] = await Promise.all([
+    loadRefreshState(database, options),
+    redis.hgetall(pendingTargetsKey(options.QUEUE_PREFIX, dataset)),
+  ]);
   const own = state.datasets.find((entry) => entry.dataset === dataset);
   if (!own) return [];
-  return selectDue(own.targets, {
-    tickMs: tick.getTime(),
-    periodMs: own.periodMs,
-    slotBudget: Math.ceil(own.budget.perSlot - 1e-9),
+  const tickMs = tick.getTime();
+  // A target claimed by a job of the last two slots that has not refreshed it yet is pending: it
+  // waits for its job, and the slot chooses another. Older claims (a job failed, or waiting behind
+  // a long queue) no longer hold it back: a newer job replaces a waiting one.
+  const pendingSince = (target: string) => Number(claimed[target]?.split('|')[0] ?? Number.NaN);
+  const targets = own.targets.map((target) => {
+    const since = pendingSince(target.target);
+    const pending = since > (target.lastTickMs ?? Number.NEGATIVE_INFINITY) && since >= tickMs - 2 * own.periodMs;
+    return pending ? { ...target, pending } : target;
   });
+  const slotBudget = own.budget.everySlot
+    ? Number.POSITIVE_INFINITY
+    : slotShare(own.budget.perSlot, tickMs, own.periodMs);
+  return selectDue(targets, { tickMs, periodMs: own.periodMs, slotBudget });
 }

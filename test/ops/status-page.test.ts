@@ -242,8 +242,11 @@ describe('renderStatusPage', () => {
       }),
     );
     expect(page).toContain('<section id="quota"><h2>Quota</h2>');
+    expect(page).toContain(
+      '<span class="pill fits">refreshed by change rate, every address within its max age</span> <span class="muted">Every address every slot: over budget: needs 2.5x the quota',
+    );
     expect(page).toMatch(
-      /<tr data-refresh-dataset="positions"><td>positions<\/td><td class="num">150<\/td><td class="num budget">6,000<\/td><td class="num expected">7 min \/ 30 min<\/td><td class="num measured">37, 5 min<\/td><td class="num over-max-age">0<\/td><td><div class="mono" title="0xabab[ab]+">0xabababab… 22 h 13 min of 1 d<\/div><\/td><\/tr>/,
+      /<tr data-refresh-dataset="positions"><td>positions<\/td><td class="num">150<\/td><td class="num budget">6,000<\/td><td class="num expected">7 min \/ 30 min<\/td><td class="num measured">37, 5 min<\/td><td class="num over-max-age">0<\/td><td><div class="mono" title="0xabab[ab]+">0xabababab… 22 h 13 min of 1 d 0 h<\/div><\/td><\/tr>/,
     );
     expect(page).not.toContain('cannot refresh every address within its max age');
   });

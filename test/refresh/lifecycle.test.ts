@@ -81,26 +81,29 @@ describe('a target refresh', () => {
 });
 
 describe("the scheduler's slots", () => {
-  it('enqueue every target with quota to spare, and by the policy when it is short', async () => {
+  it('enqueue by the policy when the quota is short, every target when it is not', async () => {
     const { harness } = pipeline;
     const others = Array.from({ length: 30 }, (_, i) => `0x${(i + 16).toString(16).padStart(2, '0').repeat(32)}`);
     await addWatchedAddresses(harness.database, [WALLET, ...others], { datasets: ['positions'] });
     const deps = producerDeps(harness);
-    // 40/min: 2,400 req/h less maintenance and no prices, 3 % headroom: 581 per slot of 15 minutes.
-    const spare = await produceTick(deps, 'positions', at(60), { select: 'due' });
-    expect(spare.jobs).toBe(31);
-    await harness.queues.positions.obliterate({ force: true });
-
-    // At 1/min: 60 req/h less maintenance and the headroom, 58.2, 15 per slot: of the 30 never
-    // refreshed, the first 15 (new ones go first); this wallet, refreshed 30 minutes ago, not.
+    // At 1/min: 60 req/h less maintenance and the headroom, 58.2, 14.55 a slot of 15 minutes.
     const rate = { ...deps.context.options.UPSTREAM_RATE, rps: 1 / 60 };
     const short = { ...deps, context: { ...deps.context, options: { ...deps.context.options, UPSTREAM_RATE: rate } } };
-    const slot = await produceTick(short, 'positions', at(75), { select: 'due' });
-    expect(slot.jobIds).toHaveLength(15);
-    expect(slot.jobIds.some((id) => id.includes(WALLET))).toBe(false);
+    const first = await produceTick(short, 'positions', at(60), { select: 'due' });
+    // The never refreshed go first; this wallet, refreshed 15 minutes ago, waits.
+    expect(first.jobIds.length).toBeGreaterThanOrEqual(14);
+    expect(first.jobIds.length).toBeLessThanOrEqual(15);
+    expect(first.jobIds.some((id) => id.includes(WALLET))).toBe(false);
+    // The next slot chooses others: the first slot's jobs are still to run.
+    const second = await produceTick(short, 'positions', at(75), { select: 'due' });
+    expect(first.jobs + second.jobs).toBeGreaterThanOrEqual(29);
+    const targetOf = (id: string) => id.split('-')[1];
+    expect(second.jobIds.map(targetOf).filter((target) => first.jobIds.map(targetOf).includes(target))).toEqual([]);
+    expect(second.superseded).toBe(0);
+    // At 40/min: every target every slot, as a fixed cadence (the waiting jobs replaced by the newer tick).
+    const spare = await produceTick(deps, 'positions', at(90), { select: 'due' });
+    expect(spare.jobs).toBe(31);
     // run-once and tests' ticks: every target.
-    await harness.queues.positions.obliterate({ force: true });
-    const all = await produceTick(short, 'positions', at(90));
-    expect(all.jobs).toBe(31);
+    expect((await produceTick(short, 'positions', at(105))).jobs).toBe(31);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changeIndex, refreshBudget, selectDue, type RefreshTarget } from '../../src/refresh/policy.ts';
+import { changeIndex, refreshBudget, selectDue, slotShare, type RefreshTarget } from '../../src/refresh/policy.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -85,6 +85,24 @@ describe('selectDue', () => {
     expect(selectDue([...quiet, woke], { ...SLOT, slotBudget: 1 })).toEqual([
       { target: 'woke', reason: 'expected_change' },
     ]);
+  });
+});
+
+describe('a slot', () => {
+  it('passes over a target whose job of a recent slot is still to run', () => {
+    const due = selectDue([target('waiting', { ratePerHour: 9, pending: true }), target('next')], {
+      ...SLOT,
+      slotBudget: 1,
+    });
+    expect(due).toEqual([{ target: 'next', reason: 'expected_change' }]);
+  });
+
+  it('takes its share of a fractional budget so that slots add up to it exactly', () => {
+    const shares = Array.from({ length: 96 }, (_, i) => slotShare(0.3, TICK + i * SLOT.periodMs, SLOT.periodMs));
+    expect(shares.reduce((sum, share) => sum + share, 0)).toBeGreaterThanOrEqual(28);
+    expect(shares.reduce((sum, share) => sum + share, 0)).toBeLessThanOrEqual(29);
+    expect(new Set(shares)).toEqual(new Set([0, 1]));
+    expect(slotShare(14.55, TICK, SLOT.periodMs)).toBeGreaterThanOrEqual(14);
   });
 });
 
