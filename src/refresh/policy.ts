@@ -39,7 +39,8 @@ export interface DueTarget {
 }
 
 /**
- * The targets due at `tickMs`, most urgent first: all of them when `slotBudget` covers them, else,
+ * The targets due at `tickMs`, most urgent first: all of them when `slotBudget` covers them (the
+ * largest λ·a² first), else,
  * of those with no job pending, the ones that must go, then the new ones and the largest λ·a² up to
  * the budget.
  */
@@ -47,7 +48,18 @@ export function selectDue(
   targets: readonly RefreshTarget[],
   slot: { tickMs: number; periodMs: number; slotBudget: number },
 ): DueTarget[] {
-  if (slot.slotBudget >= targets.length) return targets.map(({ target }) => ({ target, reason: 'every_slot' }));
+  if (slot.slotBudget >= targets.length) {
+    // Every target, the ones where a change is most likely first: a slot's requests go out over
+    // its period at the quota's pace, and the busy targets should not wait behind the dormant ones.
+    return targets
+      .map((target) => ({
+        target: target.target,
+        index: changeIndex(target, slot.tickMs),
+        last: target.lastTickMs ?? 0,
+      }))
+      .sort((a, b) => b.index - a.index || a.last - b.last || (a.target < b.target ? -1 : 1))
+      .map(({ target }) => ({ target, reason: 'every_slot' as const }));
+  }
   const must: DueTarget[] = [];
   const ranked: { target: string; index: number }[] = [];
   for (const target of targets) {

@@ -66,10 +66,9 @@ export async function produceTick(
     options.select === 'due' && (queue === 'positions' || queue === 'nfts')
       ? await dueTargets(deps.database, deps.redis, deps.context.options, queue, tick)
       : undefined;
-  // With the budget for every target every slot, the slot is as with a fixed cadence: all, stalest first.
   const jobs = catchUp
     ? planned.map((job) => ({ ...job, opts: { ...job.opts, priority: CATCH_UP_PRIORITY } }))
-    : due && !due.every((target) => target.reason === 'every_slot')
+    : due
       ? inDueOrder(planned, due)
       : stalestFirst(planned, await loadTargetWatermarks(deps.database, stream));
   const watched = new Set(planned.map((job) => job.target));

@@ -12,6 +12,7 @@ import {
 } from '../refresh/policy.ts';
 import { pendingTargetsKey } from '../queue/redis-keys.ts';
 import type { RedisClient } from '../runtime/redis-connection.ts';
+import { PACING_MARGIN } from '../upstream/rate-limiter.ts';
 import { cronSlotsPerHour, loadCapacityPlan, type CapacityPlan, type CapacityPlanOptions } from './capacity-plan.ts';
 
 export type RefreshOptions = CapacityPlanOptions & { REFRESH_MAX_AGE: number };
@@ -27,10 +28,13 @@ export interface RefreshState {
   }[];
 }
 
-/** The quota per hour the address datasets share: what prices and maintenance leave. */
+/**
+ * The requests per hour the address datasets share: what the pacer sends of the quota (its spacing
+ * is PACING_MARGIN wider, rate-limiter.ts) less prices and maintenance.
+ */
 export function addressQuotaPerHour(plan: CapacityPlan): number {
   const prices = plan.datasets.find((dataset) => dataset.dataset === 'prices')?.neededPerHour ?? 0;
-  return Math.max(0, plan.availablePerHour - plan.maintenancePerHour - prices);
+  return Math.max(0, plan.availablePerHour / (1 + PACING_MARGIN) - plan.maintenancePerHour - prices);
 }
 
 export async function loadRefreshState(database: Database, options: RefreshOptions): Promise<RefreshState> {

@@ -18,7 +18,8 @@ describe('selectDue', () => {
   const targets = [target('a'), target('b', { ratePerHour: 1 }), target('c', { lastTickMs: TICK - 10 * HOUR })];
 
   it('with quota to spare: every target every slot, as a fixed cadence', () => {
-    expect(selectDue(targets, { ...SLOT, slotBudget: 3 }).map((due) => due.target)).toEqual(['a', 'b', 'c']);
+    // The likeliest to have changed first (rate x age²: b 1, c 1, a 0.01; ties: the stalest first).
+    expect(selectDue(targets, { ...SLOT, slotBudget: 3 }).map((due) => due.target)).toEqual(['c', 'b', 'a']);
     expect(selectDue(targets, { ...SLOT, slotBudget: 10 }).every((due) => due.reason === 'every_slot')).toBe(true);
   });
 
