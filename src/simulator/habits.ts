@@ -82,7 +82,8 @@ export function walletHabit(address: string, seed: string = DEFAULT_SEED): Walle
     const cycleMs = ((low + high) / 2) * slowdown;
     const meanBurst = (BURST.size.min + BURST.size.max) / 2;
     const startSpreadMs = ((high - low) / 2) * slowdown;
-    return { kind: 'bursts', meanIntervalMs: cycleMs / meanBurst, cycleMs, startSpreadMs, phaseMs: phase * cycleMs };
+    const meanIntervalMs = Math.round(cycleMs / meanBurst);
+    return { kind: 'bursts', meanIntervalMs, cycleMs, startSpreadMs, phaseMs: Math.floor(phase * cycleMs) };
   };
   return { address: owner, habit: 'bursty', positions: bursts(1), nfts: bursts(NFT_SLOWDOWN) };
 }
