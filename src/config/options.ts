@@ -41,6 +41,19 @@ const datasetOrder = z
     `must name ${DATASETS.join(', ')} once each, e.g. "${DATASETS.join(',')}"`,
   )
   .transform((names) => names as Dataset[]);
+/** Host names or addresses (IPv6 with or without brackets), comma-separated, without ports. */
+const hostList = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((host) => host.trim())
+      .filter((host) => host !== ''),
+  )
+  .refine(
+    (hosts) => hosts.every((host) => /^([a-zA-Z0-9.-]+|\[?[0-9a-fA-F:.]+\]?)$/.test(host)),
+    'must be host names or addresses separated by commas, without ports, e.g. "ops.internal,10.0.0.5"',
+  );
 /** true, false, yes, no, 1 or 0 (watchlist files take the same words). */
 export const booleanWord = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -105,6 +118,7 @@ const optionsSchema = z.object({
   OPS_HOST: z.string().min(1).default('127.0.0.1'),
   OPS_PORT: int(0, 65_535).default(9464),
   OPS_TOKEN: z.string().min(1).optional(),
+  OPS_ALLOWED_HOSTS: hostList.default([]),
   OPS_ADMIN_TOKEN: z.string().min(1).optional(),
   ALERT_RULES: z.string().min(1).optional(),
   METRICS_ENABLED: booleanWord.default(true),

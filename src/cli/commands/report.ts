@@ -10,7 +10,7 @@ import {
   type ReportFormat,
   type ReportRange,
 } from '../../ops/report-request.ts';
-import { parseTime, TIME_FORMS } from '../parse-time.ts';
+import { parseTime, TIME_FORMS } from '../../scheduler/parse-time.ts';
 import { splitList } from '../input-lines.ts';
 
 interface ReportFlags {

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { InvalidInputError } from '../../errors.ts';
 import { DATASETS, type Dataset } from '../../datasets.ts';
-import { parseTime, TIME_FORMS } from '../parse-time.ts';
+import { parseTime, TIME_FORMS } from '../../scheduler/parse-time.ts';
 import { splitList } from '../input-lines.ts';
 
 function parseDatasets(value: string): Dataset[] {

@@ -1,5 +1,10 @@
 import { InvalidInputError } from '../errors.ts';
 
+/**
+ * Times and steps as people type them, on the command line and in the report page's query: one
+ * parser for both, so that the two agree on what a date is.
+ */
+
 /** What a time flag takes, for help texts and errors. */
 export const TIME_FORMS =
   'an ISO 8601 time with Z or an offset (2026-11-21T12:00:00Z, 2026-11-21T14:00+02:00), a date (2026-11-21: midnight UTC), now, or a time before now (-7d, -12h, -30m)';
@@ -42,6 +47,21 @@ export function parseTime(flag: string, value: string, now: Date = new Date()): 
   const offset = sign === undefined ? 0 : (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes));
   const ms = Number((fraction ?? '0').padEnd(3, '0').slice(0, 3));
   return new Date(Date.UTC(y, mo - 1, d, h, mi, s, ms) - offset * 60_000);
+}
+
+/** The longest step a report or backfill takes: ten years (a longer one is a typo, and overflows time arithmetic). */
+const MAX_INTERVAL_DAYS = 3650;
+
+/** "15m", "1h", "1d" -> milliseconds, at most MAX_INTERVAL_DAYS; `name` names the parameter in the error. */
+export function parseInterval(value: string, name = '--interval'): number {
+  const match = /^(\d+)\s*([smhd])$/.exec(value.trim());
+  const ms = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : 0;
+  const shown = value.length > 64 ? `${value.slice(0, 64)}…` : value;
+  if (!ms)
+    throw new InvalidInputError(`invalid ${name} "${shown}": expected a number and a unit, such as 15m, 1h or 1d`);
+  if (ms > MAX_INTERVAL_DAYS * UNIT_MS.d)
+    throw new InvalidInputError(`invalid ${name} "${shown}": at most ${MAX_INTERVAL_DAYS}d (ten years)`);
+  return ms;
 }
 
 function invalid(flag: string, value: string, reason?: string): InvalidInputError {
