@@ -36,7 +36,13 @@ export interface AlertsDeps {
 export async function startAlerts({ context, database, rules }: AlertsDeps) {
   const logger = context.logger.child({ component: 'alerts' });
   const { metrics } = context;
-  const deliverer = startDeliverer({ database, logger, metrics, webhooks: rules.webhooks });
+  const deliverer = startDeliverer({
+    database,
+    logger,
+    metrics,
+    webhooks: rules.webhooks,
+    networks: context.options.ALERT_WEBHOOK_NETWORKS,
+  });
 
   // One evaluation at a time in this process: requests that arrive meanwhile are merged into the next.
   const requested = new Set<AlertRule>();

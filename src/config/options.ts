@@ -54,6 +54,17 @@ const hostList = z
     (hosts) => hosts.every((host) => /^([a-zA-Z0-9.-]+|\[?[0-9a-fA-F:.]+\]?)$/.test(host)),
     'must be host names or addresses separated by commas, without ports, e.g. "ops.internal,10.0.0.5"',
   );
+/** Networks beyond the public internet that a setting may open to alert webhooks (src/alerts/webhook-destination.ts). */
+export const WEBHOOK_NETWORKS = ['loopback', 'private', 'link-local'] as const;
+export type WebhookNetwork = (typeof WEBHOOK_NETWORKS)[number];
+const webhookNetworks = z
+  .string()
+  .transform((value) => [...new Set(value.split(',').map((name) => name.trim().toLowerCase()))].filter(Boolean))
+  .refine(
+    (names) => names.every((name) => (WEBHOOK_NETWORKS as readonly string[]).includes(name)),
+    `must name networks among ${WEBHOOK_NETWORKS.join(', ')}, comma-separated`,
+  )
+  .transform((names) => names as WebhookNetwork[]);
 /** true, false, yes, no, 1 or 0 (watchlist files take the same words). */
 export const booleanWord = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -121,6 +132,7 @@ const optionsSchema = z.object({
   OPS_ALLOWED_HOSTS: hostList.default([]),
   OPS_ADMIN_TOKEN: z.string().min(1).optional(),
   ALERT_RULES: z.string().min(1).optional(),
+  ALERT_WEBHOOK_NETWORKS: webhookNetworks.default([]),
   METRICS_ENABLED: booleanWord.default(true),
 });
 
