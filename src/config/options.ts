@@ -51,7 +51,7 @@ const hostList = z
       .filter((host) => host !== ''),
   )
   .refine(
-    (hosts) => hosts.every((host) => /^([a-zA-Z0-9.-]+|\[?[0-9a-fA-F:.]+\]?)$/.test(host)),
+    (hosts) => hosts.every((host) => /^([a-zA-Z0-9_.-]+|\[?[0-9a-fA-F:.]+\]?)$/.test(host)),
     'must be host names or addresses separated by commas, without ports, e.g. "ops.internal,10.0.0.5"',
   );
 /** Networks beyond the public internet that a setting may open to alert webhooks (src/alerts/webhook-destination.ts). */

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isLoopback } from '../config/loopback.ts';
 
 /** A Host header: a name or an IPv4 address, or an IPv6 address in brackets, and an optional port. */
-const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/;
+const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(?::\d{1,5})?$/;
 
 /** The bare host of a Host header (lower case, IPv6 without brackets), or undefined when it is none. */
 export function hostOf(header: string | undefined): string | undefined {

@@ -56,15 +56,22 @@ const MAX_INTERVAL_DAYS = 3650;
 export function parseInterval(value: string, name = '--interval'): number {
   const match = /^(\d+)\s*([smhd])$/.exec(value.trim());
   const ms = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : 0;
-  const shown = value.length > 64 ? `${value.slice(0, 64)}…` : value;
   if (!ms)
-    throw new InvalidInputError(`invalid ${name} "${shown}": expected a number and a unit, such as 15m, 1h or 1d`);
+    throw new InvalidInputError(
+      `invalid ${name} "${shown(value)}": expected a number and a unit, such as 15m, 1h or 1d`,
+    );
   if (ms > MAX_INTERVAL_DAYS * UNIT_MS.d)
-    throw new InvalidInputError(`invalid ${name} "${shown}": at most ${MAX_INTERVAL_DAYS}d (ten years)`);
+    throw new InvalidInputError(`invalid ${name} "${shown(value)}": at most ${MAX_INTERVAL_DAYS}d (ten years)`);
   return ms;
 }
 
+/** A value as an error quotes it: its first 64 characters. */
+function shown(value: string): string {
+  return value.length > 64 ? `${value.slice(0, 64)}…` : value;
+}
+
 function invalid(flag: string, value: string, reason?: string): InvalidInputError {
-  const shown = value.length > 64 ? `${value.slice(0, 64)}…` : value;
-  return new InvalidInputError(`invalid ${flag} "${shown}": ${reason ? `${reason}; ` : ''}expected ${TIME_FORMS}`);
+  return new InvalidInputError(
+    `invalid ${flag} "${shown(value)}": ${reason ? `${reason}; ` : ''}expected ${TIME_FORMS}`,
+  );
 }

@@ -13,7 +13,7 @@ beforeAll(async () => {
   open = await startOpsServer({
     ...stores,
     database: stores.database,
-    options: { OPS_ALLOWED_HOSTS: 'ops.internal, [fd00::5]' },
+    options: { OPS_ALLOWED_HOSTS: 'ops.internal, [fd00::5], chaintap_ops' },
   });
   guarded = await startOpsServer({ ...stores, database: stores.database, options: { OPS_TOKEN: TOKEN } });
 });
@@ -39,6 +39,7 @@ describe('the ops server without OPS_TOKEN', () => {
       'LOCALHOST',
       'ops.internal:443',
       '[fd00::5]:8080',
+      'chaintap_ops:9464',
     ]) {
       expect((await get(open, '/healthz', { host })).status, host).toBe(200);
     }
