@@ -144,14 +144,20 @@ function epochOccupant(
   seed: string,
   slot: number,
   at: { epoch: number; epochMs: number; valuedAt: number },
-) {
+): Occupant {
   const { generation, openedEpoch } = slotOccupant(`${seed}|${owner}|position|${slot}`, at.epoch, LIFETIME_EPOCHS);
   const { valuedAt } = at;
   return { owner, seed, slot, generation, openedAt: openedEpoch * at.epochMs, accruedAt: valuedAt, valuedAt, size: 1 };
 }
 
 /** A slot's occupant in the living world (undefined for an empty slot): named by the change that opened it. */
-function livingOccupant(state: SlotState | null, owner: string, seed: string, slot: number, valuedAt: number) {
+function livingOccupant(
+  state: SlotState | null,
+  owner: string,
+  seed: string,
+  slot: number,
+  valuedAt: number,
+): Occupant | undefined {
   if (state === null) return undefined;
   const { openedAt, changedAt, resizes } = state;
   return {
