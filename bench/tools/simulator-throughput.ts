@@ -2,6 +2,7 @@
  * Measures how many requests per second the simulator answers on one core: the simulator runs in
  * this process, the load comes from a child process (an undici Pool with keep-alive), so client and
  * server do not share a core. Usage: node bench/tools/simulator-throughput.ts [seconds] [connections]
+ * [habits]: `habits` answers from the living world (docs/simulator.md), else the default world.
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -10,6 +11,7 @@ import { startSimulator } from '../../src/simulator/server.ts';
 
 const seconds = Number(process.argv[2] ?? 3);
 const connections = Number(process.argv[3] ?? 32);
+const habits = process.argv[4] === 'habits';
 const API_KEY = 'throughput-key';
 
 /** The load generator, run in the child: each scenario builds request i and is driven for `seconds`. */
@@ -48,7 +50,7 @@ await pool.close();
 process.stdout.write(JSON.stringify(results));
 `;
 
-const simulator = await startSimulator({ apiKey: API_KEY });
+const simulator = await startSimulator({ apiKey: API_KEY, world: { habits } });
 try {
   const undiciUrl = pathToFileURL(createRequire(import.meta.url).resolve('undici')).href;
   const child = spawn(process.execPath, ['--input-type=module', '-e', LOAD], {

@@ -5,7 +5,20 @@
 export { startSimulator, type RunningSimulator, type SimulatorOptions } from './server.ts';
 export { resolveFaults, type SimulatorFaults } from './faults.ts';
 export type { SimulatorStats } from './stats.ts';
-export { DEFAULT_WORLD } from './world.ts';
+export { DEFAULT_WORLD, type SimulatorWorld } from './world.ts';
+export type { WorldClockSetting, WorldClockState } from './world-clock.ts';
+export {
+  HABIT_MIX,
+  NFT_SLOWDOWN,
+  walletHabit,
+  WORLD_DATASETS,
+  type ChangeProcess,
+  type HabitName,
+  type WalletHabit,
+  type WorldDataset,
+} from './habits.ts';
+export { worldChanges } from './changes.ts';
+export { WORLD_ORIGIN_MS } from './change-events.ts';
 export { priceRequestTime, simulatedPriceResponse, simulatedToken, simulatedTokenPrice } from './token-prices.ts';
 export { simulatedPositions } from './positions.ts';
 export { simulatedNftAnswer, simulatedNftHoldings } from './nft-holdings.ts';

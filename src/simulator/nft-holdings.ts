@@ -1,9 +1,11 @@
 import { normalizeAddress, parseAddress, parseNftChain } from '../chain/address.ts';
 import type { AddressFormat, NftChain } from '../chain/address-formats.ts';
+import { walletEvents } from './change-events.ts';
 import { Draws, hashOf, significant } from './hash.ts';
 import type { Json, JsonObject } from './json.ts';
 import { positionTokenPrice, positionTokens } from './position-tokens.ts';
 import { modelPriceAt, priceModel } from './price-model.ts';
+import { holdingCount, slotStates, type SlotState } from './slot-history.ts';
 import { simulatedTokenPrice } from './token-prices.ts';
 import { DEFAULT_SEED, resolveWorld, slotOccupant, worldAt, type SimulatorWorld } from './world.ts';
 
@@ -11,7 +13,10 @@ import { DEFAULT_SEED, resolveWorld, slotOccupant, worldAt, type SimulatorWorld 
  * NFT holdings of the simulated upstream. A seed has a pool of collections shared by all addresses;
  * an address holds `collectionsPerAddress` of them (each kept 4 to 16 epochs) with
  * `tokensPerCollection` tokens each (each kept 1 to 6 epochs, then sold and another bought), so moving
- * the clock changes the holdings. Prices are in the chain's native token, constant per epoch or per
+ * the clock changes the holdings. In the living world (world.habits) collections come and go and the
+ * number of tokens held changes at the wallet's NFT change events instead (slot-history.ts): a new
+ * collection is drawn from the pool and may, rarely, be the one it replaces (then only the token
+ * ids change). Prices are in the chain's native token, constant per epoch or per
  * valuation step (world.valuationMs). `marketPrice` is the USD price of the chain's native token, as
  * the real service answers it (the same for every collection of a chain).
  */
@@ -184,43 +189,78 @@ export function simulatedNftHoldings(
   const { address: owner, format } = parseAddress(address);
   const chain = parseNftChain(query.chain ?? 'ALL');
   const holder = { ...worldAt(worldTimeMs, world), owner, seed, includePnl: query.includePnl === true };
-  const { collectionsPerAddress, epoch } = holder;
+  const { epoch, habits } = holder;
   const wallet = WALLET_NFTS[format];
   const pool = wallet.chains ? poolIndicesOn(seed, wallet.chains) : WHOLE_POOL;
+  const slots = nftSlotCount(address, seed, world);
+  const states = habits ? slotStates(walletEvents(owner, 'nfts', seed), slots, worldTimeMs) : [];
   const held = new Set<number>();
   const groups: JsonObject[] = [];
-  for (let slot = 0; slot < Math.min(collectionsPerAddress, wallet.most ?? Infinity, pool.length); slot++) {
-    const { generation } = slotOccupant(`${seed}|${owner}|nft-group|${slot}`, epoch, COLLECTION_LIFETIME);
+  for (let slot = 0; slot < slots; slot++) {
+    const state = states[slot] ?? null;
+    if (habits && state === null) continue;
+    const generation =
+      state?.openedAt ?? slotOccupant(`${seed}|${owner}|nft-group|${slot}`, epoch, COLLECTION_LIFETIME).generation;
     let at = new Draws(seed, owner, 'nft-group', slot, generation).integer(0, pool.length - 1);
     while (held.has(pool[at]!)) at = (at + 1) % pool.length;
     held.add(pool[at]!);
     const collection = poolCollection(seed, pool[at]!);
-    if (chain === 'ALL' || collection.chain === chain) groups.push(holdingGroup(holder, collection, slot));
+    if (chain !== 'ALL' && collection.chain !== chain) continue;
+    const tokens = state ? livingTokens(holder, state) : epochTokens(holder, slot);
+    groups.push(holdingGroup(holder, collection, tokens));
   }
   return groups;
+}
+
+/** How many collections an address holds at most (its slots): 0 for a wallet that holds no NFTs. */
+export function nftSlotCount(
+  address: string,
+  seed: string = DEFAULT_SEED,
+  world: Partial<SimulatorWorld> = {},
+): number {
+  const wallet = WALLET_NFTS[parseAddress(address).format];
+  const pool = wallet.chains ? poolIndicesOn(seed, wallet.chains) : WHOLE_POOL;
+  return Math.min(resolveWorld(world).collectionsPerAddress, wallet.most ?? Infinity, pool.length);
+}
+
+/** The tokens a group holds: each one's generation (which token) and when it was bought; turnover names the group's trades. */
+type GroupTokens = { held: { generation: number; boughtAt: number }[]; turnover: number };
+
+/** Default world: each of tokensPerCollection tokens is sold and another bought every 1 to 6 epochs. */
+function epochTokens(holder: Holder, slot: number): GroupTokens {
+  const { seed, owner, epoch, epochMs } = holder;
+  const held = Array.from({ length: holder.tokensPerCollection }, (_, k) => {
+    const occupant = slotOccupant(`${seed}|${owner}|nft|${slot}|${k}`, epoch, TOKEN_LIFETIME);
+    return { generation: occupant.generation, boughtAt: occupant.openedEpoch * epochMs };
+  });
+  return { held, turnover: held.reduce((sum, token) => sum + token.generation, 0) };
+}
+
+/** Living world: tokensPerCollection (at least one) bought when the collection arrived, then bought and sold at its resizes. */
+function livingTokens(holder: Holder, state: SlotState): GroupTokens {
+  const count = holdingCount(Math.max(1, holder.tokensPerCollection), state.resizes);
+  const held = Array.from({ length: count }, () => ({ generation: state.openedAt, boughtAt: state.openedAt }));
+  return { held, turnover: state.changedAt };
 }
 
 /** Whose holdings are drawn, in which world at which time. */
 type Holder = ReturnType<typeof worldAt> & { owner: string; seed: string; includePnl: boolean };
 
-function holdingGroup(holder: Holder, collection: Collection, slot: number): JsonObject {
-  const { owner, seed, epoch, epochMs, valuedAt } = holder;
+function holdingGroup(holder: Holder, collection: Collection, { held, turnover }: GroupTokens): JsonObject {
+  const { owner, seed, valuedAt } = holder;
   const floorPrice = modelPriceAt(collection.floor, valuedAt);
   const numbers = new Set<number>();
   const tokens: JsonObject[] = [];
   let unrealized = 0;
-  let turnover = 0;
-  for (let k = 0; k < holder.tokensPerCollection; k++) {
-    const occupant = slotOccupant(`${seed}|${owner}|nft|${slot}|${k}`, epoch, TOKEN_LIFETIME);
-    turnover += occupant.generation;
-    const draws = new Draws(seed, owner, 'nft', collection.id, k, occupant.generation);
+  for (const [k, { generation, boughtAt }] of held.entries()) {
+    const draws = new Draws(seed, owner, 'nft', collection.id, k, generation);
     let number = draws.integer(1, collection.totalItems);
     while (numbers.has(number)) number = (number % collection.totalItems) + 1;
     numbers.add(number);
     const rarity = new Draws(seed, 'nft-rarity', collection.id, number);
     const rarityScore = significant(rarity.between(1, 300), 6);
     const price = significant(floorPrice * (1 + rarityScore / 600), 10);
-    const openingFloor = modelPriceAt(collection.floor, occupant.openedEpoch * epochMs);
+    const openingFloor = modelPriceAt(collection.floor, boughtAt);
     const cost = significant(openingFloor * draws.between(0.7, 1.3), 10);
     unrealized += price - cost;
     tokens.push({

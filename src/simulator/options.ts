@@ -44,8 +44,10 @@ const SCHEMAS: Record<SimulatorSettingKey, z.ZodType> = {
   epochMs: int(1000, 365 * 86_400_000),
   valuationMs: int(0, 365 * 86_400_000),
   clockOffsetMs: z.coerce.number().int(),
+  clockRate: z.coerce.number().min(0).max(1_000_000),
   fixedTime: time,
   realShapes: flag,
+  habits: flag,
 };
 
 export type SimulatorFlags = Partial<Record<string, string | number | boolean | undefined>>;
@@ -81,6 +83,7 @@ export function loadSimulatorOptions(flags: SimulatorFlags, env: Record<string, 
   if (values.epochMs !== undefined) world.epochMs = values.epochMs as number;
   if (values.valuationMs !== undefined) world.valuationMs = values.valuationMs as number;
   if (values.realShapes !== undefined) world.realShapes = values.realShapes as boolean;
+  if (values.habits !== undefined) world.habits = values.habits as boolean;
 
   return {
     host: (values.host as string | undefined) ?? '127.0.0.1',
@@ -91,6 +94,7 @@ export function loadSimulatorOptions(flags: SimulatorFlags, env: Record<string, 
     faults,
     world,
     clockOffsetMs: values.clockOffsetMs as number | undefined,
+    clockRate: values.clockRate as number | undefined,
     fixedTimeMs: values.fixedTime as number | undefined,
   };
 }

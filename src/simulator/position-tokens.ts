@@ -1,6 +1,7 @@
-import { modelPriceAt, priceModel } from './price-model.ts';
+import { exchangeRate, liquidStakingToken } from './liquid-staking.ts';
+import { modelPriceAt, modelPriceRange, priceModel, type PriceModel } from './price-model.ts';
 import type { PositionChain } from './protocols.ts';
-import { simulatedTokenPrice } from './token-prices.ts';
+import { simulatedToken, simulatedTokenPrice } from './token-prices.ts';
 
 /**
  * The tokens positions are made of, per chain. SUI tokens are priced by the same series as the price
@@ -52,9 +53,22 @@ export function positionTokens(chain: PositionChain, role?: Role): PositionToken
 /** Price of a position token at a time (null when the price operation has none for it). */
 export function positionTokenPrice(token: PositionToken, timeMs: number, seed: string): number | null {
   if (token.chain === 'sui') return simulatedTokenPrice(token.address, timeMs, seed);
-  const model = priceModel(`${token.chain}:${token.address}`, seed, {
+  const staked = liquidStakingToken(token.address);
+  if (staked) {
+    const native = TOKENS.find((candidate) => candidate.chain === token.chain && candidate.address === staked.native)!;
+    return Number((modelPriceAt(evmModel(native, seed), timeMs) * exchangeRate(staked, timeMs)).toPrecision(12));
+  }
+  return Number(modelPriceAt(evmModel(token, seed), timeMs).toPrecision(12));
+}
+
+function evmModel(token: PositionToken, seed: string): PriceModel {
+  return priceModel(`${token.chain}:${token.address}`, seed, {
     base: token.base ?? 1,
     stable: token.role === 'stable',
   });
-  return Number(modelPriceAt(model, timeMs).toPrecision(12));
+}
+
+/** The lowest and highest price a token (not a liquid staking one) ever has. */
+export function positionTokenPriceRange(token: PositionToken, seed: string): { low: number; high: number } {
+  return modelPriceRange(token.chain === 'sui' ? simulatedToken(token.address, seed).model : evmModel(token, seed));
 }

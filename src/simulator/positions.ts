@@ -1,8 +1,10 @@
 import { InvalidInputError } from '../errors.ts';
 import { parseAddress, parseChainFilter } from '../chain/address.ts';
+import { walletEvents } from './change-events.ts';
 import { Draws, hashOf, significant } from './hash.ts';
 import type { Json, JsonObject } from './json.ts';
-import { positionTokenPrice, positionTokens, type PositionToken } from './position-tokens.ts';
+import { exchangeRate, liquidStakingToken } from './liquid-staking.ts';
+import { positionTokenPrice, positionTokenPriceRange, positionTokens, type PositionToken } from './position-tokens.ts';
 import {
   findRealProtocol,
   REAL_POSITION_TYPES,
@@ -18,14 +20,17 @@ import {
   type PositionType,
   type SimulatedProtocol,
 } from './protocols.ts';
-import { DEFAULT_SEED, slotOccupant, worldAt, type SimulatorWorld } from './world.ts';
+import { positionSize, slotStates, type SlotState } from './slot-history.ts';
+import { DEFAULT_SEED, resolveWorld, slotOccupant, worldAt, type SimulatorWorld } from './world.ts';
 
 /**
  * DeFi positions of the simulated upstream. An address has `positionsPerAddress` slots; slot i
  * always holds the same variant (rotated per address, so an address with as many slots as variants
- * shows every one), and its occupant lives 2 to 8 epochs before it closes and a new position opens in
- * its place. Within an epoch the positions are constant; values are amounts times the token prices at
- * the epoch start, or at the start of each valuation step (world.valuationMs).
+ * shows every one). In the default world a slot's occupant lives 2 to 8 epochs before it closes and
+ * a new position opens in its place; in the living world (world.habits) occupants open, close and
+ * resize at the wallet's change events (slot-history.ts) and their amounts stay fixed in between.
+ * Values are amounts times the token prices at the epoch start, or at the start of each valuation
+ * step (world.valuationMs).
  */
 const YEAR_MS = 365 * 86_400_000;
 const LIFETIME_EPOCHS = { min: 2, max: 8 };
@@ -37,8 +42,21 @@ export interface PositionFilter {
   protocols?: string[];
 }
 
-/** A slot's occupant: whose, which, when it opened and when it is valued. */
-type Occupant = { owner: string; seed: string; slot: number; generation: number; openedAt: number; valuedAt: number };
+/**
+ * A slot's occupant: whose, which, when it opened, until when its yield has accrued (the valuation
+ * time, or in the living world its last change), when it is valued and its size (its amounts times
+ * this: deposits and withdrawals since it opened).
+ */
+type Occupant = {
+  owner: string;
+  seed: string;
+  slot: number;
+  generation: number;
+  openedAt: number;
+  accruedAt: number;
+  valuedAt: number;
+  size: number;
+};
 
 /** Where a position is: one chain with given protocols, or one of `chains` serving its type (default: mostly sui). */
 type Placement = { chain: PositionChain; protocols: SimulatedProtocol[] } | { chains: readonly PositionChain[] };
@@ -75,6 +93,12 @@ const EVM_CHAIN_ABBREVIATIONS = new Map([
 /** Chains as real answers name them. */
 const REAL_CHAIN_LABELS: Record<PositionChain, string> = { sui: 'SUI', ethereum: 'ETH', arbitrum: 'ARB' };
 
+/** How many position slots an address has: 0 for the wallets that hold no DeFi positions here. */
+export function positionSlotCount(address: string, world: Partial<SimulatorWorld> = {}): number {
+  const { format } = parseAddress(address);
+  return format === 'evm' || format === 'sui' ? resolveWorld(world).positionsPerAddress : 0;
+}
+
 /** The positions of an address at a world time, filtered, exactly as the server answers them. */
 export function simulatedPositions(
   address: string,
@@ -86,7 +110,7 @@ export function simulatedPositions(
   const { address: owner, format } = parseAddress(address);
   // Solana, Bitcoin and TON wallets hold no DeFi positions here.
   if (format !== 'evm' && format !== 'sui') return [];
-  const { realShapes, positionsPerAddress, epochMs, epoch, valuedAt } = worldAt(worldTimeMs, world);
+  const { realShapes, habits, positionsPerAddress, epochMs, epoch, valuedAt } = worldAt(worldTimeMs, world);
   const kinds = format === 'evm' ? EVM_KINDS : realShapes ? REAL_SUI_KINDS : SUI_KINDS;
   let chain = filter.chain === undefined ? undefined : parseChainFilter(filter.chain).toLowerCase();
   if (chain !== undefined && format === 'evm') chain = EVM_CHAIN_ABBREVIATIONS.get(chain) ?? chain;
@@ -95,12 +119,15 @@ export function simulatedPositions(
   const unknown = protocols?.find((id) => !known(id));
   if (unknown !== undefined) throw new InvalidInputError(`unknown protocol "${unknown}": see /v2/defi/protocols`);
   const rotation = hashOf(seed, owner, 'variants') % kinds.length;
+  const states = habits ? slotStates(walletEvents(owner, 'positions', seed), positionsPerAddress, worldTimeMs) : [];
   const positions: JsonObject[] = [];
   for (let slot = 0; slot < positionsPerAddress; slot++) {
-    const { generation, openedEpoch } = slotOccupant(`${seed}|${owner}|position|${slot}`, epoch, LIFETIME_EPOCHS);
+    const occupant = habits
+      ? livingOccupant(states[slot]!, owner, seed, slot, valuedAt)
+      : epochOccupant(owner, seed, slot, { epoch, epochMs, valuedAt });
+    if (occupant === undefined) continue;
     const kind = kinds[(slot + rotation) % kinds.length]!;
-    const draws = new Draws(seed, owner, 'position', slot, generation);
-    const occupant = { owner, seed, slot, generation, openedAt: openedEpoch * epochMs, valuedAt };
+    const draws = new Draws(seed, owner, 'position', slot, occupant.generation);
     const build = startBuild(occupant, kind.type, draws, kind.placement);
     if (chain !== undefined && build.chain !== chain) continue;
     if (protocols !== undefined && !protocols.includes(build.protocol.protocol)) continue;
@@ -111,6 +138,40 @@ export function simulatedPositions(
   return positions;
 }
 
+/** A slot's occupant in the default world: it turns over every 2 to 8 epochs and accrues until its valuation. */
+function epochOccupant(
+  owner: string,
+  seed: string,
+  slot: number,
+  at: { epoch: number; epochMs: number; valuedAt: number },
+): Occupant {
+  const { generation, openedEpoch } = slotOccupant(`${seed}|${owner}|position|${slot}`, at.epoch, LIFETIME_EPOCHS);
+  const { valuedAt } = at;
+  return { owner, seed, slot, generation, openedAt: openedEpoch * at.epochMs, accruedAt: valuedAt, valuedAt, size: 1 };
+}
+
+/** A slot's occupant in the living world (undefined for an empty slot): named by the change that opened it. */
+function livingOccupant(
+  state: SlotState | null,
+  owner: string,
+  seed: string,
+  slot: number,
+  valuedAt: number,
+): Occupant | undefined {
+  if (state === null) return undefined;
+  const { openedAt, changedAt, resizes } = state;
+  return {
+    owner,
+    seed,
+    slot,
+    generation: openedAt,
+    openedAt,
+    accruedAt: changedAt,
+    valuedAt,
+    size: positionSize(resizes),
+  };
+}
+
 /**
  * A position respelled as its real type (real-positions.ts). A Borrow's `input` is its collateral, a
  * whole Lending position; a SUI wallet's CLMM slot holds a second LP position with the same
@@ -118,9 +179,13 @@ export function simulatedPositions(
  */
 function realPositions(position: JsonObject, type: RealPositionType, build: Build, format: 'sui' | 'evm') {
   const chain = { label: REAL_CHAIN_LABELS[build.chain], tokens: build.chain };
+  // A Borrow's collateral is what its default-world answer pledges in `input`, as a whole Lending position.
+  const [pledged] = position.input as JsonObject[];
+  const pledge = type === 'Borrow' ? readPledge(build.chain, pledged!) : undefined;
   const related = (variant: PositionType, role: string) => {
     const draws = new Draws(build.seed, build.owner, role, build.slot, build.generation);
-    return VARIANTS[variant](startBuild(build, variant, draws, { chain: build.chain, protocols: [build.protocol] }));
+    const placement = { chain: build.chain, protocols: [build.protocol] };
+    return VARIANTS[variant]({ ...startBuild(build, variant, draws, placement), pledge });
   };
   const collateral =
     type === 'Borrow'
@@ -138,8 +203,19 @@ function realPositions(position: JsonObject, type: RealPositionType, build: Buil
   return positions;
 }
 
-/** What a variant builds from: the occupant, its type, chain and protocol, its draws and its age. */
-type Build = ReturnType<typeof startBuild>;
+/**
+ * What a variant builds from: the occupant, its type, chain and protocol, its draws and its age; a
+ * pledge makes a lending_supply hold that token and amount (a Borrow's collateral).
+ */
+type Build = ReturnType<typeof startBuild> & { pledge?: Pledge };
+type Pledge = { token: PositionToken; amount: number };
+
+/** The token and amount of an amount entry whose token is an object. */
+function readPledge(chain: PositionChain, entry: JsonObject): Pledge {
+  const address = (entry.token as JsonObject).address;
+  const token = positionTokens(chain).find((candidate) => candidate.address === address)!;
+  return { token, amount: Number(entry.amount) };
+}
 
 function startBuild(occupant: Occupant, type: PositionType, draws: Draws, placement?: Placement) {
   const roll = draws.unit();
@@ -150,7 +226,7 @@ function startBuild(occupant: Occupant, type: PositionType, draws: Draws, placem
   } else if (placement) chain = placement.chain;
   else if (protocolsFor(type, chain).length === 0) chain = 'sui';
   const candidates = placement && 'protocols' in placement ? placement.protocols : protocolsFor(type, chain);
-  const ageYears = (occupant.valuedAt - occupant.openedAt) / YEAR_MS;
+  const ageYears = (occupant.accruedAt - occupant.openedAt) / YEAR_MS;
   return { ...occupant, type, chain, protocol: draws.pick(candidates), draws, ageYears };
 }
 
@@ -189,9 +265,9 @@ function entry(build: Build, token: PositionToken, amount: number, withPrice = t
   };
 }
 
-/** How much of a token `usd` dollars bought when the position opened. */
+/** How much of a token `usd` dollars bought when the position opened, times its size. */
 function amountFor(build: Build, token: PositionToken, usd: number): number {
-  return usd / (priceOf(build, token, build.openedAt) ?? 1);
+  return (build.size * usd) / (priceOf(build, token, build.openedAt) ?? 1);
 }
 
 function pickToken(build: Build, role: PositionToken['role']): PositionToken {
@@ -230,7 +306,7 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const b0 = amountFor(build, b, usd / 2);
     const ratio = (priceOf(build, a) ?? 1) / (priceOf(build, b) ?? 1);
     const k = a0 * b0;
-    const feeApr = build.draws.between(0.02, 0.4);
+    const feeApr = build.draws.between(0.02, 0.3);
     const fees = build.ageYears * feeApr * 0.5;
     const tick = build.draws.integer(-60_000, 60_000);
     const farmed = build.draws.chance(0.5);
@@ -262,8 +338,9 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
 
   /** Supplied to a lending market: token objects with price, no yieldCollected, farming null. */
   lending_supply(build) {
-    const token = pickToken(build, build.draws.chance(0.5) ? 'stable' : 'major');
-    const supplied = amountFor(build, token, build.draws.between(50, 100_000));
+    const drawn = pickToken(build, build.draws.chance(0.5) ? 'stable' : 'major');
+    const drawnAmount = amountFor(build, drawn, build.draws.between(50, 100_000));
+    const { token, amount: supplied } = build.pledge ?? { token: drawn, amount: drawnAmount };
     const apy = build.draws.between(0.005, 0.15);
     return {
       ...head(build),
@@ -281,19 +358,26 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     };
   },
 
-  /** Borrowed from a lending market: numeric strings, rewards as an object keyed by symbol. */
+  /**
+   * Borrowed from a lending market against collateral (`input`): numeric strings, rewards as an
+   * object keyed by symbol, the health factor of its collateral and debt at the valuation time.
+   */
   lending_borrow(build) {
     const token = pickToken(build, 'stable');
     const reward = pickToken(build, 'reward');
     const borrowed = amountFor(build, token, build.draws.between(50, 40_000));
     const apr = build.draws.between(0.02, 0.2);
     const rewardsApr = build.draws.between(0, 0.05);
+    const debt = borrowed * (1 + apr * build.ageYears);
+    const collateral = borrowCollateral(build, token, debt);
+    const collateralValue = collateral.amount * (priceOf(build, collateral.token) ?? 0);
+    const debtValue = debt * (priceOf(build, token) ?? 1);
     return {
       ...head(build),
-      input: [entry(build, token, borrowed)],
+      input: [entry(build, collateral.token, collateral.amount)],
       yieldCollected: [],
       current: {
-        tokens: [entry(build, token, borrowed * (1 + apr * build.ageYears))],
+        tokens: [entry(build, token, debt)],
         yield: [entry(build, token, borrowed * apr * build.ageYears)],
       },
       fee: numeric(build, build.draws.between(0, 0.001)),
@@ -304,8 +388,8 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
       ],
       meta: meta(build),
       borrowApy: significant(apr, 6),
-      healthFactor: significant(build.draws.between(1.01, 4), 6),
-      liquidationThreshold: significant(build.draws.between(0.6, 0.9), 4),
+      healthFactor: significant((collateralValue * collateral.threshold) / debtValue, 6),
+      liquidationThreshold: significant(collateral.threshold, 4),
       debt: true,
     };
   },
@@ -358,7 +442,7 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     const token = pickToken(build, 'reward');
     const total = amountFor(build, token, build.draws.between(500, 100_000));
     const durationMs = build.draws.integer(30, 720) * 86_400_000;
-    const vested = Math.min(1, (build.valuedAt - build.openedAt) / durationMs);
+    const vested = Math.min(1, (build.accruedAt - build.openedAt) / durationMs);
     const claimedShare = vested * build.draws.between(0, 1);
     return {
       ...head(build),
@@ -375,24 +459,28 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     };
   },
 
-  /** A leveraged perpetual: no owner field, collateral plus unrealized PnL, market details. */
+  /**
+   * A leveraged perpetual: no owner field, collateral plus unrealized PnL, market details. Its
+   * stop-loss and take-profit bound the PnL to -40 %..+60 % of the collateral (positions of the
+   * living world live for months; the simulator does not liquidate).
+   */
   perp(build) {
     const collateralToken = pickToken(build, 'stable');
     const market = pickToken(build, 'major');
     const collateral = amountFor(build, collateralToken, build.draws.between(50, 20_000));
-    const leverage = build.draws.pick([1.5, 2, 3, 5, 10, 20]);
+    const leverage = build.draws.pick([1.5, 2, 3]);
     const side = build.draws.chance(0.6) ? 'long' : 'short';
     const entryPrice = priceOf(build, market, build.openedAt) ?? 1;
     const markPrice = priceOf(build, market) ?? entryPrice;
     const sizeUsd = collateral * leverage;
     const move = (markPrice - entryPrice) / entryPrice;
-    const pnl = sizeUsd * (side === 'long' ? move : -move);
+    const pnl = Math.min(0.6 * collateral, Math.max(-0.4 * collateral, sizeUsd * (side === 'long' ? move : -move)));
     return {
       positionId: `0x${build.draws.hex(64)}`,
       chain: build.chain,
       type: build.type,
       input: [entry(build, collateralToken, collateral)],
-      current: { tokens: [entry(build, collateralToken, Math.max(0, collateral + pnl))], yield: [] },
+      current: { tokens: [entry(build, collateralToken, collateral + pnl)], yield: [] },
       fee: significant(sizeUsd * 0.0006, 10),
       farming: [],
       meta: meta(build),
@@ -431,23 +519,42 @@ const VARIANTS: Record<PositionType, (build: Build) => JsonObject> = {
     };
   },
 
-  /** The native token swapped for a liquid staking token: no yieldCollected, farming null. */
+  /**
+   * The native token swapped for a liquid staking token at the exchange rate of the day it opened:
+   * the token amount stays, its price follows the native token and the rate (liquid-staking.ts), so
+   * the position earns the staking yield. No yieldCollected, farming null.
+   */
   liquid_staking(build) {
     const native = positionTokens(build.chain, 'major')[0]!;
     const lst = pickToken(build, 'liquid_staking');
     const staked = amountFor(build, native, build.draws.between(100, 100_000));
-    const apy = build.draws.between(0.025, 0.06);
-    const exchangeRate = 1.02 + apy * ((build.valuedAt / YEAR_MS) % 3);
+    const terms = liquidStakingToken(lst.address)!;
     return {
       ...head(build),
       input: [entry(build, native, staked)],
-      current: { tokens: [entry(build, lst, staked / exchangeRate)], yield: [] },
+      current: { tokens: [entry(build, lst, staked / exchangeRate(terms, build.openedAt))], yield: [] },
       fee: 0,
       farming: null,
       meta: meta(build),
       lstCoinType: lst.address,
-      exchangeRate: significant(exchangeRate, 12),
-      apy: significant(apy, 6),
+      exchangeRate: significant(exchangeRate(terms, build.valuedAt), 12),
+      apy: significant(terms.apy, 6),
     };
   },
 };
+
+/**
+ * A loan's collateral: a major token worth `cushion` (1.1 to 1.5) times the debt at its highest
+ * price, at the collateral's lowest price, over the liquidation threshold, so that its health factor
+ * (collateral value × threshold / debt value) stays above 1 whatever the prices do, and nears its
+ * limit when the collateral's price falls (typically 1.3 to 3). Drawn apart from the loan's own draws.
+ */
+function borrowCollateral(build: Build, debtToken: PositionToken, debt: number) {
+  const draws = new Draws(build.seed, build.owner, 'borrow-collateral', build.slot, build.generation);
+  const token = draws.pick(positionTokens(build.chain, 'major'));
+  const threshold = draws.between(0.6, 0.85);
+  const cushion = draws.between(1.1, 1.5);
+  const debtHigh = debt * positionTokenPriceRange(debtToken, build.seed).high;
+  const amount = (cushion * debtHigh) / (threshold * positionTokenPriceRange(token, build.seed).low);
+  return { token, amount, threshold };
+}

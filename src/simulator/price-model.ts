@@ -30,13 +30,21 @@ export function priceModel(key: string, seed: string, options: { base?: number; 
   };
 }
 
+export type PriceModel = ReturnType<typeof priceModel>;
+
+/** The bounds no price of a model ever leaves: every wave and the noise at their extremes. */
+export function modelPriceRange(model: PriceModel): { low: number; high: number } {
+  const reach = model.noise + model.waves.reduce((sum, wave) => sum + wave.amplitude, 0);
+  return { low: Math.exp(model.logBase - reach), high: Math.exp(model.logBase + reach) };
+}
+
 /** The start of the grid minute a time falls into. */
 export function priceGridTime(timeMs: number): number {
   return Math.floor(timeMs / PRICE_GRID_MS) * PRICE_GRID_MS;
 }
 
 /** The (unrounded) price of a model at a time. */
-export function modelPriceAt(model: ReturnType<typeof priceModel>, timeMs: number): number {
+export function modelPriceAt(model: PriceModel, timeMs: number): number {
   const minute = Math.floor(timeMs / PRICE_GRID_MS);
   let logPrice = model.logBase + model.noise * (2 * unitOfPair(model.keyHash, minute) - 1);
   for (const wave of model.waves) {

@@ -17,6 +17,8 @@ import {
 import { requestWindow } from './request-window.ts';
 import { StatsRecorder, type SimulatorStats } from './stats.ts';
 import { DEFAULT_SEED, resolveWorld, type SimulatorWorld } from './world.ts';
+import { WorldClock, type WorldClockSetting, type WorldClockState } from './world-clock.ts';
+import { worldRecord } from './world-record.ts';
 
 export interface SimulatorOptions {
   /** Default 127.0.0.1. */
@@ -29,8 +31,10 @@ export interface SimulatorOptions {
   seed?: string;
   faults?: Partial<SimulatorFaults>;
   world?: Partial<SimulatorWorld>;
-  /** World time = (fixedTimeMs ?? now) + clockOffsetMs. */
+  /** World time = (fixedTimeMs ?? now) + clockOffsetMs, at the start. */
   clockOffsetMs?: number;
+  /** World milliseconds per real millisecond (default 1; 0 stops the world clock): world-clock.ts. */
+  clockRate?: number;
   /** Freezes the world time (tests, fault-vs-clean comparisons). */
   fixedTimeMs?: number;
   /** Seed of the fault draws; default random. */
@@ -47,8 +51,11 @@ export interface SimulatorControl {
   stats(): SimulatorStats;
   resetStats(): void;
   setFaults(faults: Partial<SimulatorFaults>): void;
-  /** World time = (fixedTimeMs ?? now) + ms. */
+  /** World time = (fixedTimeMs ?? now) + ms, at rate 1. */
   setClockOffset(ms: number): void;
+  /** The world at worldTimeMs now and/or running at `rate` from now (throws InvalidInputError). */
+  setClock(setting: WorldClockSetting): void;
+  clock(): WorldClockState;
 }
 
 export interface RunningSimulator extends SimulatorControl {
@@ -67,10 +74,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   const draws = new FaultDraws(options.faultSeed);
   let faults = resolveFaults(options.faults ?? {});
   let limiter = requestWindow(faults.rateLimitWindowMs, faults.rateLimitWindow);
-  let clockOffsetMs = options.clockOffsetMs ?? 0;
+  const clock = new WorldClock(() => options.fixedTimeMs ?? Date.now(), options.clockOffsetMs, options.clockRate);
   const timers = new Set<NodeJS.Timeout>();
 
-  const worldTime = () => (options.fixedTimeMs ?? Date.now()) + clockOffsetMs;
+  const worldTime = () => clock.now();
 
   const send = (res: ServerResponse, answer: Answer, delayMs: number, headers: Record<string, string> = {}) => {
     const write = () => {
@@ -92,9 +99,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       faults = resolveFaults(changes, faults);
       limiter = requestWindow(faults.rateLimitWindowMs, faults.rateLimitWindow);
     },
-    setClockOffset: (ms) => {
-      clockOffsetMs = ms;
-    },
+    setClockOffset: (ms) => clock.setOffset(ms),
+    setClock: (setting) => clock.set(setting),
+    clock: () => clock.state(),
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
@@ -106,7 +113,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     const apiKey = Array.isArray(header) ? header.join(', ') : header;
     const given = apiKey === undefined ? undefined : Buffer.from(apiKey);
     const keyAccepted = given?.length === expectedKey.length && timingSafeEqual(given, expectedKey);
-    if (pathname.startsWith('/_simulator/') && keyAccepted) return answerControl(req, res, pathname, control);
+    if (pathname.startsWith('/_simulator/') && keyAccepted)
+      return answerControl(req, res, { pathname, target, control, seed, world });
     const route = matchRoute(req.method ?? 'GET', pathname);
     stats.arrived(now, apiKey, route.kind === 'operation' ? route.operation : undefined);
     const fault = draws.draw(faults);
@@ -185,41 +193,102 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
 
 /**
  * The simulator's own endpoints, for a simulator run as a separate process (`chaintap simulate`):
- * benchmarks and fault tests read its stats and change its faults and clock over HTTP. They need
- * the API key, are not counted in the stats and never get faults.
+ * benchmarks and fault tests read its stats and change its faults and clock over HTTP, and read the
+ * living world's record (world-record.ts). They need the API key, are not counted in the stats and
+ * never get faults.
  *
  *   GET  /_simulator/stats           -> SimulatorStats
  *   POST /_simulator/stats/reset     -> {}
  *   POST /_simulator/faults          {latencyMs?, error5xxRate?, ...} -> {}
- *   POST /_simulator/clock           {offsetMs} -> {}
+ *   GET  /_simulator/clock           -> {worldTimeMs, rate}
+ *   POST /_simulator/clock           {offsetMs} | {worldTimeMs?, rate?} -> {worldTimeMs, rate}
+ *   GET  /_simulator/changes, GET or POST /_simulator/habits: world-record.ts
  */
-function answerControl(req: IncomingMessage, res: ServerResponse, pathname: string, control: SimulatorControl) {
+interface ControlRequest {
+  pathname: string;
+  /** The request target, with its query. */
+  target: string;
+  control: SimulatorControl;
+  seed: string;
+  world: SimulatorWorld;
+}
+
+const BODY_ROUTES = ['POST /_simulator/faults', 'POST /_simulator/clock', 'POST /_simulator/habits'];
+
+function answerControl(req: IncomingMessage, res: ServerResponse, request: ControlRequest) {
   const reply = (status: number, body: unknown) => writeAnswer(res, { status, body: JSON.stringify(body) });
-  const route = `${req.method} ${pathname}`;
-  if (route === 'POST /_simulator/faults' || route === 'POST /_simulator/clock') {
-    return readBody(req, (text) => {
-      try {
-        const body: unknown = JSON.parse(text ?? '');
-        if (typeof body !== 'object' || body === null) throw new ChaintapError('the body must be a JSON object');
-        if (route === 'POST /_simulator/faults') control.setFaults(body);
-        else {
-          const { offsetMs } = body as { offsetMs?: unknown };
-          if (typeof offsetMs !== 'number' || !Number.isSafeInteger(offsetMs))
-            throw new ChaintapError('offsetMs must be an integer');
-          control.setClockOffset(offsetMs);
-        }
-        reply(200, {});
-      } catch (error) {
-        reply(400, { error: 'bad_request', message: (error as Error).message });
-      }
-    });
+  const route = `${req.method} ${request.pathname}`;
+  const answer = (body: unknown) => {
+    try {
+      reply(200, controlBody(route, request, body));
+    } catch (error) {
+      if (!(error instanceof ChaintapError)) throw error;
+      reply(error instanceof NoSuchEndpoint ? 404 : 400, {
+        error: error instanceof NoSuchEndpoint ? 'not_found' : 'bad_request',
+        message: error.message,
+      });
+    }
+  };
+  if (!BODY_ROUTES.includes(route)) {
+    req.resume();
+    return answer(undefined);
   }
-  req.resume();
-  if (route === 'GET /_simulator/stats') return reply(200, control.stats());
-  if (route !== 'POST /_simulator/stats/reset')
-    return reply(404, { error: 'not_found', message: `no such simulator endpoint: ${route}` });
-  control.resetStats();
-  reply(200, {});
+  readBody(req, (text) => {
+    let body: unknown;
+    try {
+      body = JSON.parse(text ?? '');
+    } catch {
+      return reply(400, { error: 'bad_request', message: 'the body is not valid JSON' });
+    }
+    if (typeof body !== 'object' || body === null)
+      return reply(400, { error: 'bad_request', message: 'the body must be a JSON object' });
+    answer(body);
+  });
+}
+
+class NoSuchEndpoint extends ChaintapError {}
+
+/** The body of a control answer; throws ChaintapError for a bad request, NoSuchEndpoint for an unknown route. */
+function controlBody(route: string, { target, control, seed, world }: ControlRequest, body: unknown): unknown {
+  const queryStart = target.indexOf('?');
+  const query = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
+  const worldTimeMs = control.clock().worldTimeMs;
+  switch (route) {
+    case 'GET /_simulator/stats':
+      return control.stats();
+    case 'POST /_simulator/stats/reset':
+      control.resetStats();
+      return {};
+    case 'POST /_simulator/faults':
+      control.setFaults(body as Partial<SimulatorFaults>);
+      return {};
+    case 'GET /_simulator/clock':
+      return control.clock();
+    case 'POST /_simulator/clock':
+      setClock(control, body as Record<string, unknown>);
+      return control.clock();
+    case 'GET /_simulator/changes':
+      return worldRecord({ route: 'changes', query, seed, world, worldTimeMs });
+    case 'GET /_simulator/habits':
+    case 'POST /_simulator/habits':
+      return worldRecord({ route: 'habits', query, body, seed, world, worldTimeMs });
+    default:
+      throw new NoSuchEndpoint(`no such simulator endpoint: ${route}`);
+  }
+}
+
+/** {offsetMs} sets the offset (as it always has); {worldTimeMs?, rate?} the world time and its rate. */
+function setClock(control: SimulatorControl, body: Record<string, unknown>) {
+  const { offsetMs, worldTimeMs, rate } = body;
+  if (offsetMs !== undefined) {
+    if (worldTimeMs !== undefined || rate !== undefined)
+      throw new ChaintapError('give offsetMs alone, or worldTimeMs and/or rate');
+    if (typeof offsetMs !== 'number' || !Number.isSafeInteger(offsetMs))
+      throw new ChaintapError('offsetMs must be an integer');
+    return control.setClockOffset(offsetMs);
+  }
+  if (worldTimeMs === undefined && rate === undefined) throw new ChaintapError('give offsetMs, worldTimeMs or rate');
+  control.setClock({ worldTimeMs, rate } as WorldClockSetting);
 }
 
 /**

@@ -44,11 +44,21 @@ export const SIMULATOR_SETTINGS = [
     'within an epoch, values follow prices in steps of this (default 0: constant per epoch)',
   ),
   setting('clockOffsetMs', '--clock-offset-ms <ms>', 'world time = now + this'),
+  setting(
+    'clockRate',
+    '--clock-rate <rate>',
+    'world milliseconds per real millisecond (default 1; 0 stops the world clock)',
+  ),
   setting('fixedTime', '--fixed-time <time>', 'freeze the world time (ISO date-time or ms)'),
   setting(
     'realShapes',
     '--real-shapes',
     'answer with the shapes real answers show (numeric strings, duplicate ids, nested positions, { data } NFTs; default off)',
+  ),
+  setting(
+    'habits',
+    '--habits',
+    'the living world: wallets change at the events of their habits (dormant, daily, hourly, bursty), recorded at /_simulator/changes (default off)',
   ),
 ];
 

@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../errors.ts';
 import { normalizeCoinType, shortCoinType } from '../chain/coin-type.ts';
 import { Draws, hashOf, significant } from './hash.ts';
+import { exchangeRate, liquidStakingToken } from './liquid-staking.ts';
 import { modelPriceAt, priceGridTime, priceModel } from './price-model.ts';
 import { DEFAULT_SEED } from './world.ts';
 
@@ -59,7 +60,11 @@ export type SimulatedToken = ReturnType<typeof drawToken>;
 export function simulatedTokenPrice(coinType: string, timeMs: number, seed: string = DEFAULT_SEED): number | null {
   const token = simulatedToken(coinType, seed);
   if (!token.priced) return null;
-  return significant(modelPriceAt(token.model, timeMs), token.significantDigits);
+  const staked = liquidStakingToken(token.coinType);
+  const price = staked
+    ? modelPriceAt(simulatedToken(staked.native, seed).model, timeMs) * exchangeRate(staked, timeMs)
+    : modelPriceAt(token.model, timeMs);
+  return significant(price, token.significantDigits);
 }
 
 /** The time a price request asks for: a request `timestamp` read by magnitude, or the world time. */

@@ -5,12 +5,21 @@ export const DEFAULT_WORLD = {
   positionsPerAddress: 10,
   collectionsPerAddress: 5,
   tokensPerCollection: 3,
-  /** Positions and NFT holdings are constant within an epoch. */
+  /**
+   * Positions and NFT holdings are constant within an epoch (values too, unless valuationMs). In the
+   * living world (habits) they change at their wallet's change events instead and the epoch only
+   * sets when values follow the prices.
+   */
   epochMs: 15 * 60_000,
   /** Within an epoch, values follow the prices in steps of this many milliseconds; 0: constant. */
   valuationMs: 0,
   /** Answer with the variations real answers show (upstream-reality.md); off until the pipeline reads them all. */
   realShapes: false,
+  /**
+   * The living world: each wallet changes at the events of its habit (habits.ts, changes.ts), which
+   * are recorded and readable, instead of every slot turning over every 2 to 8 epochs.
+   */
+  habits: false,
 };
 export type SimulatorWorld = typeof DEFAULT_WORLD;
 

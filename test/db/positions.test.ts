@@ -460,17 +460,17 @@ describe('writePositions on real-shape answers', () => {
         upstream_position_id: '0xb81ac03d4caf61ffce4c76f558e5785ba767e5b8e19d713f7f95579c04eae427',
         parent_position_id: borrow,
         type: 'Lending',
-        input_value: '74545.6577926',
-        current_value: '74545.7383602',
-        current_yield_value: '0.080567610184',
+        input_value: '82699.6951256',
+        current_value: '82699.7845059',
+        current_yield_value: '0.0893803475146',
       },
     ]);
     const amounts = await database.sql`
       select kind, amount, value from position_amounts where owner = ${owner} and position_id = ${collateral} order by kind`;
     expect(amounts).toEqual([
-      { kind: 'input', amount: '28155.9011313', value: '74545.6577926' },
-      { kind: 'current_token', amount: '28155.9315617', value: '74545.7383602' },
-      { kind: 'current_yield', amount: '0.030430393049', value: '0.080567610184' },
+      { kind: 'input', amount: '2992.76053763', value: '82699.6951256' },
+      { kind: 'current_token', amount: '2992.76377215', value: '82699.7845059' },
+      { kind: 'current_yield', amount: '0.00323452192267', value: '0.0893803475146' },
     ]);
     const [parent] =
       await database.sql`select extra from position_snapshots where owner = ${owner} and position_id = ${borrow}`;
@@ -479,7 +479,7 @@ describe('writePositions on real-shape answers', () => {
     const [portfolio] =
       await database.sql`select positions_value::text as value from latest_portfolio where owner = ${owner}`;
     expect(portfolio!.value).toBe(await exactSum(netWorthTerms(answer)));
-    expect(portfolio!.value).toBe('38903.6621035741297');
+    expect(portfolio!.value).toBe('47057.7170620114603');
   });
 
   it("gives back the answer's sums of value through the views, for an answer mixing every case", async () => {

@@ -65,6 +65,12 @@ describe('loadSimulatorOptions', () => {
     });
   });
 
+  it('turns the living world on and runs the world clock at a rate', () => {
+    const options = loadSimulatorOptions({ apiKey: 'k', habits: true }, { SIM_CLOCK_RATE: '3600' });
+    expect(options).toMatchObject({ world: { habits: true }, clockRate: 3600 });
+    expect(() => loadSimulatorOptions({ apiKey: 'k', clockRate: '-1' }, {})).toThrow(/--clock-rate/);
+  });
+
   it('names every bad setting without echoing the key', () => {
     const load = () =>
       loadSimulatorOptions(
