@@ -179,6 +179,7 @@ function livingOccupant(
  */
 function realPositions(position: JsonObject, type: RealPositionType, build: Build, format: 'sui' | 'evm') {
   const chain = { label: REAL_CHAIN_LABELS[build.chain], tokens: build.chain };
+  const valuedAt = { ms: build.valuedAt, seed: build.seed };
   // A Borrow's collateral is what its default-world answer pledges in `input`, as a whole Lending position.
   const [pledged] = position.input as JsonObject[];
   const pledge = type === 'Borrow' ? readPledge(build.chain, pledged!) : undefined;
@@ -189,16 +190,16 @@ function realPositions(position: JsonObject, type: RealPositionType, build: Buil
   };
   const collateral =
     type === 'Borrow'
-      ? realShapePosition(related('lending_supply', 'collateral'), 'Lending', chain, build.valuedAt)
+      ? realShapePosition(related('lending_supply', 'collateral'), 'Lending', chain, valuedAt)
       : undefined;
-  const positions = [realShapePosition(position, type, chain, build.valuedAt, collateral)];
+  const positions = [realShapePosition(position, type, chain, valuedAt, collateral)];
   if (type === 'CLMM' && format === 'sui') {
     const second = {
       ...related('liquidity_pool', 'second-lp'),
       positionId: position.positionId!,
       poolId: position.poolId!,
     };
-    positions.push(realShapePosition(second, type, chain, build.valuedAt));
+    positions.push(realShapePosition(second, type, chain, valuedAt));
   }
   return positions;
 }
