@@ -10,6 +10,8 @@ import type { Metrics } from '../runtime/metrics.ts';
 import type { Webhook } from './rules.ts';
 import { countPendingDeliveries } from './store.ts';
 import { givesUp, postEvent, retryDelayMs, WEBHOOK_TIMEOUT_MS } from './webhook.ts';
+import { createWebhookRoute } from './webhook-destination.ts';
+import type { WebhookNetwork } from '../config/options.ts';
 
 /** Deliveries in flight per process. */
 const LANES = 2;
@@ -35,6 +37,8 @@ export interface DelivererDeps {
   metrics: Pick<Metrics, 'alertDeliveries' | 'alertsFailing'>;
   /** The webhooks of the rules file: only their deliveries are claimed (the URL is not stored). */
   webhooks: Webhook[];
+  /** Networks beyond the public internet the webhooks may reach (ALERT_WEBHOOK_NETWORKS). */
+  networks: readonly WebhookNetwork[];
   /** How long a claim is a lane's (default DELIVERY_LEASE_MS; tests shorten it). */
   leaseMs?: number;
 }
@@ -44,7 +48,15 @@ export interface DelivererDeps {
  * recorded by the lane still holding the lease. A process killed in between leaves the row pending:
  * sent again when the lease runs out, with the same Idempotency-Key, so the receiver processes it once.
  */
-export function startDeliverer({ database, logger, metrics, webhooks, leaseMs = DELIVERY_LEASE_MS }: DelivererDeps) {
+export function startDeliverer({
+  database,
+  logger,
+  metrics,
+  webhooks,
+  networks,
+  leaseMs = DELIVERY_LEASE_MS,
+}: DelivererDeps) {
+  const route = createWebhookRoute(networks);
   const byId = new Map(webhooks.map((webhook) => [webhook.id, webhook]));
   const webhookIds = [...byId.keys()];
   let closed = false;
@@ -108,7 +120,7 @@ export function startDeliverer({ database, logger, metrics, webhooks, leaseMs = 
     const delivery = await runQuery(database, 'alerts.deliver', () => claim(leaseOwner));
     if (!delivery) return false;
     const webhook = byId.get(delivery.webhook)!;
-    const outcome = await postEvent(webhook, delivery.body, delivery.eventKey);
+    const outcome = await postEvent(webhook, delivery.body, delivery.eventKey, route);
     const attempt = delivery.attempts + 1;
     const fields = { event: delivery.eventKey, webhook: webhook.name, attempt };
     const now = new Date();
@@ -164,6 +176,7 @@ export function startDeliverer({ database, logger, metrics, webhooks, leaseMs = 
       closed = true;
       wakeAll();
       await Promise.all(lanes);
+      await route.close();
     },
   };
 }

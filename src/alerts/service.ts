@@ -4,6 +4,7 @@ import { describe } from '../errors.ts';
 import { SNAPSHOT_CHANNEL } from '../queue/tick-notification.ts';
 import type { Context } from '../runtime/context.ts';
 import { startDeliverer } from './deliverer.ts';
+import { literalAddressProblem } from './webhook-destination.ts';
 import { evaluateAndRecord } from './evaluator.ts';
 import type { AlertRule, AlertRules } from './rules.ts';
 
@@ -36,7 +37,19 @@ export interface AlertsDeps {
 export async function startAlerts({ context, database, rules }: AlertsDeps) {
   const logger = context.logger.child({ component: 'alerts' });
   const { metrics } = context;
-  const deliverer = startDeliverer({ database, logger, metrics, webhooks: rules.webhooks });
+  for (const webhook of rules.webhooks) {
+    // Known now for an address; a name is checked at each delivery, by what it resolves to then.
+    const refused = literalAddressProblem(webhook.url, context.options.ALERT_WEBHOOK_NETWORKS);
+    if (refused)
+      logger.warn({ webhook: webhook.name, refused }, 'webhook destination refused: its deliveries will fail');
+  }
+  const deliverer = startDeliverer({
+    database,
+    logger,
+    metrics,
+    webhooks: rules.webhooks,
+    networks: context.options.ALERT_WEBHOOK_NETWORKS,
+  });
 
   // One evaluation at a time in this process: requests that arrive meanwhile are merged into the next.
   const requested = new Set<AlertRule>();

@@ -1,7 +1,10 @@
 import { createHmac } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import { request } from 'undici';
 import { describe } from '../errors.ts';
 import { readRetryAfterMs } from '../runtime/retry-after.ts';
 import type { Webhook } from './rules.ts';
+import { literalAddressProblem, WebhookDestinationError, type WebhookRoute } from './webhook-destination.ts';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
@@ -51,20 +54,33 @@ function signatureHeaders(key: Buffer, id: string, body: string, now: number) {
 export type SendOutcome =
   { ok: true; status: number } | { ok: false; retryable: boolean; error: string; retryAfterMs?: number };
 
+/** The status line of an answer, in words of our own: what the target wrote is neither stored nor logged. */
+function statusSummary(status: number): string {
+  const phrase = STATUS_CODES[status];
+  return `HTTP ${status}${phrase ? ` (${phrase})` : ''}`;
+}
+
 /**
- * POSTs one event's JSON with its Idempotency-Key, signed when the webhook has a secret; any 2xx is
- * a delivery. The outcome never holds the URL: a Slack webhook's URL is its secret.
+ * POSTs one event's JSON with its Idempotency-Key, signed when the webhook has a secret, through
+ * `route` (its destinations checked: webhook-destination.ts); any 2xx is a delivery. The outcome
+ * never holds the URL (a Slack webhook's URL is its secret) nor the body the target answered.
  */
 export async function postEvent(
   webhook: Webhook,
   body: string,
   idempotencyKey: string,
+  route: WebhookRoute,
   now: number = Date.now(),
 ): Promise<SendOutcome> {
-  let response: Response;
+  const refused = literalAddressProblem(webhook.url, route.allowed);
+  if (refused) return { ok: false, retryable: false, error: `destination refused: ${refused}` };
+  let status: number;
+  let retryAfter: string | string[] | undefined;
   try {
-    response = await fetch(webhook.url, {
+    // undici's request follows no redirect: a redirected POST would arrive as a GET elsewhere.
+    const response = await request(webhook.url, {
       method: 'POST',
+      dispatcher: route.dispatcher,
       headers: {
         'content-type': 'application/json',
         'idempotency-key': idempotencyKey,
@@ -72,11 +88,14 @@ export async function postEvent(
         ...(webhook.signingKey ? signatureHeaders(webhook.signingKey, idempotencyKey, body, now) : {}),
       },
       body,
-      // A redirected POST would arrive as a GET elsewhere: report it instead.
-      redirect: 'manual',
       signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
     });
+    ({ statusCode: status } = response);
+    retryAfter = response.headers['retry-after'];
+    await response.body.dump().catch(() => undefined);
   } catch (error) {
+    const destination = causeOf(error, WebhookDestinationError);
+    if (destination) return { ok: false, retryable: false, error: `destination refused: ${destination.message}` };
     const timedOut = error instanceof Error && error.name === 'TimeoutError';
     return {
       ok: false,
@@ -84,17 +103,21 @@ export async function postEvent(
       error: scrub(timedOut ? `no answer within ${WEBHOOK_TIMEOUT_MS / 1000} s` : describe(error), webhook),
     };
   }
-  const text = await response.text().catch(() => '');
-  const { status } = response;
   if (status >= 200 && status < 300) return { ok: true, status };
-  const retryAfterMs = readRetryAfterMs(response.headers.get('retry-after'));
+  const retryAfterMs = readRetryAfterMs(retryAfter);
   return {
     ok: false,
     // Timeouts, conflicts of an in-flight idempotent request, rate limits, server errors.
     retryable: [408, 409, 425, 429].includes(status) || status >= 500,
-    error: scrub(`HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}`, webhook),
+    error: statusSummary(status),
     ...(retryAfterMs !== undefined && retryAfterMs > 0 ? { retryAfterMs } : {}),
   };
+}
+
+/** The first error of `type` along the cause chain (undici wraps what the socket's lookup failed with). */
+function causeOf<T extends Error>(error: unknown, type: new (...args: never[]) => T): T | undefined {
+  for (let e = error; e instanceof Error; e = (e as { cause?: unknown }).cause) if (e instanceof type) return e;
+  return undefined;
 }
 
 /** The URL (and its path, which holds Slack's secret) replaced by the webhook's name. */

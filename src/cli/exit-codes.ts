@@ -8,6 +8,8 @@ export const EXIT = {
   authRejected: 2,
   /** The watchlist does not fit the quota (plan). */
   overBudget: 3,
+  /** run-once: no job failed, but some did not run: their targets already had a job of a newer tick. */
+  superseded: 4,
   /** A second SIGINT or SIGTERM while the command was stopping. */
   interrupted: 130,
 } as const;

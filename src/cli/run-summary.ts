@@ -14,6 +14,8 @@ export async function summarizeRuns(database: Database, datasets: string[], tick
       succeeded: of('succeeded'),
       quarantined: of('quarantined'),
       failed: of('failed'),
+      /** Not run: their targets already had a job of a newer tick. */
+      superseded: of('superseded'),
       pending: of('running') + of('retrying'),
       rowsWritten: mine.reduce((sum, r) => sum + Number(r.rows ?? 0), 0),
     };
@@ -21,7 +23,9 @@ export async function summarizeRuns(database: Database, datasets: string[], tick
 }
 
 export function formatSummary(rows: Awaited<ReturnType<typeof summarizeRuns>>): string {
-  const header = ['dataset', 'jobs', 'succeeded', 'quarantined', 'failed', 'rows written'];
-  const cells = rows.map((r) => [r.dataset, r.jobs, r.succeeded, r.quarantined, r.failed, r.rowsWritten].map(String));
+  const header = ['dataset', 'jobs', 'succeeded', 'quarantined', 'failed', 'superseded', 'rows written'];
+  const cells = rows.map((r) =>
+    [r.dataset, r.jobs, r.succeeded, r.quarantined, r.failed, r.superseded, r.rowsWritten].map(String),
+  );
   return formatTable([header, ...cells], (column) => column > 0).join('\n');
 }

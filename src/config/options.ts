@@ -51,6 +51,30 @@ const datasetOrder = z
     `must name ${DATASETS.join(', ')} once each, e.g. "${DATASETS.join(',')}"`,
   )
   .transform((names) => names as Dataset[]);
+/** Host names or addresses (IPv6 with or without brackets), comma-separated, without ports. */
+const hostList = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((host) => host.trim())
+      .filter((host) => host !== ''),
+  )
+  .refine(
+    (hosts) => hosts.every((host) => /^([a-zA-Z0-9_.-]+|\[?[0-9a-fA-F:.]+\]?)$/.test(host)),
+    'must be host names or addresses separated by commas, without ports, e.g. "ops.internal,10.0.0.5"',
+  );
+/** Networks beyond the public internet that a setting may open to alert webhooks (src/alerts/webhook-destination.ts). */
+export const WEBHOOK_NETWORKS = ['loopback', 'private', 'link-local'] as const;
+export type WebhookNetwork = (typeof WEBHOOK_NETWORKS)[number];
+const webhookNetworks = z
+  .string()
+  .transform((value) => [...new Set(value.split(',').map((name) => name.trim().toLowerCase()))].filter(Boolean))
+  .refine(
+    (names) => names.every((name) => (WEBHOOK_NETWORKS as readonly string[]).includes(name)),
+    `must name networks among ${WEBHOOK_NETWORKS.join(', ')}, comma-separated`,
+  )
+  .transform((names) => names as WebhookNetwork[]);
 /** true, false, yes, no, 1 or 0 (watchlist files take the same words). */
 export const booleanWord = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -117,8 +141,10 @@ const optionsSchema = z.object({
   OPS_HOST: z.string().min(1).default('127.0.0.1'),
   OPS_PORT: int(0, 65_535).default(9464),
   OPS_TOKEN: z.string().min(1).optional(),
+  OPS_ALLOWED_HOSTS: hostList.default([]),
   OPS_ADMIN_TOKEN: z.string().min(1).optional(),
   ALERT_RULES: z.string().min(1).optional(),
+  ALERT_WEBHOOK_NETWORKS: webhookNetworks.default([]),
   METRICS_ENABLED: booleanWord.default(true),
 });
 

@@ -47,12 +47,19 @@ export async function ensureDatabase(url: string): Promise<boolean> {
     await sql.unsafe(`create database "${name.replace(/"/g, '""')}"`);
     return true;
   } catch (error) {
-    // Two processes may race to create it.
-    if ((error as { code?: string }).code === '42P04') return false;
+    // Processes started together all find it missing: the first creates it, the others fail with
+    // duplicate_database, or with a unique violation of pg_database's name index when their insert
+    // waited for the first's, which has committed by then. Either way the database is there.
+    if (createdMeanwhile(error)) return false;
     throw error;
   } finally {
     await sql.end({ timeout: 5 });
   }
+}
+
+function createdMeanwhile(error: unknown): boolean {
+  const { code, constraint_name: constraint } = error as { code?: string; constraint_name?: string };
+  return code === '42P04' || (code === '23505' && constraint === 'pg_database_datname_index');
 }
 
 /**

@@ -1,6 +1,7 @@
 import Big from 'big.js';
 import type { NumericValue } from '../upstream/schemas.ts';
 import { UnreadablePayloadError } from './unreadable-payload-error.ts';
+import { reasonValue } from './reason-value.ts';
 
 /** Beyond this many digits a number is not a price or an amount (Postgres numeric holds more). */
 const MAX_EXPONENT = 1000;
@@ -20,10 +21,10 @@ export function toBig(value: NumericValue): Big {
   try {
     big = new Big(spelled);
   } catch {
-    throw new UnreadablePayloadError(`"${spelled}" is not a decimal number`);
+    throw new UnreadablePayloadError(`"${reasonValue(spelled)}" is not a decimal number`);
   }
   if (big.e > MAX_EXPONENT || big.e < -MAX_EXPONENT) {
-    throw new UnreadablePayloadError(`"${spelled}" is out of range for an amount or a price`);
+    throw new UnreadablePayloadError(`"${reasonValue(spelled)}" is out of range for an amount or a price`);
   }
   return big;
 }

@@ -1,4 +1,5 @@
 import Big from 'big.js';
+import { reasonValue } from './reason-value.ts';
 
 /**
  * The one judge of whether a price and its time could be true, for every price chaintap stores:
@@ -48,7 +49,7 @@ export function priceValueProblem(price: string): string | undefined {
   try {
     value = new Big(price);
   } catch {
-    return `price ${shortText(price)} is not a number`;
+    return `price ${reasonValue(price)} is not a number`;
   }
   if (value.lte(0)) return `price ${shortNumber(price, value)} is not positive`;
   if (value.gt(MAX_PRICE)) return `price ${shortNumber(price, value)} is above ${MAX_PRICE_USD} USD`;
@@ -73,8 +74,4 @@ export function priceProblem(price: string, time: Date, window: PriceWindow): st
 /** A number as a reason shows it: its digits when short, else in exponent form (a 309-digit 1e308 stays one short line). */
 function shortNumber(text: string, value: Big): string {
   return text.length <= 24 ? text : value.toExponential(6);
-}
-
-function shortText(text: string): string {
-  return text.length <= 24 ? text : `${text.slice(0, 24)}… (${text.length} characters)`;
 }

@@ -4,6 +4,7 @@ import type { ProtocolRow } from '../db/schema/rows.ts';
 import { UnreadablePayloadError } from './unreadable-payload-error.ts';
 import { keyProblem, storableJson } from '../db/storable-text.ts';
 import { snippet } from '../upstream/errors.ts';
+import { reasonValue } from './reason-value.ts';
 
 /** Rows from the (undocumented) protocol list: ids, or objects with an id or a name. A repeated id merges. */
 export function normalizeProtocols(response: ProtocolsResponse): ProtocolRow[] {
@@ -16,7 +17,7 @@ export function normalizeProtocols(response: ProtocolsResponse): ProtocolRow[] {
       typeof entry === 'string'
         ? protocolRow(entry.trim(), {})
         : protocolRow(toText(entry.protocolId ?? entry.protocol ?? entry.id ?? entry.name)?.trim() ?? '', entry);
-    if (!row.protocolId) throw new UnreadablePayloadError(`protocol entry without an id: ${JSON.stringify(entry)}`);
+    if (!row.protocolId) throw new UnreadablePayloadError(`protocol entry without an id: ${reasonValue(entry)}`);
     const keyTrouble = keyProblem(row.protocolId);
     if (keyTrouble) throw new UnreadablePayloadError(`protocol id is ${keyTrouble}${snippet(row.protocolId, 80)}`);
     const known = rows.get(row.protocolId);

@@ -2,6 +2,7 @@ import Big from 'big.js';
 import type { NumericValue } from '../upstream/schemas.ts';
 import { toBig } from './decimal.ts';
 import { UnreadablePayloadError } from './unreadable-payload-error.ts';
+import { reasonValue } from './reason-value.ts';
 
 /** A Unix time's unit by magnitude: below 1e11 (the year 5138 in s) seconds, then ms, µs, ns. */
 const UNITS: { below: number; perMillisecond: number }[] = [
@@ -19,11 +20,11 @@ export function toTimestamp(value: NumericValue): Date {
   const time = toBig(value);
   const magnitude = time.abs().toNumber();
   const unit = UNITS.find((candidate) => magnitude < candidate.below);
-  if (time.lte(0) || !unit) throw new UnreadablePayloadError(`timestamp ${String(value)} is not a Unix time`);
+  if (time.lte(0) || !unit) throw new UnreadablePayloadError(`timestamp ${reasonValue(value)} is not a Unix time`);
   const milliseconds = time.div(new Big(unit.perMillisecond)).round(0, Big.roundDown).toNumber();
   if (milliseconds < EARLIEST || milliseconds >= LATEST) {
     throw new UnreadablePayloadError(
-      `timestamp ${String(value)} is ${new Date(milliseconds).toISOString()}: not a plausible price time`,
+      `timestamp ${reasonValue(value)} is ${new Date(milliseconds).toISOString()}: not a plausible price time`,
     );
   }
   return new Date(milliseconds);

@@ -10,6 +10,7 @@ import { toTimestamp } from './timestamp.ts';
 import { PricePointSet, readPrice24hAgo, readPriceSource } from './price-points.ts';
 import { priceProblem, priceTimeProblem, type PriceWindow } from './price-plausibility.ts';
 import { UnreadablePayloadError } from './unreadable-payload-error.ts';
+import { reasonValue } from './reason-value.ts';
 
 /** What a price answer is read against: the coin types asked for (normal form), its time window, the fetch time. */
 export interface PriceAnswerContext {
@@ -40,7 +41,7 @@ export function normalizeTokenPrices(
     if (!asked.has(coinType)) throw new UnreadablePayloadError(`coin type ${coinType} was not asked for`);
     const price = readDecimal(entry.price, 'prices.price', own);
     if ('unread' in price)
-      throw new UnreadablePayloadError(`price of ${coinType} is not a number: ${JSON.stringify(entry.price)}`);
+      throw new UnreadablePayloadError(`price of ${coinType} is not a number: ${reasonValue(entry.price)}`);
     const token = (seenAt: Date, priceTime: Date | null) => tokenRow(coinType, entry, seenAt, priceTime, own);
     if (price.value === null) {
       const row = token(seenTimeOfUnpriced(entry, ctx), null);
@@ -81,7 +82,7 @@ export function normalizeTokenPrices(
 function readPriceTime(entry: TokenPriceEntry, drifts: DriftLog): Date {
   const time = readDecimal(entry.timestamp, 'prices.timestamp', drifts);
   if (time.value === null)
-    throw new UnreadablePayloadError(`timestamp ${JSON.stringify(entry.timestamp)} is not a Unix time`);
+    throw new UnreadablePayloadError(`timestamp ${reasonValue(entry.timestamp)} is not a Unix time`);
   return toTimestamp(time.value);
 }
 

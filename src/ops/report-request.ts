@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors.ts';
-import { parseInterval } from '../scheduler/backfill-plan.ts';
+import { parseInterval } from '../scheduler/parse-time.ts';
 
 /**
  * What every report is asked for, checked before anything is read or written: the format, and the
@@ -31,17 +31,25 @@ export function parseReportFormat(value: string): ReportFormat {
   return format as ReportFormat;
 }
 
+/** How errors name the parameters: the command's flags, or the report page's query (`from`, `to`, `interval`). */
+export type RangeNames = { from: string; to: string; interval: string };
+const FLAG_NAMES: RangeNames = { from: '--from', to: '--to', interval: '--interval' };
+
 /**
  * The range of a report: `to` defaults to `now`, `from` to 30 days before `to`, the step to 1d.
  * `from` after `to` is refused.
  */
-export function reportRange(input: { from?: Date; to?: Date; interval?: string }, now: Date): ReportRange {
+export function reportRange(
+  input: { from?: Date; to?: Date; interval?: string },
+  now: Date,
+  names: RangeNames = FLAG_NAMES,
+): ReportRange {
   const interval = (input.interval ?? DEFAULT_REPORT_INTERVAL).trim();
-  const intervalMs = parseInterval(interval);
+  const intervalMs = parseInterval(interval, names.interval);
   const to = input.to ?? now;
   const from = input.from ?? new Date(to.getTime() - DEFAULT_REPORT_DAYS * 86_400_000);
   if (from.getTime() > to.getTime())
-    throw new InvalidInputError(`--from ${from.toISOString()} is after --to ${to.toISOString()}`);
+    throw new InvalidInputError(`${names.from} ${from.toISOString()} is after ${names.to} ${to.toISOString()}`);
   return { from, to, intervalMs, interval };
 }
 
@@ -67,20 +75,4 @@ export function priceBucketStarts(range: ReportRange): number {
       `${buckets} intervals per token is more than ${MAX_PRICE_BUCKETS}: use a larger --interval or a shorter range`,
     );
   return buckets;
-}
-
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
-
-/**
- * A time in a URL's query (the report page): ISO 8601, a date alone meaning its UTC midnight, a time
- * of day only with Z or an offset, so that the server's own time zone never shifts it.
- */
-export function parseIsoTime(name: string, value: string): Date {
-  const text = value.trim();
-  const time = ISO_TIME.test(text) ? new Date(text) : new Date(Number.NaN);
-  if (Number.isNaN(time.getTime()))
-    throw new InvalidInputError(
-      `invalid ${name} "${value}": expected an ISO time with Z or an offset, such as 2026-11-21T12:00:00Z, or a date`,
-    );
-  return time;
 }

@@ -6,7 +6,8 @@ import { renderPortfolioHtml } from './report-html.ts';
 import { writePriceReport } from './report-output.ts';
 import { loadPortfolioReport } from './report-portfolio.ts';
 import { openPriceReport } from './report-prices.ts';
-import { parseIsoTime, priceBucketStarts, reportRange } from './report-request.ts';
+import { priceBucketStarts, reportRange } from './report-request.ts';
+import { parseTime } from '../scheduler/parse-time.ts';
 
 /** The report is a document of its own: inline styles only, nothing else may load. */
 const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'";
@@ -42,11 +43,13 @@ export function registerReportRoutes(app: FastifyInstance, database: Database, n
     const to = single(query, 'to');
     return reportRange(
       {
-        from: from ? parseIsoTime('from', from) : undefined,
-        to: to ? parseIsoTime('to', to) : undefined,
+        // The command's parser: the same dates exist, the same range of years is supported.
+        from: from ? parseTime('from', from, clock) : undefined,
+        to: to ? parseTime('to', to, clock) : undefined,
         interval: single(query, 'interval'),
       },
       clock,
+      { from: 'from', to: 'to', interval: 'interval' },
     );
   };
   const route = (path: string, render: (query: Record<string, unknown>, clock: Date) => Promise<string>) =>

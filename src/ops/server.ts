@@ -5,7 +5,9 @@ import type { Database } from '../db/client.ts';
 import type { Queues } from '../queue/queues.ts';
 import { registerBullBoard } from './bull-board.ts';
 import { assertSafeOpsExposure } from './exposure.ts';
+import { createHostCheck } from './host-check.ts';
 import { createOpsAuth, pathOf } from './ops-token.ts';
+import { contentSecurityPolicy, SECURITY_HEADERS } from './response-headers.ts';
 import { withDeadline } from './deadline.ts';
 import { checkReadiness } from './readiness.ts';
 import { refreshScrapeGauges } from './scrape-gauges.ts';
@@ -34,7 +36,8 @@ export type OpsServer = ReturnType<typeof createOpsServer>;
 
 /**
  * The ops HTTP server: liveness, readiness, metrics, Bull Board, status and report pages. OPS_TOKEN
- * guards every route but /healthz and /readyz (one hook); Bull Board acts only with OPS_ADMIN_TOKEN.
+ * guards every route but /healthz and /readyz (one hook); without it, only requests addressed to a
+ * loopback name or OPS_ALLOWED_HOSTS are answered. Bull Board acts only with OPS_ADMIN_TOKEN.
  * Throws ConfigError on a non-loopback OPS_HOST without OPS_TOKEN.
  */
 export function createOpsServer(dependencies: OpsServerDependencies) {
@@ -53,10 +56,15 @@ export function createOpsServer(dependencies: OpsServerDependencies) {
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 ? error.statusCode : 500;
     return reply.code(status).send({ error: status >= 500 ? 'internal error' : error.message });
   });
+  // A token is what a rebinding page cannot have; without one, the Host says who is asked.
+  if (!options.OPS_TOKEN) app.addHook('onRequest', createHostCheck(options.OPS_ALLOWED_HOSTS));
   app.addHook('onRequest', auth.hook);
-  app.addHook('onSend', async (_request, reply) => {
-    // Links carry ?token=: keep it out of Referer headers sent to other sites.
-    reply.header('referrer-policy', 'no-referrer');
+  app.addHook('onSend', async (request, reply) => {
+    const own = reply.getHeader('content-security-policy');
+    reply.headers({
+      ...SECURITY_HEADERS,
+      'content-security-policy': contentSecurityPolicy(pathOf(request.url), typeof own === 'string' ? own : undefined),
+    });
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -4,22 +4,12 @@ import type { UpstreamRate } from '../config/upstream-rate.ts';
 import type { PriceJobData } from '../queue/jobs.ts';
 import { MAX_COINS_PER_PRICE_REQUEST } from '../upstream/limits.ts';
 import { priceJobs, type PlannedJob } from './job-builders.ts';
+import { parseInterval } from './parse-time.ts';
 
 /** The upstream's useful resolution: prices are minute samples, a finer step asks for the same one again. */
 export const MIN_BACKFILL_INTERVAL_MS = 60_000;
 /** Above this many requests a backfill starts only with --yes, or when a person at a terminal agrees. */
 export const CONFIRM_ABOVE_REQUESTS = 10_000;
-
-const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-/** "15m", "1h", "1d" -> milliseconds. */
-export function parseInterval(value: string): number {
-  const match = /^(\d+)\s*([smhd])$/.exec(value.trim());
-  const ms = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : 0;
-  if (!ms)
-    throw new InvalidInputError(`invalid --interval "${value}": expected a number and a unit, such as 15m, 1h or 1d`);
-  return ms;
-}
 
 /** A backfill's --interval: parseInterval, and not finer than the upstream's prices are. */
 export function parseBackfillInterval(value: string): number {

@@ -38,7 +38,7 @@ export type ProducedTick = Awaited<ReturnType<typeof produceTick>>;
  * (deterministic job ids). A target has at most one job waiting: this tick's replaces an older one
  * not started (supersede.ts), and one whose target already has a newer is superseded at once. The
  * price catch-up fills gaps and replaces nothing. `superseded`: the jobs this tick superseded (of
- * older ticks, or of this one when a newer tick came first).
+ * older ticks, or of this one when a newer tick came first); `outdated`: those of this one.
  */
 export async function produceTick(
   deps: ProducerDeps,
@@ -57,7 +57,8 @@ export async function produceTick(
   if (queue === 'maintenance') {
     await enqueueJobs(deps, queue, planned);
     deps.context.logger.info({ queue, tick: tick.toISOString(), jobs: planned.length }, 'tick enqueued');
-    return { queue, tick, jobs: planned.length, jobIds: planned.map((job) => job.opts.jobId), superseded: 0 };
+    const jobIds = planned.map((job) => job.opts.jobId);
+    return { queue, tick, jobs: planned.length, jobIds, superseded: 0, outdated: 0 };
   }
   const catchUp = queue === 'price-catch-up';
   // The tick stream its jobs count towards: catch-up fills the prices ticks.
@@ -86,7 +87,7 @@ export async function produceTick(
   const emptyTickComplete = await deps.tracker.expect(stream, tick, ids);
   if (emptyTickComplete) await announceTickComplete(deps.database, deps.context.logger, stream, tick);
   // The jobs this tick replaces leave the queue before its own come in: never two ticks waiting.
-  const superseded = await supersedeJobs(
+  const { replaced, stale: outdated } = await supersedeJobs(
     { ...deps, priceGaps: createPriceGaps(deps.redis, deps.context.options.QUEUE_PREFIX) },
     stream,
     deps.queues[queue],
@@ -94,15 +95,21 @@ export async function produceTick(
   );
   await enqueueJobs(deps, queue, enqueued);
   const logged = { queue, tick: tick.toISOString(), jobs: enqueued.length };
-  if (superseded > 0) {
+  if (replaced > 0) {
     deps.context.logger.warn(
-      { ...logged, superseded },
+      { ...logged, superseded: replaced },
       'tick superseded older jobs still waiting: the watchlist needs more requests than the quota gives (chaintap plan)',
     );
-  } else {
-    deps.context.logger.info(logged, 'tick enqueued');
   }
-  return { queue, tick, jobs: enqueued.length, jobIds: enqueuedIds, superseded };
+  if (outdated > 0) {
+    // Not the quota: a tick older than one already enqueued (a late producer, or run-once --tick).
+    deps.context.logger.warn(
+      { ...logged, outdated },
+      'jobs of this tick not run: their targets already have a job of a newer tick',
+    );
+  }
+  if (replaced === 0 && outdated === 0) deps.context.logger.info(logged, 'tick enqueued');
+  return { queue, tick, jobs: enqueued.length, jobIds: enqueuedIds, superseded: replaced + outdated, outdated };
 }
 
 /**

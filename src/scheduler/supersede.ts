@@ -13,18 +13,28 @@ const PARALLEL = 200;
 /**
  * Supersedes the jobs a newer tick replaces: each still waiting leaves its queue (one that just
  * started runs on), and each removed or never enqueued (`stale`) is finished in its tick, recorded in
- * ingestion_runs and, for prices, its slot kept as a gap. Returns how many were superseded.
+ * ingestion_runs and, for prices, its slot kept as a gap. Returns how many were superseded of each:
+ * `replaced`, older jobs this tick replaced; `stale`, this tick's own, whose targets have a newer job.
  */
 export async function supersedeJobs(
   deps: ProducerDeps & { priceGaps: PriceGaps },
   dataset: Dataset,
   queue: Queue,
   claim: { replaced: Supersession[]; stale: Supersession[] },
-): Promise<number> {
+): Promise<{ replaced: number; stale: number }> {
   const removed = await removeNotStarted(queue, claim.replaced);
-  const candidates = [...removed, ...claim.stale];
-  if (candidates.length === 0) return 0;
+  return {
+    replaced: await finishSuperseded(deps, dataset, removed),
+    stale: await finishSuperseded(deps, dataset, claim.stale),
+  };
+}
 
+/** Finishes superseded jobs in their ticks (announcing a tick they complete) and records them; returns how many. */
+async function finishSuperseded(
+  deps: ProducerDeps & { priceGaps: PriceGaps },
+  dataset: Dataset,
+  candidates: Supersession[],
+): Promise<number> {
   let count = 0;
   for (const [tickMs, supersessions] of Map.groupBy(candidates, ({ job }) => job.tick.getTime())) {
     const tick = new Date(tickMs);

@@ -144,14 +144,20 @@ function epochOccupant(
   seed: string,
   slot: number,
   at: { epoch: number; epochMs: number; valuedAt: number },
-) {
+): Occupant {
   const { generation, openedEpoch } = slotOccupant(`${seed}|${owner}|position|${slot}`, at.epoch, LIFETIME_EPOCHS);
   const { valuedAt } = at;
   return { owner, seed, slot, generation, openedAt: openedEpoch * at.epochMs, accruedAt: valuedAt, valuedAt, size: 1 };
 }
 
 /** A slot's occupant in the living world (undefined for an empty slot): named by the change that opened it. */
-function livingOccupant(state: SlotState | null, owner: string, seed: string, slot: number, valuedAt: number) {
+function livingOccupant(
+  state: SlotState | null,
+  owner: string,
+  seed: string,
+  slot: number,
+  valuedAt: number,
+): Occupant | undefined {
   if (state === null) return undefined;
   const { openedAt, changedAt, resizes } = state;
   return {
@@ -173,6 +179,7 @@ function livingOccupant(state: SlotState | null, owner: string, seed: string, sl
  */
 function realPositions(position: JsonObject, type: RealPositionType, build: Build, format: 'sui' | 'evm') {
   const chain = { label: REAL_CHAIN_LABELS[build.chain], tokens: build.chain };
+  const valuedAt = { ms: build.valuedAt, seed: build.seed };
   // A Borrow's collateral is what its default-world answer pledges in `input`, as a whole Lending position.
   const [pledged] = position.input as JsonObject[];
   const pledge = type === 'Borrow' ? readPledge(build.chain, pledged!) : undefined;
@@ -183,16 +190,16 @@ function realPositions(position: JsonObject, type: RealPositionType, build: Buil
   };
   const collateral =
     type === 'Borrow'
-      ? realShapePosition(related('lending_supply', 'collateral'), 'Lending', chain, build.valuedAt)
+      ? realShapePosition(related('lending_supply', 'collateral'), 'Lending', chain, valuedAt)
       : undefined;
-  const positions = [realShapePosition(position, type, chain, build.valuedAt, collateral)];
+  const positions = [realShapePosition(position, type, chain, valuedAt, collateral)];
   if (type === 'CLMM' && format === 'sui') {
     const second = {
       ...related('liquidity_pool', 'second-lp'),
       positionId: position.positionId!,
       poolId: position.poolId!,
     };
-    positions.push(realShapePosition(second, type, chain, build.valuedAt));
+    positions.push(realShapePosition(second, type, chain, valuedAt));
   }
   return positions;
 }

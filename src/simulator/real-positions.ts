@@ -1,4 +1,4 @@
-import { positionTokens } from './position-tokens.ts';
+import { positionTokenPrice, positionTokens } from './position-tokens.ts';
 import type { Json, JsonObject } from './json.ts';
 import { protocol, type PositionChain, type PositionType, type SimulatedProtocol } from './protocols.ts';
 
@@ -65,14 +65,18 @@ export function realShapePosition(
   position: JsonObject,
   type: RealPositionType,
   chain: RealChain,
-  valuedAtMs: number,
+  valuedAt: { ms: number; seed: string },
   nested?: JsonObject,
 ): JsonObject {
   const shape = REAL_TYPE_SHAPES[type];
   const context: TokenContext = {
-    timestamp: Math.floor(valuedAtMs / 1000),
+    timestamp: Math.floor(valuedAt.ms / 1000),
     poolId: typeof position.poolId === 'string' ? position.poolId : undefined,
     chain,
+    priceOf: (address) => {
+      const token = positionTokens(chain.tokens).find((candidate) => candidate.address === address);
+      return token ? positionTokenPrice(token, valuedAt.ms, valuedAt.seed) : null;
+    },
   };
   const entries = (list: Json | undefined) => amountList(list, shape.numbers, context);
   const real: JsonObject = { ...position, type, chain: chain.label };
@@ -96,14 +100,22 @@ export function realShapePosition(
   return real;
 }
 
-type TokenContext = { timestamp: number; poolId?: string; chain: RealChain };
+type TokenContext = {
+  timestamp: number;
+  poolId?: string;
+  chain: RealChain;
+  /** The token's price at the valuation time: every answer carries the same for the same token and time. */
+  priceOf(address: string): number | null;
+};
 
 /** Every amount list of the default world's variants is an array of amount entries. */
 function amountList(list: Json | undefined, numbers: NumberSpelling, context: TokenContext): Json {
   return (list as JsonObject[]).map((entry) => {
     const amount = toNumber(entry.amount);
     const value = toNumber(entry.value);
-    const price = amount !== null && value !== null && amount !== 0 ? value / amount : null;
+    const address = typeof entry.token === 'string' ? entry.token : String((entry.token as JsonObject)?.address);
+    // The model's price, not value / amount: that differs in its last digits from wallet to wallet.
+    const price = value === null ? null : context.priceOf(address);
     return {
       amount: spell(amount, numbers),
       value: spell(value, numbers),

@@ -99,7 +99,7 @@ async function recordEvent(webhook: Webhook, key: string): Promise<string> {
 function start(webhook: Webhook, leaseMs?: number): Deliverer {
   const logger = createLogger({ level: 'silent' });
   const metrics = createMetrics({ defaultMetrics: false });
-  deliverer = startDeliverer({ database, logger, metrics, webhooks: [webhook], leaseMs });
+  deliverer = startDeliverer({ database, logger, metrics, webhooks: [webhook], networks: ['loopback'], leaseMs });
   return deliverer;
 }
 

@@ -36,7 +36,7 @@ async function cycle(tick: Date, datasets: Dataset[] = ALL): Promise<void> {
 }
 
 async function startAlerts(name: string, flags: string[] = []): Promise<ChaintapProcess> {
-  const env = { ...harness.env, LOG_LEVEL: 'debug', OPS_PORT: '0' };
+  const env = { ...harness.env, LOG_LEVEL: 'debug', OPS_PORT: '0', ALERT_WEBHOOK_NETWORKS: 'loopback' };
   const child = startChaintap(name, ['alerts', '--rules', rulesFile, ...flags], env);
   processes.push(child);
   await child.waitForLine(/"msg":"alerts running"/, 60_000);

@@ -266,6 +266,7 @@ describe('each rule kind on data made by real cycles', () => {
       logger: harness.context.logger,
       metrics: harness.context.metrics,
       webhooks: rules.webhooks,
+      networks: ['loopback'],
     });
     try {
       const all = await events();

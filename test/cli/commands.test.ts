@@ -216,4 +216,24 @@ describe('chaintap CLI, as a user runs it', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('invalid raw_responses id "abc"');
   });
+
+  it('says so when a past tick did not run because a newer one came first, exit 4; refuses a tick after now', async () => {
+    const past = await cli('run-once', '--tick', '2026-11-21T10:40:00Z', '--datasets', 'positions');
+    expect(past.code).toBe(4);
+    expect(past.stdout).toMatch(/positions\s+1\s+0\s+0\s+0\s+1\s+0\n/);
+    expect(past.stderr).toContain('1 job(s) did not run: superseded, their targets already have a job of a newer tick');
+    expect(past.stderr).not.toContain('quota');
+    const [run] = await harness.database.sql`
+      select status, error from ingestion_runs where dataset = 'positions' and tick = '2026-11-21T10:40:00Z'`;
+    expect(run).toEqual({ status: 'superseded', error: 'superseded by the tick 2026-11-21T11:00:00.000Z' });
+
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const future = await cli('run-once', '--tick', later, '--datasets', 'positions');
+    expect(future.code).toBe(1);
+    expect(future.stderr).toMatch(
+      /^error: invalid --tick ".*": .* is after now \(.*\); a tick to come would supersede/,
+    );
+    const [{ n }] = await harness.database.sql`select count(*)::int as n from ingestion_runs where tick > now()`;
+    expect(n).toBe(0);
+  });
 });

@@ -34,6 +34,7 @@ const RunSummary = z.strictObject({
       succeeded: count,
       quarantined: count,
       failed: count,
+      superseded: count,
       pending: count,
       rowsWritten: count,
     }),

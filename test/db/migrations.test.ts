@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS_FOLDER, runMigrations } from '../../src/db/migrate.ts';
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ensureDatabase, MIGRATIONS_FOLDER, runMigrations } from '../../src/db/migrate.ts';
 import { listWatchedAddresses } from '../../src/db/index.ts';
 import { nftJobs, positionJobs } from '../../src/scheduler/job-builders.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -55,7 +57,7 @@ function sortedRows(rows: Record<string, unknown>[]): string[] {
  * The public schema as the catalog describes it: every relation with its kind, columns and types,
  * every index, constraint and function, one line each, sorted.
  */
-async function schemaOf(database: TestDatabase): Promise<string[]> {
+async function schemaOf(database: Pick<TestDatabase, 'sql'>): Promise<string[]> {
   const rows = await database.sql<{ line: string }[]>`
     select c.relname || ' ' || c.relkind::text || ' ' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) as line
     from pg_class c join pg_namespace n on n.oid = c.relnamespace join pg_attribute a on a.attrelid = c.oid
@@ -117,21 +119,31 @@ describe('migrations', () => {
     }
   });
 
-  it('run concurrently on an empty database: every run succeeds, each migration is applied once', async () => {
-    const fresh = await createTestDatabase({ migrate: false });
+  it('run concurrently on a database that does not exist yet: every run creates or finds it and succeeds, each migration applied once', async () => {
+    const url = new URL(inject('pgAdminUrl'));
+    url.pathname = `/chaintap_test_missing_${randomBytes(6).toString('hex')}`;
+    const fresh = postgres(url.toString(), { max: 1, onnotice: () => {} });
     try {
-      // Each run has a connection of its own, as separate processes would.
-      const runs = await Promise.allSettled([
-        runMigrations(fresh.url),
-        runMigrations(fresh.url),
-        runMigrations(fresh.url),
+      // Each run has connections of its own, as separate `chaintap migrate` processes would: all
+      // find the database missing, and race to create it.
+      const runs = await Promise.allSettled(
+        [1, 2, 3].map(async () => {
+          const created = await ensureDatabase(url.toString());
+          await runMigrations(url.toString());
+          return created;
+        }),
+      );
+      expect(runs.map((run) => (run.status === 'rejected' ? String(run.reason) : run.status))).toEqual([
+        'fulfilled',
+        'fulfilled',
+        'fulfilled',
       ]);
-      expect(runs.map((run) => run.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+      expect(runs.filter((run) => run.status === 'fulfilled' && run.value)).toHaveLength(1);
       // The journal holds each migration of the folder once.
       const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8')) as {
         entries: { when: number }[];
       };
-      const applied = await fresh.sql<{ created_at: string; n: number }[]>`
+      const applied = await fresh<{ created_at: string; n: number }[]>`
         select created_at::text, count(*)::int as n from drizzle.__drizzle_migrations group by 1 order by 1`;
       expect(applied).toEqual(
         journal.entries
@@ -141,9 +153,12 @@ describe('migrations', () => {
       // And the schema is the one a single run builds (this file's database: migrated by the first
       // test, else now).
       await runMigrations(database.url);
-      expect(await schemaOf(fresh)).toEqual(await schemaOf(database));
+      expect(await schemaOf({ sql: fresh })).toEqual(await schemaOf(database));
     } finally {
-      await fresh.drop();
+      await fresh.end();
+      const admin = postgres(inject('pgAdminUrl'), { max: 1, onnotice: () => {} });
+      await admin.unsafe(`drop database if exists "${url.pathname.slice(1)}" with (force)`);
+      await admin.end();
     }
   });
 

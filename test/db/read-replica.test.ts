@@ -179,6 +179,7 @@ rules:
       ...replicaEnv,
       LOG_LEVEL: 'info',
       OPS_PORT: '0',
+      ALERT_WEBHOOK_NETWORKS: 'loopback',
     });
     try {
       const delivered = () => {

@@ -54,6 +54,20 @@ describe('elements that validate but cannot be rows are quarantined alone', () =
     expect(quarantinedBeside({ ...entry, price: { usd: 3 } })).toMatch(/price of .* is not a number/);
   });
 
+  it('a huge value: its reason quotes its start and its length, never the whole of it', () => {
+    const digits = `1${'2'.repeat(4999)}`;
+    for (const [bad, quoted] of [
+      [{ ...entry, price: digits }, `${digits.slice(0, 64)}… (5000 characters)`],
+      [{ ...entry, price: `-${digits}` }, `-${digits.slice(0, 63)}… (5001 characters)`],
+      [{ ...entry, price: 'x'.repeat(5000) }, `${'x'.repeat(64)}… (5000 characters)`],
+      [{ ...entry, timestamp: digits }, `${digits.slice(0, 64)}… (5000 characters)`],
+    ] as const) {
+      const reason = quarantinedBeside(bad);
+      expect(reason).toContain(quoted);
+      expect(reason.length).toBeLessThan(300);
+    }
+  });
+
   it('a collection whose totalItems is not an integer is drift, not a quarantine: null, kept in extra', () => {
     const body = [{ collectionId: 'c', collection: { totalItems: 'many' }, tokens: [] }];
     const rows = normalizeNftHoldings(nftHoldingsResponse.parse(body), {

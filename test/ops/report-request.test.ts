@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.ts';
-import {
-  parseIsoTime,
-  parseReportFormat,
-  portfolioSteps,
-  priceBucketStarts,
-  reportRange,
-} from '../../src/ops/report-request.ts';
+import { parseReportFormat, portfolioSteps, priceBucketStarts, reportRange } from '../../src/ops/report-request.ts';
 
 const now = new Date('2026-11-21T12:34:56Z');
 const DAY = 86_400_000;
@@ -64,19 +58,5 @@ describe('parseReportFormat', () => {
     expect(parseReportFormat('CSV')).toBe('csv');
     expect(parseReportFormat('html')).toBe('html');
     expect(() => parseReportFormat('xlsx')).toThrow('unknown --format "xlsx": expected one of csv, json, html');
-  });
-});
-
-describe('parseIsoTime', () => {
-  it('reads ISO times with Z or an offset, and dates as UTC midnight', () => {
-    expect(parseIsoTime('from', '2026-11-21T12:00:00Z')).toEqual(new Date('2026-11-21T12:00:00Z'));
-    expect(parseIsoTime('from', '2026-11-21T14:00:00+02:00')).toEqual(new Date('2026-11-21T12:00:00Z'));
-    expect(parseIsoTime('from', '2026-11-21')).toEqual(new Date('2026-11-21T00:00:00Z'));
-  });
-
-  it('refuses a time of day without a zone (it would be read in the server time zone) and anything else', () => {
-    for (const value of ['2026-11-21T12:00:00', 'yesterday', '1700000000', '2026-13-40']) {
-      expect(() => parseIsoTime('from', value)).toThrow(`invalid from "${value}"`);
-    }
   });
 });

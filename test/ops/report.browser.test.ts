@@ -117,7 +117,9 @@ describe('the portfolio report on the ops server', () => {
       const query = `address=${ADDRESS}&from=2026-11-19T12:00:00Z&to=2026-11-21T12:00:00Z&interval=1h`;
       const response = await page.goto(`${url}/report/portfolio?${query}&token=${TOKEN}`);
       expect(response?.status()).toBe(200);
-      expect(response?.headers()['content-security-policy']).toBe("default-src 'none'; style-src 'unsafe-inline'");
+      expect(response?.headers()['content-security-policy']).toBe(
+        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+      );
       // 49 hourly rows; the first cycle at 16:00 leaves 4 gaps before it, and the chart starts there.
       expect(await pathPoints(page, 'svg.time-chart path.series-total')).toBe(45);
       await expect(page.locator('#value p.starts-later').getAttribute('data-gaps')).resolves.toBe('4');
@@ -182,7 +184,7 @@ describe('the portfolio report on the ops server', () => {
       expect((await page.goto(`${url}/report/portfolio?address=${ADDRESS}`))?.status()).toBe(401);
       const bad = await page.goto(`${url}/report/portfolio?address=${ADDRESS}&interval=1w&token=${TOKEN}`);
       expect(bad?.status()).toBe(400);
-      await expect(page.locator('p').first().textContent()).resolves.toContain('invalid --interval "1w"');
+      await expect(page.locator('p').first().textContent()).resolves.toContain('invalid interval "1w"');
       const unknown = await page.goto(`${url}/report/portfolio?address=0x${'9'.repeat(64)}&token=${TOKEN}`);
       expect(unknown?.status()).toBe(400);
       await expect(page.locator('p').first().textContent()).resolves.toContain('is not watched');

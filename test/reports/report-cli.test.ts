@@ -633,6 +633,48 @@ describe('--out replaces the file only once the report is whole', () => {
   });
 });
 
+describe('a signal stops a report at once', () => {
+  /** The report's statements waiting on a lock (pg_stat_activity). */
+  const waitingOnLock = () => sql()<{ pid: number }[]>`
+    select pid from pg_stat_activity
+    where datname = current_database() and wait_event_type = 'Lock' and backend_type = 'client backend'`;
+
+  it.each([
+    ['portfolio', ['--address', ADDRESS]],
+    ['prices', ['--tokens', SUI]],
+  ])(
+    '%s: a statement it waits for is cancelled on the server, and the command exits 1',
+    async (kind, args) => {
+      // A statement that would not end by itself: the tables it reads are locked meanwhile.
+      const lock = await sql().reserve();
+      try {
+        await lock`begin`;
+        await lock`lock table watched_addresses, token_catalog in access exclusive mode`;
+        const child = spawnCli(['report', kind, ...args], harness.env);
+        const done = collect(child);
+        for (let tries = 0; (await waitingOnLock()).length === 0; tries++) {
+          if (tries > 600) throw new Error(`the report never reached its statement: ${child.exitCode}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const signalledAt = Date.now();
+        child.kill('SIGTERM');
+        const run = await done;
+        const stoppedInMs = Date.now() - signalledAt;
+        expect(run.code).toBe(1);
+        expect(run.stderr).toContain('error: stopped by a signal before the end of the report');
+        // The lock is still held, and nothing waits on it: the statement was cancelled, not abandoned.
+        expect(await waitingOnLock()).toEqual([]);
+        // Without the cancel it would wait for the lock for ever; a generous bound for a loaded machine.
+        expect(stoppedInMs).toBeLessThan(5_000);
+      } finally {
+        await lock`rollback`;
+        lock.release();
+      }
+    },
+    60_000,
+  );
+});
+
 function collect(child: ChildProcess): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     let stdout = '';

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { CONFIRM_ABOVE_REQUESTS, parseBackfillInterval } from '../../scheduler/backfill-plan.ts';
-import { parseTime, TIME_FORMS } from '../parse-time.ts';
+import { parseTime, TIME_FORMS } from '../../scheduler/parse-time.ts';
 import { splitList } from '../input-lines.ts';
 import { groupThousands } from '../../runtime/number-text.ts';
 

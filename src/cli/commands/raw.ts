@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { RawResponseFilter } from '../../db/stores/raw-responses.ts';
 import { InvalidInputError } from '../../errors.ts';
 import { parseBigintId, parseCount } from '../parse-integer.ts';
-import { parseTime } from '../parse-time.ts';
+import { parseTime } from '../../scheduler/parse-time.ts';
 
 /** What the actions use, loaded when one runs. */
 const load = () => Promise.all([import('./database-command.ts'), import('../../db/stores/raw-responses.ts')]);

@@ -10,8 +10,11 @@ import {
   type ReportFormat,
   type ReportRange,
 } from '../../ops/report-request.ts';
-import { parseTime, TIME_FORMS } from '../parse-time.ts';
+import { parseTime, TIME_FORMS } from '../../scheduler/parse-time.ts';
 import { splitList } from '../input-lines.ts';
+import { ChaintapError } from '../../errors.ts';
+
+const STOPPED_BY_SIGNAL = 'stopped by a signal before the end of the report';
 
 interface ReportFlags {
   from?: string;
@@ -50,11 +53,17 @@ function reportAction<Flags extends ReportFlags>(
     const { withDatabase } = await import('./database-command.ts');
     // Reports read the read replica when DATABASE_READ_URL is set: they say the times they cover.
     const rows = await withDatabase(async (_primary, { readDatabase, signal }) => {
-      if (out !== undefined) return writeFileAtomically(out, (sink) => write(readDatabase, sink, signal));
-      const sink = streamSink(process.stdout);
-      const written = await write(readDatabase, sink, signal);
-      await sink.flush();
-      return written;
+      try {
+        if (out !== undefined) return await writeFileAtomically(out, (sink) => write(readDatabase, sink, signal));
+        const sink = streamSink(process.stdout);
+        const written = await write(readDatabase, sink, signal);
+        await sink.flush();
+        return written;
+      } catch (error) {
+        // Whatever the signal cut short (a cancelled statement, the stream): one reason.
+        if (signal.aborted) throw new ChaintapError(STOPPED_BY_SIGNAL, { cause: error });
+        throw error;
+      }
     });
     if (out !== undefined) console.log(`report ${name}: ${rows} row(s) written to ${out}`);
   };

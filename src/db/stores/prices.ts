@@ -126,7 +126,9 @@ async function updateChanged(sql: TransactionSql, changed: PricePoint[]): Promis
     set price = i.price, price_24h_ago = i.price_24h_ago, source_id = i.source_id, fetch_delay_s = i.fetch_delay_s,
         origin = i.origin
     from ${incoming(sql, changed)}
-    where p.token_id = i.token_id and p.price_time = i.price_time`;
+    where p.token_id = i.token_id and p.price_time = i.price_time
+      -- Checked again on the row as it is now: another answer may have written it since it was read.
+      and ${replaces(sql, 'i', 'p')}`;
   await sql`reset enable_hashjoin`;
   await sql`reset enable_mergejoin`;
   return result.count;

@@ -1,5 +1,10 @@
 import { InvalidInputError } from '../errors.ts';
 
+/**
+ * Times and steps as people type them, on the command line and in the report page's query: one
+ * parser for both, so that the two agree on what a date is.
+ */
+
 /** What a time flag takes, for help texts and errors. */
 export const TIME_FORMS =
   'an ISO 8601 time with Z or an offset (2026-11-21T12:00:00Z, 2026-11-21T14:00+02:00), a date (2026-11-21: midnight UTC), now, or a time before now (-7d, -12h, -30m)';
@@ -44,7 +49,29 @@ export function parseTime(flag: string, value: string, now: Date = new Date()): 
   return new Date(Date.UTC(y, mo - 1, d, h, mi, s, ms) - offset * 60_000);
 }
 
+/** The longest step a report or backfill takes: ten years (a longer one is a typo, and overflows time arithmetic). */
+const MAX_INTERVAL_DAYS = 3650;
+
+/** "15m", "1h", "1d" -> milliseconds, at most MAX_INTERVAL_DAYS; `name` names the parameter in the error. */
+export function parseInterval(value: string, name = '--interval'): number {
+  const match = /^(\d+)\s*([smhd])$/.exec(value.trim());
+  const ms = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : 0;
+  if (!ms)
+    throw new InvalidInputError(
+      `invalid ${name} "${shown(value)}": expected a number and a unit, such as 15m, 1h or 1d`,
+    );
+  if (ms > MAX_INTERVAL_DAYS * UNIT_MS.d)
+    throw new InvalidInputError(`invalid ${name} "${shown(value)}": at most ${MAX_INTERVAL_DAYS}d (ten years)`);
+  return ms;
+}
+
+/** A value as an error quotes it: its first 64 characters. */
+function shown(value: string): string {
+  return value.length > 64 ? `${value.slice(0, 64)}…` : value;
+}
+
 function invalid(flag: string, value: string, reason?: string): InvalidInputError {
-  const shown = value.length > 64 ? `${value.slice(0, 64)}…` : value;
-  return new InvalidInputError(`invalid ${flag} "${shown}": ${reason ? `${reason}; ` : ''}expected ${TIME_FORMS}`);
+  return new InvalidInputError(
+    `invalid ${flag} "${shown(value)}": ${reason ? `${reason}; ` : ''}expected ${TIME_FORMS}`,
+  );
 }

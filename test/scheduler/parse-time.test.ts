@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/errors.ts';
-import { parseTime } from '../../src/cli/parse-time.ts';
+import { parseInterval, parseTime } from '../../src/scheduler/parse-time.ts';
 
 const NOW = new Date('2026-11-21T12:34:56.789Z');
 const at = (value: string) => parseTime('--from', value, NOW).toISOString();
@@ -63,5 +63,18 @@ describe('command-line times', () => {
 
   it('keeps a hostile value out of the message', () => {
     expect(() => parseTime('--to', 'x'.repeat(100_000), NOW)).toThrow(/^invalid --to "x{64}…": expected/);
+  });
+});
+
+describe('intervals', () => {
+  it('read a number and a unit, up to ten years, naming the parameter when refused', () => {
+    expect(parseInterval('1h')).toBe(3_600_000);
+    expect(parseInterval('15m')).toBe(15 * 60_000);
+    expect(parseInterval('3650d')).toBe(3650 * 86_400_000);
+    for (const bad of ['', 'h', '0h', '1w', '-1h', '1.5h']) expect(() => parseInterval(bad)).toThrow(InvalidInputError);
+    expect(() => parseInterval('3651d')).toThrow('invalid --interval "3651d": at most 3650d (ten years)');
+    expect(() => parseInterval('100000000000000000000d', 'interval')).toThrow(
+      'invalid interval "100000000000000000000d": at most 3650d',
+    );
   });
 });
