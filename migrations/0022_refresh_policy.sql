@@ -4,6 +4,7 @@ CREATE TABLE "refresh_targets" (
 	"last_tick" timestamp with time zone NOT NULL,
 	"substance" jsonb,
 	"observations" jsonb NOT NULL,
+	"evidence" jsonb NOT NULL,
 	"change_rate_per_hour" double precision NOT NULL,
 	"changed_at" timestamp with time zone,
 	"compared" integer DEFAULT 0 NOT NULL,

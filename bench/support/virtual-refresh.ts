@@ -1,5 +1,5 @@
 import type { AddressDataset } from '../../src/datasets.ts';
-import { addObservation, estimateChangeRate, type Observation } from '../../src/refresh/change-rate.ts';
+import { estimateChangeRate, NO_EVIDENCE, observe, type History } from '../../src/refresh/change-rate.ts';
 import { demandOf, PRIOR_RATE_PER_HOUR } from '../../src/refresh/lifecycle.ts';
 import { refreshBudget, selectDue, slotShare, type RefreshTarget } from '../../src/refresh/policy.ts';
 import { PACING_MARGIN } from '../../src/upstream/rate-limiter.ts';
@@ -8,8 +8,9 @@ import { PACING_MARGIN } from '../../src/upstream/rate-limiter.ts';
  * The refresh of address targets in virtual time (`npm run bench -- cadence`): the production policy
  * (refresh/policy.ts, change-rate.ts, lifecycle.ts's demand) or a fixed cadence against a world whose
  * change times are known, without sleeping. What it models, and leaves out:
- * - one upstream request every 1.04 × 60 / quota seconds (the pacer's spacing); each minute's price requests go first
- *   (DATASET_PRIORITY), the address jobs in the order enqueued, positions before NFTs of one minute;
+ * - one upstream request every 1.04 × 60 / quota seconds (the pacer's spacing), taken in the order
+ *   DATASET_PRIORITY gives the pacer's waiters: prices, then positions, then NFT jobs, each dataset's
+ *   jobs in the order enqueued;
  * - a slot enqueues its jobs at its tick: the fixed cadence every target, stalest first, replacing
  *   the target's job still waiting (supersede.ts); the policy the targets selectDue picks, a target
  *   whose job still waits being passed over (refresh-slot.ts);
@@ -35,6 +36,8 @@ export interface VirtualRunSettings {
   priceRequestsPerMinute: number;
   periodsMs: Record<AddressDataset, number>;
   maxAgeMs: number;
+  /** The true rates (changes per hour) in place of the estimates: the policy with perfect knowledge. */
+  oracle?: (target: string, dataset: AddressDataset) => number;
 }
 
 export interface DetectedChange {
@@ -60,7 +63,7 @@ interface TargetState {
   dataset: AddressDataset;
   lastTickMs: number | null;
   lastRequestMs: number | null;
-  observations: Observation[];
+  history: History;
   ratePerHour: number;
   /** The tick of its job waiting in the queue, if any. */
   waitingTick: number | null;
@@ -88,7 +91,7 @@ export function runVirtualRefresh(world: VirtualWorld, settings: VirtualRunSetti
         dataset,
         lastTickMs: null,
         lastRequestMs: null,
-        observations: [],
+        history: { evidence: NO_EVIDENCE, recent: [] },
         ratePerHour: PRIOR_RATE_PER_HOUR,
         waitingTick: null,
         unseen: world.changes(target, dataset, startMs, endMs),
@@ -105,8 +108,10 @@ export function runVirtualRefresh(world: VirtualWorld, settings: VirtualRunSetti
   const overMaxAge = { positions: new Set<string>(), nfts: new Set<string>() };
   // The pacer's spacing (rate-limiter.ts), and what the policy's budget starts from (refresh-slot.ts).
   const requestMs = (MINUTE * (1 + PACING_MARGIN)) / settings.quotaPerMinute;
-  const queue: Job[] = [];
-  let head = 0;
+  const queues: Record<AddressDataset, { jobs: Job[]; head: number }> = {
+    positions: { jobs: [], head: 0 },
+    nfts: { jobs: [], head: 0 },
+  };
   let pricesOwed = 0;
   const available = (settings.quotaPerMinute * 60) / (1 + PACING_MARGIN) - settings.priceRequestsPerMinute * 60;
 
@@ -121,7 +126,7 @@ export function runVirtualRefresh(world: VirtualWorld, settings: VirtualRunSetti
         list.map((state) => ({
           target: state.target,
           lastTickMs: state.lastTickMs,
-          ratePerHour: state.ratePerHour,
+          ratePerHour: settings.oracle ? settings.oracle(state.target, dataset) : state.ratePerHour,
           maxAgeMs: settings.maxAgeMs,
           everyMs: null,
           pending: state.waitingTick !== null && state.waitingTick >= tickMs - 2 * periodsMs[dataset],
@@ -134,14 +139,15 @@ export function runVirtualRefresh(world: VirtualWorld, settings: VirtualRunSetti
       chosen = due.map((entry) => byTarget.get(entry.target)!);
     }
     const chosenSet = new Set(chosen);
+    const queue = queues[dataset];
     // A newer job replaces the target's job still waiting.
-    for (let i = head; i < queue.length; i += 1) {
-      const job = queue[i]!;
+    for (let i = queue.head; i < queue.jobs.length; i += 1) {
+      const job = queue.jobs[i]!;
       if (!job.cancelled && chosenSet.has(job.state)) job.cancelled = true;
     }
     for (const state of chosen) {
       state.waitingTick = tickMs;
-      queue.push({ state, tickMs, cancelled: false });
+      queue.jobs.push({ state, tickMs, cancelled: false });
     }
   };
 
@@ -169,8 +175,8 @@ export function runVirtualRefresh(world: VirtualWorld, settings: VirtualRunSetti
     }
     if (state.lastTickMs !== null && job.tickMs > state.lastTickMs) {
       const since = Math.round((job.tickMs - state.lastTickMs) / 1000);
-      state.observations = addObservation(state.observations, [Math.round(job.tickMs / 1000), since, changed ? 1 : 0]);
-      state.ratePerHour = estimateChangeRate(state.observations, Math.round(job.tickMs / 1000));
+      state.history = observe(state.history, [Math.round(job.tickMs / 1000), since, changed ? 1 : 0]);
+      state.ratePerHour = estimateChangeRate(state.history.evidence);
     }
     if (state.lastTickMs === null || job.tickMs > state.lastTickMs) state.lastTickMs = job.tickMs;
     state.lastRequestMs = atMs;
@@ -190,11 +196,19 @@ export function runVirtualRefresh(world: VirtualWorld, settings: VirtualRunSetti
       result.requests.prices += 1;
       continue;
     }
-    while (head < queue.length && queue[head]!.cancelled) head += 1;
-    if (head < queue.length) refresh(queue[head++]!, now);
-    if (head > 100_000) {
-      queue.splice(0, head);
-      head = 0;
+    for (const dataset of DATASETS) {
+      const queue = queues[dataset];
+      while (queue.head < queue.jobs.length && queue.jobs[queue.head]!.cancelled) queue.head += 1;
+      if (queue.head < queue.jobs.length) {
+        refresh(queue.jobs[queue.head++]!, now);
+        break;
+      }
+    }
+    for (const queue of Object.values(queues)) {
+      if (queue.head > 100_000) {
+        queue.jobs.splice(0, queue.head);
+        queue.head = 0;
+      }
     }
   }
   for (const dataset of DATASETS) {

@@ -1,6 +1,7 @@
 import type { WatchedAddress } from '../db/stores/watchlist.ts';
 import { addressFormatLabel, describeAddressWatch } from '../ops/address-watch.ts';
 import { loadStatusDocument, type StatusDocument } from '../ops/status-document.ts';
+import { quotaOverBudget } from '../ops/status-page-data.ts';
 import { formatSpan } from '../runtime/time-span.ts';
 import { snippet } from '../upstream/errors.ts';
 import { withShutdown } from '../runtime/shutdown.ts';
@@ -107,9 +108,9 @@ function quotaLines(
       `  refresh ${dataset.dataset}: ${dataset.everySlot ? 'every address every slot' : `${formatPerHour(dataset.perHour)} req/h by change rate`}; expected delay ${formatMinutes(dataset.meanDelaySeconds === null ? null : dataset.meanDelaySeconds / 60)} on average; ${changes?.changes ?? 0} change(s) seen in the last 24 h${over}`,
     );
   }
-  if (refresh.unheld)
+  if (quotaOverBudget({ plan, refresh }))
     lines.push(
-      `  !! over budget: max ages cannot be held; to fit every slot: ${howToFit(plan)} (see \`chaintap plan\`)`,
+      `  !! over budget; to fit: ${howToFit(plan)} (see \`chaintap plan\`)${refresh.unheld ? '; refreshing by change rate cannot hold every address within its max age' : ''}`,
     );
   return lines;
 }

@@ -10,59 +10,103 @@
  * Here it is the posterior mode under a Gamma(2, PRIOR_HOURS) prior (mode 1 / PRIOR_HOURS): a target
  * with no history is expected to change every PRIOR_HOURS and is visited often until known (not
  * blind); every quiet hour lowers the estimate as 1 / (PRIOR_HOURS + quiet hours), every change raises
- * it. Observations weigh half as much every HALF_LIFE_DAYS, and a change point (a run of recent
- * refreshes that a new rate explains far better than the old, by CHANGE_POINT_NATS) drops the history
- * before it: a dormant wallet that wakes up is followed within a few refreshes (not stubborn).
+ * it. The history is kept as the likelihood's sufficient statistics (Evidence: the quiet hours, and the
+ * changed refreshes by their interval in half-octave bins), each weighing half as much every
+ * HALF_LIFE_DAYS, so that months of refreshes cost a few numbers. The last RECENT refreshes are kept
+ * as they were: a change point among them (a run that a new rate explains better than the long-run
+ * estimate by CHANGE_POINT_NATS) replaces the evidence with that run, so a dormant wallet that wakes up
+ * is followed within a few refreshes (not stubborn).
  */
 
 /** One comparison: [tick in epoch seconds, seconds since the previous refresh, 1 changed / 0 not]. */
 export type Observation = [number, number, number];
 
+/** The history's sufficient statistics, weights as of `at` (epoch seconds). */
+export interface Evidence {
+  at: number;
+  quietHours: number;
+  /** [bin index, weight]: changed refreshes whose interval was about 2^(index / 2) hours. */
+  changed: [number, number][];
+}
+
+export const NO_EVIDENCE: Evidence = { at: 0, quietHours: 0, changed: [] };
 export const PRIOR_HOURS = 6;
 export const HALF_LIFE_DAYS = 14;
-/** Observations kept per target. */
-export const MAX_OBSERVATIONS = 64;
-/** Recent observations a change point is looked for among, and the evidence it needs (nats). */
-const CHANGE_POINT_WINDOW = 24;
+/** Refreshes kept as they were, for the change point. */
+export const RECENT = 24;
 const CHANGE_POINT_NATS = 6;
 const CHANGE_POINT_EVERY = 8;
 const MIN_RATE = 1e-6;
 const MAX_RATE = 1e3;
 
-interface Weighted {
-  hours: number;
-  changed: boolean;
-  weight: number;
+/** A target's history after one more refresh: its evidence and its recent refreshes. */
+export interface History {
+  evidence: Evidence;
+  recent: Observation[];
 }
 
-/** The estimate in changes per hour from `observations` (oldest first), as of `nowSeconds`. */
-export function estimateChangeRate(observations: readonly Observation[], nowSeconds: number): number {
-  const recent = sinceChangePoint(observations);
-  const weighted = recent.map(([at, seconds, changed]) => ({
-    hours: seconds / 3600,
-    changed: changed === 1,
-    weight: 0.5 ** (Math.max(0, nowSeconds - at) / (HALF_LIFE_DAYS * 86_400)),
-  }));
-  return posteriorMode(weighted);
+export function observe(history: History, observation: Observation): History {
+  const recent = [...history.recent, observation].slice(-RECENT);
+  const evidence = addToEvidence(decayed(history.evidence, observation[0]), observation);
+  const from = changePoint(evidence, recent);
+  if (from === undefined) return { evidence, recent };
+  // The run after the change point is the whole history from now on.
+  const run = recent.slice(from);
+  return {
+    evidence: run.reduce((sum, next) => addToEvidence(sum, next), { ...NO_EVIDENCE, at: observation[0] }),
+    recent: run,
+  };
 }
 
-/** `observations` with `next` appended, the oldest dropped beyond MAX_OBSERVATIONS. */
-export function addObservation(observations: readonly Observation[], next: Observation): Observation[] {
-  return [...observations, next].slice(-MAX_OBSERVATIONS);
+/** The estimate in changes per hour. */
+export function estimateChangeRate(evidence: Evidence): number {
+  return posteriorMode(
+    evidence.quietHours,
+    evidence.changed.map(([bin, weight]) => [binHours(bin), weight]),
+  );
+}
+
+function binOf(hours: number): number {
+  return Math.round(2 * Math.log2(Math.max(hours, 1 / 3600)));
+}
+
+function binHours(bin: number): number {
+  return 2 ** (bin / 2);
+}
+
+function decayed(evidence: Evidence, at: number): Evidence {
+  if (at <= evidence.at) return evidence;
+  const factor = 0.5 ** ((at - evidence.at) / (HALF_LIFE_DAYS * 86_400));
+  return {
+    at,
+    quietHours: evidence.quietHours * factor,
+    changed: evidence.changed.map(([bin, weight]) => [bin, weight * factor]),
+  };
+}
+
+function addToEvidence(evidence: Evidence, [, seconds, changed]: Observation): Evidence {
+  const hours = seconds / 3600;
+  if (changed !== 1) return { ...evidence, quietHours: evidence.quietHours + hours };
+  const bin = binOf(hours);
+  const found = evidence.changed.some(([other]) => other === bin);
+  return {
+    ...evidence,
+    changed: found
+      ? evidence.changed.map(([other, weight]) => [other, other === bin ? weight + 1 : weight])
+      : [...evidence.changed, [bin, 1]],
+  };
 }
 
 /**
  * The mode of Gamma(2, PRIOR_HOURS) × likelihood: the root of
- *   Σ_changed w t e^(−λt) / (1 − e^(−λt)) + 1/λ − (Σ_unchanged w t + PRIOR_HOURS) = 0,
+ *   Σ_changed w t / (e^(λt) − 1) + 1/λ − (quiet hours + PRIOR_HOURS) = 0,
  * whose left side falls with λ, found by bisection on log λ.
  */
-function posteriorMode(observations: readonly Weighted[]): number {
-  let quiet = PRIOR_HOURS;
-  for (const o of observations) if (!o.changed) quiet += o.weight * o.hours;
-  const changed = observations.filter((o) => o.changed && o.hours > 0);
+function posteriorMode(quietHours: number, changed: [number, number][]): number {
+  const quiet = PRIOR_HOURS + quietHours;
   const slope = (rate: number) => {
     let sum = 1 / rate - quiet;
-    for (const o of changed) sum += (o.weight * o.hours) / Math.expm1(rate * o.hours);
+    for (const [hours, weight] of changed) sum += (weight * hours) / Math.expm1(rate * hours);
     return sum;
   };
   let low = Math.log(MIN_RATE);
@@ -75,38 +119,42 @@ function posteriorMode(observations: readonly Weighted[]): number {
   return Math.exp((low + high) / 2);
 }
 
-/** Log-likelihood of unweighted observations under `rate`. */
-function logLikelihood(observations: readonly Weighted[], rate: number): number {
+/** Log-likelihood of observations under `rate`. */
+function logLikelihood(observations: readonly Observation[], rate: number): number {
   let sum = 0;
-  for (const o of observations) {
-    const x = rate * o.hours;
-    sum += o.changed ? Math.log(-Math.expm1(-x) || Number.MIN_VALUE) : -x;
+  for (const [, seconds, changed] of observations) {
+    const x = (rate * seconds) / 3600;
+    sum += changed === 1 ? Math.log(-Math.expm1(-x) || Number.MIN_VALUE) : -x;
   }
   return sum;
 }
 
-/**
- * The observations after the most likely change point among the recent ones, when the rates before
- * and after it explain them better than one rate by CHANGE_POINT_NATS; else all of them.
- */
-function sinceChangePoint(observations: readonly Observation[]): readonly Observation[] {
-  // Looked for when a change was just seen (a wake shows as changes), and at one quarter-hour tick in
-  // CHANGE_POINT_EVERY (a busy target falling quiet): a search costs CHANGE_POINT_WINDOW pairs of estimates.
-  const last = observations.at(-1);
-  if (!last || (last[2] !== 1 && Math.floor(last[0] / 900) % CHANGE_POINT_EVERY !== 0)) return observations;
-  const all = observations.map(([, seconds, changed]) => ({
-    hours: seconds / 3600,
-    changed: changed === 1,
-    weight: 1,
-  }));
-  if (all.length < 2) return observations;
-  const whole = logLikelihood(all, posteriorMode(all));
-  let best = { gain: CHANGE_POINT_NATS, from: 0 };
-  for (let from = Math.max(1, all.length - CHANGE_POINT_WINDOW); from < all.length; from += 1) {
-    const before = all.slice(0, from);
-    const after = all.slice(from);
-    const gain = logLikelihood(before, posteriorMode(before)) + logLikelihood(after, posteriorMode(after)) - whole;
-    if (gain > best.gain) best = { gain, from };
+/** The estimate from a run of observations alone (with the prior). */
+function runRate(run: readonly Observation[]): number {
+  let quiet = 0;
+  const changed: [number, number][] = [];
+  for (const [, seconds, change] of run) {
+    if (change === 1) changed.push([seconds / 3600, 1]);
+    else quiet += seconds / 3600;
   }
-  return observations.slice(best.from);
+  return posteriorMode(quiet, changed);
+}
+
+/**
+ * Where, among the recent refreshes, a run starts that its own rate explains better than the
+ * long-run estimate by CHANGE_POINT_NATS (the largest such gain); undefined when none does. Looked
+ * for when a change was just seen (a wake shows as changes) and at one quarter-hour tick in
+ * CHANGE_POINT_EVERY (a busy target falling quiet).
+ */
+function changePoint(evidence: Evidence, recent: readonly Observation[]): number | undefined {
+  const last = recent.at(-1);
+  if (!last || (last[2] !== 1 && Math.floor(last[0] / 900) % CHANGE_POINT_EVERY !== 0)) return undefined;
+  const longRun = estimateChangeRate(evidence);
+  let best: { gain: number; from: number } | undefined;
+  for (let from = 0; from < recent.length; from += 1) {
+    const run = recent.slice(from);
+    const gain = logLikelihood(run, runRate(run)) - logLikelihood(run, longRun);
+    if (gain > CHANGE_POINT_NATS && (!best || gain > best.gain)) best = { gain, from };
+  }
+  return best?.from;
 }

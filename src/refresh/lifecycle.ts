@@ -1,7 +1,7 @@
 import type { AddressDataset } from '../datasets.ts';
 import { lockRefreshTarget, saveRefreshTarget, type TargetState } from '../db/stores/refresh-targets.ts';
 import type { Tx } from '../db/transaction.ts';
-import { addObservation, estimateChangeRate } from './change-rate.ts';
+import { estimateChangeRate, NO_EVIDENCE, observe, type History } from './change-rate.ts';
 import type { DatasetDemand, RefreshTarget } from './policy.ts';
 import { isChange, type Substance } from './substance.ts';
 
@@ -40,16 +40,16 @@ export async function recordRefresh(tx: Tx, answer: RefreshAnswer): Promise<Refr
   const sinceSeconds = previous ? tickSeconds - Math.floor(previous.lastTick.getTime() / 1000) : null;
   const compared = previous?.substance != null && answer.substance !== null && sinceSeconds !== null;
   const changed = compared && isChange(previous.substance as Substance, answer.substance!);
-  const observations = compared
-    ? addObservation(previous.observations, [tickSeconds, sinceSeconds!, changed ? 1 : 0])
-    : (previous?.observations ?? []);
-  const ratePerHour = estimateChangeRate(observations, tickSeconds);
+  const before: History = { evidence: previous?.evidence ?? NO_EVIDENCE, recent: previous?.observations ?? [] };
+  const history = compared ? observe(before, [tickSeconds, sinceSeconds!, changed ? 1 : 0]) : before;
+  const ratePerHour = estimateChangeRate(history.evidence);
   await saveRefreshTarget(tx, {
     dataset: answer.dataset,
     target: answer.target,
     lastTick: answer.tick,
     substance: answer.substance ?? previous?.substance ?? null,
-    observations,
+    observations: history.recent,
+    evidence: history.evidence,
     changeRatePerHour: ratePerHour,
     changedAt: changed ? answer.tick : (previous?.changedAt ?? null),
     compared: (previous?.compared ?? 0) + (compared ? 1 : 0),
@@ -59,7 +59,7 @@ export async function recordRefresh(tx: Tx, answer: RefreshAnswer): Promise<Refr
 }
 
 /** The prior estimate: a target no refresh has taught anything yet. */
-export const PRIOR_RATE_PER_HOUR = estimateChangeRate([], 0);
+export const PRIOR_RATE_PER_HOUR = estimateChangeRate(NO_EVIDENCE);
 
 /** The policy's view of the targets: a max age of its own or `defaultMaxAgeMs`; the prior until recorded. */
 export function targetsOf(states: readonly TargetState[], defaultMaxAgeMs: number): RefreshTarget[] {

@@ -66,7 +66,7 @@ export function selectDue(
     if (target.pending) continue;
     const reason = mustGo(target, slot);
     if (reason) must.push({ target: target.target, reason });
-    else if (target.everyMs === null) ranked.push({ target: target.target, index: changeIndex(target, slot.tickMs) });
+    else if (target.everyMs === null) ranked.push({ target: target.target, index: rankIndex(target, slot.tickMs) });
   }
   const left = Math.max(0, Math.floor(slot.slotBudget) - must.length);
   // New targets rank first (an infinite index), within the budget: a thousand added at once take
@@ -77,9 +77,16 @@ export function selectDue(
     ...must,
     ...ranked.slice(0, left).map(({ target, index }) => ({
       target,
-      reason: index === Number.POSITIVE_INFINITY ? ('new' as const) : ('expected_change' as const),
+      reason: index === NEW ? ('new' as const) : ('expected_change' as const),
     })),
   ];
+}
+
+const NEW = Number.POSITIVE_INFINITY;
+
+/** A slot's ranking: the never refreshed first (an infinite index), then λ·a². */
+function rankIndex(target: RefreshTarget, tickMs: number): number {
+  return target.lastTickMs === null ? NEW : changeIndex(target, tickMs);
 }
 
 /** Max ages and pins are held whatever the budget (refreshBudget reserves them first). */

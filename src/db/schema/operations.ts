@@ -167,8 +167,10 @@ export const refreshTargets = pgTable(
     lastTick: timestamp('last_tick', { withTimezone: true }).notNull(),
     /** What counts as a change in the last complete answer (src/refresh/substance.ts); null: none yet. */
     substance: jsonb('substance').$type<unknown>(),
-    /** Recent comparisons, oldest first: [tick in epoch seconds, seconds since the previous, 1 changed / 0 not]. */
+    /** The last comparisons, oldest first: [tick in epoch seconds, seconds since the previous, 1 changed / 0 not]. */
     observations: jsonb('observations').$type<[number, number, number][]>().notNull(),
+    /** Every comparison, weighted by age: the estimator's sufficient statistics (src/refresh/change-rate.ts). */
+    evidence: jsonb('evidence').$type<{ at: number; quietHours: number; changed: [number, number][] }>().notNull(),
     /** Estimated changes per hour (src/refresh/change-rate.ts). */
     changeRatePerHour: doublePrecision('change_rate_per_hour').notNull(),
     /** Tick of the newest refresh that saw a change. */

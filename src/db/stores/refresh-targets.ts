@@ -14,7 +14,7 @@ export async function lockRefreshTarget(
   target: string,
 ): Promise<RefreshTargetRow | undefined> {
   const [row] = await tx.sql<RefreshTargetRow[]>`
-    select dataset, target, last_tick as "lastTick", substance, observations,
+    select dataset, target, last_tick as "lastTick", substance, observations, evidence,
            change_rate_per_hour as "changeRatePerHour", changed_at as "changedAt", compared, changes
     from refresh_targets where dataset = ${dataset} and target = ${target}
     for update`;
@@ -23,14 +23,15 @@ export async function lockRefreshTarget(
 
 export async function saveRefreshTarget(tx: Tx, row: RefreshTargetRow): Promise<void> {
   await tx.sql`
-    insert into refresh_targets (dataset, target, last_tick, substance, observations, change_rate_per_hour,
+    insert into refresh_targets (dataset, target, last_tick, substance, observations, evidence, change_rate_per_hour,
                                  changed_at, compared, changes)
     values (${row.dataset}, ${row.target}, ${row.lastTick},
             ${row.substance === null ? null : JSON.stringify(row.substance)}::jsonb,
-            ${JSON.stringify(row.observations)}::jsonb, ${row.changeRatePerHour}, ${row.changedAt}, ${row.compared},
+            ${JSON.stringify(row.observations)}::jsonb, ${JSON.stringify(row.evidence)}::jsonb, ${row.changeRatePerHour}, ${row.changedAt}, ${row.compared},
             ${row.changes})
     on conflict (dataset, target) do update set
       last_tick = excluded.last_tick, substance = excluded.substance, observations = excluded.observations,
+      evidence = excluded.evidence,
       change_rate_per_hour = excluded.change_rate_per_hour, changed_at = excluded.changed_at,
       compared = excluded.compared, changes = excluded.changes`;
 }
