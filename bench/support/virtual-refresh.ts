@@ -158,7 +158,7 @@ export function runVirtualRefresh(world: VirtualWorld, settings: VirtualRunSetti
     if (state.lastRequestMs !== null) {
       const gap = atMs - state.lastRequestMs;
       state.longestGapMs = Math.max(state.longestGapMs, gap);
-      if (state.lastRequestMs >= measureFromMs && gap > settings.maxAgeMs) overMaxAge[state.dataset].add(state.target);
+      if (atMs >= measureFromMs && gap > settings.maxAgeMs) overMaxAge[state.dataset].add(state.target);
     }
     let changed = false;
     while (state.unseen.length > 0 && state.unseen[0]! <= atMs) {
@@ -216,8 +216,8 @@ export function runVirtualRefresh(world: VirtualWorld, settings: VirtualRunSetti
       const tail = endMs - (state.lastRequestMs ?? startMs);
       state.longestGapMs = Math.max(state.longestGapMs, tail);
       result.longestGapMs[dataset] = Math.max(result.longestGapMs[dataset], state.longestGapMs);
-      if (tail > settings.maxAgeMs && (state.lastRequestMs ?? startMs) >= measureFromMs)
-        overMaxAge[dataset].add(state.target);
+      // Unrefreshed for longer than the max age at the end (never refreshed at all, too).
+      if (tail > settings.maxAgeMs) overMaxAge[dataset].add(state.target);
       for (const change of state.unseen) {
         if (change >= measureFromMs && change < endMs)
           result.changes.push({ target: state.target, dataset, atMs: change, delayMs: endMs - change, seen: false });
