@@ -14,6 +14,7 @@ import {
   pacing40MinFixedScenario,
   pacing40MinScenario,
 } from './scenarios/pacing.ts';
+import { cadenceScenario } from './scenarios/cadence.ts';
 import { cliStartupScenario } from './scenarios/cli-startup.ts';
 import { pricesScenario } from './scenarios/prices.ts';
 import { quotaScenario } from './scenarios/quota.ts';
@@ -35,6 +36,7 @@ const SCENARIOS: Scenario[] = [
   pacing40MinScenario,
   pacing40MinFixedScenario,
   cliStartupScenario,
+  cadenceScenario,
 ];
 
 async function versions(adminUrl: string, redisUrl: string): Promise<{ postgres: string; redis: string }> {

@@ -3,7 +3,8 @@ import type { positionPnl } from '../db/schema/views.ts';
 import { formatSpan } from '../runtime/time-span.ts';
 import { groupThousands } from '../runtime/number-text.ts';
 import { formatTime, shortAddress, shortPositionId, tokenLabel } from './format.ts';
-import { formatDuration, type Direction, type EpisodeRule } from './rules.ts';
+import { formatDuration } from '../config/duration.ts';
+import type { Direction, EpisodeRule } from './rules.ts';
 
 /** What an episode rule sees, subject by subject, and whether its condition holds. Pure. */
 

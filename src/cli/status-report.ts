@@ -1,6 +1,7 @@
 import type { WatchedAddress } from '../db/stores/watchlist.ts';
 import { addressFormatLabel, describeAddressWatch } from '../ops/address-watch.ts';
 import { loadStatusDocument, type StatusDocument } from '../ops/status-document.ts';
+import { quotaOverBudget } from '../ops/status-page-data.ts';
 import { formatSpan } from '../runtime/time-span.ts';
 import { snippet } from '../upstream/errors.ts';
 import { withShutdown } from '../runtime/shutdown.ts';
@@ -8,6 +9,7 @@ import {
   describeCadence,
   describeVerdict,
   describeWatchlist,
+  formatMinutes,
   formatPerHour,
   howToFit,
   type CapacityPlan,
@@ -79,7 +81,10 @@ function addressLines(plan: CapacityPlan, addresses: WatchedAddress[]): string[]
 }
 
 /** The "quota" section: a pause in force, needed against available, the verdict, each cadence. */
-function quotaLines({ plan, supersededLastHour, pause }: StatusDocument['quota'], now: Date): string[] {
+function quotaLines(
+  { plan, supersededLastHour, pause, refresh, changesLast24h }: StatusDocument['quota'],
+  now: Date,
+): string[] {
   const supersededBy = new Map(supersededLastHour.map((row) => [row.dataset, row.superseded]));
   const lines = ['quota'];
   if (pause) {
@@ -94,6 +99,18 @@ function quotaLines({ plan, supersededLastHour, pause }: StatusDocument['quota']
       `  ${dataset.dataset.padEnd(12)} needs ${formatPerHour(dataset.neededPerHour)} req/h, gets ${formatPerHour(dataset.grantedPerHour)}: ${describeCadence(plan, dataset)}; ${supersededBy.get(dataset.dataset) ?? 0} job(s) superseded in the last hour`,
     );
   }
-  if (!plan.fits) lines.push(`  !! over budget; to fit: ${howToFit(plan)} (see \`chaintap plan\`)`);
+  const seen = new Map(changesLast24h.map((row) => [row.dataset, row]));
+  for (const dataset of refresh.datasets) {
+    if (dataset.targets === 0) continue;
+    const changes = seen.get(dataset.dataset);
+    const over = dataset.overMaxAge > 0 ? `; !! ${dataset.overMaxAge} older than their max age` : '';
+    lines.push(
+      `  refresh ${dataset.dataset}: ${dataset.everySlot ? 'every address every slot' : `${formatPerHour(dataset.perHour)} req/h by change rate`}; expected delay ${formatMinutes(dataset.meanDelaySeconds === null ? null : dataset.meanDelaySeconds / 60)} on average; ${changes?.changes ?? 0} change(s) seen in the last 24 h${over}`,
+    );
+  }
+  if (quotaOverBudget({ plan, refresh }))
+    lines.push(
+      `  !! over budget; to fit: ${howToFit(plan)} (see \`chaintap plan\`)${refresh.unheld ? '; refreshing by change rate cannot hold every address within its max age' : ''}`,
+    );
   return lines;
 }

@@ -17,12 +17,13 @@ import { parseCsvRecords } from './csv-records.ts';
  * PROBLEMS_SHOWN), and a file with one is refused whole.
  *
  * YAML:  tokens: [coin types]
- *        addresses: [an address, or { address, datasets, chain, protocols, nft_chain, pnl }]
- * CSV:   a header with kind and value, and any of datasets, chain, protocols, nft_chain, pnl; kind is
+ *        addresses: [an address, or { address, datasets, chain, protocols, nft_chain, pnl, max_age, every }]
+ * CSV:   a header with kind and value, and any of datasets, chain, protocols, nft_chain, pnl, max_age,
+ *        every; kind is
  *        token or address; a list is comma-separated (quoted) or semicolon-separated; read as
  *        spreadsheets export it (csv-records.ts).
  */
-const ADDRESS_FIELDS = ['address', 'datasets', 'chain', 'protocols', 'nft_chain', 'pnl'] as const;
+const ADDRESS_FIELDS = ['address', 'datasets', 'chain', 'protocols', 'nft_chain', 'pnl', 'max_age', 'every'] as const;
 const CSV_COLUMNS = ['kind', 'value', ...ADDRESS_FIELDS.slice(1)];
 const PROBLEMS_SHOWN = 10;
 
@@ -117,6 +118,8 @@ class WatchlistBuilder {
         protocols: entry.protocols === undefined ? [] : listOf(entry.protocols, 'protocols'),
         nftChain: entry.nft_chain === undefined ? undefined : textOf(entry.nft_chain, 'nft_chain'),
         includePnl: entry.pnl === undefined || entry.pnl === '' ? undefined : booleanOf(entry.pnl),
+        maxAge: entry.max_age === undefined ? null : textOf(entry.max_age, 'max_age'),
+        every: entry.every === undefined ? null : textOf(entry.every, 'every'),
       });
       const parsed = parseAddress(entry.address);
       checkAddressChains(parsed, { positionsChain: options.chain, nftChain: options.nft_chain });
@@ -127,6 +130,8 @@ class WatchlistBuilder {
         protocols: options.protocols ?? null,
         nftChain: options.nft_chain ?? ('ALL' satisfies NftChain),
         includePnl: options.include_pnl ?? false,
+        maxAgeSeconds: options.max_age_s ?? null,
+        everySeconds: options.every_s ?? null,
       };
       const earlier = this.addresses.get(declared.address);
       if (earlier && JSON.stringify(earlier.entry) !== JSON.stringify(declared)) {

@@ -4,6 +4,7 @@ import { ConfigError } from '../errors.ts';
 import { DATASETS, type Dataset } from '../datasets.ts';
 import { parseUpstreamRate, type UpstreamRate } from './upstream-rate.ts';
 import { redisTopology } from './redis-topology.ts';
+import { parseDuration } from './duration.ts';
 
 /**
  * Every setting of chaintap, with its default, in one place (what each means: README.md,
@@ -25,6 +26,15 @@ const cronExpression = z
     (value) => value.trim().split(/\s+/).length === 5 && cron.validate(value),
     'must be a valid five-field cron expression',
   );
+/** A duration such as `24h` or `2d` (config/duration.ts), in milliseconds. */
+const duration = z.string().transform((value, context) => {
+  const ms = parseDuration(value);
+  if (ms === undefined) {
+    context.addIssue({ code: 'custom', message: 'must be a duration such as 30m, 24h, 2d or 1w' });
+    return z.NEVER;
+  }
+  return ms;
+});
 const upstreamRate = z.string().transform((value, context) => {
   try {
     return parseUpstreamRate(value);
@@ -110,6 +120,8 @@ const optionsSchema = z.object({
   NFT_CRON: cronExpression.default('0 * * * *'),
   MAINTENANCE_CRON: cronExpression.default('30 3 * * *'),
   FORCE_REFRESH_EVERY: int(0).default(0),
+  /** Longest time between two refreshes of an address's dataset, unless the address sets its own (ms). */
+  REFRESH_MAX_AGE: duration.default(86_400_000),
   CATCHUP_MAX_SLOTS: int(0, 100_000).default(60),
   CATCHUP_POLL_MS: int(100, 3_600_000).default(10_000),
   JOB_ATTEMPTS: int(1, 100).default(5),

@@ -9,7 +9,7 @@ export type StoreOperation =
   | `${RunRecord['dataset']}.write`
   | `jobs.${'record_failure' | 'quarantine' | 'record_superseded'}`
   | `${'quarantined_payloads' | 'ingestion_runs' | 'raw_responses' | 'alert_events'}.prune`
-  | `${'watermarks' | 'alerts' | 'reports' | 'prices' | 'raw_responses' | 'status' | 'compaction' | 'downsample'}.read`
+  | `${'watermarks' | 'alerts' | 'reports' | 'prices' | 'raw_responses' | 'status' | 'compaction' | 'downsample' | 'refresh_targets'}.read`
   | `alerts.${'evaluate' | 'deliver'}`
   | `watchlist.${'add' | 'remove' | 'list' | 'apply'}`
   | `partitions.${'ensure' | 'list' | 'detach' | 'reindex'}`

@@ -7,7 +7,9 @@ import { withDeadline } from './deadline.ts';
 import { readQueueDepths } from './queue-depths.ts';
 import { loadDatasetFreshness } from '../db/stores/status.ts';
 import { databaseServer, loadReplicaLag } from '../db/read-replica.ts';
-import { loadCapacityPlan, type CapacityPlanOptions } from '../scheduler/capacity-plan.ts';
+import { loadCapacityPlan } from '../scheduler/capacity-plan.ts';
+import { loadRefreshOutlook } from '../scheduler/refresh-outlook.ts';
+import type { RefreshOptions } from '../scheduler/refresh-slot.ts';
 import type { RedisClient } from '../runtime/redis-connection.ts';
 import { loadUpstreamPause } from './status-page-data.ts';
 
@@ -27,7 +29,7 @@ export async function refreshScrapeGauges(input: {
   readDatabase?: Database;
   logger: Logger;
   /** The crons, quota and dataset order the capacity plan is computed from; the Redis key prefix. */
-  options: CapacityPlanOptions & { QUEUE_PREFIX: string };
+  options: RefreshOptions & { QUEUE_PREFIX: string };
   now: () => Date;
   timeoutMs: number;
 }): Promise<void> {
@@ -82,6 +84,23 @@ export async function refreshScrapeGauges(input: {
       (plan) => {
         for (const { dataset, neededPerHour } of plan.datasets) {
           metrics.upstreamRequiredPerSecond.set({ dataset }, neededPerHour / 3600);
+        }
+      },
+    ),
+    refresh(
+      [metrics.refreshBudget, metrics.refreshExpectedDelay, metrics.refreshOverMaxAge],
+      loadRefreshOutlook(input.database, input.options, { now: input.now(), nearest: 0 }),
+      'Postgres',
+      'the refresh outlook from Postgres',
+      (outlook) => {
+        for (const dataset of outlook.datasets) {
+          const labels = { dataset: dataset.dataset };
+          metrics.refreshBudget.set(labels, dataset.perHour);
+          metrics.refreshOverMaxAge.set(labels, dataset.overMaxAge);
+          if (dataset.meanDelaySeconds !== null) {
+            metrics.refreshExpectedDelay.set({ ...labels, statistic: 'mean' }, dataset.meanDelaySeconds);
+            metrics.refreshExpectedDelay.set({ ...labels, statistic: 'p95' }, dataset.p95DelaySeconds!);
+          }
         }
       },
     ),

@@ -7,13 +7,16 @@ import {
   loadRecentSchemaDrifts,
   type DatasetFreshnessRow,
   type FailureCount,
+  type RecentChanges,
   type SchemaDriftRow,
   type SupersededCount,
 } from '../db/stores/status.ts';
 import { listWatchedAddresses, type WatchedAddress } from '../db/stores/watchlist.ts';
 import type { Queues } from '../queue/queues.ts';
 import type { RedisClient } from '../runtime/redis-connection.ts';
-import type { CapacityPlan, CapacityPlanOptions } from '../scheduler/capacity-plan.ts';
+import type { CapacityPlan } from '../scheduler/capacity-plan.ts';
+import type { RefreshOutlook } from '../scheduler/refresh-outlook.ts';
+import type { RefreshOptions } from '../scheduler/refresh-slot.ts';
 import type { UpstreamPause } from '../upstream/rate-limiter.ts';
 import { readQueueDepths } from './queue-depths.ts';
 import { loadQuotaStatus, loadUpstreamPause } from './status-page-data.ts';
@@ -30,15 +33,22 @@ export interface StatusDocument {
   /** Per dataset: the newest successful tick of any target and its age, the stalest target's tick. */
   datasets: (DatasetFreshnessRow & { ageSeconds: number | null })[];
   addresses: { count: number; listed: WatchedAddress[] };
-  quota: { plan: CapacityPlan; supersededLastHour: SupersededCount[]; pause: UpstreamPause | null };
+  quota: {
+    plan: CapacityPlan;
+    supersededLastHour: SupersededCount[];
+    pause: UpstreamPause | null;
+    /** What refreshing by change rate buys the address datasets (docs/quota.md). */
+    refresh: RefreshOutlook;
+    /** Refreshes of the last 24 hours that saw a change, per dataset. */
+    changesLast24h: RecentChanges[];
+  };
   /** `redis`: which Redis, as an operator checks it (no credentials): one node, a cluster, or sentinels. */
   queues: { redis: string; depths: Awaited<ReturnType<typeof readQueueDepths>> };
   failuresLast24h: FailureCount[];
   schemaDriftsLast24h: SchemaDriftRow[];
 }
 
-export type StatusOptions = CapacityPlanOptions &
-  Pick<Options, 'QUEUE_PREFIX' | Extract<keyof Options, `REDIS_${string}`>>;
+export type StatusOptions = RefreshOptions & Pick<Options, 'QUEUE_PREFIX' | Extract<keyof Options, `REDIS_${string}`>>;
 
 /** Reads the status from Postgres and Redis, every section at once. */
 export async function loadStatusDocument(input: {
@@ -64,7 +74,13 @@ export async function loadStatusDocument(input: {
     now,
     datasets: freshness.map((row) => ({ ...row, ageSeconds: ageSeconds(row.newestTick) })),
     addresses: { count: quota.plan.addresses, listed },
-    quota: { plan: quota.plan, supersededLastHour: quota.superseded, pause },
+    quota: {
+      plan: quota.plan,
+      supersededLastHour: quota.superseded,
+      pause,
+      refresh: quota.refresh,
+      changesLast24h: quota.changes,
+    },
     queues: { redis: describeTopology(redisTopology(options)), depths },
     failuresLast24h: failures,
     schemaDriftsLast24h: drifts,

@@ -10,12 +10,15 @@ import {
   loadRecentFailures,
   loadRecentQuarantined,
   loadRecentSchemaDrifts,
+  loadRecentChanges,
   loadSupersededCounts,
   loadWatchedTokenPrices,
   loadWatchedTokens,
 } from '../db/stores/status.ts';
 import { loadPortfolioSeries, loadWatchedAddressValues } from '../db/stores/reports.ts';
-import { loadCapacityPlan, type CapacityPlanOptions } from '../scheduler/capacity-plan.ts';
+import { loadCapacityPlan } from '../scheduler/capacity-plan.ts';
+import { loadRefreshOutlook } from '../scheduler/refresh-outlook.ts';
+import type { RefreshOptions } from '../scheduler/refresh-slot.ts';
 import { loadAlertsSection } from './status-page-alerts.ts';
 import { loadReplicaLag } from '../db/read-replica.ts';
 
@@ -34,12 +37,19 @@ const SPARKLINE_STEP_MS = 6 * 3600_000;
 export type QuotaStatus = Awaited<ReturnType<typeof loadQuotaStatus>>;
 
 /** "Quota" of `chaintap status` and the status page: the watchlist's capacity plan, last hour's superseded jobs. */
-export async function loadQuotaStatus(database: Database, options: CapacityPlanOptions, now: Date) {
-  const [plan, superseded] = await Promise.all([
+export async function loadQuotaStatus(database: Database, options: RefreshOptions, now: Date) {
+  const [plan, superseded, refresh, changes] = await Promise.all([
     loadCapacityPlan(database, options),
     loadSupersededCounts(database, new Date(now.getTime() - 3600_000)),
+    loadRefreshOutlook(database, options, { now }),
+    loadRecentChanges(database, new Date(now.getTime() - 86_400_000)),
   ]);
-  return { plan, superseded };
+  return { plan, superseded, refresh, changes };
+}
+
+/** Over budget: even refreshing by change rate, some max age cannot be held, or prices do not fit. */
+export function quotaOverBudget({ plan, refresh }: Pick<QuotaStatus, 'plan' | 'refresh'>): boolean {
+  return refresh.unheld || plan.datasets.some((dataset) => dataset.dataset === 'prices' && !dataset.fits);
 }
 
 /** The pause of every process's upstream requests in force (read from the pacer in Redis), if any. */
@@ -59,7 +69,7 @@ export async function loadStatusPageData(input: {
   /** The queues' Redis, where the upstream pacer is (its pause). */
   redis: RedisClient;
   /** The crons, quota and dataset order of the capacity plan, and the prefix of the Redis keys. */
-  options: CapacityPlanOptions & { QUEUE_PREFIX: string };
+  options: RefreshOptions & { QUEUE_PREFIX: string };
   now: Date;
   timeoutMs: number;
 }) {

@@ -6,7 +6,7 @@ import { renderSparklineSvg, renderTimeChartSvg, type TimeValue } from './charts
 import { formatSpan } from '../runtime/time-span.ts';
 import { figureCell, figureText, formatPercent, formatUsd, shortCoin } from './figures.ts';
 import { QUEUE_STATES } from './queue-depths.ts';
-import type { Section, StatusPageData } from './status-page-data.ts';
+import { quotaOverBudget, type Section, type StatusPageData } from './status-page-data.ts';
 import type { ReplicaLag } from '../db/read-replica.ts';
 import type { WatchedTokenRow } from '../db/stores/status.ts';
 import { DATASETS } from '../datasets.ts';
@@ -14,6 +14,7 @@ import {
   describeCadence,
   describeVerdict,
   describeWatchlist,
+  formatMinutes,
   formatPerHour,
   howToFit,
 } from '../scheduler/capacity-plan.ts';
@@ -166,11 +167,32 @@ function pauseLine(data: StatusPageData): Html | string {
   });
 }
 
-function quotaBody({ plan, superseded }: Loaded<'quota'>): Html {
+/** What refreshing by change rate buys, per address dataset, and what the last day's refreshes saw. */
+function refreshTable({ refresh, changes }: Loaded<'quota'>, now: Date): Html {
+  const changesOf = new Map(changes.map((row) => [row.dataset, row]));
+  const minutes = (seconds: number | null) => formatMinutes(seconds === null ? null : seconds / 60);
+  const rows = refresh.datasets.map((dataset) => {
+    const seen = changesOf.get(dataset.dataset);
+    const nearest = dataset.nearestMaxAge.map(
+      ({ target, ageSeconds, maxAgeSeconds }) =>
+        html`<div class="mono" title="${target}">${target.slice(0, 10)}… ${formatSpan(ageSeconds)} of ${formatSpan(maxAgeSeconds)}</div>`,
+    );
+    return html`<tr data-refresh-dataset="${dataset.dataset}"><td>${dataset.dataset}</td><td class="num">${dataset.targets}</td><td class="num budget">${formatPerHour(dataset.perHour)}${dataset.everySlot ? html`<div class="muted">every slot</div>` : ''}</td><td class="num expected">${minutes(dataset.meanDelaySeconds)} / ${minutes(dataset.p95DelaySeconds)}</td><td class="num measured">${seen ? html`${seen.changes}, ${minutes(seen.meanDelaySeconds)}` : '0'}</td><td class="num over-max-age${dataset.overMaxAge > 0 ? ' error' : ''}">${dataset.overMaxAge}</td><td>${nearest}</td></tr>`;
+  });
+  const held = refresh.unheld
+    ? html`<p class="error">The quota cannot refresh every address within its max age (chaintap plan).</p>`
+    : '';
+  return html`${held}<table class="refresh" data-now="${now.toISOString()}"><thead><tr><th>refresh by change rate</th><th class="num">addresses</th><th class="num">budget req/h</th><th class="num">expected delay, mean / p95</th><th class="num">changes seen, last 24 h, and their delay</th><th class="num">over max age</th><th>nearest their max age</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function quotaBody(quota: Loaded<'quota'>): Html {
+  const { plan, superseded } = quota;
   const supersededBy = new Map(superseded.map((row) => [row.dataset, row.superseded]));
   const verdict = plan.fits
     ? html`<span class="pill fits">${describeVerdict(plan)}</span>`
-    : html`<span class="pill over">${describeVerdict(plan)}</span> <span class="muted">To fit: ${howToFit(plan)}.</span>`;
+    : quotaOverBudget(quota)
+      ? html`<span class="pill over">${describeVerdict(plan)}</span> <span class="muted">To fit: ${howToFit(plan)}.</span>`
+      : html`<span class="pill fits">refreshed by change rate, every address within its max age</span> <span class="muted">Every address every slot: ${describeVerdict(plan)}.</span>`;
   const rows = plan.datasets.map((dataset) => {
     const cadence = describeCadence(plan, dataset);
     const cadenceClass = dataset.cadenceMinutes === null ? 'cadence never' : dataset.fits ? 'cadence' : 'cadence short';
@@ -234,7 +256,7 @@ export function renderStatusPage(data: StatusPageData, links: { token?: string }
   // Every field but the two times is a section.
   const { now: _now, since: _since, ...sections } = data;
   const unavailable = Object.values(sections).filter((section) => section && !section.ok).length;
-  const overBudget = data.quota.ok && !data.quota.value.plan.fits;
+  const overBudget = data.quota.ok && quotaOverBudget(data.quota.value);
   const paused = data.pause.ok && data.pause.value !== null;
   const quotaTitle = paused ? 'Quota: requests paused' : overBudget ? 'Quota: over budget' : 'Quota';
   const freshness = shown(data.freshness, (rows) => freshnessTable(rows, data.now));
@@ -248,7 +270,7 @@ export function renderStatusPage(data: StatusPageData, links: { token?: string }
 <main>
 ${data.replica ? section('replica', 'Read replica', shown(data.replica, replicaLine)) : ''}
 ${section('datasets', 'Datasets', freshness)}
-${section('quota', quotaTitle, html`${pauseLine(data)}${shown(data.quota, quotaBody)}`, overBudget || paused ? 'over-budget' : undefined)}
+${section('quota', quotaTitle, html`${pauseLine(data)}${shown(data.quota, (quota) => html`${quotaBody(quota)}${refreshTable(quota, data.now)}`)}`, overBudget || paused ? 'over-budget' : undefined)}
 ${section('queues', 'Queues', shown(data.queues, queuesTable))}
 ${section('prices', 'Watched token prices, last 24 hours', prices)}
 ${section('addresses', 'Watched addresses', addresses)}

@@ -108,6 +108,26 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       'While every process holds its upstream requests back (a 429: its Retry-After, at most UPSTREAM_MAX_PAUSE_MS): when that ends, in Unix seconds; absent when no pause is in force; read at scrape time',
       ['reason'],
     ),
+    refreshes: counter(
+      'chaintap_refreshes_total',
+      'Refreshes of address targets by dataset and what they saw (changed, unchanged, not_compared: a first refresh, an answer not stored whole or an older tick); docs/quota.md',
+      ['dataset', 'result'],
+    ),
+    refreshBudget: gauge(
+      'chaintap_refresh_budget_per_hour',
+      'Refreshes per hour the refresh policy spends on each address dataset (the quota after prices and maintenance), read at scrape time',
+      ['dataset'],
+    ),
+    refreshExpectedDelay: gauge(
+      'chaintap_refresh_expected_delay_seconds',
+      'Expected delay from a change to the refresh that sees it, by dataset and statistic (mean, p95), from the estimated change rates (docs/quota.md), read at scrape time',
+      ['dataset', 'statistic'],
+    ),
+    refreshOverMaxAge: gauge(
+      'chaintap_refresh_targets_over_max_age',
+      'Watched address targets whose last refresh is older than their max age, by dataset, read at scrape time',
+      ['dataset'],
+    ),
     alertEvents: counter(
       'chaintap_alert_events_total',
       'Alert events fired (recorded in the outbox by this process), by rule kind and status (firing, resolved)',

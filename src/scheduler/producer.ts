@@ -13,6 +13,8 @@ import { createPriceGaps } from '../queue/price-gaps.ts';
 import { cronMatcher, shouldForceRefresh, slotAfter } from './cron-slots.ts';
 import { maintenanceJobs, nftJobs, positionJobs, priceJobs, type PlannedJob } from './job-builders.ts';
 import { filterInSlices, supersedeJobs } from './supersede.ts';
+import { dueTargets } from './refresh-slot.ts';
+import type { DueTarget } from '../refresh/policy.ts';
 import type { Dataset, QueueName } from '../datasets.ts';
 
 /** Jobs per addBulk call when a tick is enqueued. */
@@ -38,7 +40,19 @@ export type ProducedTick = Awaited<ReturnType<typeof produceTick>>;
  * price catch-up fills gaps and replaces nothing. `superseded`: the jobs this tick superseded (of
  * older ticks, or of this one when a newer tick came first); `outdated`: those of this one.
  */
-export async function produceTick(deps: ProducerDeps, queue: QueueName, tick: Date, options: { at?: Date } = {}) {
+export async function produceTick(
+  deps: ProducerDeps,
+  queue: QueueName,
+  tick: Date,
+  options: {
+    at?: Date;
+    /**
+     * 'due' (the scheduler's slots): of the address datasets, only the targets the refresh policy
+     * picks (refresh-slot.ts). 'all' (default: run-once, a test's tick): every target.
+     */
+    select?: 'due' | 'all';
+  } = {},
+) {
   const planned = await planTick(deps, queue, tick, options);
   if (queue === 'maintenance') {
     await enqueueJobs(deps, queue, planned);
@@ -49,10 +63,19 @@ export async function produceTick(deps: ProducerDeps, queue: QueueName, tick: Da
   const catchUp = queue === 'price-catch-up';
   // The tick stream its jobs count towards: catch-up fills the prices ticks.
   const stream = catchUp ? 'prices' : queue;
+  const due =
+    options.select === 'due' && (queue === 'positions' || queue === 'nfts')
+      ? await dueTargets(deps.database, deps.redis, deps.context.options, queue, tick)
+      : undefined;
   const jobs = catchUp
     ? planned.map((job) => ({ ...job, opts: { ...job.opts, priority: CATCH_UP_PRIORITY } }))
-    : stalestFirst(planned, await loadTargetWatermarks(deps.database, stream));
-  const claim: TargetClaim = catchUp ? { replaced: [], stale: [] } : await claimTargets(deps, stream, jobs, tick);
+    : due
+      ? inDueOrder(planned, due)
+      : stalestFirst(planned, await loadTargetWatermarks(deps.database, stream));
+  const watched = new Set(planned.map((job) => job.target));
+  const claim: TargetClaim = catchUp
+    ? { replaced: [], stale: [] }
+    : await claimTargets(deps, stream, jobs, watched, tick);
   const stale = new Set(claim.stale.map(({ job }) => job.jobId));
   const enqueued = jobs.filter((job) => !stale.has(job.opts.jobId));
 
@@ -97,6 +120,7 @@ async function claimTargets(
   deps: ProducerDeps,
   dataset: Dataset,
   jobs: PlannedJob<unknown>[],
+  watched: Set<string>,
   tick: Date,
 ): Promise<TargetClaim> {
   const targets = createPendingTargets(deps.redis, deps.context.options.QUEUE_PREFIX);
@@ -104,7 +128,7 @@ async function claimTargets(
     dataset,
     jobs.map((job) => ({ target: job.target, tick, jobId: job.opts.jobId })),
   );
-  const released = await targets.release(dataset, new Set(jobs.map((job) => job.target)), tick);
+  const released = await targets.release(dataset, watched, tick);
   return { replaced: [...claim.replaced, ...released], stale: claim.stale };
 }
 
@@ -180,6 +204,12 @@ async function withoutHarvestedPrices(
     const left = job.data.coinTypes.filter((coinType) => !priced.has(coinType));
     return left.length === 0 ? [] : [{ ...job, data: { ...job.data, coinTypes: left } }];
   });
+}
+
+/** Pure: the jobs of the due targets, in the policy's order (most urgent first). */
+function inDueOrder<T>(jobs: PlannedJob<T>[], due: DueTarget[]): PlannedJob<T>[] {
+  const byTarget = new Map(jobs.map((job) => [job.target, job]));
+  return due.flatMap(({ target }) => byTarget.get(target) ?? []);
 }
 
 /**

@@ -6,6 +6,7 @@ import { capacityWarning, cronsOf, describeVerdict, loadCapacityPlan } from './c
 import { createClockSkewCheck } from './clock-skew.ts';
 import { fillNewestPriceGap } from './price-catch-up.ts';
 import { produceTick, type ProducerDeps } from './producer.ts';
+import { loadRefreshState } from './refresh-slot.ts';
 import { systemClock, type SchedulerClock } from './scheduler-clock.ts';
 import type { QueueName } from '../datasets.ts';
 
@@ -42,7 +43,7 @@ export function createScheduler(
 
   async function produce(queue: CronQueue, slot: Date): Promise<void> {
     try {
-      const { superseded } = await produceTick(deps, queue, slot);
+      const { superseded } = await produceTick(deps, queue, slot, { select: 'due' });
       if (superseded > 0) await warnIfOverBudget({ queue, tick: slot.toISOString(), superseded });
       if (queue === 'prices') {
         await rememberPriceSlot(slot);
@@ -65,10 +66,20 @@ export function createScheduler(
     try {
       const plan = await loadCapacityPlan(deps.database, options);
       const warning = capacityWarning(plan);
-      if (warning)
-        logger.warn({ ...fields, neededPerHour: plan.neededPerHour, availablePerHour: plan.availablePerHour }, warning);
-      else if (!('superseded' in fields))
-        logger.info({ verdict: describeVerdict(plan) }, 'the watchlist fits the upstream quota');
+      const figures = { ...fields, neededPerHour: plan.neededPerHour, availablePerHour: plan.availablePerHour };
+      if (!warning) {
+        if (!('superseded' in fields))
+          logger.info({ verdict: describeVerdict(plan) }, 'the watchlist fits the upstream quota');
+      } else if ((await loadRefreshState(deps.database, options)).datasets.some((entry) => entry.budget.unheld)) {
+        logger.warn(figures, `${warning}; refreshing by change rate cannot hold every address within its max age`);
+      } else if (!('superseded' in fields)) {
+        logger.info(
+          figures,
+          'the quota cannot refresh every address every slot: the slots refresh the addresses where changes are expected, each within its max age (chaintap plan, docs/quota.md)',
+        );
+      } else {
+        logger.warn(figures, warning);
+      }
     } catch (error) {
       logger.warn({ err: describe(error) }, 'could not work out the capacity plan');
     }

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration, parseRules } from '../../src/alerts/rules.ts';
+import { formatDuration, parseDuration } from '../../src/config/duration.ts';
+import { parseRules } from '../../src/alerts/rules.ts';
 import { InvalidInputError } from '../../src/errors.ts';
 import { runCli } from '../support/cli.ts';
 

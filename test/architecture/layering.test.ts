@@ -17,6 +17,7 @@ const LAYERS = [
   'db',
   'upstream',
   'normalize',
+  'refresh',
   'queue',
   'worker',
   'scheduler',

@@ -47,6 +47,8 @@ const DeclaredAddress = z.strictObject({
   protocols: z.array(z.string()).nullable(),
   nftChain: z.string(),
   includePnl: z.boolean(),
+  maxAgeSeconds: z.number().int().positive().nullable(),
+  everySeconds: z.number().int().positive().nullable(),
 });
 const WatchlistApply = z.strictObject({
   dryRun: z.boolean(),
@@ -208,6 +210,8 @@ describe('chaintap --json of the commands that change or test', () => {
             protocols: null,
             nftChain: 'ETH',
             includePnl: false,
+            maxAgeSeconds: null,
+            everySeconds: null,
           },
         ],
         updated: [],

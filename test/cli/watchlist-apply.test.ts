@@ -33,16 +33,16 @@ addresses:
     chain: ethereum
     protocols: aave-v3, uniswap-v3
     nft_chain: base
-  - { address: ${SOLANA}, datasets: nfts, nft_chain: SOL, pnl: true }
+  - { address: ${SOLANA}, datasets: nfts, nft_chain: SOL, pnl: true, max_age: 3d, every: 1h }
 `;
 
 const CSV = [
-  'kind,value,datasets,chain,protocols,nft_chain,pnl',
-  `token,0x2::sui::SUI,,,,,`,
-  `token,${USDC},,,,,`,
-  `address,${SUI},,,,,`,
-  `address,${EVM},"positions,nfts",ethereum,aave-v3;uniswap-v3,BASE,no`,
-  `address,${SOLANA},nfts,,,sol,yes`,
+  'kind,value,datasets,chain,protocols,nft_chain,pnl,max_age,every',
+  `token,0x2::sui::SUI,,,,,,,`,
+  `token,${USDC},,,,,,,`,
+  `address,${SUI},,,,,,,`,
+  `address,${EVM},"positions,nfts",ethereum,aave-v3;uniswap-v3,BASE,no,,`,
+  `address,${SOLANA},nfts,,,sol,yes,3d,1h`,
   '',
 ].join('\r\n');
 
@@ -74,6 +74,8 @@ describe('a declared watchlist file', () => {
           protocols: null,
           nftChain: 'ALL',
           includePnl: false,
+          maxAgeSeconds: null,
+          everySeconds: null,
         },
         {
           address: EVM,
@@ -82,8 +84,19 @@ describe('a declared watchlist file', () => {
           protocols: ['aave-v3', 'uniswap-v3'],
           nftChain: 'BASE',
           includePnl: false,
+          maxAgeSeconds: null,
+          everySeconds: null,
         },
-        { address: SOLANA, datasets: ['nfts'], chain: null, protocols: null, nftChain: 'SOL', includePnl: true },
+        {
+          address: SOLANA,
+          datasets: ['nfts'],
+          chain: null,
+          protocols: null,
+          nftChain: 'SOL',
+          includePnl: true,
+          maxAgeSeconds: 259_200,
+          everySeconds: 3_600,
+        },
       ],
     });
     expect(parseCsvWatchlist(CSV, 'w.csv')).toEqual(fromYaml);
@@ -139,6 +152,8 @@ addresses:
               protocols: null,
               nftChain: 'ETH',
               includePnl: false,
+              maxAgeSeconds: null,
+              everySeconds: null,
             },
             after: declared.addresses[1],
           },
@@ -179,7 +194,10 @@ addresses:
     );
     expect((await watchlist()).tokens).toHaveLength(2);
     const csv = join(folder, 'w.csv');
-    writeFileSync(csv, CSV.replace(`token,${USDC},,,,,\r\n`, `token,${CETUS},,,,,\r\n`).replace(',sol,yes', ',sol,no'));
+    writeFileSync(
+      csv,
+      CSV.replace(`token,${USDC},,,,,,,\r\n`, `token,${CETUS},,,,,,,\r\n`).replace(',sol,yes', ',sol,no'),
+    );
     const applied = await runCli(['watchlist', 'apply', csv], env);
     expect(applied.stdout).toBe(
       [
@@ -187,7 +205,7 @@ addresses:
         `  + ${CETUS}`,
         `  - ${USDC}`,
         'addresses: 0 added, 1 updated, 0 removed, 2 unchanged',
-        `  ~ ${SOLANA} Solana: NFTs on SOL (was: NFTs on SOL, with PnL)`,
+        `  ~ ${SOLANA} Solana: NFTs on SOL; every 1h; max age 3d (was: NFTs on SOL, with PnL; every 1h; max age 3d)`,
         '',
       ].join('\n'),
     );

@@ -19,7 +19,7 @@ const OPERATIONAL_0012 = [
  * Every table chaintap_reader must not read. A new table is the operator's only until its migration
  * grants it to chaintap_reader: list it here, or grant it, or the reader test below fails.
  */
-const OPERATIONAL = [...OPERATIONAL_0012, 'alert_events', 'alert_states'];
+const OPERATIONAL = [...OPERATIONAL_0012, 'alert_events', 'alert_states', 'refresh_targets'];
 const ROLES = ['chaintap_reader', 'chaintap_operator'] as const;
 type Role = (typeof ROLES)[number];
 

@@ -58,10 +58,14 @@ describe('watchlist', () => {
         includePnl: true,
       }),
     ).resolves.toEqual({ added: 1, updated: 0 });
-    await expect(addWatchedAddresses(database, [SUI_ADDRESS], { datasets: ['positions'] })).resolves.toEqual({
-      added: 1,
-      updated: 0,
-    });
+    await expect(
+      addWatchedAddresses(database, [SUI_ADDRESS], { datasets: ['positions'], maxAge: '6h', every: '15m' }),
+    ).resolves.toEqual({ added: 1, updated: 0 });
+    // A max age or cadence out of bounds, or not a duration: refused, nothing written.
+    for (const maxAge of ['30s', '400d', 'often'])
+      await expect(addWatchedAddresses(database, [SUI_ADDRESS], { maxAge })).rejects.toThrow(
+        `invalid max-age "${maxAge}": expected a duration from 1m to 366d, such as 15m, 24h or 7d`,
+      );
     await expect(addWatchedAddresses(database, [EVM], { includePnl: true })).resolves.toEqual({ added: 0, updated: 0 });
     await expect(
       addWatchedAddresses(database, [EVM.toLowerCase()], { nftChain: 'ALL', protocols: [], datasets: ['nfts'] }),
@@ -76,6 +80,8 @@ describe('watchlist', () => {
         protocols: null,
         nftChain: 'ALL',
         includePnl: true,
+        maxAgeSeconds: null,
+        everySeconds: null,
       },
       {
         address: SUI_ADDRESS,
@@ -85,8 +91,14 @@ describe('watchlist', () => {
         protocols: null,
         nftChain: 'ALL',
         includePnl: false,
+        maxAgeSeconds: 21_600,
+        everySeconds: 900,
       },
     ]);
+    // '' sets the default again.
+    await addWatchedAddresses(database, [SUI_ADDRESS], { every: '' });
+    expect((await listWatchedAddresses(database))[1]).toMatchObject({ maxAgeSeconds: 21_600, everySeconds: null });
+    await addWatchedAddresses(database, [SUI_ADDRESS], { every: '15m' });
     expect(listed[0]!.addedAt).toBeInstanceOf(Date);
   });
 

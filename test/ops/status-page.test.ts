@@ -18,6 +18,21 @@ function capacityPlan(addresses: number, rate: string) {
   });
 }
 
+/** A refresh outlook: 150 addresses per dataset, held within their max ages unless `unheld`. */
+function refreshOutlook(unheld = false) {
+  const dataset = (name: 'positions' | 'nfts', perHour: number) => ({
+    dataset: name,
+    targets: 150,
+    perHour,
+    everySlot: false,
+    meanDelaySeconds: 420,
+    p95DelaySeconds: 1_800,
+    overMaxAge: unheld ? 3 : 0,
+    nearestMaxAge: [{ target: `0x${'ab'.repeat(32)}`, ageSeconds: 80_000, maxAgeSeconds: 86_400 }],
+  });
+  return { unheld, datasets: [dataset('positions', 6_000), dataset('nfts', 7)] };
+}
+
 function data(overrides: Partial<StatusPageData> = {}): StatusPageData {
   return {
     now,
@@ -28,7 +43,10 @@ function data(overrides: Partial<StatusPageData> = {}): StatusPageData {
     failures: { ok: true, value: [] },
     quarantined: { ok: true, value: [] },
     drifts: { ok: true, value: [] },
-    quota: { ok: true, value: { plan: capacityPlan(1, '40/min'), superseded: [] } },
+    quota: {
+      ok: true,
+      value: { plan: capacityPlan(1, '40/min'), superseded: [], refresh: refreshOutlook(), changes: [] },
+    },
     pause: { ok: true, value: null },
     addresses: {
       ok: true,
@@ -185,11 +203,17 @@ describe('renderStatusPage', () => {
           value: {
             plan: capacityPlan(150, '2/s'),
             superseded: [{ dataset: 'positions', superseded: 412 }],
+            refresh: refreshOutlook(true),
+            changes: [],
           },
         },
       }),
     );
     expect(page).toContain('<section id="quota" class="over-budget"><h2>Quota: over budget</h2>');
+    expect(page).toContain(
+      '<p class="error">The quota cannot refresh every address within its max age (chaintap plan).</p>',
+    );
+    expect(page).toMatch(/<td class="num over-max-age error">3<\/td>/);
     expect(page).toContain('<p class="verdict" data-fits="false">');
     expect(page).toContain(
       '<span class="pill over">over budget: needs 2.5x the quota: positions every 1.3 min at best, nfts never</span>',
@@ -201,6 +225,30 @@ describe('renderStatusPage', () => {
     expect(page).toMatch(
       /<tr data-quota-dataset="nfts">.*<td class="num granted">0<\/td><td class="cadence never">never \(the quota is used up by prices and positions\)<\/td>/,
     );
+  });
+
+  it('a watchlist refreshed by change rate within its max ages is not over budget, and says what it buys', () => {
+    const page = renderStatusPage(
+      data({
+        quota: {
+          ok: true,
+          value: {
+            plan: capacityPlan(150, '2/s'),
+            superseded: [],
+            refresh: refreshOutlook(),
+            changes: [{ dataset: 'positions', changes: 37, meanDelaySeconds: 300 }],
+          },
+        },
+      }),
+    );
+    expect(page).toContain('<section id="quota"><h2>Quota</h2>');
+    expect(page).toContain(
+      '<span class="pill fits">refreshed by change rate, every address within its max age</span> <span class="muted">Every address every slot: over budget: needs 2.5x the quota',
+    );
+    expect(page).toMatch(
+      /<tr data-refresh-dataset="positions"><td>positions<\/td><td class="num">150<\/td><td class="num budget">6,000<\/td><td class="num expected">7 min \/ 30 min<\/td><td class="num measured">37, 5 min<\/td><td class="num over-max-age">0<\/td><td><div class="mono" title="0xabab[ab]+">0xabababab… 22 h 13 min of 1 d 0 h<\/div><\/td><\/tr>/,
+    );
+    expect(page).not.toContain('cannot refresh every address within its max age');
   });
 
   it('counts an unreadable quota among the unavailable sections', () => {

@@ -157,6 +157,8 @@ describe('a watchlist several times over the quota', () => {
 
     expect(superseded.positions).toBeGreaterThan(0);
     // Stalest first: about 8 positions requests a minute for 30 addresses, and every address had its turn.
+    // (The quota is per real second and the crons fire every 1.5 s: the refresh budget, per real hour,
+    // covers every address every slot, so the slots are as with a fixed cadence: docs/quota.md.)
     const [{ refreshed }] = await harness.database.sql<{ refreshed: number }[]>`
       select count(*)::int as refreshed from dataset_watermarks where dataset = 'positions'`;
     expect(refreshed).toBe(ADDRESSES.length);

@@ -65,8 +65,9 @@ describe('scheduler', () => {
 });
 
 describe('scheduler and the quota', () => {
-  it('warns at start when the watchlist does not fit the quota, with the plan figures', async () => {
-    const small = await createPipelineHarness({ options: { UPSTREAM_RATE: '40/min', POSITIONS_CRON: '* * * * *' } });
+  /** The scheduler's start on 50 addresses at `rate`, positions every minute: its first log line of `level`. */
+  async function startLine(rate: string, level: string) {
+    const small = await createPipelineHarness({ options: { UPSTREAM_RATE: rate, POSITIONS_CRON: '* * * * *' } });
     try {
       const addresses = Array.from({ length: 50 }, (_, i) => `0x${(i + 1).toString(16).padStart(64, '0')}`);
       await addWatchedAddresses(small.database, addresses, {});
@@ -80,14 +81,28 @@ describe('scheduler and the quota', () => {
       });
       await scheduler.start();
       await scheduler.stop();
-      // 50 positions requests a minute and 50 NFT requests an hour against 40 a minute.
-      const warning = small.logs
+      return small.logs
         .map((line) => JSON.parse(line) as Record<string, unknown>)
-        .find((line) => line.level === 'warn');
-      expect(warning?.msg).toMatch(/^the watchlist needs 1\.3x the upstream quota .*; see `chaintap plan`$/);
-      expect(warning).toMatchObject({ availablePerHour: 2400 });
+        .find((line) => line.level === level && /quota/.test(String(line.msg)));
     } finally {
       await small.close();
     }
+  }
+
+  it('says at start that it refreshes by change rate when every address every slot does not fit', async () => {
+    // 50 positions requests a minute and 50 NFT requests an hour against 40 a minute: the max ages fit.
+    const line = await startLine('40/min', 'info');
+    expect(line?.msg).toMatch(
+      /^the quota cannot refresh every address every slot: the slots refresh the addresses where changes are expected/,
+    );
+    expect(line).toMatchObject({ availablePerHour: 2400 });
+  });
+
+  it('warns at start when even the max ages cannot be held, with the plan figures', async () => {
+    const warning = await startLine('3/h', 'warn');
+    expect(warning?.msg).toMatch(
+      /^the watchlist needs [\d,.]+x the upstream quota .*; see `chaintap plan`; refreshing by change rate cannot hold every address within its max age$/,
+    );
+    expect(warning).toMatchObject({ availablePerHour: 3 });
   });
 });

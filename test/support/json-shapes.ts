@@ -14,6 +14,8 @@ export const WatchedAddress = z.strictObject({
   nftChain: z.string(),
   includePnl: z.boolean(),
   addedAt: iso,
+  maxAgeSeconds: z.number().int().positive().nullable(),
+  everySeconds: z.number().int().positive().nullable(),
 });
 export const Status = z.strictObject({
   now: iso,
@@ -33,6 +35,24 @@ export const Status = z.strictObject({
     plan: z.looseObject({ fits: z.boolean(), neededPerHour: z.number(), availablePerHour: z.number() }),
     supersededLastHour: z.array(z.strictObject({ dataset: z.string(), superseded: count })),
     pause: z.strictObject({ until: iso, reason: z.string() }).nullable(),
+    refresh: z.strictObject({
+      unheld: z.boolean(),
+      datasets: z.array(
+        z.strictObject({
+          dataset: z.enum(['positions', 'nfts']),
+          targets: count,
+          perHour: z.number(),
+          everySlot: z.boolean(),
+          meanDelaySeconds: z.number().nullable(),
+          p95DelaySeconds: z.number().nullable(),
+          overMaxAge: count,
+          nearestMaxAge: z.array(
+            z.strictObject({ target: z.string(), ageSeconds: z.number(), maxAgeSeconds: z.number() }),
+          ),
+        }),
+      ),
+    }),
+    changesLast24h: z.array(z.strictObject({ dataset: z.string(), changes: count, meanDelaySeconds: z.number() })),
   }),
   queues: z.strictObject({
     redis: z.string(),

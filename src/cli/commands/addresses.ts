@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { ADDRESS_FORMAT_LABELS, NFT_CHAINS } from '../../chain/address-formats.ts';
+import { formatDuration } from '../../config/duration.ts';
 import { ADDRESS_DATASETS } from '../../datasets.ts';
 import type { WatchedAddress } from '../../db/stores/watchlist.ts';
 import { splitList, valueSource } from '../input-lines.ts';
@@ -14,6 +15,8 @@ interface AddFlags {
   protocols?: string;
   nftChain?: string;
   pnl?: boolean;
+  maxAge?: string;
+  every?: string;
 }
 
 export function addressesCommand(): Command {
@@ -40,6 +43,14 @@ export function addressesCommand(): Command {
     )
     .option('--pnl', 'NFT holdings: include profit and loss')
     .option('--no-pnl', 'NFT holdings: without profit and loss (the default for new addresses)')
+    .option(
+      '--max-age <duration>',
+      'the longest time between two refreshes of each dataset, such as 6h or 2d (default: REFRESH_MAX_AGE, 24h); "" for the default',
+    )
+    .option(
+      '--every <duration>',
+      'refresh at this fixed cadence, such as 15m, whether the address changes or not (default: by its change rate); "" to unpin',
+    )
     .action(async (args: string[], flags: AddFlags) => {
       const [[{ withDatabase }, { addWatchedAddresses, parseAddressOptions }], { listProtocolIds }] = await Promise.all(
         [load(), import('../../db/stores/protocols.ts')],
@@ -50,6 +61,8 @@ export function addressesCommand(): Command {
         protocols: flags.protocols === undefined ? undefined : splitList(flags.protocols),
         nftChain: flags.nftChain,
         includePnl: flags.pnl,
+        maxAge: flags.maxAge,
+        every: flags.every,
       };
       // Options first, then the addresses (each checked against the chains given) before the database is opened.
       parseAddressOptions(options);
@@ -97,7 +110,7 @@ export function addressesCommand(): Command {
   return addresses;
 }
 
-/** `<address>\t<format>\tdatasets=positions,nfts chain=sui protocols=cetus nft-chain=ALL pnl` */
+/** `<address>\t<format>\tdatasets=positions,nfts chain=sui protocols=cetus nft-chain=ALL pnl max-age=6h every=15m` */
 function listLine(watched: WatchedAddress): string {
   const options = [
     `datasets=${watched.datasets.join(',')}`,
@@ -105,6 +118,8 @@ function listLine(watched: WatchedAddress): string {
     watched.protocols?.length ? `protocols=${watched.protocols.join(',')}` : undefined,
     `nft-chain=${watched.nftChain}`,
     watched.includePnl ? 'pnl' : undefined,
+    watched.maxAgeSeconds !== null ? `max-age=${formatDuration(watched.maxAgeSeconds * 1000)}` : undefined,
+    watched.everySeconds !== null ? `every=${formatDuration(watched.everySeconds * 1000)}` : undefined,
   ].filter(Boolean);
   const format = watched.format ? ADDRESS_FORMAT_LABELS[watched.format] : 'unknown';
   return `${watched.address}\t${format}\t${options.join(' ')}`;

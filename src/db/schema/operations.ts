@@ -3,8 +3,10 @@ import {
   bigint,
   bigserial,
   check,
+  doublePrecision,
   index,
   integer,
+  jsonb,
   pgTable,
   primaryKey,
   text,
@@ -149,4 +151,33 @@ export const datasetWatermarks = pgTable(
     lastSuccessAt: timestamp('last_success_at', { withTimezone: true }).notNull(),
   },
   (t) => [primaryKey({ name: 'dataset_watermarks_pkey', columns: [t.dataset, t.target] })],
+);
+
+/**
+ * What the refresh policy knows of each (dataset, address) target (src/refresh/): its last refresh,
+ * the substance of its last complete answer, and the refreshes that did or did not see a change,
+ * from which its change rate is estimated. Operational: rewritten by every refresh, not for BI.
+ */
+export const refreshTargets = pgTable(
+  'refresh_targets',
+  {
+    dataset: text('dataset').notNull(),
+    target: text('target').notNull(),
+    /** Tick of the newest refresh recorded (an older one finishing later is not compared). */
+    lastTick: timestamp('last_tick', { withTimezone: true }).notNull(),
+    /** What counts as a change in the last complete answer (src/refresh/substance.ts); null: none yet. */
+    substance: jsonb('substance').$type<unknown>(),
+    /** The last comparisons, oldest first: [tick in epoch seconds, seconds since the previous, 1 changed / 0 not]. */
+    observations: jsonb('observations').$type<[number, number, number][]>().notNull(),
+    /** Every comparison, weighted by age: the estimator's sufficient statistics (src/refresh/change-rate.ts). */
+    evidence: jsonb('evidence').$type<{ at: number; quietHours: number; changed: [number, number][] }>().notNull(),
+    /** Estimated changes per hour (src/refresh/change-rate.ts). */
+    changeRatePerHour: doublePrecision('change_rate_per_hour').notNull(),
+    /** Tick of the newest refresh that saw a change. */
+    changedAt: timestamp('changed_at', { withTimezone: true }),
+    /** Refreshes compared with a previous one, and those that saw a change, since the target was first refreshed. */
+    compared: integer('compared').notNull().default(0),
+    changes: integer('changes').notNull().default(0),
+  },
+  (t) => [primaryKey({ name: 'refresh_targets_pkey', columns: [t.dataset, t.target] })],
 );

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, check, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import type { AddressDataset } from '../../datasets.ts';
 
 /** The token watchlist: coin types in their normal form (src/chain/coin-type.ts). */
@@ -29,8 +29,14 @@ export const watchedAddresses = pgTable(
     /** NFT holdings: ask for profit and loss. */
     includePnl: boolean('include_pnl').notNull().default(false),
     addedAt: timestamp('added_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Longest time between two refreshes of each dataset, in seconds (null: REFRESH_MAX_AGE). */
+    maxAgeSeconds: integer('max_age_s'),
+    /** A fixed cadence in seconds, refreshed at that interval whatever it changes (null: by change rate). */
+    everySeconds: integer('every_s'),
   },
   (t) => [
+    check('watched_addresses_max_age_s_check', sql`${t.maxAgeSeconds} > 0`),
+    check('watched_addresses_every_s_check', sql`${t.everySeconds} > 0`),
     check(
       'watched_addresses_datasets_check',
       sql`cardinality(${t.datasets}) > 0 AND ${t.datasets} <@ '{positions,nfts}'::text[]`,

@@ -153,3 +153,20 @@ export function loadSupersededCounts(database: Database, since: Date): Promise<S
     group by dataset
     order by dataset`;
 }
+
+/** Per dataset: the refreshes of the last 24 hours that saw a change, and half their mean interval. */
+export interface RecentChanges {
+  dataset: string;
+  changes: number;
+  /** Half the mean time since the refresh before each of them: the expected delay of a change to its detection. */
+  meanDelaySeconds: number;
+}
+
+export function loadRecentChanges(database: Database, since: Date): Promise<RecentChanges[]> {
+  return runSql(database, 'status.read')<RecentChanges[]>`
+    select r.dataset, count(*)::int as changes, round(avg((o ->> 1)::numeric) / 2)::int as "meanDelaySeconds"
+    from refresh_targets r, jsonb_array_elements(r.observations) o
+    where (o ->> 0)::bigint >= ${Math.floor(since.getTime() / 1000)} and (o ->> 2)::int = 1
+    group by r.dataset
+    order by r.dataset`;
+}

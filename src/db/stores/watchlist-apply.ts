@@ -27,7 +27,9 @@ function sameOptions(a: DeclaredAddress, b: DeclaredAddress): boolean {
     a.chain === b.chain &&
     (a.protocols ?? []).join() === (b.protocols ?? []).join() &&
     a.nftChain === b.nftChain &&
-    a.includePnl === b.includePnl
+    a.includePnl === b.includePnl &&
+    a.maxAgeSeconds === b.maxAgeSeconds &&
+    a.everySeconds === b.everySeconds
   );
 }
 
@@ -74,7 +76,8 @@ export function applyWatchlist(
       { coinType: string }[]
     >`select coin_type as "coinType" from watched_tokens order by coin_type`;
     const addresses = await sql<DeclaredAddress[]>`
-      select address, datasets, chain, protocols, nft_chain as "nftChain", include_pnl as "includePnl"
+      select address, datasets, chain, protocols, nft_chain as "nftChain", include_pnl as "includePnl",
+             max_age_s as "maxAgeSeconds", every_s as "everySeconds"
       from watched_addresses order by address`;
     const changes = diffWatchlist({ tokens: tokens.map((row) => row.coinType), addresses }, declared);
     if (options.dryRun) return changes;
@@ -87,15 +90,17 @@ export function applyWatchlist(
     // brace), booleans as text too (postgres.js sends no boolean arrays).
     const literal = (list: string[] | null) => (list === null ? null : `{${list.join(',')}}`);
     await sql`
-      insert into watched_addresses as w (address, datasets, chain, protocols, nft_chain, include_pnl)
-      select address, datasets::text[], chain, protocols::text[], nft_chain, include_pnl::boolean
+      insert into watched_addresses as w (address, datasets, chain, protocols, nft_chain, include_pnl, max_age_s, every_s)
+      select address, datasets::text[], chain, protocols::text[], nft_chain, include_pnl::boolean, max_age_s, every_s
       from unnest(${written.map((w) => w.address)}::text[], ${written.map((w) => literal(w.datasets))}::text[],
                   ${written.map((w) => w.chain)}::text[], ${written.map((w) => literal(w.protocols))}::text[],
-                  ${written.map((w) => w.nftChain)}::text[], ${written.map((w) => String(w.includePnl))}::text[])
-        as t(address, datasets, chain, protocols, nft_chain, include_pnl)
+                  ${written.map((w) => w.nftChain)}::text[], ${written.map((w) => String(w.includePnl))}::text[],
+                  ${written.map((w) => w.maxAgeSeconds)}::int[], ${written.map((w) => w.everySeconds)}::int[])
+        as t(address, datasets, chain, protocols, nft_chain, include_pnl, max_age_s, every_s)
       on conflict (address) do update set
         datasets = excluded.datasets, chain = excluded.chain, protocols = excluded.protocols,
-        nft_chain = excluded.nft_chain, include_pnl = excluded.include_pnl`;
+        nft_chain = excluded.nft_chain, include_pnl = excluded.include_pnl, max_age_s = excluded.max_age_s,
+        every_s = excluded.every_s`;
     return changes;
   });
 }

@@ -2,6 +2,7 @@ import { checkAddressChains, parseChainFilter, parseNftChain, readAddress, parse
 import type { AddressFormat, NftChain } from '../../chain/address-formats.ts';
 import { normalizeCoinType } from '../../chain/coin-type.ts';
 import { ADDRESS_DATASETS, type AddressDataset } from '../../datasets.ts';
+import { parseDuration } from '../../config/duration.ts';
 import { InvalidInputError } from '../../errors.ts';
 import type { Database, TransactionSql } from '../client.ts';
 import { runSql } from '../query.ts';
@@ -29,6 +30,10 @@ export interface WatchedAddressOptions {
   protocols?: string[];
   nftChain?: string;
   includePnl?: boolean;
+  /** Longest time between two refreshes, such as `24h` (config/duration.ts); null: REFRESH_MAX_AGE. */
+  maxAge?: string | null;
+  /** A fixed cadence, such as `15m`; null: by change rate. */
+  every?: string | null;
 }
 
 /** A value read from the command line or a file, with where it came from (for errors: "list.txt:12"). */
@@ -112,6 +117,8 @@ interface AddressColumns {
   protocols?: string[] | null;
   nft_chain?: NftChain;
   include_pnl?: boolean;
+  max_age_s?: number | null;
+  every_s?: number | null;
 }
 
 const COLUMN_TYPES: Record<keyof AddressColumns, string> = {
@@ -120,7 +127,20 @@ const COLUMN_TYPES: Record<keyof AddressColumns, string> = {
   protocols: 'text[]',
   nft_chain: 'text',
   include_pnl: 'boolean',
+  max_age_s: 'integer',
+  every_s: 'integer',
 };
+
+/** A refresh interval option in whole seconds; null or '' for the default. */
+function parseRefreshInterval(name: 'max-age' | 'every', value: string | null): number | null {
+  if (value === null || value.trim() === '') return null;
+  const ms = parseDuration(value);
+  if (ms === undefined || ms < 60_000 || ms > 366 * 86_400_000)
+    throw new InvalidInputError(
+      `invalid ${name} "${value}": expected a duration from 1m to 366d, such as 15m, 24h or 7d`,
+    );
+  return Math.round(ms / 1000);
+}
 
 /** positions, nfts or both: "nfts,positions" gives ['positions', 'nfts']. */
 function parseAddressDatasets(values: readonly string[]): AddressDataset[] {
@@ -153,6 +173,8 @@ export function parseAddressOptions(opts: WatchedAddressOptions): AddressColumns
   }
   if (opts.nftChain !== undefined) columns.nft_chain = parseNftChain(opts.nftChain);
   if (opts.includePnl !== undefined) columns.include_pnl = opts.includePnl;
+  if (opts.maxAge !== undefined) columns.max_age_s = parseRefreshInterval('max-age', opts.maxAge);
+  if (opts.every !== undefined) columns.every_s = parseRefreshInterval('every', opts.every);
   return columns;
 }
 
@@ -204,7 +226,7 @@ export function removeWatchedAddresses(database: Database, input: WatchlistInput
 export async function listWatchedAddresses(database: Database, limit?: number): Promise<WatchedAddress[]> {
   const rows = await runSql(database, 'watchlist.list')<Omit<WatchedAddress, 'format'>[]>`
       select address, datasets, chain, protocols, nft_chain as "nftChain", include_pnl as "includePnl",
-             added_at as "addedAt"
+             added_at as "addedAt", max_age_s as "maxAgeSeconds", every_s as "everySeconds"
       from watched_addresses order by address ${limit === undefined ? database.sql`` : database.sql`limit ${limit}`}`;
   return rows.map((row) => ({ ...row, format: readAddress(row.address)?.format ?? null }));
 }

@@ -1,0 +1,89 @@
+import type { AddressDataset } from '../datasets.ts';
+import { lockRefreshTarget, saveRefreshTarget, type TargetState } from '../db/stores/refresh-targets.ts';
+import type { Tx } from '../db/transaction.ts';
+import { estimateChangeRate, NO_EVIDENCE, observe, type History } from './change-rate.ts';
+import type { DatasetDemand, RefreshTarget } from './policy.ts';
+import { isChange, type Substance } from './substance.ts';
+
+/**
+ * A target's refresh from due to next due (docs/architecture.md, "From cron to row"): the producer
+ * asks the policy which targets a slot refreshes (policy.ts, through targetsOf and demandOf); the
+ * worker stores the answer and, in the same transaction, recordRefresh compares its substance with
+ * the previous one and updates the change-rate estimate the next slots read.
+ */
+
+export interface RefreshAnswer {
+  dataset: AddressDataset;
+  target: string;
+  tick: Date;
+  /** The answer's substance (substance.ts); null when it was not stored whole (an element quarantined). */
+  substance: Substance | null;
+}
+
+export interface RefreshOutcome {
+  /** Whether the answer was compared with a previous complete one. */
+  compared: boolean;
+  changed: boolean;
+  /** Seconds since the previous refresh; null for the first or an older tick finishing late. */
+  sinceSeconds: number | null;
+  ratePerHour: number;
+}
+
+/** Records a refresh of a target in the job's transaction (its row locked until it commits). */
+export async function recordRefresh(tx: Tx, answer: RefreshAnswer): Promise<RefreshOutcome> {
+  const previous = await lockRefreshTarget(tx, answer.dataset, answer.target);
+  const tickSeconds = Math.floor(answer.tick.getTime() / 1000);
+  if (previous && previous.lastTick.getTime() >= answer.tick.getTime()) {
+    // An older tick finishing after a newer one: what it saw is already out of date.
+    return { compared: false, changed: false, sinceSeconds: null, ratePerHour: previous.changeRatePerHour };
+  }
+  const sinceSeconds = previous ? tickSeconds - Math.floor(previous.lastTick.getTime() / 1000) : null;
+  const compared = previous?.substance != null && answer.substance !== null && sinceSeconds !== null;
+  const changed = compared && isChange(previous.substance as Substance, answer.substance!);
+  const before: History = { evidence: previous?.evidence ?? NO_EVIDENCE, recent: previous?.observations ?? [] };
+  const history = compared ? observe(before, [tickSeconds, sinceSeconds!, changed ? 1 : 0]) : before;
+  const ratePerHour = estimateChangeRate(history.evidence);
+  await saveRefreshTarget(tx, {
+    dataset: answer.dataset,
+    target: answer.target,
+    lastTick: answer.tick,
+    substance: answer.substance ?? previous?.substance ?? null,
+    observations: history.recent,
+    evidence: history.evidence,
+    changeRatePerHour: ratePerHour,
+    changedAt: changed ? answer.tick : (previous?.changedAt ?? null),
+    compared: (previous?.compared ?? 0) + (compared ? 1 : 0),
+    changes: (previous?.changes ?? 0) + (changed ? 1 : 0),
+  });
+  return { compared, changed, sinceSeconds, ratePerHour };
+}
+
+/** The prior estimate: a target no refresh has taught anything yet. */
+export const PRIOR_RATE_PER_HOUR = estimateChangeRate(NO_EVIDENCE);
+
+/** The policy's view of the targets: a max age of its own or `defaultMaxAgeMs`; the prior until recorded. */
+export function targetsOf(states: readonly TargetState[], defaultMaxAgeMs: number): RefreshTarget[] {
+  return states.map((state) => ({
+    target: state.target,
+    lastTickMs: state.lastTick?.getTime() ?? null,
+    ratePerHour: state.changeRatePerHour ?? PRIOR_RATE_PER_HOUR,
+    maxAgeMs: state.maxAgeSeconds !== null ? state.maxAgeSeconds * 1000 : defaultMaxAgeMs,
+    everyMs: state.everySeconds !== null ? state.everySeconds * 1000 : null,
+  }));
+}
+
+/** What a dataset's targets ask of the quota: every slot at most, their max ages and pins at least. */
+export function demandOf(
+  dataset: AddressDataset,
+  targets: readonly RefreshTarget[],
+  slotsPerHour: number,
+): DatasetDemand {
+  const periodMs = slotsPerHour > 0 ? 3_600_000 / slotsPerHour : Number.POSITIVE_INFINITY;
+  let floorPerHour = 0;
+  for (const target of targets) {
+    // policy.ts refreshes a target two periods before its max age, a pinned one half a period early.
+    const intervalMs = target.everyMs !== null ? target.everyMs - periodMs / 2 : target.maxAgeMs - 2 * periodMs;
+    floorPerHour += 3_600_000 / Math.max(periodMs, intervalMs);
+  }
+  return { dataset, targets: targets.length, slotsPerHour, floorPerHour: slotsPerHour > 0 ? floorPerHour : 0 };
+}
