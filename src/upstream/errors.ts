@@ -120,6 +120,24 @@ export class OversizedPayloadError extends UpstreamError {
   }
 }
 
+/**
+ * An answer within UPSTREAM_MAX_BODY_BYTES that carries more JSON values than UPSTREAM_MAX_ELEMENTS:
+ * not parsed (what it would cost is bounded by the two limits together, docs/operations.md), carried
+ * whole so that its job quarantines it. Retrying would fetch the same answer.
+ */
+export class TooManyElementsError extends UpstreamError {
+  override readonly retryable = false;
+  declare readonly body: string;
+  constructor(details: UpstreamErrorDetails & { body: string; maxElements: number }) {
+    super(
+      `answer of more than ${details.maxElements} JSON values (UPSTREAM_MAX_ELEMENTS; ` +
+        `${Buffer.byteLength(details.body)} bytes): not read, kept whole`,
+      details,
+      true,
+    );
+  }
+}
+
 /** The first few hundred characters of a body, for an error message. */
 export function snippet(body: string | undefined, max = 200): string {
   if (!body) return '';

@@ -5,9 +5,11 @@ import {
   OversizedPayloadError,
   PermanentError,
   RateLimitedError,
+  TooManyElementsError,
   TransientError,
   snippet,
 } from './errors.ts';
+import { countJsonValues } from './json-values.ts';
 import { readRetryAfterMs } from '../runtime/retry-after.ts';
 import { sleep } from '../runtime/sleep.ts';
 import type { TransportRequest } from './transport.ts';
@@ -54,6 +56,7 @@ export const DEFAULT_RETRY_AFTER_MS = 1_000;
 export function createUpstreamHttp({ options, transport, metrics, ...settings }: UpstreamClientSettings) {
   // UPSTREAM_MAX_RETRIES is at most 2; UPSTREAM_MAX_PAUSE_MS caps any Retry-After.
   const { UPSTREAM_MAX_RETRIES: maxRetries, UPSTREAM_MAX_PAUSE_MS: maxPauseMs } = options;
+  const maxElements = options.UPSTREAM_MAX_ELEMENTS;
   const logger = settings.logger.child({ component: 'upstream' });
   /** A Retry-After past the cap is said once per pause, not by every request that meets it. */
   let warnedUntil = 0;
@@ -90,6 +93,8 @@ export function createUpstreamHttp({ options, transport, metrics, ...settings }:
       });
     }
     if (status < 200 || status >= 300) throw new PermanentError(answer);
+    // Counted before parsing: parsing alone may take 20 times the body's size in heap.
+    if (countJsonValues(body, maxElements) > maxElements) throw new TooManyElementsError({ ...answer, maxElements });
     let json: unknown;
     try {
       json = JSON.parse(body);

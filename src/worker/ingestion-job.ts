@@ -18,6 +18,7 @@ import { describe } from '../errors.ts';
 import {
   InvalidPayloadError,
   OversizedPayloadError,
+  TooManyElementsError,
   UpstreamError,
   type RateLimitedError,
 } from '../upstream/errors.ts';
@@ -97,9 +98,13 @@ export async function runIngestionJob<T, Rows>(
         }
         throw error;
       }
-      // The client's error carries the body that failed the schema, or the first bytes of one too
-      // large to read; a normalizer's, the answer.
-      if (error instanceof InvalidPayloadError || error instanceof OversizedPayloadError)
+      // The client's error carries the body that failed the schema or carries too many values, or the
+      // first bytes of one too large to read; a normalizer's, the answer.
+      if (
+        error instanceof InvalidPayloadError ||
+        error instanceof OversizedPayloadError ||
+        error instanceof TooManyElementsError
+      )
         return await quarantine(
           attempt,
           { url: error.url, status: error.status ?? 200, body: error.body },
