@@ -29,11 +29,14 @@ it('quarantines a positions answer of 160,000 positions (8 MB) whole under the d
   await addWatchedAddresses(database, [ADDRESS], {});
   // What the wallet held at an earlier refresh: still open after the quarantined one.
   const earlier = new Date('2026-11-21T11:00:00Z');
-  const held = normalizePositions({ data: [{ positionId: 'held', chain: 'SUI', type: 'AMM' }] }, {
-    owner: ADDRESS,
-    snapshotAt: earlier,
-    fetchedAt: earlier,
-  });
+  const held = normalizePositions(
+    { data: [{ positionId: 'held', chain: 'SUI', type: 'AMM' }] },
+    {
+      owner: ADDRESS,
+      snapshotAt: earlier,
+      fetchedAt: earlier,
+    },
+  );
   await withTransaction(database, 'positions.write', (tx) =>
     writePositions(tx, held, { owner: ADDRESS, snapshotAt: earlier, complete: true }),
   );
