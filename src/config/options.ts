@@ -93,6 +93,7 @@ const optionsSchema = z.object({
   JOB_BACKOFF_MS: int(0).default(2_000),
   SHUTDOWN_GRACE_MS: int(0).default(30_000),
   JOB_LOCK_MS: int(1_000).default(60_000),
+  JOB_MAX_STALLS: int(1, 1000).default(3),
 
   RAW_RETENTION_DAYS: int(0).default(14),
   RUNS_RETENTION_DAYS: int(0).default(90),

@@ -29,6 +29,7 @@ import type { ElementOutcome, QuarantinedElement } from '../db/schema/rows.ts';
 import { recordSchemaDrifts } from '../db/stores/schema-drifts.ts';
 import { jobOutcome } from './job-outcome.ts';
 import { assertJobLock, JobLockLostError } from './job-lock.ts';
+import { assertStallLimit } from './stall-limit.ts';
 
 /** What a processor needs besides its own upstream call. */
 export interface IngestionDeps {
@@ -82,6 +83,8 @@ export async function runIngestionJob<T, Rows>(
   const attempt = { deps, job, spec, run, fence: () => assertJobLock(job, deps.context.options.JOB_LOCK_MS) };
   const stopTimer = metrics.jobDuration.startTimer({ queue: job.queueName });
   try {
+    // Before anything else: a job that took its process down too often is not run again.
+    assertStallLimit(job, deps.context.options.JOB_MAX_STALLS);
     let response: UpstreamResponse<T> | undefined;
     let rows: Rows;
     try {

@@ -89,7 +89,9 @@ export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
         // JOB_LOCK_MS), another worker takes the job and this one stops it (lockRenewalFailed).
         lockDuration: options.JOB_LOCK_MS,
         stalledInterval: options.JOB_LOCK_MS,
-        maxStalledCount: 3,
+        // Ingestion jobs fail themselves, recorded, once they stalled JOB_MAX_STALLS times
+        // (stall-limit.ts); BullMQ fails any other job (housekeeping) one stall later.
+        maxStalledCount: options.JOB_MAX_STALLS,
         autorun: true,
       },
     );
