@@ -1,7 +1,7 @@
 /**
  * Measures what one large upstream answer costs a worker under the heap docs/operations.md
  * recommends, not a test (test/worker/answer-elements-cap.test.ts asserts the cap itself):
- *   node bench/tools/answer-memory.ts [shape] [elements] [bytes]
+ *   node bench/tools/answer-memory.ts [shape] [elements] [bytes] [addresses]
  * Serves one positions (or NFT holdings) answer of the given shape, `elements` JSON values and
  * padded to `bytes`, and runs `chaintap run-once` against it in a process of its own with
  * WORKER_HEAP_FLAGS; prints its exit code, wall time, peak RSS and peak heap (the largest heap V8
@@ -22,7 +22,8 @@ import { WORKER_OLD_SPACE_MB, workerHeapFlags } from '../../src/config/memory-bu
 import { benchRedisPrefix, benchServices, createBenchDatabase, deleteRedisKeys } from '../support/services.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/chaintap.mjs', import.meta.url));
-const ADDRESS = `0x${'a'.repeat(64)}`;
+/** The watched addresses: each gets the same answer, their jobs run at once (UPSTREAM_CONCURRENCY). */
+const addressesOf = (count: number) => Array.from({ length: count }, (_, i) => `0x${i.toString(16).padStart(64, 'a')}`);
 type Shape = 'positions' | 'amounts' | 'nfts';
 
 /** Each shape's element (the `i`th) and how many JSON values it holds. */
@@ -87,7 +88,9 @@ async function runOnce(env: Record<string, string>, dataset: string, oldSpaceMb:
   let out = '';
   child.stdout.on('data', (chunk) => (out += chunk));
   child.stderr.on('data', (chunk) => (out += chunk));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  clearTimeout(killer);
   // "Mark-Compact 180.2 (190.1) -> 150.3 (160.0) MB": the heap in use before each collection.
   const heaps = [...out.matchAll(/(?:Scavenge|Mark-Compact)[^\d]*([\d.]+) \([\d.]+\) ->/g)].map((m) => Number(m[1]));
   const live = [...out.matchAll(/Mark-Compact[^\d]*[\d.]+ \([\d.]+\) -> ([\d.]+)/g)].map((m) => Number(m[1]));
@@ -109,7 +112,8 @@ async function runOnce(env: Record<string, string>, dataset: string, oldSpaceMb:
 
 async function main(): Promise<void> {
   const defaults = loadOptions({}, {});
-  const [shapeArg, valuesArg, bytesArg] = process.argv.slice(2);
+  const [shapeArg, valuesArg, bytesArg, addressesArg] = process.argv.slice(2);
+  const addresses = addressesOf(Number(addressesArg ?? 1));
   const runs: { shape: Shape; values: number; bytes: number }[] = shapeArg
     ? [
         {
@@ -137,7 +141,7 @@ async function main(): Promise<void> {
   const database = await createBenchDatabase(services, 'answer_memory', 2);
   const prefixes: string[] = [];
   try {
-    await addWatchedAddresses(database, [ADDRESS], {});
+    await addWatchedAddresses(database, addresses, {});
     for (const run of runs) {
       body = answerBody(run.shape, run.values, run.bytes);
       // At the documented heap, then at half of it: what margin the documented one leaves.

@@ -21,11 +21,22 @@ const HEAP_BYTES_PER_BODY_BYTE = 3;
 /** A parsed JSON value and the rows it becomes (an NFT token of 2 values: one nft_tokens row). */
 const HEAP_BYTES_PER_VALUE = 400;
 
-/** The heap one answer at UPSTREAM_MAX_BODY_BYTES and UPSTREAM_MAX_ELEMENTS may take, in MB. */
+/** What an answer of `bytes` holding `values` JSON values may cost the heap, from its decoding to its job's end. */
+export function answerHeapBytes(bytes: number, values: number): number {
+  return bytes * HEAP_BYTES_PER_BODY_BYTE + values * HEAP_BYTES_PER_VALUE;
+}
+
+/**
+ * The heap the answers a process holds may take together: what one answer at both limits costs.
+ * Answers that would pass it together wait for one another (upstream/answer-budget.ts).
+ */
+export function answerBudgetBytes(options: Pick<Options, 'UPSTREAM_MAX_BODY_BYTES' | 'UPSTREAM_MAX_ELEMENTS'>): number {
+  return answerHeapBytes(options.UPSTREAM_MAX_BODY_BYTES, options.UPSTREAM_MAX_ELEMENTS);
+}
+
+/** The heap a worker needs, in MB: its own, and the answers it holds (at most one at both limits). */
 export function answerHeapMb(options: Pick<Options, 'UPSTREAM_MAX_BODY_BYTES' | 'UPSTREAM_MAX_ELEMENTS'>): number {
-  const bytes =
-    options.UPSTREAM_MAX_BODY_BYTES * HEAP_BYTES_PER_BODY_BYTE + options.UPSTREAM_MAX_ELEMENTS * HEAP_BYTES_PER_VALUE;
-  return Math.ceil(BASE_MB + bytes / 1024 / 1024);
+  return Math.ceil(BASE_MB + answerBudgetBytes(options) / 1024 / 1024);
 }
 
 /**

@@ -82,15 +82,18 @@ export async function runIngestionJob<T, Rows>(
   };
   const attempt = { deps, job, spec, run, fence: () => assertJobLock(job, deps.context.options.JOB_LOCK_MS) };
   const stopTimer = metrics.jobDuration.startTimer({ queue: job.queueName });
+  // The answer's share of the process's answer budget, given back once the job is done with it.
+  let response: UpstreamResponse<T> | undefined;
+  let carried: UpstreamError | undefined;
   try {
     // Before anything else: a job that took its process down too often is not run again.
     assertStallLimit(job, deps.context.options.JOB_MAX_STALLS);
-    let response: UpstreamResponse<T> | undefined;
     let rows: Rows;
     try {
       response = await spec.fetch(signal);
       rows = spec.normalize(response.data);
     } catch (error) {
+      if (error instanceof UpstreamError) carried = error;
       if (jobOutcome(error) !== 'quarantine') {
         // Only UnreadablePayloadError may leave a normalizer: anything else is said loudly.
         if (response) {
@@ -140,6 +143,8 @@ export async function runIngestionJob<T, Rows>(
     // The lock-lost abort of this job's signal (workers.ts) wins over whatever the abort caused.
     throw await handleFailure(attempt, signal.reason instanceof JobLockLostError ? signal.reason : error);
   } finally {
+    response?.release();
+    carried?.release();
     stopTimer();
   }
 }

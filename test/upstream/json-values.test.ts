@@ -19,12 +19,19 @@ it('counts the values of a JSON text without parsing it, as many as parsing find
     ' { "a" : [ true , null , -1.5e3 ] , "b" : { } } ',
     // Brackets, commas, colons and escaped quotes inside strings are text.
     '[1,"a\\"b,[{:",{"k\\\\":"v\\\\","[":"]"},[[]]]',
+    // Characters of several bytes, an escaped one among them.
+    '{"name":"Sui 水 \\u6c34 🐋","tags":["ü","€",{"é":"\\""}]}',
     '{"data":[{"positionId":"1","chain":"SUI","type":"AMM","input":[{"amount":"1","value":2,"token":{"symbol":"SUI"}}]}]}',
     ...readdirSync(FIXTURES)
       .filter((name) => name.endsWith('.json'))
       .map((name) => readFileSync(new URL(name, FIXTURES), 'utf8')),
   ];
-  for (const text of texts) expect(countJsonValues(text), text.slice(0, 60)).toBe(parsedValues(JSON.parse(text)));
+  for (const text of texts) {
+    const values = parsedValues(JSON.parse(text));
+    expect(countJsonValues(text), text.slice(0, 60)).toBe(values);
+    // Its UTF-8 bytes, not decoded yet, give the same count.
+    expect(countJsonValues(Buffer.from(text, 'utf8')), text.slice(0, 60)).toBe(values);
+  }
 });
 
 it('stops once the count passes the limit', () => {
