@@ -1,12 +1,14 @@
 /**
- * Measures what one large upstream answer costs a worker under the heap docs/operations.md
- * recommends, not a test (test/worker/answer-elements-cap.test.ts asserts the cap itself):
- *   node bench/tools/answer-memory.ts [shape] [elements] [bytes] [addresses]
- * Serves one positions (or NFT holdings) answer of the given shape, `elements` JSON values and
- * padded to `bytes`, and runs `chaintap run-once` against it in a process of its own with
- * WORKER_HEAP_FLAGS; prints its exit code, wall time, peak RSS and peak heap (the largest heap V8
- * reported before a collection, from --trace-gc) and what became of the answer. Shapes:
- *   positions  minimal positions (4 values each: the costliest rows per value)
+ * Measures what large upstream answers cost a worker under the heap docs/operations.md recommends,
+ * not a test (test/worker/answer-elements-cap.test.ts asserts the cap itself):
+ *   node bench/tools/answer-memory.ts [shape] [values] [bytes] [addresses]
+ * Serves a positions (or NFT holdings) answer of the given shape, at most `values` JSON values and
+ * padded to `bytes`, to each of `addresses` watched addresses (default 1; their jobs run at once),
+ * and runs `chaintap run-once` against it in a process of its own with workerHeapFlags(), then with
+ * half that old space; prints its exit code, wall time, peak RSS, the largest heap V8 reported before
+ * a collection and the largest a full collection left alive (from --trace-gc), and what became of
+ * the answers. A run is killed after 120 s. Shapes:
+ *   positions  minimal positions (4 values each: the most rows per value)
  *   amounts    positions of 20 amount entries each
  *   nfts       NFT groups of 50 tokens each
  * Without arguments: every shape at UPSTREAM_MAX_ELEMENTS and UPSTREAM_MAX_BODY_BYTES (the worst
