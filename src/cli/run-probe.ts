@@ -161,14 +161,17 @@ async function probe<T>(
     note: null,
     ...found,
   });
+  let response: UpstreamResponse<T> | undefined;
   try {
-    const { elements, drifts, quarantined } = read((await fetch()).data);
+    response = await fetch();
+    const { elements, drifts, quarantined } = read(response.data);
     return result('read', {
       elements,
       drifts,
       quarantined: quarantined.map(({ index, reason }) => ({ index, reason })),
     });
   } catch (error) {
+    if (error instanceof UpstreamError) error.release();
     const decision = jobOutcome(error);
     if (decision === 'quarantine') {
       const reason =
@@ -177,6 +180,8 @@ async function probe<T>(
     }
     if (decision === 'stop_and_alert' || !(error instanceof UpstreamError)) throw error;
     return result('failed', { note: `${error.message} (${error.attempts} attempt(s))` });
+  } finally {
+    response?.release();
   }
 }
 

@@ -109,6 +109,7 @@ const optionsSchema = z.object({
   UPSTREAM_CONCURRENCY: int(1, 1000).default(16),
   UPSTREAM_TIMEOUT_MS: int(100, 600_000).default(15_000),
   UPSTREAM_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(8 * 1024 * 1024),
+  UPSTREAM_MAX_ELEMENTS: int(100).default(100_000),
   UPSTREAM_MAX_RETRIES: int(0, 2).default(2),
   UPSTREAM_MAX_PAUSE_MS: int(1_000, 2 ** 31 - 1).default(15 * 60_000),
   /** Unit the upstream expects for the `timestamp` request field (not documented upstream). */
@@ -128,6 +129,7 @@ const optionsSchema = z.object({
   JOB_BACKOFF_MS: int(0).default(2_000),
   SHUTDOWN_GRACE_MS: int(0).default(30_000),
   JOB_LOCK_MS: int(1_000).default(60_000),
+  JOB_MAX_STALLS: int(1, 1000).default(3),
 
   RAW_RETENTION_DAYS: int(0).default(14),
   RUNS_RETENTION_DAYS: int(0).default(90),

@@ -89,8 +89,14 @@ function positionLabel(position: PortfolioPositionRow): string {
   return `${position.parentPositionId ? '↳ ' : ''}${protocol} · ${position.type} · ${id}`;
 }
 
+/** Says, when a section lists only the largest rows, how many there are and where all of them are. */
+function shownNote(what: string, order: string, shown: number, count: number): Html | '' {
+  if (shown >= count) return '';
+  return html`<p class="note more-rows" data-shown="${shown}" data-rows="${count}">The ${shown.toLocaleString('en-US')} ${what} ${order} of ${count.toLocaleString('en-US')}; ${(count - shown).toLocaleString('en-US')} more are left out of this page. Every one is in the CSV and JSON forms (chaintap report portfolio --format csv or --format json).</p>`;
+}
+
 function positionsSection(report: PortfolioReport): Html {
-  const { positions } = report;
+  const { shown: positions, count } = report.positions;
   if (positions.length === 0)
     return html`<p class="muted">No positions refresh at or before ${utc(report.range.to)} UTC, or it held none.</p>`;
   const chart = renderBarChartSvg(
@@ -101,13 +107,14 @@ function positionsSection(report: PortfolioReport): Html {
     (p) =>
       html`<tr class="${p.parentPositionId ? 'nested' : 'top'}" data-position-id="${p.positionId}"><td class="mono id">${idText(p.positionId)}</td><td>${p.protocolName ?? p.protocolId ?? '—'}</td><td>${p.type}</td><td>${p.chain}</td>${figureCell(p.inputValue, 'usd')}${figureCell(p.currentValue, 'usd')}${figureCell(p.currentYieldValue, 'usd')}${figureCell(p.yieldCollectedValue, 'usd')}${figureCell(p.debtValue, 'usd')}${figureCell(p.netValue, 'usd', { signed: true })}${figureCell(p.pnl, 'usd', { signed: true })}</tr>`,
   );
-  return html`<p class="note">Refresh of ${utc(positions[0]!.snapshotAt)} UTC. A borrow's current value and yield are its debt, its collateral its input or the positions nested in it (↳): net = collateral − debt, counted once with its collateral; its PnL is empty, as the answer holds no basis for one. Every other position is worth its current value and yield.</p>
+  const more = shownNote('positions', 'largest by net value (either sign), largest first,', positions.length, count);
+  return html`${more}<p class="note">Refresh of ${utc(positions[0]!.snapshotAt)} UTC. A borrow's current value and yield are its debt, its collateral its input or the positions nested in it (↳): net = collateral − debt, counted once with its collateral; its PnL is empty, as the answer holds no basis for one. Every other position is worth its current value and yield.</p>
 <div class="chart">${chart}</div>
 <table class="positions"><thead><tr><th>position</th><th>protocol</th><th>type</th><th>chain</th><th class="num">input value</th><th class="num">current value</th><th class="num">current yield</th><th class="num">yield collected</th><th class="num">debt</th><th class="num">net value</th><th class="num">PnL</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function nftSection(report: PortfolioReport): Html {
-  const { nfts } = report;
+  const { shown: nfts, count } = report.nfts;
   if (nfts.length === 0)
     return html`<p class="muted">No NFT refresh at or before ${utc(report.range.to)} UTC, or it held none.</p>`;
   const chart = renderBarChartSvg(
@@ -121,7 +128,8 @@ function nftSection(report: PortfolioReport): Html {
     (n) =>
       html`<tr data-collection-id="${n.collectionId}"><td class="id">${n.collectionName ?? '—'}<div class="mono muted">${idText(n.collectionId)}</div></td><td>${n.chain ?? '—'}</td><td class="num">${formatQuantity(String(n.tokenCount))}</td>${figureCell(n.floorPriceNative, 'quantity', { unit: n.nativeTokenSymbol ?? undefined })}${figureCell(n.nativePriceUsd, 'usd-price')}${figureCell(n.valueUsd, 'usd')}${figureCell(n.realizedPnl, 'quantity', { signed: true })}${figureCell(n.unrealizedPnl, 'quantity', { signed: true })}</tr>`,
   );
-  return html`<p class="note">Refresh of ${utc(nfts[0]!.snapshotAt)} UTC. Value = count × floor × USD price of the chain's native token; unknown (—) when the floor or that price is missing. PnL is empty unless the address is refreshed with --pnl.</p>
+  const more = shownNote('collections', 'most valuable', nfts.length, count);
+  return html`${more}<p class="note">Refresh of ${utc(nfts[0]!.snapshotAt)} UTC. Value = count × floor × USD price of the chain's native token; unknown (—) when the floor or that price is missing. PnL is empty unless the address is refreshed with --pnl.</p>
 <div class="chart">${chart}</div>
 <table class="nfts"><thead><tr><th>collection</th><th>chain</th><th class="num">count</th><th class="num">floor</th><th class="num">native price, USD</th><th class="num">value, USD</th><th class="num">realized PnL</th><th class="num">unrealized PnL</th></tr></thead><tbody>${rows}</tbody></table>`;
 }

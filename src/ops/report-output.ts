@@ -46,26 +46,42 @@ export async function writePortfolioReport(
   sink: ReportSink,
 ): Promise<number> {
   const { series, positions, nfts } = report;
+  // The address (a record of the CSV, the head of the JSON and HTML) counts as one row.
+  let written = 1 + series.length;
   if (format === 'csv') {
     await sink.write(csvRecord(PORTFOLIO_CSV_HEADER));
     await sink.write(portfolioCsvRecord('address', ADDRESS_COLUMNS, report));
     for (const point of series) await sink.write(portfolioCsvRecord('series', SERIES_COLUMNS, point));
-    for (const position of positions) await sink.write(portfolioCsvRecord('position', POSITION_COLUMNS, position));
-    for (const nft of nfts) await sink.write(portfolioCsvRecord('nft', NFT_COLUMNS, nft));
+    for await (const rows of positions.all()) {
+      written += rows.length;
+      await sink.write(rows.map((row) => portfolioCsvRecord('position', POSITION_COLUMNS, row)).join(''));
+    }
+    for await (const rows of nfts.all()) {
+      written += rows.length;
+      await sink.write(rows.map((row) => portfolioCsvRecord('nft', NFT_COLUMNS, row)).join(''));
+    }
   } else if (format === 'json') {
-    const head = JSON.stringify({
-      report: 'portfolio',
-      ...jsonRow(ADDRESS_COLUMNS, report),
-      ...rangeFields(report),
-    });
-    await sink.write(
-      `${head.slice(0, -1)},\n"series":[\n${jsonLines(SERIES_COLUMNS, series)}\n],\n"positions":[\n${jsonLines(POSITION_COLUMNS, positions)}\n],\n"nfts":[\n${jsonLines(NFT_COLUMNS, nfts)}\n]}\n`,
-    );
+    const head = JSON.stringify({ report: 'portfolio', ...jsonRow(ADDRESS_COLUMNS, report), ...rangeFields(report) });
+    await sink.write(`${head.slice(0, -1)},\n"series":[\n${jsonLines(SERIES_COLUMNS, series)}\n],\n"positions":[\n`);
+    written += await writeJsonRows(sink, POSITION_COLUMNS, positions.all());
+    await sink.write('\n],\n"nfts":[\n');
+    written += await writeJsonRows(sink, NFT_COLUMNS, nfts.all());
+    await sink.write('\n]}\n');
   } else {
     await sink.write(renderPortfolioHtml(report));
+    written += positions.count + nfts.count;
   }
-  // The address (a record of the CSV, the head of the JSON and HTML) counts as one row.
-  return 1 + series.length + positions.length + nfts.length;
+  return written;
+}
+
+/** The rows of a cursor as JSON lines, a batch at a time; returns how many. */
+async function writeJsonRows<Row>(sink: ReportSink, columns: Column<Row>[], batches: AsyncIterable<Row[]>) {
+  let written = 0;
+  for await (const rows of batches) {
+    await sink.write(`${written > 0 ? ',\n' : ''}${jsonLines(columns, rows)}`);
+    written += rows.length;
+  }
+  return written;
 }
 
 /**

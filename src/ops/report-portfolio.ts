@@ -1,10 +1,14 @@
 import { normalizeAddress } from '../chain/address.ts';
 import type { Database } from '../db/client.ts';
 import {
+  countPortfolioRows,
   loadAddressPresence,
-  loadPortfolioNfts,
-  loadPortfolioPositions,
+  loadLargestNfts,
+  loadLargestPositions,
   loadPortfolioSeries,
+  streamPortfolioNfts,
+  streamPortfolioPositions,
+  type AddressWatch,
   type PortfolioNftRow,
   type PortfolioPoint,
   type PortfolioPositionRow,
@@ -14,19 +18,44 @@ import { addressFormatLabel } from './address-watch.ts';
 import { portfolioSteps, type ReportRange } from './report-request.ts';
 import type { Column } from './report-table.ts';
 
+/**
+ * The HTML lists at most this many positions, and as many NFT collections: the largest, saying how
+ * many more there are; CSV and JSON list every one, read through a cursor.
+ */
+export const MAX_HTML_ROWS = 200;
+
+/** The positions (or NFT collections) of a refresh: how many, the largest, and every one in batches. */
+export interface PortfolioRows<Row> {
+  count: number;
+  /** At most MAX_HTML_ROWS: all of them when they fit (positions nested after their parent), else the largest. */
+  shown: Row[];
+  /** Every row, a batch at a time, in the order of `shown` when all fit. */
+  all(): AsyncIterable<Row[]>;
+}
+
 /** What `chaintap report portfolio` reports about one address. */
-export type PortfolioReport = Awaited<ReturnType<typeof loadPortfolioReport>>;
+export interface PortfolioReport {
+  address: string;
+  /** How the address is watched; null when it is not. */
+  watch: AddressWatch | null;
+  range: ReportRange;
+  generatedAt: Date;
+  series: PortfolioPoint[];
+  positions: PortfolioRows<PortfolioPositionRow>;
+  nfts: PortfolioRows<PortfolioNftRow>;
+}
 
 /**
  * Checks the address and the range, then reads the report: how the address is watched (null when it
  * is not), its series (a point at `from` and at every step up to and including `to`), and the
- * positions and collections of its latest refreshes at or before `to`. An address that is not
- * watched and has no stored refresh is refused: a typo would otherwise give a report of gaps.
+ * positions and collections of its latest refreshes at or before `to`: counted, the largest read,
+ * the rest left to a cursor, so that a wallet of any size is reported in bounded memory. An address
+ * that is not watched and has no stored refresh is refused: a typo would otherwise give a report of gaps.
  */
 export async function loadPortfolioReport(
   database: Database,
   input: { address: string; range: ReportRange; now: Date },
-) {
+): Promise<PortfolioReport> {
   const address = normalizeAddress(input.address);
   const { range } = input;
   portfolioSteps(range);
@@ -35,12 +64,37 @@ export async function loadPortfolioReport(
     throw new InvalidInputError(
       `address ${address} is not watched and has no stored positions or NFTs (chaintap addresses list)`,
     );
+  const at = { owner: address, at: range.to };
+  const counts = await countPortfolioRows(database, address, range.to);
+  const positionsAll = () => streamPortfolioPositions(database, at);
+  const nftsAll = () => streamPortfolioNfts(database, at);
   const [series, positions, nfts] = await Promise.all([
     loadPortfolioSeries(database, { owners: [address], from: range.from, to: range.to, intervalMs: range.intervalMs }),
-    loadPortfolioPositions(database, address, range.to),
-    loadPortfolioNfts(database, address, range.to),
+    // All of them in their order when they fit (nested ones after their parent), else the largest.
+    counts.positions <= MAX_HTML_ROWS
+      ? firstRows(positionsAll(), MAX_HTML_ROWS)
+      : loadLargestPositions(database, { ...at, limit: MAX_HTML_ROWS }),
+    loadLargestNfts(database, { ...at, limit: MAX_HTML_ROWS }),
   ]);
-  return { address, watch: presence.watched, range, generatedAt: input.now, series, positions, nfts };
+  return {
+    address,
+    watch: presence.watched,
+    range,
+    generatedAt: input.now,
+    series,
+    positions: { count: counts.positions, shown: positions, all: positionsAll },
+    nfts: { count: counts.nfts, shown: nfts, all: nftsAll },
+  };
+}
+
+/** The first `max` rows of a cursor (a refresh written since it was counted may hold more). */
+async function firstRows<Row>(batches: AsyncIterable<Row[]>, max: number): Promise<Row[]> {
+  const rows: Row[] = [];
+  for await (const batch of batches) {
+    rows.push(...batch.slice(0, max - rows.length));
+    if (rows.length >= max) break;
+  }
+  return rows;
 }
 
 export const SERIES_COLUMNS: Column<PortfolioPoint>[] = [

@@ -11,6 +11,8 @@ import type { Metrics } from '../runtime/metrics.ts';
 import { createUpstreamHttp, type UpstreamResponse } from './http-client.ts';
 import type { TransportSettings, UpstreamTransport } from './transport.ts';
 import { MAX_COINS_PER_PRICE_REQUEST } from './limits.ts';
+import { createAnswerBudget } from './answer-budget.ts';
+import { answerBudgetBytes } from '../config/memory-budget.ts';
 import {
   nftHoldingsResponse,
   positionsResponse,
@@ -125,13 +127,15 @@ export function createUpstreamClient(settings: UpstreamClientSettings): Upstream
   };
 }
 
-/** A transport's settings (ConfigError when the upstream's URL or key is not set). */
+/** A transport's settings, with an answer budget of its own (ConfigError when the upstream's URL or key is not set). */
 export function transportSettings(options: Options): TransportSettings {
   return {
     baseUrl: requireUpstreamBaseUrl(options),
     apiKey: requireApiKey(options),
     timeoutMs: options.UPSTREAM_TIMEOUT_MS,
     maxBodyBytes: options.UPSTREAM_MAX_BODY_BYTES,
+    maxElements: options.UPSTREAM_MAX_ELEMENTS,
+    answerBudget: createAnswerBudget(answerBudgetBytes(options)),
   };
 }
 

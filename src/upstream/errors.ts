@@ -1,5 +1,6 @@
 import type { UpstreamOperation } from '../datasets.ts';
 import { ChaintapError } from '../errors.ts';
+import type { AnswerLease } from './answer-budget.ts';
 
 // What can go wrong when calling the upstream, as classes that map onto queue behaviour
 // (worker/job-outcome.ts). Only the upstream client constructs them: only it decides what is retryable.
@@ -18,6 +19,8 @@ export interface UpstreamErrorDetails {
   attempts?: number;
   /** The body given is already cut (an oversized answer). */
   bodyTruncated?: boolean;
+  /** The whole body's share of the answer budget, for an error that carries it to quarantine. */
+  lease?: AnswerLease;
   cause?: unknown;
 }
 
@@ -28,6 +31,7 @@ export abstract class UpstreamError extends ChaintapError {
   readonly body?: string;
   readonly bodyTruncated: boolean;
   readonly attempts: number;
+  readonly #lease?: AnswerLease;
 
   constructor(message: string, details: UpstreamErrorDetails, keepWholeBody = false) {
     super(`${details.operation} ${details.url}: ${message}`, { cause: details.cause });
@@ -38,6 +42,12 @@ export abstract class UpstreamError extends ChaintapError {
       details.body === undefined || keepWholeBody ? details.body : utf8Prefix(details.body, MAX_ERROR_BODY_BYTES);
     this.bodyTruncated = this.body !== details.body || details.bodyTruncated === true;
     this.attempts = details.attempts ?? 1;
+    this.#lease = details.lease;
+  }
+
+  /** Gives back the body's share of the answer budget once it is quarantined (or dropped). */
+  release(): void {
+    this.#lease?.release();
   }
 }
 
@@ -117,6 +127,24 @@ export class OversizedPayloadError extends UpstreamError {
     );
     this.maxBytes = details.maxBytes;
     this.bytesRead = details.bytesRead;
+  }
+}
+
+/**
+ * An answer within UPSTREAM_MAX_BODY_BYTES that carries more JSON values than UPSTREAM_MAX_ELEMENTS:
+ * not parsed (what it would cost is bounded by the two limits together, docs/operations.md), carried
+ * whole so that its job quarantines it. Retrying would fetch the same answer.
+ */
+export class TooManyElementsError extends UpstreamError {
+  override readonly retryable = false;
+  declare readonly body: string;
+  constructor(details: UpstreamErrorDetails & { body: string; maxElements: number }) {
+    super(
+      `answer of more than ${details.maxElements} JSON values (UPSTREAM_MAX_ELEMENTS; ` +
+        `${Buffer.byteLength(details.body)} bytes): not read, kept whole`,
+      details,
+      true,
+    );
   }
 }
 

@@ -5,9 +5,11 @@ import {
   OversizedPayloadError,
   PermanentError,
   RateLimitedError,
+  TooManyElementsError,
   TransientError,
   snippet,
 } from './errors.ts';
+import { countJsonValues } from './json-values.ts';
 import { readRetryAfterMs } from '../runtime/retry-after.ts';
 import { sleep } from '../runtime/sleep.ts';
 import type { TransportRequest } from './transport.ts';
@@ -28,6 +30,11 @@ export interface UpstreamResponse<T> {
   durationMs: number;
   /** Requests sent for this call, retries included. */
   attempts: number;
+  /**
+   * Gives back the answer's share of the process's answer budget (answer-budget.ts): call it once
+   * done with the answer (its rows written), or other large answers wait for ever.
+   */
+  release(): void;
 }
 
 export interface UpstreamRequest<T> extends Omit<TransportRequest, 'json'> {
@@ -54,6 +61,7 @@ export const DEFAULT_RETRY_AFTER_MS = 1_000;
 export function createUpstreamHttp({ options, transport, metrics, ...settings }: UpstreamClientSettings) {
   // UPSTREAM_MAX_RETRIES is at most 2; UPSTREAM_MAX_PAUSE_MS caps any Retry-After.
   const { UPSTREAM_MAX_RETRIES: maxRetries, UPSTREAM_MAX_PAUSE_MS: maxPauseMs } = options;
+  const maxElements = options.UPSTREAM_MAX_ELEMENTS;
   const logger = settings.logger.child({ component: 'upstream' });
   /** A Retry-After past the cap is said once per pause, not by every request that meets it. */
   let warnedUntil = 0;
@@ -73,36 +81,53 @@ export function createUpstreamHttp({ options, transport, metrics, ...settings }:
       );
       throw new TransientError(outcome.message, { operation, url: path, attempts, reason: outcome.reason });
     }
-    const { status, body } = outcome;
-    record(operation, String(status), durationMs);
-    logger.debug({ operation, url: path, status, durationMs, attempt: attempts }, 'upstream request');
-    // A data answer too large to read: its first bytes go to quarantine. Any other status is
-    // classified as usual, on those first bytes (an error body is kept cut anyway).
-    if (outcome.kind === 'oversized' && status >= 200 && status < 300)
-      throw new OversizedPayloadError({ ...outcome, operation, url: path, attempts });
-    const answer = { operation, url: path, attempts, status, body };
-    if (status === 429) throw await pauseFor(answer, parseRetryAfterMs(outcome.retryAfter));
-    if (status === 401 || status === 403) throw new AuthError(answer);
-    if (status >= 500 || status === 408) {
-      throw new TransientError(`the upstream failed (HTTP ${status})${snippet(body)}`, {
-        ...answer,
-        reason: 'server_error',
-      });
-    }
-    if (status < 200 || status >= 300) throw new PermanentError(answer);
-    let json: unknown;
+    const { status, body, lease } = outcome;
     try {
-      json = JSON.parse(body);
-    } catch (error) {
-      throw new TransientError(`HTTP ${status} with a body that is not JSON${snippet(body, 100)}`, {
+      record(operation, String(status), durationMs);
+      logger.debug({ operation, url: path, status, durationMs, attempt: attempts }, 'upstream request');
+      // A data answer too large to read: its first bytes go to quarantine. Any other status is
+      // classified as usual, on those first bytes (an error body is kept cut anyway).
+      if (outcome.kind === 'oversized' && status >= 200 && status < 300)
+        throw new OversizedPayloadError({ ...outcome, operation, url: path, attempts });
+      const answer = { operation, url: path, attempts, status, body };
+      if (status === 429) throw await pauseFor(answer, parseRetryAfterMs(outcome.retryAfter));
+      if (status === 401 || status === 403) throw new AuthError(answer);
+      if (status >= 500 || status === 408) {
+        throw new TransientError(`the upstream failed (HTTP ${status})${snippet(body)}`, {
+          ...answer,
+          reason: 'server_error',
+        });
+      }
+      if (status < 200 || status >= 300) throw new PermanentError(answer);
+      // Counted before parsing (by the transport, on the bytes): parsing alone may take 20 times the body's size.
+      const values = (outcome.kind === 'answer' ? outcome.values : undefined) ?? countJsonValues(body, maxElements);
+      // Kept whole for quarantine: the body keeps its share until the job is done with it.
+      if (values > maxElements) throw new TooManyElementsError({ ...answer, maxElements, lease });
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch (error) {
+        throw new TransientError(`HTTP ${status} with a body that is not JSON${snippet(body, 100)}`, {
+          ...answer,
+          reason: 'invalid_json',
+          cause: error,
+        });
+      }
+      const parsed = request.schema.safeParse(json);
+      if (!parsed.success)
+        throw new InvalidPayloadError({ ...answer, issues: summarizeIssues(parsed.error.issues), lease });
+      return {
         ...answer,
-        reason: 'invalid_json',
-        cause: error,
-      });
+        data: parsed.data,
+        receivedAt: new Date(),
+        durationMs,
+        release: () => lease?.release(),
+      };
+    } catch (error) {
+      // An error that does not carry the whole body gives its share back now.
+      if (!(error instanceof TooManyElementsError || error instanceof InvalidPayloadError)) lease?.release();
+      throw error;
     }
-    const parsed = request.schema.safeParse(json);
-    if (!parsed.success) throw new InvalidPayloadError({ ...answer, issues: summarizeIssues(parsed.error.issues) });
-    return { ...answer, data: parsed.data, receivedAt: new Date(), durationMs };
   }
 
   function record(operation: UpstreamOperation, status: string, durationMs: number) {

@@ -4,6 +4,8 @@ import { describe } from '../errors.ts';
 import { secretScrubber } from '../runtime/scrub.ts';
 import { MAX_ERROR_BODY_BYTES, utf8Prefix } from './errors.ts';
 import type { RateLimiter } from './rate-limiter.ts';
+import { countJsonValues } from './json-values.ts';
+import { answerHeapBytes } from '../config/memory-budget.ts';
 import type { TransportOutcome, TransportRequest, TransportSettings, UpstreamTransport } from './transport.ts';
 
 /**
@@ -11,7 +13,7 @@ import type { TransportOutcome, TransportRequest, TransportSettings, UpstreamTra
  * a keep-alive agent, reads the body up to maxBodyBytes; a timeout or a network failure is an outcome.
  */
 export function createHttpTransport(settings: TransportSettings, rateLimiter: RateLimiter): UpstreamTransport {
-  const { apiKey, timeoutMs, maxBodyBytes } = settings;
+  const { apiKey, timeoutMs, maxBodyBytes, maxElements, answerBudget } = settings;
   const base = settings.baseUrl.replace(/\/+$/, '');
   const agent = new Agent({
     keepAliveTimeout: 10_000,
@@ -49,7 +51,19 @@ export function createHttpTransport(settings: TransportSettings, rateLimiter: Ra
         durationMs: performance.now() - started,
         waitMs,
       };
-      if (read.kind === 'whole') return { kind: 'answer', ...answer, body: scrub(utf8.decode(read.bytes)) };
+      if (read.kind === 'whole') {
+        // Counted on the bytes, then decoded once its share of the budget is free. An answer past
+        // maxElements is never parsed: only its text counts.
+        const values = countJsonValues(read.bytes, maxElements);
+        const parsed = values > maxElements ? 0 : values;
+        const lease = await answerBudget.acquire(answerHeapBytes(read.bytes.byteLength, parsed), signal);
+        try {
+          return { kind: 'answer', ...answer, body: scrub(utf8.decode(read.bytes)), values, lease };
+        } catch (error) {
+          lease.release();
+          throw error;
+        }
+      }
       return {
         kind: 'oversized',
         ...answer,

@@ -1,3 +1,5 @@
+import type { AnswerBudget, AnswerLease } from './answer-budget.ts';
+
 /**
  * How one request reaches the upstream: wait for a start of the shared budget, send it with the key,
  * read the body (http-transport.ts). Retries, classification, schema checks, metrics and logs stay
@@ -31,6 +33,10 @@ interface TransportAnswer {
   status: number;
   retryAfter?: string | string[];
   body: string;
+  /** The JSON values the body holds (json-values.ts), counted up to maxElements + 1; absent: not counted. */
+  values?: number;
+  /** The body's share of the answer budget, held until whoever uses the answer is done with it. */
+  lease?: AnswerLease;
   /** From sending to the last byte of the body. */
   durationMs: number;
   /** Spent waiting for the rate limit before sending. */
@@ -63,4 +69,8 @@ export interface TransportSettings {
   timeoutMs: number;
   /** A body larger than this is not read past it (UPSTREAM_MAX_BODY_BYTES). */
   maxBodyBytes: number;
+  /** Values are counted up to this many and one more (UPSTREAM_MAX_ELEMENTS). */
+  maxElements: number;
+  /** The process's answer budget: a body is decoded only once its share is free. */
+  answerBudget: AnswerBudget;
 }

@@ -18,6 +18,7 @@ import { describe } from '../errors.ts';
 import {
   InvalidPayloadError,
   OversizedPayloadError,
+  TooManyElementsError,
   UpstreamError,
   type RateLimitedError,
 } from '../upstream/errors.ts';
@@ -28,6 +29,7 @@ import type { ElementOutcome, QuarantinedElement } from '../db/schema/rows.ts';
 import { recordSchemaDrifts } from '../db/stores/schema-drifts.ts';
 import { jobOutcome } from './job-outcome.ts';
 import { assertJobLock, JobLockLostError } from './job-lock.ts';
+import { assertStallLimit } from './stall-limit.ts';
 
 /** What a processor needs besides its own upstream call. */
 export interface IngestionDeps {
@@ -80,13 +82,18 @@ export async function runIngestionJob<T, Rows>(
   };
   const attempt = { deps, job, spec, run, fence: () => assertJobLock(job, deps.context.options.JOB_LOCK_MS) };
   const stopTimer = metrics.jobDuration.startTimer({ queue: job.queueName });
+  // The answer's share of the process's answer budget, given back once the job is done with it.
+  let response: UpstreamResponse<T> | undefined;
+  let carried: UpstreamError | undefined;
   try {
-    let response: UpstreamResponse<T> | undefined;
+    // Before anything else: a job that took its process down too often is not run again.
+    assertStallLimit(job, deps.context.options.JOB_MAX_STALLS);
     let rows: Rows;
     try {
       response = await spec.fetch(signal);
       rows = spec.normalize(response.data);
     } catch (error) {
+      if (error instanceof UpstreamError) carried = error;
       if (jobOutcome(error) !== 'quarantine') {
         // Only UnreadablePayloadError may leave a normalizer: anything else is said loudly.
         if (response) {
@@ -97,9 +104,13 @@ export async function runIngestionJob<T, Rows>(
         }
         throw error;
       }
-      // The client's error carries the body that failed the schema, or the first bytes of one too
-      // large to read; a normalizer's, the answer.
-      if (error instanceof InvalidPayloadError || error instanceof OversizedPayloadError)
+      // The client's error carries the body that failed the schema or carries too many values, or the
+      // first bytes of one too large to read; a normalizer's, the answer.
+      if (
+        error instanceof InvalidPayloadError ||
+        error instanceof OversizedPayloadError ||
+        error instanceof TooManyElementsError
+      )
         return await quarantine(
           attempt,
           { url: error.url, status: error.status ?? 200, body: error.body },
@@ -132,6 +143,8 @@ export async function runIngestionJob<T, Rows>(
     // The lock-lost abort of this job's signal (workers.ts) wins over whatever the abort caused.
     throw await handleFailure(attempt, signal.reason instanceof JobLockLostError ? signal.reason : error);
   } finally {
+    response?.release();
+    carried?.release();
     stopTimer();
   }
 }

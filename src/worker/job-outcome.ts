@@ -1,6 +1,12 @@
 import { ChaintapError } from '../errors.ts';
 import { UnreadablePayloadError } from '../normalize/unreadable-payload-error.ts';
-import { AuthError, InvalidPayloadError, OversizedPayloadError, RateLimitedError } from '../upstream/errors.ts';
+import {
+  AuthError,
+  InvalidPayloadError,
+  OversizedPayloadError,
+  RateLimitedError,
+  TooManyElementsError,
+} from '../upstream/errors.ts';
 
 /**
  * What the queue does with a job whose attempt threw: quarantine its body and complete; wait until
@@ -14,6 +20,7 @@ export function jobOutcome(error: unknown): JobOutcome {
   if (
     error instanceof InvalidPayloadError ||
     error instanceof OversizedPayloadError ||
+    error instanceof TooManyElementsError ||
     error instanceof UnreadablePayloadError
   )
     return 'quarantine';

@@ -6,6 +6,7 @@ import type { Options } from '../config/options.ts';
 import type { Database } from '../db/client.ts';
 import { createRedisConnection } from '../runtime/redis-connection.ts';
 import { redisTopology } from '../config/redis-topology.ts';
+import { assertHeapFitsAnswers } from '../config/memory-budget.ts';
 import { createPriceGaps } from '../queue/price-gaps.ts';
 import { queueKeyPrefix } from '../queue/redis-keys.ts';
 import { sleep } from '../runtime/sleep.ts';
@@ -51,6 +52,7 @@ export interface WorkerPoolDeps {
 export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
   const { context, client } = deps;
   const { options, logger } = context;
+  assertHeapFitsAnswers(options);
   const names = deps.queueNames ?? QUEUE_NAMES;
   // Aborted only when the grace period runs out: a SIGTERM lets active requests finish.
   const hardStop = new AbortController();
@@ -87,7 +89,9 @@ export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
         // JOB_LOCK_MS), another worker takes the job and this one stops it (lockRenewalFailed).
         lockDuration: options.JOB_LOCK_MS,
         stalledInterval: options.JOB_LOCK_MS,
-        maxStalledCount: 3,
+        // Ingestion jobs fail themselves, recorded, once they stalled JOB_MAX_STALLS times
+        // (stall-limit.ts); BullMQ fails any other job (housekeeping) one stall later.
+        maxStalledCount: options.JOB_MAX_STALLS,
         autorun: true,
       },
     );

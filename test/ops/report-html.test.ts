@@ -2,11 +2,22 @@ import { describe, expect, it } from 'vitest';
 import type { PortfolioNftRow, PortfolioPoint, PortfolioPositionRow } from '../../src/db/stores/reports.ts';
 import { writePortfolioReport } from '../../src/ops/report-output.ts';
 import { MAX_SERIES_TABLE_ROWS, renderPortfolioHtml } from '../../src/ops/report-html.ts';
-import type { PortfolioReport } from '../../src/ops/report-portfolio.ts';
+import type { PortfolioReport, PortfolioRows } from '../../src/ops/report-portfolio.ts';
 import { MAX_PORTFOLIO_STEPS, reportRange } from '../../src/ops/report-request.ts';
 
 const ADDRESS = `0x${'ab'.repeat(32)}`;
 const FROM = new Date('2026-01-01T00:00:00Z');
+
+/** Rows of a refresh held in memory, as the report reads them from a cursor. */
+function rowsOf<Row>(rows: Row[]): PortfolioRows<Row> {
+  return {
+    count: rows.length,
+    shown: rows,
+    async *all() {
+      if (rows.length > 0) yield rows;
+    },
+  };
+}
 
 /** A portfolio series of `steps` rows at `intervalMs`, gaps before `firstValue`, values with 30 decimals. */
 function portfolio(steps: number, intervalMs: number, firstValue = 0): PortfolioReport {
@@ -42,7 +53,7 @@ function portfolio(steps: number, intervalMs: number, firstValue = 0): Portfolio
     };
   });
   const range = reportRange({ from: FROM, to, interval: `${intervalMs / 60_000}m` }, to);
-  return { address: ADDRESS, watch: null, range, generatedAt: to, series, positions: [], nfts: [] };
+  return { address: ADDRESS, watch: null, range, generatedAt: to, series, positions: rowsOf([]), nfts: rowsOf([]) };
 }
 
 describe('renderPortfolioHtml', () => {
@@ -115,7 +126,7 @@ describe('long ids in the report', () => {
       realizedPnl: null,
       unrealizedPnl: null,
     } as PortfolioNftRow;
-    return { ...report, positions: [position], nfts: [nft] };
+    return { ...report, positions: rowsOf([position]), nfts: rowsOf([nft]) };
   }
 
   it('shows a 66-character position id on one line, shortened, the whole id on hover', () => {

@@ -38,6 +38,9 @@ export async function writeNftHoldings(
   normalized: NormalizedNftHoldings,
   ctx: NftWriteContext,
 ): Promise<Record<string, number>> {
+  // Plans for these arrays' real sizes: a cached generic plan guesses 10 keys and, on stale
+  // statistics, compared each of 50,000 tokens with 50,000 keys in turn (minutes, not a second).
+  await tx.sql`set local plan_cache_mode = force_custom_plan`;
   await ensureMonthPartitions(tx, 'nft_holding_snapshots', [ctx.snapshotAt]);
   const scope = ctx.scopeChain.toUpperCase();
   const complete = ctx.complete ?? true;

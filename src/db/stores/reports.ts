@@ -127,9 +127,28 @@ export type PortfolioPositionRow = Omit<typeof positionPnl.$inferSelect, 'owner'
   protocolName: string | null;
 };
 
-/** Every position of the owner's latest positions refresh at or before `at` (position_pnl), nested ones after their parent. */
-export function loadPortfolioPositions(database: Database, owner: string, at: Date): Promise<PortfolioPositionRow[]> {
-  return runSql(database, 'reports.read')<PortfolioPositionRow[]>`
+/** How many positions and NFT collections the owner's latest refreshes at or before `at` hold. */
+export async function countPortfolioRows(
+  database: Database,
+  owner: string,
+  at: Date,
+): Promise<{ positions: number; nfts: number }> {
+  const [row] = await runSql(database, 'reports.read')<{ positions: number; nfts: number }[]>`
+      select (select count(*) from position_pnl p where p.owner = ${owner}
+                and p.snapshot_at = (${latestRefresh(database, 'position_refreshes', owner, at)}))::int as positions,
+             (select count(*) from nft_pnl n where n.owner = ${owner}
+                and n.snapshot_at = (${latestRefresh(database, 'nft_refreshes', owner, at)}))::int as nfts`;
+  return row!;
+}
+
+/** The time of the owner's latest refresh at or before `at`, as a subquery. */
+function latestRefresh(database: Database, table: 'position_refreshes' | 'nft_refreshes', owner: string, at: Date) {
+  return database.sql`select max(r.snapshot_at) from ${database.sql(table)} r where r.owner = ${owner} and r.snapshot_at <= ${at}`;
+}
+
+/** The positions of the owner's latest positions refresh at or before `at` (position_pnl), without an order. */
+function refreshPositions(database: Database, owner: string, at: Date) {
+  return database.sql`
       select p.snapshot_at as "snapshotAt", p.position_id as "positionId", p.parent_position_id as "parentPositionId",
              p.protocol_id as "protocolId", pr.name as "protocolName", p.type, p.chain,
              p.input_value::text as "inputValue", p.current_value::text as "currentValue",
@@ -138,11 +157,29 @@ export function loadPortfolioPositions(database: Database, owner: string, at: Da
              p.net_value::text as "netValue", p.health_factor::text as "healthFactor"
       from position_pnl p
       left join protocols pr on pr.protocol_id = p.protocol_id
-      where p.owner = ${owner}
-        and p.snapshot_at = (
-          select max(r.snapshot_at) from position_refreshes r where r.owner = ${owner} and r.snapshot_at <= ${at}
-        )
+      where p.owner = ${owner} and p.snapshot_at = (${latestRefresh(database, 'position_refreshes', owner, at)})`;
+}
+
+/** Every position of that refresh, nested ones after their parent, in batches through a cursor. */
+export async function* streamPortfolioPositions(
+  database: Database,
+  input: { owner: string; at: Date; batchRows?: number },
+): AsyncGenerator<PortfolioPositionRow[]> {
+  const query = database.sql<PortfolioPositionRow[]>`
+      ${refreshPositions(database, input.owner, input.at)}
       order by coalesce(p.parent_position_id, p.position_id), p.parent_position_id nulls first, p.position_id`;
+  for await (const rows of query.cursor(input.batchRows ?? 1000)) yield rows;
+}
+
+/** The `limit` positions of that refresh largest by net value (either sign), largest first. */
+export function loadLargestPositions(
+  database: Database,
+  input: { owner: string; at: Date; limit: number },
+): Promise<PortfolioPositionRow[]> {
+  return runSql(database, 'reports.read')<PortfolioPositionRow[]>`
+      ${refreshPositions(database, input.owner, input.at)}
+      order by abs(p.net_value) desc nulls last, p.position_id
+      limit ${input.limit}`;
 }
 
 export type PortfolioNftRow = Omit<
@@ -150,20 +187,36 @@ export type PortfolioNftRow = Omit<
   'owner' | 'floorPrice' | 'marketPrice' | 'marketPriceUsd' | 'nativePriceSource'
 >;
 
-/** Every collection of the owner's latest NFT refresh at or before `at` (nft_pnl), most valuable first. */
-export function loadPortfolioNfts(database: Database, owner: string, at: Date): Promise<PortfolioNftRow[]> {
-  return runSql(database, 'reports.read')<PortfolioNftRow[]>`
+/** The collections of the owner's latest NFT refresh at or before `at` (nft_pnl), most valuable first. */
+function refreshNfts(database: Database, owner: string, at: Date) {
+  return database.sql`
       select n.snapshot_at as "snapshotAt", n.collection_id as "collectionId", n.collection_name as "collectionName",
              n.chain, n.token_count as "tokenCount", n.floor_price_native::text as "floorPriceNative",
              n.native_token_symbol as "nativeTokenSymbol", n.native_price_usd::text as "nativePriceUsd",
              n.value_usd::text as "valueUsd", n.realized_pnl::text as "realizedPnl",
              n.unrealized_pnl::text as "unrealizedPnl"
       from nft_pnl n
-      where n.owner = ${owner}
-        and n.snapshot_at = (
-          select max(r.snapshot_at) from nft_refreshes r where r.owner = ${owner} and r.snapshot_at <= ${at}
-        )
+      where n.owner = ${owner} and n.snapshot_at = (${latestRefresh(database, 'nft_refreshes', owner, at)})
       order by n.value_usd desc nulls last, n.collection_id`;
+}
+
+/** Every collection of that refresh, most valuable first, in batches through a cursor. */
+export async function* streamPortfolioNfts(
+  database: Database,
+  input: { owner: string; at: Date; batchRows?: number },
+): AsyncGenerator<PortfolioNftRow[]> {
+  const query = database.sql<PortfolioNftRow[]>`${refreshNfts(database, input.owner, input.at)}`;
+  for await (const rows of query.cursor(input.batchRows ?? 1000)) yield rows;
+}
+
+/** The `limit` most valuable collections of that refresh. */
+export function loadLargestNfts(
+  database: Database,
+  input: { owner: string; at: Date; limit: number },
+): Promise<PortfolioNftRow[]> {
+  return runSql(database, 'reports.read')<PortfolioNftRow[]>`
+      ${refreshNfts(database, input.owner, input.at)}
+      limit ${input.limit}`;
 }
 
 /** A watched address's options and its latest_portfolio values, named as a series point's. */
