@@ -85,9 +85,11 @@ export function createPendingTargets(redis: RedisClient, prefix: string) {
       const released: Supersession[] = [];
       if (gone.length === 0) return released;
       const pipeline = redis.pipeline();
-      for (let i = 0; i < gone.length; i += BATCH) pipeline.eval(RELEASE_SCRIPT, 1, key, ...gone.slice(i, i + BATCH).flat());
+      for (let i = 0; i < gone.length; i += BATCH)
+        pipeline.eval(RELEASE_SCRIPT, 1, key, ...gone.slice(i, i + BATCH).flat());
       const done = new Set((pipelineResults(await pipeline.exec()) as string[][]).flat());
-      for (const [target, value] of gone) if (done.has(target)) released.push({ job: parseTargetJob(target, value), by: tick });
+      for (const [target, value] of gone)
+        if (done.has(target)) released.push({ job: parseTargetJob(target, value), by: tick });
       return released;
     },
   };
