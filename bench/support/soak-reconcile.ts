@@ -1,11 +1,16 @@
 import type { Sql } from 'postgres';
 import type { WatchedAddress } from '../../src/db/stores/watchlist.ts';
-import { simulatedNftHoldings, simulatedPositions } from '../../src/simulator/index.ts';
+import { normalizeNftHoldings, normalizePositions } from '../../src/normalize/index.ts';
+import { simulatedNftAnswer, simulatedPositions } from '../../src/simulator/index.ts';
+import { nftHoldingsResponse, positionsResponse } from '../../src/upstream/schemas.ts';
 import { DEFAULT_SEED } from '../../src/simulator/world.ts';
 
 const MINUTE = 60_000;
 
-/** What one simulated day left in Postgres against what the simulator answered (its world functions). */
+/**
+ * What one simulated day left in Postgres against what the simulator answered: its world functions'
+ * answer at the slot, read by the pipeline's own schemas and pure normalizers, gives the rows to expect.
+ */
 export interface DayReconciliation {
   /** Jobs of the day's slots without a succeeded run, per dataset. */
   missingRuns: Record<'positions' | 'nfts', number>;
@@ -80,19 +85,24 @@ export async function reconcileDay(sql: Sql, input: ReconcileInput): Promise<Day
     }
     return { missing, mismatches, rows: [...rows.values()].reduce((sum, n) => sum + n, 0) };
   };
-  const positions = await check('positions', 'position_snapshots', input.positionsEveryMs, (wallet, time) =>
-    countPositions(wallet, time, world),
-  );
-  const nfts = await check(
-    'nfts',
-    'nft_holding_snapshots',
-    input.nftsEveryMs,
-    (wallet, time) =>
-      simulatedNftHoldings(wallet.address, time, DEFAULT_SEED, world, {
-        chain: wallet.nftChain,
-        includePnl: wallet.includePnl,
-      }).length,
-  );
+  const snapshotAt = (time: number) => new Date(time - input.worldLeadMs);
+  const positions = await check('positions', 'position_snapshots', input.positionsEveryMs, (wallet, time) => {
+    const filter = {
+      ...(wallet.chain ? { chain: wallet.chain } : {}),
+      ...(wallet.protocols ? { protocols: wallet.protocols } : {}),
+    };
+    const answer = positionsResponse.parse({
+      data: simulatedPositions(wallet.address, time, DEFAULT_SEED, world, filter),
+    });
+    const ctx = { owner: wallet.address, snapshotAt: snapshotAt(time), fetchedAt: new Date(time) };
+    return normalizePositions(answer, ctx).snapshots.length;
+  });
+  const nfts = await check('nfts', 'nft_holding_snapshots', input.nftsEveryMs, (wallet, time) => {
+    const query = { chain: wallet.nftChain, includePnl: wallet.includePnl };
+    const answer = nftHoldingsResponse.parse(simulatedNftAnswer(wallet.address, time, DEFAULT_SEED, world, query));
+    const ctx = { owner: wallet.address, snapshotAt: snapshotAt(time), fetchedAt: new Date(time) };
+    return normalizeNftHoldings(answer, ctx).holdings.length;
+  });
   const [prices] = await sql<{ rows: number; holes: number }[]>`
     select count(p.*)::int as rows, count(*) filter (where p.coin_type is null)::int as holes
     from generate_series(${new Date(from)}::timestamptz, ${new Date(to - MINUTE)}::timestamptz, interval '1 minute') as s(slot)
@@ -111,12 +121,4 @@ export async function reconcileDay(sql: Sql, input: ReconcileInput): Promise<Day
     housekeeping: maintenance!.count,
     examples,
   };
-}
-
-function countPositions(wallet: WatchedAddress, time: number, world: { realShapes: boolean }): number {
-  const filter = {
-    ...(wallet.chain ? { chain: wallet.chain } : {}),
-    ...(wallet.protocols ? { protocols: wallet.protocols } : {}),
-  };
-  return simulatedPositions(wallet.address, time, DEFAULT_SEED, world, filter).length;
 }
