@@ -49,6 +49,8 @@ export interface SoakSettings {
   tokens: number;
   workers: number;
   faults: boolean;
+  /** Real minutes after which it stops at the end of the day it is in (as many days as fit); 0: none. */
+  maxMinutes: number;
   /** Where soak-*.json and soak-*.svg go. */
   out: string;
 }
@@ -67,6 +69,7 @@ export function soakSettings(args: Record<string, string>): SoakSettings {
     tokens: Math.round(number('tokens', 50, 1)),
     workers: Math.round(number('workers', 2, 1)),
     faults: faults === 'on',
+    maxMinutes: number('max-minutes', 0, 0),
     out: args.out ?? 'bench/results',
   };
 }
@@ -108,7 +111,7 @@ function stepKind(minuteOfDay: number): StepKind {
   return 'prices';
 }
 
-export async function runSoak(settings: SoakSettings, log: (message: string) => void) {
+export async function runSoak(settings: SoakSettings, adminUrl: string, log: (message: string) => void) {
   const clock = installLogicalClock();
   const started = clock.realNow();
   const start = firstDay(settings.days, started);
@@ -116,10 +119,7 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
   const totalMinutes = Math.round(settings.days * 24 * 60);
   // Its own redis-server (append-only file on): restarted as a fault, and its memory all the soak's.
   const redisServer = await startOwnRedis();
-  const services = {
-    adminUrl: process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-    redisUrl: redisServer.url,
-  };
+  const services = { adminUrl, redisUrl: redisServer.url };
   const database = await createBenchDatabase(services, 'soak', 5);
   const scratch = mkdtempSync(join(tmpdir(), 'chaintap-soak-'));
   const prefix = benchRedisPrefix();
@@ -218,6 +218,7 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
 
     const live = (name: string) => processes.filter((p) => p.name === name && p.running()).at(-1);
     let dayStats = newDayStats();
+    let minutesRun = 0;
     for (let minute = 0; minute < totalMinutes; minute++) {
       const logicalNow = start + minute * MINUTE;
       const day = Math.floor(minute / (24 * 60));
@@ -241,6 +242,7 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
       }
       await untilIdle(queues, dayStats.maxDepth);
       const stepMs = performance.now() - stepStarted;
+      minutesRun = minute + 1;
       const kind = stepKind(minuteOfDay);
       const times = dayStats.stepMs[kind];
       times.count += 1;
@@ -312,19 +314,32 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
           `RSS ${entry.processes.map((p) => `${p.name} ${round(p.rss / MB)}`).join(', ')} MB; missing runs ${JSON.stringify(reconciliation.missingRuns)}, mismatches ${JSON.stringify(reconciliation.rowMismatches)}, price holes ${reconciliation.priceHoles}, housekeeping ${reconciliation.housekeeping}`,
       );
       dayStats = newDayStats();
+      const overBudget = settings.maxMinutes > 0 && clock.realNow() - started > settings.maxMinutes * MINUTE;
       writeSoakResults(settings.out, { settings, start, days, faults, alerts: null, figures: [] });
+      if (overBudget) {
+        log(`soak: stopping after day ${entry.day}: past --max-minutes ${settings.maxMinutes}`);
+        break;
+      }
     }
     await scheduler.stop();
     const alerts = await alertDeliveries(database.sql, webhook.deliveries);
     const [totals] = await database.sql<{ jobs: number }[]>`select count(*)::int as jobs from ingestion_runs`;
     const realSeconds = (clock.realNow() - started) / 1000;
-    const figures = soakFigures({ settings, days, alerts, jobs: totals!.jobs, realSeconds, options });
+    const figures = soakFigures({
+      wallets: settings.wallets,
+      days,
+      alerts,
+      jobs: totals!.jobs,
+      realSeconds,
+      logicalDays: minutesRun / (24 * 60),
+      options,
+    });
     const simulatorStats = await simulator.stats();
     writeSoakResults(settings.out, { settings, start, days, faults, alerts, figures });
     return {
       figures,
       notes: [
-        `${settings.days} logical days (${new Date(start).toISOString().slice(0, 10)} on), ${settings.wallets} wallets, ${settings.tokens} tokens, default crons, ${settings.workers} \`chaintap worker\` processes and \`chaintap alerts\` on the logical clock (bench/support/logical-clock-preload.ts), the real scheduler in the bench process on a clock stepped minute by minute, each minute's jobs done before the next (no rate limit: simulator latency 0, UPSTREAM_RPS=10000); its own redis-server (append-only file); JOB_LOCK_MS=${JOB_LOCK_MS}`,
+        `${round(minutesRun / (24 * 60), 2)} logical days of ${settings.days} asked (${new Date(start).toISOString().slice(0, 10)} on), ${settings.wallets} wallets, ${settings.tokens} tokens, default crons, ${settings.workers} \`chaintap worker\` processes and \`chaintap alerts\` on the logical clock (bench/support/logical-clock-preload.ts), the real scheduler in the bench process on a clock stepped minute by minute, each minute's jobs done before the next (no rate limit: simulator latency 0, UPSTREAM_RPS=10000); its own redis-server (append-only file); JOB_LOCK_MS=${JOB_LOCK_MS}`,
         `faults: ${faults.length === 0 ? 'none' : faults.join('; ')}; Postgres is not restarted (the shared machine's server: other engineers' databases)`,
         `logical time does not reach Redis's and Postgres's clocks: the tick tracker's keys are deleted by the bench once their TTL passed in logical time; alert_events.created_at is Postgres's now() (real), so their retention is not exercised`,
         `simulator: ${simulatorStats.requests} requests, statuses ${JSON.stringify(simulatorStats.byStatus)}; processes wrote ${outputLines} lines to stderr${output.length ? `, the last: ${output.at(-1)}` : ''}`,
@@ -416,14 +431,15 @@ async function alertDeliveries(sql: Sql, deliveries: Map<string, number>): Promi
 
 /** The issue's targets, from the days measured (a target that needs more days than ran has no value). */
 function soakFigures(input: {
-  settings: SoakSettings;
+  logicalDays: number;
+  wallets: number;
   days: SoakDay[];
   alerts: AlertDeliveries;
   jobs: number;
   realSeconds: number;
   options: Options;
 }): Figure[] {
-  const { days, alerts, settings } = input;
+  const { days, alerts } = input;
   const sum = (f: (day: SoakDay) => number) => days.reduce((total, day) => total + f(day), 0);
   const figures: Figure[] = [
     {
@@ -520,10 +536,10 @@ function soakFigures(input: {
   figures.push(
     { name: 'jobs run', value: input.jobs, unit: '' },
     { name: 'jobs a second, whole pipeline', value: round(jobsPerSecond, 1), unit: 'jobs/s' },
-    { name: 'real minutes per logical day', value: round(input.realSeconds / 60 / settings.days, 2), unit: 'min' },
+    { name: 'real minutes per logical day', value: round(input.realSeconds / 60 / input.logicalDays, 2), unit: 'min' },
     {
       name: 'projected real minutes: 30 days at 200 wallets (from the step times measured)',
-      value: round(projectMinutes(days, settings), 0),
+      value: round(projectMinutes(days, input.wallets), 0),
       unit: 'min',
       target: { op: '<=', value: 90 },
     },
@@ -535,7 +551,7 @@ function soakFigures(input: {
  * Minutes for the full soak (30 days, 200 wallets) at the step times measured: every minute is a step
  * (its price job), a positions or NFT step costs its jobs on top, which scale with the wallets.
  */
-function projectMinutes(days: SoakDay[], settings: SoakSettings): number {
+function projectMinutes(days: SoakDay[], wallets: number): number {
   const mean = (kind: StepKind) => {
     const { count, ms } = days.reduce(
       (acc, d) => ({
@@ -547,7 +563,7 @@ function projectMinutes(days: SoakDay[], settings: SoakSettings): number {
     return count ? ms / count : 0;
   };
   const price = mean('prices');
-  const scale = 200 / settings.wallets;
+  const scale = 200 / wallets;
   const positions = price + Math.max(0, mean('positions') - price) * scale;
   const nfts = price + Math.max(0, mean('nfts') - price) * scale;
   const perDayMs = (24 * 60 - 97) * price + 72 * positions + 24 * nfts + mean('maintenance');
@@ -559,8 +575,8 @@ export const soakScenario: Scenario = {
   description:
     '30 logical days (--days, --wallets, --tokens, --faults off) of the real scheduler, workers, maintenance and alerts against the simulator: sizes, memory, nothing lost',
   onlyByName: true,
-  async run({ log, settings = {} }) {
-    const result = await runSoak(soakSettings(settings), log);
+  async run({ services, log, settings = {} }) {
+    const result = await runSoak(soakSettings(settings), services.adminUrl, log);
     return { scenario: 'soak', ...result };
   },
 };
