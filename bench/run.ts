@@ -18,6 +18,7 @@ import { cadenceScenario } from './scenarios/cadence.ts';
 import { cliStartupScenario } from './scenarios/cli-startup.ts';
 import { pricesScenario } from './scenarios/prices.ts';
 import { quotaScenario } from './scenarios/quota.ts';
+import { soakScenario } from './scenarios/soak.ts';
 import { storageScenario } from './scenarios/storage.ts';
 import { writePathScenario } from './scenarios/write-path.ts';
 import { appendResult, commitOf, formatTable, machineOf, type ScenarioResult } from './support/report.ts';
@@ -37,6 +38,7 @@ const SCENARIOS: Scenario[] = [
   pacing40MinFixedScenario,
   cliStartupScenario,
   cadenceScenario,
+  soakScenario,
 ];
 
 async function versions(adminUrl: string, redisUrl: string): Promise<{ postgres: string; redis: string }> {
@@ -54,18 +56,37 @@ async function versions(adminUrl: string, redisUrl: string): Promise<{ postgres:
 
 const loadAverage = () => loadavg().map((load) => Math.round(load * 100) / 100);
 
+/** Scenario names, and `--name value` settings for the scenarios that take some (soak: --days, --wallets, --tokens). */
+function parseArguments(args: string[]): { names: string[]; settings: Record<string, string> } {
+  const names: string[] = [];
+  const settings: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--help' || arg === '-h' || !arg.startsWith('--')) {
+      names.push(arg);
+      continue;
+    }
+    const value = args[i + 1];
+    if (value === undefined || value.startsWith('--')) throw new Error(`${arg}: expected a value`);
+    settings[arg.slice(2)] = value;
+    i += 1;
+  }
+  return { names, settings };
+}
+
 async function main(): Promise<void> {
-  const names = process.argv.slice(2).filter((arg) => arg !== '--');
+  const { names, settings } = parseArguments(process.argv.slice(2).filter((arg) => arg !== '--'));
   if (names.includes('--help') || names.includes('-h')) {
     console.log(
-      `usage: npm run bench [-- <scenario>...]\n\n${SCENARIOS.map((s) => `  ${s.name.padEnd(12)} ${s.description}`).join('\n')}`,
+      `usage: npm run bench [-- <scenario>... [--setting value]...]\n\n${SCENARIOS.map((s) => `  ${s.name.padEnd(12)} ${s.description}`).join('\n')}`,
     );
     return;
   }
   const unknown = names.filter((name) => !SCENARIOS.some((s) => s.name === name));
   if (unknown.length > 0)
     throw new Error(`unknown scenario ${unknown.join(', ')}: choose from ${SCENARIOS.map((s) => s.name).join(', ')}`);
-  const selected = names.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => names.includes(s.name));
+  const selected =
+    names.length === 0 ? SCENARIOS.filter((s) => !s.onlyByName) : SCENARIOS.filter((s) => names.includes(s.name));
   const services = benchServices();
   const machine = machineOf(
     ...(Object.values(await versions(services.adminUrl, services.redisUrl)) as [string, string]),
@@ -80,7 +101,7 @@ async function main(): Promise<void> {
     log(`${scenario.name}: ${scenario.description}`);
     const started = performance.now();
     const before = loadAverage();
-    const result = await scenario.run({ services, log });
+    const result = await scenario.run({ services, log, settings });
     const seconds = (performance.now() - started) / 1000;
     const after = loadAverage();
     log(

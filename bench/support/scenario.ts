@@ -5,6 +5,8 @@ export interface ScenarioContext {
   services: BenchServices;
   /** Progress on stderr (the table goes to stdout). */
   log(message: string): void;
+  /** `--name value` arguments of `npm run bench` (soak: --days, --wallets, --tokens). */
+  settings?: Record<string, string>;
 }
 
 export interface Scenario {
@@ -12,6 +14,8 @@ export interface Scenario {
   /** One line: what it measures. */
   description: string;
   run(context: ScenarioContext): Promise<ScenarioResult>;
+  /** Run only when named (the soak: an hour), not by a plain `npm run bench`. */
+  onlyByName?: boolean;
 }
 
 /** Deterministic test inputs: the i-th watched address and coin type. */

@@ -18,7 +18,7 @@ import { jobOptions } from '../../src/queue/job-options.ts';
 import { createPendingTargets } from '../../src/queue/pending-targets.ts';
 import { createTickTracker } from '../../src/queue/tick-tracker.ts';
 import type { JobResult } from '../../src/queue/jobs.ts';
-import { missingJobIds } from '../../src/scheduler/producer.ts';
+import { missingJobIds } from '../../src/queue/missing-jobs.ts';
 import { nftJobs, positionJobs, priceJobs, type PlannedJob } from '../../src/scheduler/job-builders.ts';
 import type { Dataset } from '../../src/datasets.ts';
 import { keysPattern, queueKeyPrefix } from '../../src/queue/redis-keys.ts';
@@ -68,6 +68,7 @@ async function measure(redis: Redis, dataset: Dataset): Promise<void> {
     // What the producer does per job (produceTick without its Postgres reads), timed.
     const started = performance.now();
     await missingJobIds(
+      redis,
       queue,
       jobs.map((job) => job.opts.jobId),
     );

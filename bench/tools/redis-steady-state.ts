@@ -34,7 +34,7 @@ const WALLETS = Number(process.argv[3] ?? 100);
 const HOURS = Number(process.argv[4] ?? 80);
 const PREFIX = `chaintap-steady-${randomBytes(4).toString('hex')}`;
 const START = Date.UTC(2026, 10, 1);
-const SLICE = 200; // as the producer's ENQUEUE_SLICE
+const SLICE = 1000; // as the producer's ENQUEUE_SLICE
 const DATASETS: Dataset[] = ['prices', 'positions', 'nfts'];
 
 const realNow = Date.now.bind(Date);

@@ -1,4 +1,5 @@
 import type { RedisClient } from '../runtime/redis-connection.ts';
+import { pipelineResults } from './pipeline-results.ts';
 import { pendingTargetsKey } from './redis-keys.ts';
 import type { Dataset } from '../datasets.ts';
 
@@ -56,9 +57,14 @@ export function createPendingTargets(redis: RedisClient, prefix: string) {
     async claim(dataset: Dataset, jobs: TargetJob[]): Promise<TargetClaim> {
       const key = pendingTargetsKey(prefix, dataset);
       const claim: TargetClaim = { replaced: [], stale: [] };
+      // BATCH jobs per script call, so that none holds Redis long; every call in one round trip.
+      const pipeline = redis.pipeline();
       for (let i = 0; i < jobs.length; i += BATCH) {
         const args = jobs.slice(i, i + BATCH).flatMap((job) => [job.target, String(job.tick.getTime()), job.jobId]);
-        const out = (await redis.eval(CLAIM_SCRIPT, 1, key, ...args)) as (number | string)[];
+        pipeline.eval(CLAIM_SCRIPT, 1, key, ...args);
+      }
+      if (pipeline.length === 0) return claim;
+      for (const out of pipelineResults(await pipeline.exec()) as (number | string)[][]) {
         for (let j = 0; j < out.length; j += 4) {
           const target = String(out[j + 1]);
           const job = parseTargetJob(target, String(out[j + 2]));
@@ -77,12 +83,13 @@ export function createPendingTargets(redis: RedisClient, prefix: string) {
       const all = await redis.hgetall(key);
       const gone = Object.entries(all).filter(([target]) => !watched.has(target));
       const released: Supersession[] = [];
-      for (let i = 0; i < gone.length; i += BATCH) {
-        const slice = gone.slice(i, i + BATCH);
-        const done = new Set((await redis.eval(RELEASE_SCRIPT, 1, key, ...slice.flat())) as string[]);
-        for (const [target, value] of slice)
-          if (done.has(target)) released.push({ job: parseTargetJob(target, value), by: tick });
-      }
+      if (gone.length === 0) return released;
+      const pipeline = redis.pipeline();
+      for (let i = 0; i < gone.length; i += BATCH)
+        pipeline.eval(RELEASE_SCRIPT, 1, key, ...gone.slice(i, i + BATCH).flat());
+      const done = new Set((pipelineResults(await pipeline.exec()) as string[][]).flat());
+      for (const [target, value] of gone)
+        if (done.has(target)) released.push({ job: parseTargetJob(target, value), by: tick });
       return released;
     },
   };

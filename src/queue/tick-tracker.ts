@@ -1,6 +1,7 @@
 import type { RedisClient } from '../runtime/redis-connection.ts';
 import { tickKeys } from './redis-keys.ts';
 import { tickLabel } from './jobs.ts';
+import { pipelineResults } from './pipeline-results.ts';
 import type { TickStream } from '../datasets.ts';
 
 /**
@@ -70,14 +71,20 @@ export type TickTracker = ReturnType<typeof createTickTracker>;
 
 export function createTickTracker(redis: RedisClient, prefix: string) {
   const keys = (stream: TickStream, tick: Date) => tickKeys(prefix, stream, tickLabel(tick));
-  /** Runs a script on the tick's keys, BATCH ids at a time (`evenEmpty`: once with no ids too). */
+  /**
+   * Runs a script on the tick's keys, BATCH ids per call (a short script never holds Redis long),
+   * every call in one pipeline: one round trip however many ids (`evenEmpty`: once with no ids too).
+   */
   async function run(script: string, stream: TickStream, tick: Date, ids: string[], evenEmpty = false) {
-    const results: unknown[] = [];
-    for (let i = 0; i < ids.length || (evenEmpty && i === 0); i += BATCH) {
-      const batch = ids.slice(i, i + BATCH);
-      results.push(await redis.eval(script, 4, ...keys(stream, tick), TTL_SECONDS, ...batch));
-    }
-    return results;
+    const calls: string[][] = [];
+    for (let i = 0; i < ids.length || (evenEmpty && i === 0); i += BATCH) calls.push(ids.slice(i, i + BATCH));
+    const args = (batch: string[]) => [...keys(stream, tick), TTL_SECONDS, ...batch];
+    if (calls.length === 0) return [];
+    // A single call (a worker's finish) goes alone, as it always did.
+    if (calls.length === 1) return [await redis.eval(script, 4, ...args(calls[0]!))];
+    const pipeline = redis.pipeline();
+    for (const batch of calls) pipeline.eval(script, 4, ...args(batch));
+    return pipelineResults(await pipeline.exec());
   }
   return {
     /** Records the tick's job ids; true when that completes it (a tick with no jobs, or all finished). */
@@ -102,12 +109,9 @@ export function createTickTracker(redis: RedisClient, prefix: string) {
     /** `finished` counts the superseded jobs too. */
     async progress(stream: TickStream, tick: Date) {
       const [pendingKey, finishedKey, completedKey, supersededKey] = keys(stream, tick);
-      const [pending, finished, completed, superseded] = await Promise.all([
-        redis.scard(pendingKey),
-        redis.scard(finishedKey),
-        redis.exists(completedKey),
-        redis.scard(supersededKey),
-      ]);
+      const [pending, finished, completed, superseded] = pipelineResults(
+        await redis.pipeline().scard(pendingKey).scard(finishedKey).exists(completedKey).scard(supersededKey).exec(),
+      ) as number[];
       return { expected: pending + finished, finished, superseded, complete: completed === 1 };
     },
     /** Finished jobs that run again (re-enqueued after removal, or retried by hand) are pending again. */

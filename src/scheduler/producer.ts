@@ -3,7 +3,6 @@ import type { Database } from '../db/client.ts';
 import { harvestedPriceCoinTypes, listWatchedAddresses, listWatchedTokens, loadTargetWatermarks } from '../db/index.ts';
 import { jobOptions } from '../queue/job-options.ts';
 import type { PriceJobData } from '../queue/jobs.ts';
-import type { Queue } from 'bullmq';
 import type { RedisClient } from '../runtime/redis-connection.ts';
 import type { Queues } from '../queue/queues.ts';
 import type { TickTracker } from '../queue/tick-tracker.ts';
@@ -12,13 +11,18 @@ import { createPendingTargets, type TargetClaim } from '../queue/pending-targets
 import { createPriceGaps } from '../queue/price-gaps.ts';
 import { cronMatcher, shouldForceRefresh, slotAfter } from './cron-slots.ts';
 import { maintenanceJobs, nftJobs, positionJobs, priceJobs, type PlannedJob } from './job-builders.ts';
-import { filterInSlices, supersedeJobs } from './supersede.ts';
+import { supersedeJobs } from './supersede.ts';
+import { missingJobIds } from '../queue/missing-jobs.ts';
 import { dueTargets } from './refresh-slot.ts';
 import type { DueTarget } from '../refresh/policy.ts';
 import type { Dataset, QueueName } from '../datasets.ts';
 
-/** Jobs per addBulk call when a tick is enqueued. */
-const ENQUEUE_SLICE = 200;
+/**
+ * Jobs per addBulk call when a tick is enqueued: each call is one MULTI, short enough that workers
+ * taking the tick's first jobs are not held up long behind it (docs/benchmarks.md); the calls go
+ * out together, in order on the one connection, so a tick costs one round trip.
+ */
+const ENQUEUE_SLICE = 1000;
 /** BullMQ priority of catch-up jobs (1 is the highest; jobs without one go before all of them). */
 const CATCH_UP_PRIORITY = 10;
 
@@ -83,7 +87,7 @@ export async function produceTick(
   // Jobs of this tick that are gone from Redis (removed after their retention, or superseded and now
   // caught up) run again: they must not count as finished from their first run.
   const enqueuedIds = enqueued.map((job) => job.opts.jobId);
-  await deps.tracker.reopen(stream, tick, await missingJobIds(deps.queues[queue], enqueuedIds));
+  await deps.tracker.reopen(stream, tick, await missingJobIds(deps.redis, deps.queues[queue], enqueuedIds));
   const emptyTickComplete = await deps.tracker.expect(stream, tick, ids);
   if (emptyTickComplete) await announceTickComplete(deps.database, deps.context.logger, stream, tick);
   // The jobs this tick replaces leave the queue before its own come in: never two ticks waiting.
@@ -132,28 +136,24 @@ async function claimTargets(
   return { replaced: [...claim.replaced, ...released], stale: claim.stale };
 }
 
-/**
- * Adds planned jobs with the configured options, in short addBulk transactions, so that workers
- * taking the tick's first jobs are not held up behind one long MULTI (docs/benchmarks.md).
- */
+/** Adds planned jobs with the configured options, in addBulk calls of ENQUEUE_SLICE sent together. */
 export async function enqueueJobs(
   deps: Pick<ProducerDeps, 'context' | 'queues'>,
   queue: QueueName,
   jobs: PlannedJob<unknown>[],
 ): Promise<void> {
   const defaults = jobOptions(deps.context.options);
+  const calls: Promise<unknown>[] = [];
   for (let i = 0; i < jobs.length; i += ENQUEUE_SLICE) {
-    await deps.queues[queue].addBulk(
-      jobs
-        .slice(i, i + ENQUEUE_SLICE)
-        .map((job) => ({ name: job.name, data: job.data, opts: { ...defaults, ...job.opts } })),
+    calls.push(
+      deps.queues[queue].addBulk(
+        jobs
+          .slice(i, i + ENQUEUE_SLICE)
+          .map((job) => ({ name: job.name, data: job.data, opts: { ...defaults, ...job.opts } })),
+      ),
     );
   }
-}
-
-/** The ids among `ids` that have no job in the queue (any state). */
-export function missingJobIds(queue: Queue, ids: string[]): Promise<string[]> {
-  return filterInSlices(ids, 1000, async (id) => (await queue.getJobState(id)) === 'unknown');
+  await Promise.all(calls);
 }
 
 async function planTick(

@@ -7,8 +7,7 @@ import { announceTickComplete } from '../queue/tick-notification.ts';
 import type { ProducerDeps } from './producer.ts';
 
 /** Job states in which a job has not started: it can be replaced. */
-const NOT_STARTED = new Set(['waiting', 'prioritized', 'delayed', 'waiting-children']);
-const PARALLEL = 200;
+const NOT_STARTED = ['waiting', 'prioritized', 'delayed', 'waiting-children'] as const;
 
 /**
  * Supersedes the jobs a newer tick replaces: each still waiting leaves its queue (one that just
@@ -57,22 +56,16 @@ async function finishSuperseded(
   return count;
 }
 
-/** The replaced jobs that had not started and are now removed from the queue. */
-function removeNotStarted(queue: Queue, replaced: Supersession[]): Promise<Supersession[]> {
-  return filterInSlices(replaced, PARALLEL, async ({ job }) => {
-    const state = await queue.getJobState(job.jobId);
-    // remove() answers 0 for a job a worker has locked meanwhile: it runs, and is not superseded.
-    return NOT_STARTED.has(state) && (await queue.remove(job.jobId)) === 1;
-  });
-}
-
-/** The items `keep` answers true for, asked `slice` at a time (a slice's Redis calls go together). */
-export async function filterInSlices<T>(items: T[], slice: number, keep: (item: T) => Promise<boolean>): Promise<T[]> {
-  const kept: T[] = [];
-  for (let i = 0; i < items.length; i += slice) {
-    const part = items.slice(i, i + slice);
-    const answers = await Promise.all(part.map(keep));
-    kept.push(...part.filter((_, index) => answers[index]));
-  }
-  return kept;
+/**
+ * The replaced jobs that had not started and are now removed from the queue. Which have not started
+ * is one question for the whole queue (its not-started ids: at most about one tick's jobs, since a tick
+ * supersedes the older ones); the removals go out together, one per job (BullMQ removes one id a call).
+ */
+async function removeNotStarted(queue: Queue, replaced: Supersession[]): Promise<Supersession[]> {
+  if (replaced.length === 0) return [];
+  const notStarted = new Set(await queue.getRanges([...NOT_STARTED], 0, -1));
+  const candidates = replaced.filter(({ job }) => notStarted.has(job.jobId));
+  // remove() answers 0 for a job a worker has locked meanwhile: it runs, and is not superseded.
+  const removed = await Promise.all(candidates.map(({ job }) => queue.remove(job.jobId)));
+  return candidates.filter((_, index) => removed[index] === 1);
 }

@@ -1,0 +1,582 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import type { Sql } from 'postgres';
+import { loadOptions, type Options } from '../../src/config/options.ts';
+import { addWatchedAddresses, addWatchedTokens, ensurePartitions, listWatchedAddresses } from '../../src/db/index.ts';
+import { closeQueues, createQueues } from '../../src/queue/queues.ts';
+import { createTickTracker, TTL_SECONDS as TRACKER_TTL_SECONDS } from '../../src/queue/tick-tracker.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { createMetrics } from '../../src/runtime/metrics.ts';
+import { createRedisConnection } from '../../src/runtime/redis-connection.ts';
+import { sleep } from '../../src/runtime/sleep.ts';
+import { createScheduler } from '../../src/scheduler/scheduler.ts';
+import { simulatedToken } from '../../src/simulator/index.ts';
+import { createFakeSchedulerClock } from '../../test/support/fake-scheduler-clock.ts';
+import { startOwnRedis } from '../../test/support/fault-redis-server.ts';
+import { installLogicalClock } from '../support/logical-clock.ts';
+import type { Figure } from '../support/report.ts';
+import { benchAddress, benchCoinType, MB, round, type Scenario } from '../support/scenario.ts';
+import { benchRedisPrefix, createBenchDatabase } from '../support/services.ts';
+import { simulatorControl } from '../support/simulator-control.ts';
+import { startSimulatorProcess } from '../support/simulator-process.ts';
+import { reconcileDay } from '../support/soak-reconcile.ts';
+import { spawnSoakProcess, type SoakProcess } from '../support/soak-processes.ts';
+import { writeSoakResults, type SoakDay } from '../support/soak-results.ts';
+import { queueDepths, redisFigures, tableSizes } from '../support/soak-samples.ts';
+import { startSoakWebhook } from '../support/soak-webhook.ts';
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+const API_KEY = 'soak-key-3b8e1d';
+/** The simulator's world leads each slot by this much: a price asked at the slot is the slot's. */
+const WORLD_LEAD_MS = 1_000;
+/** A killed worker's jobs are taken over after this (JOB_LOCK_MS, also the stalled-job check interval). */
+const JOB_LOCK_MS = 5_000;
+/** Faults, by day of the run (0-based) and minute of the day: a worker killed just after a slot was enqueued. */
+const WORKER_KILL = { everyDays: 3, firstDay: 0, minute: 10 * 60 };
+/** Redis shut down (its append-only file written) and started again, between two slots. */
+const REDIS_RESTART = { everyDays: 7, firstDay: 1, minute: 12 * 60 + 7 };
+/** Slots of the default crons. */
+const POSITIONS_EVERY = 15 * MINUTE;
+const NFTS_EVERY = 60 * MINUTE;
+const MAINTENANCE_MINUTE = 3 * 60 + 30;
+
+export interface SoakSettings {
+  days: number;
+  wallets: number;
+  tokens: number;
+  workers: number;
+  faults: boolean;
+  /** Real minutes after which it stops at the end of the day it is in (as many days as fit); 0: none. */
+  maxMinutes: number;
+  /** Where soak-*.json and soak-*.svg go. */
+  out: string;
+}
+
+export function soakSettings(args: Record<string, string>): SoakSettings {
+  const number = (name: string, fallback: number, min: number) => {
+    const value = args[name] === undefined ? fallback : Number(args[name]);
+    if (!Number.isFinite(value) || value < min) throw new Error(`--${name}: expected a number of at least ${min}`);
+    return value;
+  };
+  const faults = args.faults ?? 'on';
+  if (faults !== 'on' && faults !== 'off') throw new Error('--faults: expected on or off');
+  return {
+    days: number('days', 30, 1 / 24),
+    wallets: Math.round(number('wallets', 200, 1)),
+    tokens: Math.round(number('tokens', 50, 1)),
+    workers: Math.round(number('workers', 2, 1)),
+    faults: faults === 'on',
+    maxMinutes: number('max-minutes', 0, 0),
+    out: args.out ?? 'bench/results',
+  };
+}
+
+/** The first logical day: in the past by the whole run, so that Postgres's real now() is never behind it. */
+function firstDay(days: number, realNow: number): number {
+  const preferred = Date.UTC(2026, 9, 1);
+  const latest = Math.floor(realNow / DAY) * DAY - Math.ceil(days + 2) * DAY;
+  return Math.min(preferred, latest);
+}
+
+/** The first `count` bench coin types the simulator has a price for. */
+function pricedCoinTypes(count: number): string[] {
+  const coinTypes: string[] = [];
+  for (let i = 0; coinTypes.length < count; i++)
+    if (simulatedToken(benchCoinType(i)).priced) coinTypes.push(benchCoinType(i));
+  return coinTypes;
+}
+
+/** The tick tracker's keys of ticks older than its TTL in logical time: Redis's own clock would expire them. */
+async function expireTrackerKeys(redis: Redis, prefix: string, logicalNow: number): Promise<number> {
+  let removed = 0;
+  for await (const batch of redis.scanStream({ match: `{${prefix}:tick:*`, count: 1000 })) {
+    const old = (batch as string[]).filter((key) => {
+      const match = /:(\d{4}-\d\d-\d\dT\d\d)-(\d\d)-(\d\d)Z\}/.exec(key);
+      return match && Date.parse(`${match[1]}:${match[2]}:${match[3]}Z`) + TRACKER_TTL_SECONDS * 1000 <= logicalNow;
+    });
+    if (old.length > 0) removed += await redis.unlink(...old);
+  }
+  return removed;
+}
+
+type StepKind = 'prices' | 'positions' | 'nfts' | 'maintenance';
+
+function stepKind(minuteOfDay: number): StepKind {
+  if (minuteOfDay === MAINTENANCE_MINUTE) return 'maintenance';
+  if (minuteOfDay % 60 === 0) return 'nfts';
+  if (minuteOfDay % 15 === 0) return 'positions';
+  return 'prices';
+}
+
+export async function runSoak(settings: SoakSettings, adminUrl: string, log: (message: string) => void) {
+  const clock = installLogicalClock();
+  const started = clock.realNow();
+  const start = firstDay(settings.days, started);
+  clock.set(start);
+  const totalMinutes = Math.round(settings.days * 24 * 60);
+  // Its own redis-server (append-only file on): restarted as a fault, and its memory all the soak's.
+  const redisServer = await startOwnRedis();
+  const services = { adminUrl, redisUrl: redisServer.url };
+  const database = await createBenchDatabase(services, 'soak', 5);
+  const scratch = mkdtempSync(join(tmpdir(), 'chaintap-soak-'));
+  const prefix = benchRedisPrefix();
+  const output: string[] = [];
+  let outputLines = 0;
+  const onOutput = (line: string) => {
+    outputLines += 1;
+    output.push(line.slice(0, 400));
+    if (output.length > 50) output.shift();
+  };
+  const simulator = await startSimulatorProcess({
+    apiKey: API_KEY,
+    latencyMs: 0,
+    rateLimit: 100_000,
+    fixedTimeMs: start,
+  });
+  const control = simulatorControl(simulator.url, API_KEY);
+  const webhook = await startSoakWebhook();
+  const env: Record<string, string> = {
+    DATABASE_URL: database.url,
+    REDIS_URL: redisServer.url,
+    QUEUE_PREFIX: prefix,
+    UPSTREAM_BASE_URL: simulator.url,
+    UPSTREAM_API_KEY: API_KEY,
+    UPSTREAM_RPS: '10000',
+    UPSTREAM_CONCURRENCY: '16',
+    DATABASE_POOL_SIZE: '5',
+    JOB_LOCK_MS: String(JOB_LOCK_MS),
+    OPS_PORT: '0',
+    LOG_LEVEL: 'warn',
+  };
+  const options: Options = loadOptions({}, env);
+  const context = {
+    options,
+    logger: createLogger({ level: 'error', secrets: [API_KEY], pretty: false, destination: process.stderr }),
+    metrics: createMetrics({ defaultMetrics: false }),
+    signal: new AbortController().signal,
+  };
+  const redis = createRedisConnection(redisServer.url, 'producer');
+  const observer = new Redis(redisServer.url, { maxRetriesPerRequest: null });
+  const queues = createQueues(redis, prefix);
+  const tracker = createTickTracker(redis, prefix);
+  const schedulerClock = createFakeSchedulerClock(new Date(start - MINUTE));
+  const scheduler = createScheduler({
+    context,
+    database,
+    queues,
+    tracker,
+    redis,
+    clock: schedulerClock,
+    // The schedulers' clocks are compared with Redis's TIME by default: real time, a month behind.
+    referenceClock: async () => new Date(clock.now()),
+  });
+  const processes: SoakProcess[] = [];
+  const days: SoakDay[] = [];
+  const faults: string[] = [];
+  try {
+    const tokens = pricedCoinTypes(settings.tokens);
+    await addWatchedTokens(database, tokens);
+    for (let i = 0; i < settings.wallets; i += 1000) {
+      const count = Math.min(1000, settings.wallets - i);
+      await addWatchedAddresses(
+        database,
+        Array.from({ length: count }, (_, j) => benchAddress(i + j)),
+        {},
+      );
+    }
+    const wallets = await listWatchedAddresses(database);
+    // As `chaintap migrate` at the first day would have: the maintenance keeps them ahead from then on.
+    await ensurePartitions(database, { from: new Date(start - DAY), to: new Date(start + 62 * DAY) });
+    const rulesFile = join(scratch, 'alerts.json');
+    writeFileSync(
+      rulesFile,
+      JSON.stringify({
+        webhooks: [{ url: webhook.url, name: 'soak' }],
+        rules: [
+          { id: 'soak-opened', kind: 'position_opened', address: wallets[0]!.address },
+          { id: 'soak-closed', kind: 'position_closed', address: wallets[0]!.address },
+          { id: 'soak-price', kind: 'price_change', token: tokens[0], window: '1h', percent: 1 },
+        ],
+      }),
+    );
+    const startWorker = (name: string) => {
+      const worker = spawnSoakProcess(name, ['worker'], env, clock.now(), onOutput);
+      processes.push(worker);
+      return worker;
+    };
+    const workerNames = Array.from({ length: settings.workers }, (_, i) => `worker-${i + 1}`);
+    for (const name of workerNames) startWorker(name);
+    processes.push(spawnSoakProcess('alerts', ['alerts', '--rules', rulesFile], env, clock.now(), onOutput));
+    await workersReady(queues, settings.workers, processes);
+    await scheduler.start();
+    log(
+      `soak: ${settings.days} logical days from ${new Date(start).toISOString().slice(0, 10)}, ${settings.wallets} wallets, ${settings.tokens} tokens, ${settings.workers} workers, faults ${settings.faults ? 'on' : 'off'}`,
+    );
+
+    const live = (name: string) => processes.filter((p) => p.name === name && p.running()).at(-1);
+    let dayStats = newDayStats();
+    let minutesRun = 0;
+    for (let minute = 0; minute < totalMinutes; minute++) {
+      const logicalNow = start + minute * MINUTE;
+      const day = Math.floor(minute / (24 * 60));
+      const minuteOfDay = minute % (24 * 60);
+      clock.set(logicalNow);
+      for (const process_ of processes) process_.setLogicalTime(logicalNow);
+      await control.setClockOffset(logicalNow + WORLD_LEAD_MS - start);
+      const stepStarted = performance.now();
+      await schedulerClock.advanceTo(new Date(logicalNow));
+      if (
+        settings.faults &&
+        minuteOfDay === WORKER_KILL.minute &&
+        day % WORKER_KILL.everyDays === WORKER_KILL.firstDay
+      ) {
+        const name = workerNames[Math.floor(day / WORKER_KILL.everyDays) % workerNames.length]!;
+        await live(name)?.kill();
+        startWorker(name).setLogicalTime(logicalNow);
+        faults.push(
+          `day ${day + 1} ${clockOf(minuteOfDay)}: ${name} killed (SIGKILL) with the slot's jobs enqueued, started again`,
+        );
+      }
+      await untilIdle(queues, dayStats.maxDepth);
+      const stepMs = performance.now() - stepStarted;
+      minutesRun = minute + 1;
+      const kind = stepKind(minuteOfDay);
+      const times = dayStats.stepMs[kind];
+      times.count += 1;
+      times.sum += stepMs;
+      times.max = Math.max(times.max, stepMs);
+      if (
+        settings.faults &&
+        minuteOfDay === REDIS_RESTART.minute &&
+        day % REDIS_RESTART.everyDays === REDIS_RESTART.firstDay
+      ) {
+        const down = performance.now();
+        await redisServer.shutdown();
+        await redisServer.start();
+        await redis.ping().catch(async () => {
+          while (
+            !(await redis
+              .ping()
+              .then(() => true)
+              .catch(() => false))
+          )
+            await sleep(50);
+        });
+        await workersReady(queues, settings.workers, processes);
+        faults.push(
+          `day ${day + 1} ${clockOf(minuteOfDay)}: Redis shut down and started again (${Math.round(performance.now() - down)} ms until every worker was back)`,
+        );
+      }
+      const endOfDay = minuteOfDay === 24 * 60 - 1 || minute === totalMinutes - 1;
+      if (!endOfDay) continue;
+      const dayStart = start + day * DAY;
+      const expired = await expireTrackerKeys(observer, prefix, logicalNow + MINUTE);
+      const reconciliation = await reconcileDay(database.sql, {
+        from: dayStart,
+        to: logicalNow + MINUTE,
+        wallets,
+        tokens,
+        worldLeadMs: WORLD_LEAD_MS,
+        positionsEveryMs: POSITIONS_EVERY,
+        nftsEveryMs: NFTS_EVERY,
+      });
+      const memory = await Promise.all(
+        processes.filter((p) => p.running()).map(async (p) => ({ name: p.name, ...(await p.memory()) })),
+      );
+      const own = process.memoryUsage();
+      const [jobs] = await database.sql<{ count: number }[]>`
+        select count(*)::int as count from ingestion_runs where tick >= ${new Date(dayStart)} and tick <= ${new Date(logicalNow)}`;
+      const entry: SoakDay = {
+        day: day + 1,
+        logicalDate: new Date(dayStart).toISOString().slice(0, 10),
+        realSeconds: round((clock.realNow() - started) / 1000, 1),
+        jobs: jobs!.count,
+        tables: await tableSizes(database.sql),
+        redis: await redisFigures(observer),
+        trackerKeysExpired: expired,
+        processes: [...memory, { name: 'scheduler', rss: own.rss, heapUsed: own.heapUsed, heapTotal: own.heapTotal }],
+        maxQueueDepth: dayStats.maxDepth,
+        stepMs: Object.fromEntries(
+          Object.entries(dayStats.stepMs).map(([kind, t]) => [
+            kind,
+            { count: t.count, mean: t.count ? round(t.sum / t.count, 1) : 0, max: round(t.max, 1) },
+          ]),
+        ) as SoakDay['stepMs'],
+        reconciliation,
+      };
+      days.push(entry);
+      const dbBytes = Object.values(entry.tables).reduce((sum, n) => sum + n, 0);
+      log(
+        `soak: day ${entry.day} (${entry.logicalDate}) after ${entry.realSeconds} s: ${entry.jobs} jobs, Postgres ${round(dbBytes / MB, 1)} MB, Redis ${round(entry.redis.usedMemory / MB, 1)} MB / ${entry.redis.keys} keys, ` +
+          `RSS ${entry.processes.map((p) => `${p.name} ${round(p.rss / MB)}`).join(', ')} MB; missing runs ${JSON.stringify(reconciliation.missingRuns)}, mismatches ${JSON.stringify(reconciliation.rowMismatches)}, price holes ${reconciliation.priceHoles}, housekeeping ${reconciliation.housekeeping}`,
+      );
+      dayStats = newDayStats();
+      const overBudget = settings.maxMinutes > 0 && clock.realNow() - started > settings.maxMinutes * MINUTE;
+      writeSoakResults(settings.out, { settings, start, days, faults, alerts: null, figures: [] });
+      if (overBudget) {
+        log(`soak: stopping after day ${entry.day}: past --max-minutes ${settings.maxMinutes}`);
+        break;
+      }
+    }
+    await scheduler.stop();
+    const alerts = await alertDeliveries(database.sql, webhook.deliveries);
+    const [totals] = await database.sql<{ jobs: number }[]>`select count(*)::int as jobs from ingestion_runs`;
+    const realSeconds = (clock.realNow() - started) / 1000;
+    const figures = soakFigures({
+      wallets: settings.wallets,
+      days,
+      alerts,
+      jobs: totals!.jobs,
+      realSeconds,
+      logicalDays: minutesRun / (24 * 60),
+      options,
+    });
+    const simulatorStats = await simulator.stats();
+    writeSoakResults(settings.out, { settings, start, days, faults, alerts, figures });
+    return {
+      figures,
+      notes: [
+        `${round(minutesRun / (24 * 60), 2)} logical days of ${settings.days} asked (${new Date(start).toISOString().slice(0, 10)} on), ${settings.wallets} wallets, ${settings.tokens} tokens, default crons, ${settings.workers} \`chaintap worker\` processes and \`chaintap alerts\` on the logical clock (bench/support/logical-clock-preload.ts), the real scheduler in the bench process on a clock stepped minute by minute, each minute's jobs done before the next (no rate limit: simulator latency 0, UPSTREAM_RPS=10000); its own redis-server (append-only file); JOB_LOCK_MS=${JOB_LOCK_MS}`,
+        `faults: ${faults.length === 0 ? 'none' : faults.join('; ')}; Postgres is not restarted (the shared machine's server: other engineers' databases)`,
+        `logical time does not reach Redis's and Postgres's clocks: the tick tracker's keys are deleted by the bench once their TTL passed in logical time; alert_events.created_at is Postgres's now() (real), so their retention is not exercised`,
+        `simulator: ${simulatorStats.requests} requests, statuses ${JSON.stringify(simulatorStats.byStatus)}; processes wrote ${outputLines} lines to stderr${output.length ? `, the last: ${output.at(-1)}` : ''}`,
+        `per-day figures and charts: ${settings.out}/soak-days.json, ${settings.out}/soak-*.svg`,
+      ],
+    };
+  } finally {
+    await scheduler.stop().catch(() => undefined);
+    await Promise.all(processes.map((p) => p.stop()));
+    await closeQueues(queues).catch(() => undefined);
+    redis.disconnect();
+    observer.disconnect();
+    await webhook.close();
+    await simulator.close();
+    await redisServer.destroy();
+    await database.drop();
+    rmSync(scratch, { recursive: true, force: true });
+    clock.uninstall();
+  }
+}
+
+function newDayStats() {
+  const times = () => ({ count: 0, sum: 0, max: 0 });
+  return {
+    maxDepth: {} as Record<string, number>,
+    stepMs: { prices: times(), positions: times(), nfts: times(), maintenance: times() } as Record<
+      StepKind,
+      { count: number; sum: number; max: number }
+    >,
+  };
+}
+
+const clockOf = (minuteOfDay: number) =>
+  `${String(Math.floor(minuteOfDay / 60)).padStart(2, '0')}:${String(minuteOfDay % 60).padStart(2, '0')}`;
+
+/** Waits until no queue has a job waiting or running; records the most seen per queue. */
+async function untilIdle(queues: ReturnType<typeof createQueues>, maxDepth: Record<string, number>): Promise<void> {
+  for (;;) {
+    const depths = await queueDepths(queues);
+    let total = 0;
+    for (const [name, depth] of Object.entries(depths)) {
+      maxDepth[name] = Math.max(maxDepth[name] ?? 0, depth);
+      total += depth;
+    }
+    if (total === 0) return;
+    await sleep(total > 20 ? 10 : 2);
+  }
+}
+
+/** Until every queue has a BullMQ worker in each worker process (counted by Redis client names). */
+async function workersReady(queues: ReturnType<typeof createQueues>, count: number, processes: SoakProcess[]) {
+  const deadline = performance.now() + 60_000;
+  for (;;) {
+    const counts = await Promise.all(Object.values(queues).map((queue) => queue.getWorkersCount().catch(() => 0)));
+    if (counts.every((n) => n >= count)) return;
+    const dead = processes.find((p) => p.name.startsWith('worker') && !p.running());
+    if (performance.now() > deadline)
+      throw new Error(`workers not ready after 60 s${dead ? ` (${dead.name} exited)` : ''}`);
+    await sleep(100);
+  }
+}
+
+export interface AlertDeliveries {
+  events: number;
+  delivered: number;
+  deliveredOnce: number;
+  duplicates: number;
+  unknown: number;
+}
+
+/** Every alert event against the webhook's count of its deliveries, after up to 30 s for the last ones. */
+async function alertDeliveries(sql: Sql, deliveries: Map<string, number>): Promise<AlertDeliveries> {
+  const deadline = performance.now() + 30_000;
+  const read = () => sql<{ key: string; state: string }[]>`select event_key as key, state from alert_events`;
+  let rows = await read();
+  while (rows.some((row) => row.state === 'pending') && performance.now() < deadline) {
+    await sleep(500);
+    rows = await read();
+  }
+  const keys = new Set(rows.map((row) => row.key));
+  return {
+    events: rows.length,
+    delivered: rows.filter((row) => row.state === 'delivered').length,
+    deliveredOnce: rows.filter((row) => deliveries.get(row.key) === 1).length,
+    duplicates: [...deliveries.values()].filter((n) => n > 1).length,
+    unknown: [...deliveries.keys()].filter((key) => !keys.has(key)).length,
+  };
+}
+
+/** The issue's targets, from the days measured (a target that needs more days than ran has no value). */
+function soakFigures(input: {
+  logicalDays: number;
+  wallets: number;
+  days: SoakDay[];
+  alerts: AlertDeliveries;
+  jobs: number;
+  realSeconds: number;
+  options: Options;
+}): Figure[] {
+  const { days, alerts } = input;
+  const sum = (f: (day: SoakDay) => number) => days.reduce((total, day) => total + f(day), 0);
+  const figures: Figure[] = [
+    {
+      name: 'jobs missing a succeeded run',
+      value: sum((d) => d.reconciliation.missingRuns.positions + d.reconciliation.missingRuns.nfts),
+      unit: '',
+      target: { op: '==', value: 0 },
+    },
+    {
+      name: 'slots whose rows differ from the simulator',
+      value: sum((d) => d.reconciliation.rowMismatches.positions + d.reconciliation.rowMismatches.nfts),
+      unit: '',
+      target: { op: '==', value: 0 },
+    },
+    {
+      name: 'price minutes without a price',
+      value: sum((d) => d.reconciliation.priceHoles),
+      unit: '',
+      target: { op: '==', value: 0 },
+    },
+    {
+      name: 'whole days without a housekeeping run',
+      value: days.filter((d) => d.stepMs.maintenance.count > 0 && d.reconciliation.housekeeping === 0).length,
+      unit: '',
+      target: { op: '==', value: 0 },
+    },
+    { name: 'alert events', value: alerts.events, unit: '' },
+    {
+      name: 'alert events not delivered exactly once',
+      value: alerts.events - alerts.deliveredOnce + alerts.duplicates + alerts.unknown,
+      unit: '',
+      target: { op: '==', value: 0 },
+    },
+  ];
+  // Redis week over week, from the end of week 2 (the tracker's 3 days and the job retention have filled).
+  const weekly = days.filter((d) => d.day % 7 === 0);
+  if (weekly.length >= 2) {
+    const change = (f: (d: SoakDay) => number) =>
+      Math.max(...weekly.slice(1).map((d, i) => Math.abs(f(d) / f(weekly[i]!) - 1)));
+    figures.push(
+      {
+        name: 'Redis used_memory, largest week-over-week change',
+        value: round(change((d) => d.redis.usedMemory)),
+        unit: '',
+        target: { op: '<=', value: 0.05 },
+      },
+      {
+        name: 'Redis keys, largest week-over-week change',
+        value: round(change((d) => d.redis.keys)),
+        unit: '',
+        target: { op: '<=', value: 0.05 },
+      },
+    );
+  }
+  // RSS from day 3 on, per process (a worker started again after a kill starts a new series).
+  const fromDay3 = days.filter((d) => d.day >= 3);
+  if (fromDay3.length >= 2) {
+    const names = new Set(fromDay3.flatMap((d) => d.processes.map((p) => p.name)));
+    let worst = 0;
+    for (const name of names) {
+      const rss = fromDay3
+        .map((d) => d.processes.find((p) => p.name === name)?.rss)
+        .filter((v): v is number => v !== undefined);
+      if (rss.length >= 2) worst = Math.max(worst, Math.max(...rss) / rss[0]! - 1, 1 - Math.min(...rss) / rss[0]!);
+    }
+    figures.push({
+      name: 'RSS, largest change from day 3 (any process)',
+      value: round(worst),
+      unit: '',
+      target: { op: '<=', value: 0.1 },
+    });
+  }
+  // Tables with a retention window stop growing once it has filled: raw bodies (RAW_RETENTION_DAYS).
+  const rawFull = days.filter((d) => d.day >= input.options.RAW_RETENTION_DAYS + 2);
+  if (rawFull.length >= 2) {
+    const raw = rawFull.map((d) => d.tables.raw_responses ?? 0);
+    figures.push({
+      name: `raw_responses, largest day-over-day change once its ${input.options.RAW_RETENTION_DAYS}-day window filled`,
+      value: round(Math.max(...raw.slice(1).map((v, i) => Math.abs(v / raw[i]! - 1)))),
+      unit: '',
+      target: { op: '<=', value: 0.02 },
+    });
+  }
+  const last = days.at(-1);
+  const dbBytes = (d: SoakDay) => Object.values(d.tables).reduce((total, n) => total + n, 0);
+  if (days.length >= 2) {
+    figures.push({
+      name: 'Postgres growth on the last day',
+      value: round((dbBytes(last!) - dbBytes(days.at(-2)!)) / MB, 1),
+      unit: 'MB',
+    });
+  }
+  const jobsPerSecond = input.jobs / input.realSeconds;
+  figures.push(
+    { name: 'jobs run', value: input.jobs, unit: '' },
+    { name: 'jobs a second, whole pipeline', value: round(jobsPerSecond, 1), unit: 'jobs/s' },
+    { name: 'real minutes per logical day', value: round(input.realSeconds / 60 / input.logicalDays, 2), unit: 'min' },
+    {
+      name: 'projected real minutes: 30 days at 200 wallets (from the step times measured)',
+      value: round(projectMinutes(days, input.wallets), 0),
+      unit: 'min',
+      target: { op: '<=', value: 90 },
+    },
+  );
+  return figures;
+}
+
+/**
+ * Minutes for the full soak (30 days, 200 wallets) at the step times measured: every minute is a step
+ * (its price job), a positions or NFT step costs its jobs on top, which scale with the wallets.
+ */
+function projectMinutes(days: SoakDay[], wallets: number): number {
+  const mean = (kind: StepKind) => {
+    const { count, ms } = days.reduce(
+      (acc, d) => ({
+        count: acc.count + d.stepMs[kind].count,
+        ms: acc.ms + d.stepMs[kind].mean * d.stepMs[kind].count,
+      }),
+      { count: 0, ms: 0 },
+    );
+    return count ? ms / count : 0;
+  };
+  const price = mean('prices');
+  const scale = 200 / wallets;
+  const positions = price + Math.max(0, mean('positions') - price) * scale;
+  const nfts = price + Math.max(0, mean('nfts') - price) * scale;
+  const perDayMs = (24 * 60 - 97) * price + 72 * positions + 24 * nfts + mean('maintenance');
+  return (30 * perDayMs) / 60_000;
+}
+
+export const soakScenario: Scenario = {
+  name: 'soak',
+  description:
+    '30 logical days (--days, --wallets, --tokens, --faults off) of the real scheduler, workers, maintenance and alerts against the simulator: sizes, memory, nothing lost',
+  onlyByName: true,
+  async run({ services, log, settings = {} }) {
+    const result = await runSoak(soakSettings(settings), services.adminUrl, log);
+    return { scenario: 'soak', ...result };
+  },
+};

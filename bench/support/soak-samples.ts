@@ -1,0 +1,35 @@
+import type { Redis } from 'ioredis';
+import type { Sql } from 'postgres';
+import type { Queues } from '../../src/queue/queues.ts';
+
+/** Bytes on disk per table (partitions counted in their parent; indexes and TOAST included). */
+export async function tableSizes(sql: Sql): Promise<Record<string, number>> {
+  const rows = await sql<{ table: string; bytes: string }[]>`
+    select coalesce(parent.relname, c.relname) as table, sum(pg_total_relation_size(c.oid)) as bytes
+    from pg_class c
+    join pg_namespace n on n.oid = c.relnamespace
+    left join pg_inherits i on i.inhrelid = c.oid
+    left join pg_class parent on parent.oid = i.inhparent
+    where n.nspname = 'public' and c.relkind in ('r', 'p') and c.relname <> '__drizzle_migrations'
+    group by 1`;
+  return Object.fromEntries(
+    rows.map((row) => [row.table, Number(row.bytes)]).sort(([a], [b]) => String(a).localeCompare(String(b))),
+  );
+}
+
+/** used_memory and the key count of the soak's own Redis (no other user: both are the soak's). */
+export async function redisFigures(redis: Redis): Promise<{ usedMemory: number; keys: number }> {
+  const info = await redis.info('memory');
+  return { usedMemory: Number(/^used_memory:(\d+)/m.exec(info)?.[1]), keys: await redis.dbsize() };
+}
+
+/** Jobs not finished per queue: waiting, prioritized, delayed and active. */
+export async function queueDepths(queues: Queues): Promise<Record<string, number>> {
+  const entries = await Promise.all(
+    Object.entries(queues).map(async ([name, queue]) => {
+      const counts = await queue.getJobCounts('wait', 'prioritized', 'delayed', 'active', 'waiting-children');
+      return [name, Object.values(counts).reduce((sum, n) => sum + n, 0)] as const;
+    }),
+  );
+  return Object.fromEntries(entries);
+}
