@@ -16,6 +16,7 @@ export type StoreOperation =
   | `downsample.${'delete' | 'record'}`
   | `compaction.${'vacuum' | 'record'}`
   | 'protocols.list'
+  | 'refresh_targets.seed'
   | 'schema_drifts.record'
   | 'readiness.check'
   | 'ticks.notify';

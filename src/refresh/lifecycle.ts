@@ -1,9 +1,15 @@
 import type { AddressDataset } from '../datasets.ts';
-import { lockRefreshTarget, saveRefreshTarget, type TargetState } from '../db/stores/refresh-targets.ts';
+import {
+  lockRefreshTarget,
+  saveRefreshTarget,
+  type RefreshTargetRow,
+  type StoredRefresh,
+  type TargetState,
+} from '../db/stores/refresh-targets.ts';
 import type { Tx } from '../db/transaction.ts';
 import { estimateChangeRate, NO_EVIDENCE, observe, type History } from './change-rate.ts';
 import type { DatasetDemand, RefreshTarget } from './policy.ts';
-import { isChange, type Substance } from './substance.ts';
+import { isChange, nftSubstance, positionsSubstance, type Substance } from './substance.ts';
 
 /**
  * A target's refresh from due to next due (docs/architecture.md, "From cron to row"): the producer
@@ -86,4 +92,67 @@ export function demandOf(
     floorPerHour += 3_600_000 / Math.max(periodMs, intervalMs);
   }
   return { dataset, targets: targets.length, slotsPerHour, floorPerHour: slotsPerHour > 0 ? floorPerHour : 0 };
+}
+
+/**
+ * What an installation that ran before the refresh policy knows of a target (refresh_targets has no
+ * row for it): its stored refreshes, oldest first, compared as live refreshes are, into the history
+ * the estimator reads. The substance stays null (stored snapshots lack what a live answer's has, such
+ * as NFT token ids): the next live refresh is not compared, the one after is.
+ */
+export function historyFromStoredRefreshes(
+  dataset: AddressDataset,
+  refreshes: readonly StoredRefresh[],
+): RefreshTargetRow | undefined {
+  const last = refreshes.at(-1);
+  if (!last) return undefined;
+  let history: History = { evidence: NO_EVIDENCE, recent: [] };
+  let previous: { tick: Date; substance: Substance } | undefined;
+  let changedAt: Date | null = null;
+  let compared = 0;
+  let changes = 0;
+  for (const refresh of refreshes) {
+    const substance = storedSubstance(dataset, refresh);
+    if (previous && refresh.tick > previous.tick) {
+      const changed = isChange(previous.substance, substance);
+      const seconds = Math.round((refresh.tick.getTime() - previous.tick.getTime()) / 1000);
+      history = observe(history, [Math.floor(refresh.tick.getTime() / 1000), seconds, changed ? 1 : 0]);
+      compared += 1;
+      if (changed) [changes, changedAt] = [changes + 1, refresh.tick];
+    }
+    previous = { tick: refresh.tick, substance };
+  }
+  return {
+    dataset,
+    target: last.target,
+    lastTick: last.tick,
+    substance: null,
+    observations: history.recent,
+    evidence: history.evidence,
+    changeRatePerHour: estimateChangeRate(history.evidence),
+    changedAt,
+    compared,
+    changes,
+  };
+}
+
+function storedSubstance(dataset: AddressDataset, refresh: StoredRefresh): Substance {
+  if (dataset === 'nfts') {
+    return nftSubstance({
+      holdings: refresh.entries.map((entry) => ({ collectionId: entry.id, tokenCount: Number(entry.amount) })),
+      tokens: [],
+    });
+  }
+  const ids = [...new Set(refresh.entries.map((entry) => entry.id))];
+  return positionsSubstance({
+    positions: ids.map((positionId) => ({ positionId })),
+    amounts: refresh.entries.map((entry, idx) => ({
+      positionId: entry.id,
+      kind: entry.kind,
+      idx,
+      token: entry.token,
+      tokenSymbol: null,
+      amount: entry.amount,
+    })),
+  });
 }

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { NormalizedNftHoldings, NormalizedPositions } from '../db/schema/rows.ts';
 
 /**
  * What counts as a change of a target (docs/quota.md, "What counts as a change"): the substance of an
@@ -24,7 +23,26 @@ export type NftSubstance = { collections: Record<string, [number, string]> };
 /** A measure moving by more than this share of the larger value is a change; below, rounding and accrual. */
 export const CHANGE_TOLERANCE = 0.02;
 
-export function positionsSubstance(rows: Pick<NormalizedPositions, 'positions' | 'amounts'>): PositionsSubstance {
+/** What the change rule reads of positions: an answer's rows (NormalizedPositions), or stored ones. */
+export interface PositionsContent {
+  positions: { positionId: string }[];
+  amounts: {
+    positionId: string;
+    kind: string;
+    idx: number;
+    token: string | null;
+    tokenSymbol: string | null;
+    amount: string | null;
+  }[];
+}
+
+/** What the change rule reads of NFT holdings. */
+export interface NftContent {
+  holdings: { collectionId: string; tokenCount: number }[];
+  tokens: { collectionId: string; tokenId: string }[];
+}
+
+export function positionsSubstance(rows: PositionsContent): PositionsSubstance {
   const positions: Record<string, Record<string, number>> = {};
   for (const position of rows.positions) positions[position.positionId] = {};
   const inputs = new Map<string, Map<string, number>>();
@@ -50,7 +68,7 @@ export function positionsSubstance(rows: Pick<NormalizedPositions, 'positions' |
   return { positions };
 }
 
-export function nftSubstance(rows: Pick<NormalizedNftHoldings, 'holdings' | 'tokens'>): NftSubstance {
+export function nftSubstance(rows: NftContent): NftSubstance {
   const ids = Map.groupBy(rows.tokens, (token) => token.collectionId);
   const collections: Record<string, [number, string]> = {};
   for (const holding of rows.holdings) {

@@ -1,7 +1,12 @@
 import { ADDRESS_DATASETS, type AddressDataset } from '../datasets.ts';
 import type { Database } from '../db/client.ts';
-import { loadTargetStates } from '../db/stores/refresh-targets.ts';
-import { demandOf, targetsOf } from '../refresh/lifecycle.ts';
+import {
+  insertSeededTargets,
+  loadStoredRefreshes,
+  loadTargetStates,
+  targetsToSeed,
+} from '../db/stores/refresh-targets.ts';
+import { demandOf, historyFromStoredRefreshes, targetsOf } from '../refresh/lifecycle.ts';
 import {
   refreshBudget,
   selectDue,
@@ -72,6 +77,7 @@ export async function dueTargets(
   dataset: AddressDataset,
   tick: Date,
 ): Promise<DueTarget[]> {
+  await seedFromStoredRefreshes(database, dataset);
   const [state, claimed] = await Promise.all([
     loadRefreshState(database, options),
     redis.hgetall(pendingTargetsKey(options.QUEUE_PREFIX, dataset)),
@@ -92,4 +98,20 @@ export async function dueTargets(
     ? Number.POSITIVE_INFINITY
     : slotShare(own.budget.perSlot, tickMs, own.periodMs);
   return selectDue(targets, { tickMs, periodMs: own.periodMs, slotBudget });
+}
+
+/** Targets seeded from their stored refreshes per slot: an upgraded installation is read over a few slots. */
+const SEED_PER_SLOT = 500;
+
+/**
+ * Gives targets refreshed before the refresh policy existed (a watermark, no refresh_targets row) the
+ * history their stored snapshots show (refresh/lifecycle.ts), SEED_PER_SLOT at a time; the others
+ * wait with the prior estimate for the next slots.
+ */
+export async function seedFromStoredRefreshes(database: Database, dataset: AddressDataset): Promise<number> {
+  const targets = await targetsToSeed(database, dataset, SEED_PER_SLOT);
+  if (targets.length === 0) return 0;
+  const refreshes = Map.groupBy(await loadStoredRefreshes(database, dataset, targets), (refresh) => refresh.target);
+  const rows = [...refreshes.values()].flatMap((list) => historyFromStoredRefreshes(dataset, list) ?? []);
+  return insertSeededTargets(database, rows);
 }

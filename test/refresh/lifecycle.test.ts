@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addWatchedAddresses } from '../../src/db/index.ts';
 import { nftJobs, positionJobs } from '../../src/scheduler/job-builders.ts';
 import { produceTick } from '../../src/scheduler/producer.ts';
+import { seedFromStoredRefreshes } from '../../src/scheduler/refresh-slot.ts';
 import { startScriptedPipeline, type ScriptedPipeline } from '../support/scripted-upstream.ts';
 import { producerDeps } from '../support/pipeline.ts';
 
@@ -105,5 +106,48 @@ describe("the scheduler's slots", () => {
     expect(spare.jobs).toBe(31);
     // run-once and tests' ticks: every target.
     expect((await produceTick(short, 'positions', at(105))).jobs).toBe(31);
+    // Not run: gone, so that the next test's jobs do not wait behind them at 40/min.
+    await harness.queues.positions.obliterate({ force: true });
+  });
+});
+
+describe('an installation that ran before the refresh policy', () => {
+  it('starts from what its stored snapshots show', async () => {
+    const { harness } = pipeline;
+    const wallet = `0x${'c3'.repeat(32)}`;
+    await addWatchedAddresses(harness.database, [wallet], { datasets: ['positions'] });
+    const deposit = ANSWER.replaceAll('"amount": 1520.75', '"amount": 2281.125');
+    for (const [minutes, body] of [
+      [0, ANSWER],
+      [15, ANSWER],
+      [30, deposit],
+      [45, deposit],
+      [60, ANSWER],
+    ] as const) {
+      pipeline.answer('positions', body);
+      const job = positionJobs([{ ...watch, address: wallet }], at(minutes), false)[0]!;
+      await expect(pipeline.runJob('positions', job)).resolves.toMatchObject({ state: 'completed' });
+    }
+    // As before the policy: snapshots and a watermark, no refresh_targets row.
+    await harness.database.sql`delete from refresh_targets where target = ${wallet}`;
+    expect(await seedFromStoredRefreshes(harness.database, 'positions')).toBeGreaterThanOrEqual(1);
+    const [seeded] = await harness.database.sql<
+      {
+        last_tick: Date;
+        compared: number;
+        changes: number;
+        changed_at: Date;
+        substance: unknown;
+        observations: number[][];
+      }[]
+    >`select last_tick, compared, changes, changed_at, substance, observations from refresh_targets
+      where dataset = 'positions' and target = ${wallet}`;
+    expect(seeded).toMatchObject({ last_tick: at(60), compared: 4, changes: 2, changed_at: at(60), substance: null });
+    expect(seeded!.observations.map((observation) => observation[2])).toEqual([0, 1, 0, 1]);
+    // Seeded once: a second call finds nothing to do for it.
+    await seedFromStoredRefreshes(harness.database, 'positions');
+    const [again] = await harness.database.sql<{ compared: number }[]>`
+      select compared from refresh_targets where dataset = 'positions' and target = ${wallet}`;
+    expect(again!.compared).toBe(4);
   });
 });

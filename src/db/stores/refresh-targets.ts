@@ -59,3 +59,98 @@ export async function loadTargetStates(database: Database, dataset: AddressDatas
     where ${dataset} = any(a.datasets)
     order by a.address`;
 }
+
+/** Refreshes read per target to seed its history: enough for an estimate, bounded for a large install. */
+const SEED_REFRESHES = 48;
+
+/** One stored refresh of a target: its tick and what it held, as the refresh policy compares it. */
+export interface StoredRefresh {
+  target: string;
+  tick: Date;
+  /** Positions: one row per input or current token amount entry; NFT holdings: one row per collection. */
+  entries: { id: string; kind: string; token: string | null; amount: string | null }[];
+}
+
+/**
+ * The last SEED_REFRESHES refreshes of each of `targets` that the stored snapshots show (position
+ * amounts or NFT holding counts per refresh), oldest first per target: what an installation that ran
+ * before the refresh policy knows of how often each address changed.
+ */
+export async function loadStoredRefreshes(
+  database: Database,
+  dataset: AddressDataset,
+  targets: string[],
+): Promise<StoredRefresh[]> {
+  if (targets.length === 0) return [];
+  const rows = await runSql(database, 'refresh_targets.read')<
+    {
+      target: string;
+      tick: Date;
+      id: string | null;
+      kind: string | null;
+      token: string | null;
+      amount: string | null;
+    }[]
+  >`${
+    dataset === 'positions'
+      ? database.sql`
+    with r as (
+      select owner, snapshot_at, row_number() over (partition by owner order by snapshot_at desc) as n
+      from position_refreshes where owner = any(${targets}::text[]))
+    select r.owner as target, r.snapshot_at as tick, a.position_id as id, a.kind::text as kind,
+           coalesce(a.token, a.token_symbol) as token, a.amount::text as amount
+    from r left join position_amounts a
+      on a.owner = r.owner and a.snapshot_at = r.snapshot_at and a.kind in ('input', 'current_token')
+    where r.n <= ${SEED_REFRESHES}
+    order by 1, 2`
+      : database.sql`
+    with r as (
+      select owner, snapshot_at, row_number() over (partition by owner order by snapshot_at desc) as n
+      from nft_refreshes where owner = any(${targets}::text[]))
+    select r.owner as target, r.snapshot_at as tick, h.collection_id as id, 'collection' as kind,
+           null as token, h.token_count::text as amount
+    from r left join nft_holding_snapshots h on h.owner = r.owner and h.snapshot_at = r.snapshot_at
+    where r.n <= ${SEED_REFRESHES}
+    order by 1, 2`
+  }`;
+  const refreshes: StoredRefresh[] = [];
+  for (const row of rows) {
+    let last = refreshes.at(-1);
+    if (!last || last.target !== row.target || last.tick.getTime() !== row.tick.getTime()) {
+      last = { target: row.target, tick: row.tick, entries: [] };
+      refreshes.push(last);
+    }
+    if (row.id !== null) last.entries.push({ id: row.id, kind: row.kind!, token: row.token, amount: row.amount });
+  }
+  return refreshes;
+}
+
+/** Rows seeded from stored refreshes; a target a refresh recorded meanwhile keeps its own row. */
+export async function insertSeededTargets(database: Database, rows: RefreshTargetRow[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const column = <T>(pick: (row: RefreshTargetRow) => T) => rows.map(pick);
+  const result = await runSql(database, 'refresh_targets.seed')`
+    insert into refresh_targets (dataset, target, last_tick, substance, observations, evidence, change_rate_per_hour,
+                                 changed_at, compared, changes)
+    select dataset, target, last_tick, null, observations, evidence, change_rate_per_hour, changed_at, compared, changes
+    from unnest(${column((row) => row.dataset)}::text[], ${column((row) => row.target)}::text[],
+                ${column((row) => row.lastTick.toISOString())}::timestamptz[],
+                ${column((row) => JSON.stringify(row.observations))}::jsonb[], ${column((row) => JSON.stringify(row.evidence))}::jsonb[],
+                ${column((row) => row.changeRatePerHour)}::float8[], ${column((row) => row.changedAt?.toISOString() ?? null)}::timestamptz[],
+                ${column((row) => row.compared)}::int[], ${column((row) => row.changes)}::int[])
+      as s(dataset, target, last_tick, observations, evidence, change_rate_per_hour, changed_at, compared, changes)
+    on conflict (dataset, target) do nothing`;
+  return result.count;
+}
+
+/** Watched targets of `dataset` refreshed before (a watermark) that refresh_targets has no row for, at most `limit`. */
+export async function targetsToSeed(database: Database, dataset: AddressDataset, limit: number): Promise<string[]> {
+  const rows = await runSql(database, 'refresh_targets.read')<{ target: string }[]>`
+    select w.target from dataset_watermarks w
+    join watched_addresses a on a.address = w.target and ${dataset} = any(a.datasets)
+    where w.dataset = ${dataset}
+      and not exists (select 1 from refresh_targets r where r.dataset = ${dataset} and r.target = w.target)
+    order by w.target
+    limit ${limit}`;
+  return rows.map((row) => row.target);
+}
