@@ -22,7 +22,7 @@ const watch = { address: WALLET, chain: null, protocols: null, nftChain: 'ALL', 
 
 let pipeline: ScriptedPipeline;
 beforeAll(async () => {
-  pipeline = await startScriptedPipeline({ UPSTREAM_RATE: '40/min' });
+  pipeline = await startScriptedPipeline({ UPSTREAM_RATE: '10/s' });
 });
 afterAll(async () => pipeline?.close());
 
@@ -101,12 +101,12 @@ describe("the scheduler's slots", () => {
     const targetOf = (id: string) => id.split('-')[1];
     expect(second.jobIds.map(targetOf).filter((target) => first.jobIds.map(targetOf).includes(target))).toEqual([]);
     expect(second.superseded).toBe(0);
-    // At 40/min: every target every slot, as a fixed cadence (the waiting jobs replaced by the newer tick).
+    // At 10/s: every target every slot, as a fixed cadence (the waiting jobs replaced by the newer tick).
     const spare = await produceTick(deps, 'positions', at(90), { select: 'due' });
     expect(spare.jobs).toBe(31);
     // run-once and tests' ticks: every target.
     expect((await produceTick(short, 'positions', at(105))).jobs).toBe(31);
-    // Not run: gone, so that the next test's jobs do not wait behind them at 40/min.
+    // Not run: gone, so that the next test's jobs do not wait behind them at the quota's pace.
     await harness.queues.positions.obliterate({ force: true });
   });
 });
