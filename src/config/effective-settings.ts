@@ -1,5 +1,6 @@
 import { loadOptions, SETTING_NAMES, type OptionOverrides, type Options } from './options.ts';
 import { maskedSetting } from './secrets.ts';
+import { formatDuration } from './duration.ts';
 
 /** Where a setting's value came from: a command's flag, the environment, the `.env` file, or the default. */
 export type SettingSource = 'flag' | 'environment' | '.env' | 'default';
@@ -42,6 +43,8 @@ function given(value: unknown): boolean {
 /** A setting's effective value, written as the environment would give it. */
 function settingText(options: Options, name: keyof Options): string | undefined {
   if (name === 'UPSTREAM_RATE') return options.UPSTREAM_RATE.label;
+  // A duration setting, as people write it (`24h`), not in the milliseconds it is held in.
+  if (name === 'REFRESH_MAX_AGE') return formatDuration(options.REFRESH_MAX_AGE);
   const value = options[name];
   if (value === undefined) return undefined;
   return Array.isArray(value) ? value.join(',') : String(value);
