@@ -5,6 +5,7 @@ CREATE TABLE "refresh_targets" (
 	"substance" jsonb,
 	"observations" jsonb NOT NULL,
 	"evidence" jsonb NOT NULL,
+	"prices" jsonb,
 	"change_rate_per_hour" double precision NOT NULL,
 	"changed_at" timestamp with time zone,
 	"compared" integer DEFAULT 0 NOT NULL,

@@ -24,6 +24,8 @@ export interface RefreshAnswer {
   tick: Date;
   /** The answer's substance (substance.ts); null when it was not stored whole (an element quarantined). */
   substance: Substance | null;
+  /** Positions: the prices the answer carried, by `<chain>:<token>` (what a later price move is measured from). */
+  prices?: Record<string, number>;
 }
 
 export interface RefreshOutcome {
@@ -56,6 +58,7 @@ export async function recordRefresh(tx: Tx, answer: RefreshAnswer): Promise<Refr
     substance: answer.substance ?? previous?.substance ?? null,
     observations: history.recent,
     evidence: history.evidence,
+    prices: answer.prices ?? previous?.prices ?? null,
     changeRatePerHour: ratePerHour,
     changedAt: changed ? answer.tick : (previous?.changedAt ?? null),
     compared: (previous?.compared ?? 0) + (compared ? 1 : 0),
@@ -75,6 +78,7 @@ export function targetsOf(states: readonly TargetState[], defaultMaxAgeMs: numbe
     ratePerHour: state.changeRatePerHour ?? PRIOR_RATE_PER_HOUR,
     maxAgeMs: state.maxAgeSeconds !== null ? state.maxAgeSeconds * 1000 : defaultMaxAgeMs,
     everyMs: state.everySeconds !== null ? state.everySeconds * 1000 : null,
+    ...(state.priceMove !== null ? { priceMove: state.priceMove } : {}),
   }));
 }
 
@@ -129,6 +133,7 @@ export function historyFromStoredRefreshes(
     substance: null,
     observations: history.recent,
     evidence: history.evidence,
+    prices: null,
     changeRatePerHour: estimateChangeRate(history.evidence),
     changedAt,
     compared,
@@ -155,4 +160,20 @@ function storedSubstance(dataset: AddressDataset, refresh: StoredRefresh): Subst
       amount: entry.amount,
     })),
   });
+}
+
+/** Tokens an answer's prices are kept for, at most (a wallet of more is measured by its first ones). */
+const MAX_PRICED_TOKENS = 100;
+
+/** The prices an answer carried, by `<chain>:<token>`: the newest of each token. */
+export function answerPrices(prices: readonly { chain: string; coinType: string; price: string; priceTime: Date }[]) {
+  const newest = new Map<string, { price: number; time: number }>();
+  for (const price of prices) {
+    const key = `${price.chain}:${price.coinType}`;
+    const value = Number(price.price);
+    const seen = newest.get(key);
+    if (Number.isFinite(value) && value > 0 && (!seen || price.priceTime.getTime() > seen.time))
+      newest.set(key, { price: value, time: price.priceTime.getTime() });
+  }
+  return Object.fromEntries([...newest].slice(0, MAX_PRICED_TOKENS).map(([key, { price }]) => [key, price]));
 }

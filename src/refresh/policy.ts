@@ -9,7 +9,8 @@ import type { AddressDataset } from '../datasets.ts';
  * target is due every slot, as with a fixed cadence.
  *
  * Within a short budget, a slot takes the targets that must go (pinned and due, or due before their
- * max age would pass), then the never refreshed, then the others by the index λ·a² (λ the estimated changes
+ * max age would pass), then the never refreshed, then those whose tokens' prices moved sharply since
+ * their refresh, then the others by the index λ·a² (λ the estimated changes
  * per hour, a the hours since the last refresh): the expected detection delay a target has piled
  * up. Serving the largest index first spaces a target's refreshes by 1/√λ, the square-root rule that
  * minimises the mean delay from a change to its detection for a fixed number of refreshes (Cho and
@@ -29,9 +30,14 @@ export interface RefreshTarget {
   everyMs: number | null;
   /** Whether a job of a recent slot is still to refresh it: not chosen again meanwhile. */
   pending?: boolean;
+  /** The largest relative move of a token it held since its last refresh (the prices chaintap holds). */
+  priceMove?: number;
 }
 
-export type DueReason = 'every_slot' | 'new' | 'pinned' | 'max_age' | 'expected_change';
+/** A token of a target's positions moving by this much since its refresh puts it first within the budget. */
+export const PRICE_MOVE = 0.1;
+
+export type DueReason = 'every_slot' | 'new' | 'pinned' | 'max_age' | 'price_move' | 'expected_change';
 
 export interface DueTarget {
   target: string;
@@ -77,16 +83,28 @@ export function selectDue(
     ...must,
     ...ranked.slice(0, left).map(({ target, index }) => ({
       target,
-      reason: index === NEW ? ('new' as const) : ('expected_change' as const),
+      reason:
+        index === NEW
+          ? ('new' as const)
+          : index === PRICE_MOVED
+            ? ('price_move' as const)
+            : ('expected_change' as const),
     })),
   ];
 }
 
 const NEW = Number.POSITIVE_INFINITY;
+const PRICE_MOVED = Number.MAX_VALUE;
 
-/** A slot's ranking: the never refreshed first (an infinite index), then λ·a². */
+/**
+ * A slot's ranking: the never refreshed first, then those whose tokens moved by PRICE_MOVE since
+ * their refresh (a Borrow's collateral falling toward its health limit: the answer would differ in
+ * value and risk though not in substance), then λ·a².
+ */
 function rankIndex(target: RefreshTarget, tickMs: number): number {
-  return target.lastTickMs === null ? NEW : changeIndex(target, tickMs);
+  if (target.lastTickMs === null) return NEW;
+  if ((target.priceMove ?? 0) >= PRICE_MOVE) return PRICE_MOVED;
+  return changeIndex(target, tickMs);
 }
 
 /** Max ages and pins are held whatever the budget (refreshBudget reserves them first). */

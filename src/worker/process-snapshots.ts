@@ -4,7 +4,7 @@ import { parseNftChain } from '../chain/address.ts';
 import { normalizeNftHoldings, normalizePositions } from '../normalize/index.ts';
 import type { JobResult, NftJobData, PositionsJobData } from '../queue/jobs.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
-import { recordRefresh, type RefreshOutcome } from '../refresh/lifecycle.ts';
+import { answerPrices, recordRefresh, type RefreshOutcome } from '../refresh/lifecycle.ts';
 import { nftSubstance, positionsSubstance } from '../refresh/substance.ts';
 import type { AddressDataset } from '../datasets.ts';
 import { runIngestionJob, type IngestionDeps } from './ingestion-job.ts';
@@ -39,7 +39,8 @@ export function processPositions(deps: IngestionDeps, client: UpstreamClient) {
           ...(await writeTokenPrices(tx, rows.harvested)),
         };
         const substance = rows.quarantined.length === 0 ? positionsSubstance(rows) : null;
-        refresh = await recordRefresh(tx, { dataset: 'positions', target: address, tick, substance });
+        const prices = answerPrices(rows.harvested.prices);
+        refresh = await recordRefresh(tx, { dataset: 'positions', target: address, tick, substance, prices });
         return written;
       },
     });

@@ -4,6 +4,9 @@ import { addWatchedAddresses } from '../../src/db/index.ts';
 import { nftJobs, positionJobs } from '../../src/scheduler/job-builders.ts';
 import { produceTick } from '../../src/scheduler/producer.ts';
 import { seedFromStoredRefreshes } from '../../src/scheduler/refresh-slot.ts';
+import { loadTargetStates } from '../../src/db/stores/refresh-targets.ts';
+import { targetsOf } from '../../src/refresh/lifecycle.ts';
+import { selectDue } from '../../src/refresh/policy.ts';
 import { startScriptedPipeline, type ScriptedPipeline } from '../support/scripted-upstream.ts';
 import { producerDeps } from '../support/pipeline.ts';
 
@@ -149,5 +152,42 @@ describe('an installation that ran before the refresh policy', () => {
     const [again] = await harness.database.sql<{ compared: number }[]>`
       select compared from refresh_targets where dataset = 'positions' and target = ${wallet}`;
     expect(again!.compared).toBe(4);
+  });
+});
+
+describe('a price move', () => {
+  it("puts an address whose tokens' prices moved since its refresh first within a short budget", async () => {
+    const { harness } = pipeline;
+    const EVM = readFileSync(new URL('../fixtures/harvested-prices/positions-evm.json', import.meta.url), 'utf8');
+    const [held, other, quiet] = [`0x${'d4'.repeat(20)}`, `0x${'e5'.repeat(20)}`, `0x${'f6'.repeat(20)}`];
+    await addWatchedAddresses(harness.database, [held, quiet], { datasets: ['positions'] });
+    const run = async (address: string, minutes: number, body: string) => {
+      pipeline.answer('positions', body);
+      const job = positionJobs([{ ...watch, address }], at(minutes), false)[0]!;
+      await expect(pipeline.runJob('positions', job)).resolves.toMatchObject({ state: 'completed' });
+    };
+    await run(held, 0, EVM);
+    await run(quiet, 0, '{"data":[]}');
+    // An hour later another wallet's answer carries WETH 20 % lower: the price chaintap now holds.
+    const later = EVM.replaceAll('1795262400', '1795266000')
+      .replaceAll('1795262340', '1795265940')
+      .replaceAll('3401.66853342', '2721.33482674');
+    await run(other, 60, later);
+    const states = await loadTargetStates(harness.database, 'positions');
+    expect(states.find((state) => state.target === held)?.priceMove).toBeCloseTo(0.2, 3);
+    expect(states.find((state) => state.target === quiet)?.priceMove).toBeNull();
+    // One refresh in the slot: the address whose collateral moved, before the quiet one.
+    const due = selectDue(
+      targetsOf(
+        states.filter((state) => [held, quiet].includes(state.target)),
+        86_400_000,
+      ),
+      {
+        tickMs: at(75).getTime(),
+        periodMs: 15 * MINUTE,
+        slotBudget: 1,
+      },
+    );
+    expect(due).toEqual([{ target: held, reason: 'price_move' }]);
   });
 });

@@ -171,6 +171,8 @@ export const refreshTargets = pgTable(
     observations: jsonb('observations').$type<[number, number, number][]>().notNull(),
     /** Every comparison, weighted by age: the estimator's sufficient statistics (src/refresh/change-rate.ts). */
     evidence: jsonb('evidence').$type<{ at: number; quietHours: number; changed: [number, number][] }>().notNull(),
+    /** Positions: the USD price of each token the last answer carried, by `<chain>:<token>` (what a price move is measured from). */
+    prices: jsonb('prices').$type<Record<string, number>>(),
     /** Estimated changes per hour (src/refresh/change-rate.ts). */
     changeRatePerHour: doublePrecision('change_rate_per_hour').notNull(),
     /** Tick of the newest refresh that saw a change. */

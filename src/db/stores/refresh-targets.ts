@@ -14,7 +14,7 @@ export async function lockRefreshTarget(
   target: string,
 ): Promise<RefreshTargetRow | undefined> {
   const [row] = await tx.sql<RefreshTargetRow[]>`
-    select dataset, target, last_tick as "lastTick", substance, observations, evidence,
+    select dataset, target, last_tick as "lastTick", substance, observations, evidence, prices,
            change_rate_per_hour as "changeRatePerHour", changed_at as "changedAt", compared, changes
     from refresh_targets where dataset = ${dataset} and target = ${target}
     for update`;
@@ -23,15 +23,16 @@ export async function lockRefreshTarget(
 
 export async function saveRefreshTarget(tx: Tx, row: RefreshTargetRow): Promise<void> {
   await tx.sql`
-    insert into refresh_targets (dataset, target, last_tick, substance, observations, evidence, change_rate_per_hour,
-                                 changed_at, compared, changes)
+    insert into refresh_targets (dataset, target, last_tick, substance, observations, evidence, prices,
+                                 change_rate_per_hour, changed_at, compared, changes)
     values (${row.dataset}, ${row.target}, ${row.lastTick},
             ${row.substance === null ? null : JSON.stringify(row.substance)}::jsonb,
-            ${JSON.stringify(row.observations)}::jsonb, ${JSON.stringify(row.evidence)}::jsonb, ${row.changeRatePerHour}, ${row.changedAt}, ${row.compared},
+            ${JSON.stringify(row.observations)}::jsonb, ${JSON.stringify(row.evidence)}::jsonb,
+            ${row.prices === null ? null : JSON.stringify(row.prices)}::jsonb, ${row.changeRatePerHour}, ${row.changedAt}, ${row.compared},
             ${row.changes})
     on conflict (dataset, target) do update set
       last_tick = excluded.last_tick, substance = excluded.substance, observations = excluded.observations,
-      evidence = excluded.evidence,
+      evidence = excluded.evidence, prices = excluded.prices,
       change_rate_per_hour = excluded.change_rate_per_hour, changed_at = excluded.changed_at,
       compared = excluded.compared, changes = excluded.changes`;
 }
@@ -46,16 +47,37 @@ export interface TargetState {
   /** Null when no refresh was recorded by the policy. */
   changeRatePerHour: number | null;
   changedAt: Date | null;
+  /** Positions: the largest relative move of a token's newest stored price since the last refresh's answer. */
+  priceMove: number | null;
 }
 
 export async function loadTargetStates(database: Database, dataset: AddressDataset): Promise<TargetState[]> {
+  // The newest price of every token some target's last answer priced, looked up once per token.
   return runSql(database, 'refresh_targets.read')<TargetState[]>`
+    with held as (
+      select r.target, p.key, p.value::float8 as then
+      from refresh_targets r, jsonb_each_text(r.prices) p
+      where r.dataset = ${dataset} and r.prices is not null),
+    tokens as (select distinct key from held),
+    newest as (
+      select t.key, n.price::float8 as now
+      from tokens t
+      join token_catalog c on c.chain = split_part(t.key, ':', 1) and c.coin_type = substr(t.key, length(split_part(t.key, ':', 1)) + 2)
+      cross join lateral (
+        select p.price from token_price_points p where p.token_id = c.id order by p.price_time desc limit 1
+      ) n),
+    moves as (
+      select h.target, max(abs(n.now / h.then - 1)) as move
+      from held h join newest n on n.key = h.key
+      where h.then > 0
+      group by h.target)
     select a.address as target, a.max_age_s as "maxAgeSeconds", a.every_s as "everySeconds",
            coalesce(r.last_tick, w.last_success_tick) as "lastTick",
-           r.change_rate_per_hour as "changeRatePerHour", r.changed_at as "changedAt"
+           r.change_rate_per_hour as "changeRatePerHour", r.changed_at as "changedAt", m.move as "priceMove"
     from watched_addresses a
     left join refresh_targets r on r.dataset = ${dataset} and r.target = a.address
     left join dataset_watermarks w on w.dataset = ${dataset} and w.target = a.address
+    left join moves m on m.target = a.address
     where ${dataset} = any(a.datasets)
     order by a.address`;
 }
@@ -130,9 +152,9 @@ export async function insertSeededTargets(database: Database, rows: RefreshTarge
   if (rows.length === 0) return 0;
   const column = <T>(pick: (row: RefreshTargetRow) => T) => rows.map(pick);
   const result = await runSql(database, 'refresh_targets.seed')`
-    insert into refresh_targets (dataset, target, last_tick, substance, observations, evidence, change_rate_per_hour,
-                                 changed_at, compared, changes)
-    select dataset, target, last_tick, null, observations, evidence, change_rate_per_hour, changed_at, compared, changes
+    insert into refresh_targets (dataset, target, last_tick, substance, observations, evidence, prices,
+                                 change_rate_per_hour, changed_at, compared, changes)
+    select dataset, target, last_tick, null, observations, evidence, null, change_rate_per_hour, changed_at, compared, changes
     from unnest(${column((row) => row.dataset)}::text[], ${column((row) => row.target)}::text[],
                 ${column((row) => row.lastTick.toISOString())}::timestamptz[],
                 ${column((row) => JSON.stringify(row.observations))}::jsonb[], ${column((row) => JSON.stringify(row.evidence))}::jsonb[],
