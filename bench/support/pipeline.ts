@@ -44,6 +44,7 @@ export async function createBenchPipeline(
   services: BenchServices,
   label: string,
   settings: Record<string, string> = {},
+  world: { habits?: boolean } = {},
 ): Promise<BenchPipeline> {
   const database = await createBenchDatabase(services, label);
   const prefix = benchRedisPrefix();
@@ -52,6 +53,7 @@ export async function createBenchPipeline(
     fixedTimeMs: WORLD_TIME,
     latencyMs: UPSTREAM_LATENCY_MS,
     rateLimit: UPSTREAM_RPS,
+    habits: world.habits,
   });
   const env: Record<string, string> = {
     DATABASE_URL: database.url,

@@ -23,6 +23,8 @@ export interface SimulatorProcessSettings {
   rateLimitWindowMs?: number;
   rateLimitWindow?: WindowKind;
   fixedTimeMs: number;
+  /** The living world: wallets change at their habit's events (docs/simulator.md). */
+  habits?: boolean;
 }
 
 /**
@@ -62,6 +64,7 @@ export async function startSimulatorProcess(settings: SimulatorProcessSettings):
       '1',
       // Answers shaped as the real service sends them (upstream-reality.md).
       '--real-shapes',
+      ...(settings.habits ? ['--habits'] : []),
     ],
     { UPSTREAM_API_KEY: settings.apiKey },
     { ownSession: true },
