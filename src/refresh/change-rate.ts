@@ -12,7 +12,7 @@
  * blind); every quiet hour lowers the estimate as 1 / (PRIOR_HOURS + quiet hours), every change raises
  * it. The history is kept as the likelihood's sufficient statistics (Evidence: the quiet hours, and the
  * changed refreshes by their interval in half-octave bins), each weighing half as much every
- * HALF_LIFE_DAYS, so that months of refreshes cost a few numbers. The last RECENT refreshes are kept
+ * HALF_LIFE_DAYS, so that months of refreshes cost a few numbers. The last refreshes are kept
  * as they were: a change point among them (a run that a new rate explains better than the long-run
  * estimate by CHANGE_POINT_NATS) replaces the evidence with that run, so a dormant wallet that wakes up
  * is followed within a few refreshes (not stubborn).
@@ -32,8 +32,13 @@ export interface Evidence {
 export const NO_EVIDENCE: Evidence = { at: 0, quietHours: 0, changed: [] };
 export const PRIOR_HOURS = 6;
 export const HALF_LIFE_DAYS = 14;
-/** Refreshes kept as they were, for the change point. */
-export const RECENT = 24;
+/**
+ * Refreshes kept as they were: a day of the fastest default cadence (96 slots of 15 minutes), which
+ * the status counts the last day's changes from; the change point is looked for among the last
+ * CHANGE_POINT_WINDOW of them.
+ */
+export const RECENT = 96;
+const CHANGE_POINT_WINDOW = 24;
 const CHANGE_POINT_NATS = 6;
 const CHANGE_POINT_EVERY = 8;
 const MIN_RATE = 1e-6;
@@ -151,7 +156,7 @@ function changePoint(evidence: Evidence, recent: readonly Observation[]): number
   if (!last || (last[2] !== 1 && Math.floor(last[0] / 900) % CHANGE_POINT_EVERY !== 0)) return undefined;
   const longRun = estimateChangeRate(evidence);
   let best: { gain: number; from: number } | undefined;
-  for (let from = 0; from < recent.length; from += 1) {
+  for (let from = Math.max(0, recent.length - CHANGE_POINT_WINDOW); from < recent.length; from += 1) {
     const run = recent.slice(from);
     const gain = logLikelihood(run, runRate(run)) - logLikelihood(run, longRun);
     if (gain > CHANGE_POINT_NATS && (!best || gain > best.gain)) best = { gain, from };
