@@ -2,6 +2,7 @@ import type { AddressDataset } from '../../src/datasets.ts';
 import { estimateChangeRate, NO_EVIDENCE, observe, type History } from '../../src/refresh/change-rate.ts';
 import { demandOf, PRIOR_RATE_PER_HOUR } from '../../src/refresh/lifecycle.ts';
 import { refreshBudget, selectDue, slotShare, type RefreshTarget } from '../../src/refresh/policy.ts';
+import { addressRequestsPerHour } from '../../src/scheduler/refresh-slot.ts';
 import { PACING_MARGIN } from '../../src/upstream/rate-limiter.ts';
 
 /**
@@ -113,7 +114,7 @@ export function runVirtualRefresh(world: VirtualWorld, settings: VirtualRunSetti
     nfts: { jobs: [], head: 0 },
   };
   let pricesOwed = 0;
-  const available = (settings.quotaPerMinute * 60) / (1 + PACING_MARGIN) - settings.priceRequestsPerMinute * 60;
+  const available = addressRequestsPerHour(settings.quotaPerMinute * 60, settings.priceRequestsPerMinute * 60);
 
   const enqueue = (dataset: AddressDataset, tickMs: number) => {
     const all = states[dataset];

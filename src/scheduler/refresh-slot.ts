@@ -39,10 +39,20 @@ export interface RefreshState {
  */
 export function addressQuotaPerHour(plan: CapacityPlan): number {
   const prices = plan.datasets.find((dataset) => dataset.dataset === 'prices')?.neededPerHour ?? 0;
-  return Math.max(0, plan.availablePerHour / (1 + PACING_MARGIN) - plan.maintenancePerHour - prices);
+  return addressRequestsPerHour(plan.availablePerHour, plan.maintenancePerHour + prices);
 }
 
-export async function loadRefreshState(database: Database, options: RefreshOptions): Promise<RefreshState> {
+/** The same from the quota per hour and what prices and maintenance take of it (the cadence bench's model). */
+export function addressRequestsPerHour(quotaPerHour: number, takenPerHour: number): number {
+  return Math.max(0, quotaPerHour / (1 + PACING_MARGIN) - takenPerHour);
+}
+
+/** `priceMoves`: read the targets' price moves too (a slot's choice; what the quota buys needs none). */
+export async function loadRefreshState(
+  database: Database,
+  options: RefreshOptions,
+  { priceMoves = false } = {},
+): Promise<RefreshState> {
   const plan = await loadCapacityPlan(database, options);
   const order = options.DATASET_PRIORITY.filter((dataset): dataset is AddressDataset =>
     (ADDRESS_DATASETS as readonly string[]).includes(dataset),
@@ -50,7 +60,8 @@ export async function loadRefreshState(database: Database, options: RefreshOptio
   const loaded = await Promise.all(
     order.map(async (dataset) => {
       const slotsPerHour = cronSlotsPerHour(dataset === 'positions' ? options.POSITIONS_CRON : options.NFT_CRON);
-      const targets = targetsOf(await loadTargetStates(database, dataset), options.REFRESH_MAX_AGE);
+      const states = await loadTargetStates(database, dataset, { priceMoves: priceMoves && dataset === 'positions' });
+      const targets = targetsOf(states, options.REFRESH_MAX_AGE);
       return { dataset, targets, slotsPerHour, demand: demandOf(dataset, targets, slotsPerHour) };
     }),
   );
@@ -79,7 +90,7 @@ export async function dueTargets(
 ): Promise<DueTarget[]> {
   await seedFromStoredRefreshes(database, dataset);
   const [state, claimed] = await Promise.all([
-    loadRefreshState(database, options),
+    loadRefreshState(database, options, { priceMoves: true }),
     redis.hgetall(pendingTargetsKey(options.QUEUE_PREFIX, dataset)),
   ]);
   const own = state.datasets.find((entry) => entry.dataset === dataset);

@@ -33,6 +33,14 @@ function refreshOutlook(unheld = false) {
   return { unheld, datasets: [dataset('positions', 6_000), dataset('nfts', 7)] };
 }
 
+type QuotaValue = Extract<StatusPageData['quota'], { ok: true }>['value'];
+
+/** The overloaded watchlist (150 addresses, every cron every minute, 2 requests a second). */
+function overloaded(quota: Partial<QuotaValue>): StatusPageData {
+  const value: QuotaValue = { plan: capacityPlan(150, '2/s'), superseded: [], refresh: refreshOutlook(), changes: [] };
+  return data({ quota: { ok: true, value: { ...value, ...quota } } });
+}
+
 function data(overrides: Partial<StatusPageData> = {}): StatusPageData {
   return {
     now,
@@ -197,17 +205,7 @@ describe('renderStatusPage', () => {
   it('marks an over-budget watchlist: by how much, each dataset at its real cadence, the jobs superseded', () => {
     // The case: 150 addresses, positions and NFTs every minute, 2 requests a second.
     const page = renderStatusPage(
-      data({
-        quota: {
-          ok: true,
-          value: {
-            plan: capacityPlan(150, '2/s'),
-            superseded: [{ dataset: 'positions', superseded: 412 }],
-            refresh: refreshOutlook(true),
-            changes: [],
-          },
-        },
-      }),
+      overloaded({ superseded: [{ dataset: 'positions', superseded: 412 }], refresh: refreshOutlook(true) }),
     );
     expect(page).toContain('<section id="quota" class="over-budget"><h2>Quota: over budget</h2>');
     expect(page).toContain(
@@ -229,17 +227,7 @@ describe('renderStatusPage', () => {
 
   it('a watchlist refreshed by change rate within its max ages is not over budget, and says what it buys', () => {
     const page = renderStatusPage(
-      data({
-        quota: {
-          ok: true,
-          value: {
-            plan: capacityPlan(150, '2/s'),
-            superseded: [],
-            refresh: refreshOutlook(),
-            changes: [{ dataset: 'positions', changes: 37, meanDelaySeconds: 300 }],
-          },
-        },
-      }),
+      overloaded({ changes: [{ dataset: 'positions', changes: 37, meanDelaySeconds: 300 }] }),
     );
     expect(page).toContain('<section id="quota"><h2>Quota</h2>');
     expect(page).toContain(

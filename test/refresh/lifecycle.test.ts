@@ -173,9 +173,12 @@ describe('a price move', () => {
       .replaceAll('1795262340', '1795265940')
       .replaceAll('3401.66853342', '2721.33482674');
     await run(other, 60, later);
-    const states = await loadTargetStates(harness.database, 'positions');
+    const states = await loadTargetStates(harness.database, 'positions', { priceMoves: true });
     expect(states.find((state) => state.target === held)?.priceMove).toBeCloseTo(0.2, 3);
     expect(states.find((state) => state.target === quiet)?.priceMove).toBeNull();
+    // Read only for a slot's choice: what the quota buys (status, /metrics) does not look prices up.
+    const plain = await loadTargetStates(harness.database, 'positions');
+    expect(plain.find((state) => state.target === held)?.priceMove).toBeNull();
     // One refresh in the slot: the address whose collateral moved, before the quiet one.
     const due = selectDue(
       targetsOf(

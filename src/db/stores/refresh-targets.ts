@@ -51,9 +51,19 @@ export interface TargetState {
   priceMove: number | null;
 }
 
-export async function loadTargetStates(database: Database, dataset: AddressDataset): Promise<TargetState[]> {
-  // The newest price of every token some target's last answer priced, looked up once per token.
-  return runSql(database, 'refresh_targets.read')<TargetState[]>`
+/**
+ * The watched targets of `dataset` as the policy reads them. `priceMoves` (a slot's choice only):
+ * also the largest move of a token's newest stored price since each target's last answer, the newest
+ * price of each token looked up once.
+ */
+export async function loadTargetStates(
+  database: Database,
+  dataset: AddressDataset,
+  { priceMoves = false } = {},
+): Promise<TargetState[]> {
+  const { sql } = database;
+  const moves = priceMoves
+    ? sql`
     with held as (
       select r.target, p.key, p.value::float8 as then
       from refresh_targets r, jsonb_each_text(r.prices) p
@@ -65,12 +75,14 @@ export async function loadTargetStates(database: Database, dataset: AddressDatas
       join token_catalog c on c.chain = split_part(t.key, ':', 1) and c.coin_type = substr(t.key, length(split_part(t.key, ':', 1)) + 2)
       cross join lateral (
         select p.price from token_price_points p where p.token_id = c.id order by p.price_time desc limit 1
-      ) n),
-    moves as (
-      select h.target, max(abs(n.now / h.then - 1)) as move
-      from held h join newest n on n.key = h.key
-      where h.then > 0
-      group by h.target)
+      ) n)
+    select h.target, max(abs(n.now / h.then - 1)) as move
+    from held h join newest n on n.key = h.key
+    where h.then > 0
+    group by h.target`
+    : sql`select null::text as target, null::float8 as move where false`;
+  return runSql(database, 'refresh_targets.read')<TargetState[]>`
+    with moves as (${moves})
     select a.address as target, a.max_age_s as "maxAgeSeconds", a.every_s as "everySeconds",
            coalesce(r.last_tick, w.last_success_tick) as "lastTick",
            r.change_rate_per_hour as "changeRatePerHour", r.changed_at as "changedAt", m.move as "priceMove"
