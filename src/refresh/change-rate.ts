@@ -30,8 +30,8 @@ export interface Evidence {
 }
 
 export const NO_EVIDENCE: Evidence = { at: 0, quietHours: 0, changed: [] };
-export const PRIOR_HOURS = 6;
-export const HALF_LIFE_DAYS = 14;
+const PRIOR_HOURS = 6;
+const HALF_LIFE_DAYS = 14;
 /**
  * Refreshes kept as they were: a day of the fastest default cadence (96 slots of 15 minutes), which
  * the status counts the last day's changes from; the change point is looked for among the last

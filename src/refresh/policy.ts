@@ -18,7 +18,7 @@ import type { AddressDataset } from '../datasets.ts';
  */
 
 /** Share of the quota kept free: retries, the price catch-up, a slot's rounding. */
-export const REFRESH_HEADROOM = 0.03;
+const REFRESH_HEADROOM = 0.03;
 
 export interface RefreshTarget {
   target: string;
@@ -35,7 +35,7 @@ export interface RefreshTarget {
 }
 
 /** A token of a target's positions moving by this much since its refresh puts it first within the budget. */
-export const PRICE_MOVE = 0.1;
+const PRICE_MOVE = 0.1;
 
 export type DueReason = 'every_slot' | 'new' | 'pinned' | 'max_age' | 'price_move' | 'expected_change';
 

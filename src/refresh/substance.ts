@@ -21,7 +21,7 @@ export type PositionsSubstance = { positions: Record<string, Record<string, numb
 export type NftSubstance = { collections: Record<string, [number, string]> };
 
 /** A measure moving by more than this share of the larger value is a change; below, rounding and accrual. */
-export const CHANGE_TOLERANCE = 0.02;
+const CHANGE_TOLERANCE = 0.02;
 
 /** What the change rule reads of positions: an answer's rows (NormalizedPositions), or stored ones. */
 export interface PositionsContent {

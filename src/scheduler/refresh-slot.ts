@@ -37,7 +37,7 @@ export interface RefreshState {
  * The requests per hour the address datasets share: what the pacer sends of the quota (its spacing
  * is PACING_MARGIN wider, rate-limiter.ts) less prices and maintenance.
  */
-export function addressQuotaPerHour(plan: CapacityPlan): number {
+function addressQuotaPerHour(plan: CapacityPlan): number {
   const prices = plan.datasets.find((dataset) => dataset.dataset === 'prices')?.neededPerHour ?? 0;
   return addressRequestsPerHour(plan.availablePerHour, plan.maintenancePerHour + prices);
 }
