@@ -1,5 +1,5 @@
 import type { AddressDataset } from '../../src/datasets.ts';
-import { worldChanges } from '../../src/simulator/changes.ts';
+import { worldChangeEvents, worldChanges } from '../../src/simulator/changes.ts';
 import { walletHabit, type HabitName } from '../../src/simulator/habits.ts';
 import type { Figure } from '../support/report.ts';
 import { benchAddress, round, type Scenario } from '../support/scenario.ts';
@@ -27,7 +27,7 @@ const QUIET_BEFORE_WAKE = 2 * DAY;
 const SIZES = [2_000, 468] as const;
 
 const world: VirtualWorld = {
-  changes: (target, dataset, fromMs, toMs) => worldChanges(target, dataset, fromMs, toMs, SEED, { habits: true }),
+  changes: (target, dataset, fromMs, toMs) => worldChangeEvents(target, dataset, fromMs, toMs, SEED, { habits: true }),
 };
 
 function run(policy: 'fixed' | 'rate', targets: string[]): VirtualRunResult {

@@ -13,15 +13,17 @@ import { createRedisConnection } from '../../src/runtime/redis-connection.ts';
 import { sleep } from '../../src/runtime/sleep.ts';
 import { createScheduler } from '../../src/scheduler/scheduler.ts';
 import { simulatedToken } from '../../src/simulator/index.ts';
+import { walletHabit } from '../../src/simulator/habits.ts';
 import { createFakeSchedulerClock } from '../../test/support/fake-scheduler-clock.ts';
 import { startOwnRedis } from '../../test/support/fault-redis-server.ts';
+import { startOwnPostgres } from '../../test/support/own-postgres.ts';
 import { installLogicalClock } from '../support/logical-clock.ts';
 import type { Figure } from '../support/report.ts';
 import { benchAddress, benchCoinType, MB, round, type Scenario } from '../support/scenario.ts';
 import { benchRedisPrefix, createBenchDatabase } from '../support/services.ts';
 import { simulatorControl } from '../support/simulator-control.ts';
 import { startSimulatorProcess } from '../support/simulator-process.ts';
-import { reconcileDay } from '../support/soak-reconcile.ts';
+import { reconcileDayApart } from '../support/soak-reconcile.ts';
 import { spawnSoakProcess, type SoakProcess } from '../support/soak-processes.ts';
 import { writeSoakResults, type SoakDay } from '../support/soak-results.ts';
 import { queueDepths, redisFigures, tableSizes } from '../support/soak-samples.ts';
@@ -38,6 +40,8 @@ const JOB_LOCK_MS = 5_000;
 const WORKER_KILL = { everyDays: 3, firstDay: 0, minute: 10 * 60 };
 /** Redis shut down (its append-only file written) and started again, between two slots. */
 const REDIS_RESTART = { everyDays: 7, firstDay: 1, minute: 12 * 60 + 7 };
+/** Postgres stopped (fast: connections cut, transactions rolled back) and started again just after a slot was enqueued. */
+const POSTGRES_RESTART = { everyDays: 7, firstDay: 2, minute: 14 * 60 };
 /** Slots of the default crons. */
 const POSITIONS_EVERY = 15 * MINUTE;
 const NFTS_EVERY = 60 * MINUTE;
@@ -49,6 +53,12 @@ export interface SoakSettings {
   tokens: number;
   workers: number;
   faults: boolean;
+  /**
+   * living: the simulator's living world (docs/simulator.md: most wallets dormant for weeks, some
+   * daily, a few hourly or in bursts); churning: its default world, where every wallet's positions
+   * are replaced every 30 minutes to 2 hours (far more rows written than real wallets cause).
+   */
+  world: 'living' | 'churning';
   /** Real minutes after which it stops at the end of the day it is in (as many days as fit); 0: none. */
   maxMinutes: number;
   /** Where soak-*.json and soak-*.svg go. */
@@ -63,12 +73,15 @@ export function soakSettings(args: Record<string, string>): SoakSettings {
   };
   const faults = args.faults ?? 'on';
   if (faults !== 'on' && faults !== 'off') throw new Error('--faults: expected on or off');
+  const world = args.world ?? 'living';
+  if (world !== 'living' && world !== 'churning') throw new Error('--world: expected living or churning');
   return {
     days: number('days', 30, 1 / 24),
     wallets: Math.round(number('wallets', 200, 1)),
     tokens: Math.round(number('tokens', 50, 1)),
     workers: Math.round(number('workers', 2, 1)),
     faults: faults === 'on',
+    world,
     maxMinutes: number('max-minutes', 0, 0),
     out: args.out ?? 'bench/results',
   };
@@ -111,7 +124,7 @@ function stepKind(minuteOfDay: number): StepKind {
   return 'prices';
 }
 
-export async function runSoak(settings: SoakSettings, adminUrl: string, log: (message: string) => void) {
+export async function runSoak(settings: SoakSettings, log: (message: string) => void) {
   const clock = installLogicalClock();
   const started = clock.realNow();
   const start = firstDay(settings.days, started);
@@ -119,7 +132,9 @@ export async function runSoak(settings: SoakSettings, adminUrl: string, log: (me
   const totalMinutes = Math.round(settings.days * 24 * 60);
   // Its own redis-server (append-only file on): restarted as a fault, and its memory all the soak's.
   const redisServer = await startOwnRedis();
-  const services = { adminUrl, redisUrl: redisServer.url };
+  // Its own PostgreSQL server too: restarted as a fault (the machine's server is every test's).
+  const postgresServer = await startOwnPostgres();
+  const services = { adminUrl: postgresServer.adminUrl, redisUrl: redisServer.url };
   const database = await createBenchDatabase(services, 'soak', 5);
   const scratch = mkdtempSync(join(tmpdir(), 'chaintap-soak-'));
   const prefix = benchRedisPrefix();
@@ -135,6 +150,7 @@ export async function runSoak(settings: SoakSettings, adminUrl: string, log: (me
     latencyMs: 0,
     rateLimit: 100_000,
     fixedTimeMs: start,
+    habits: settings.world === 'living',
   });
   const control = simulatorControl(simulator.url, API_KEY);
   const webhook = await startSoakWebhook();
@@ -150,6 +166,8 @@ export async function runSoak(settings: SoakSettings, adminUrl: string, log: (me
     JOB_LOCK_MS: String(JOB_LOCK_MS),
     OPS_PORT: '0',
     LOG_LEVEL: 'warn',
+    // The soak's webhook listens on 127.0.0.1.
+    ALERT_WEBHOOK_NETWORKS: 'loopback',
   };
   const options: Options = loadOptions({}, env);
   const context = {
@@ -188,6 +206,10 @@ export async function runSoak(settings: SoakSettings, adminUrl: string, log: (me
       );
     }
     const wallets = await listWatchedAddresses(database);
+    // The position rules watch a wallet that changes (in the living world, most do not for weeks).
+    const watched =
+      wallets.find((wallet) => settings.world === 'churning' || walletHabit(wallet.address).habit === 'hourly') ??
+      wallets[0]!;
     // As `chaintap migrate` at the first day would have: the maintenance keeps them ahead from then on.
     await ensurePartitions(database, { from: new Date(start - DAY), to: new Date(start + 62 * DAY) });
     const rulesFile = join(scratch, 'alerts.json');
@@ -196,8 +218,8 @@ export async function runSoak(settings: SoakSettings, adminUrl: string, log: (me
       JSON.stringify({
         webhooks: [{ url: webhook.url, name: 'soak' }],
         rules: [
-          { id: 'soak-opened', kind: 'position_opened', address: wallets[0]!.address },
-          { id: 'soak-closed', kind: 'position_closed', address: wallets[0]!.address },
+          { id: 'soak-opened', kind: 'position_opened', address: watched.address },
+          { id: 'soak-closed', kind: 'position_closed', address: watched.address },
           { id: 'soak-price', kind: 'price_change', token: tokens[0], window: '1h', percent: 1 },
         ],
       }),
@@ -213,7 +235,7 @@ export async function runSoak(settings: SoakSettings, adminUrl: string, log: (me
     await workersReady(queues, settings.workers, processes);
     await scheduler.start();
     log(
-      `soak: ${settings.days} logical days from ${new Date(start).toISOString().slice(0, 10)}, ${settings.wallets} wallets, ${settings.tokens} tokens, ${settings.workers} workers, faults ${settings.faults ? 'on' : 'off'}`,
+      `soak: ${settings.days} logical days from ${new Date(start).toISOString().slice(0, 10)}, ${settings.wallets} wallets, ${settings.tokens} tokens, ${settings.workers} workers, faults ${settings.faults ? 'on' : 'off'}, ${settings.world} world`,
     );
 
     const live = (name: string) => processes.filter((p) => p.name === name && p.running()).at(-1);
@@ -238,6 +260,17 @@ export async function runSoak(settings: SoakSettings, adminUrl: string, log: (me
         startWorker(name).setLogicalTime(logicalNow);
         faults.push(
           `day ${day + 1} ${clockOf(minuteOfDay)}: ${name} killed (SIGKILL) with the slot's jobs enqueued, started again`,
+        );
+      }
+      if (
+        settings.faults &&
+        minuteOfDay === POSTGRES_RESTART.minute &&
+        day % POSTGRES_RESTART.everyDays === POSTGRES_RESTART.firstDay
+      ) {
+        const down = performance.now();
+        await postgresServer.restart();
+        faults.push(
+          `day ${day + 1} ${clockOf(minuteOfDay)}: Postgres stopped (fast) and started again with the slot's jobs enqueued (${Math.round(performance.now() - down)} ms)`,
         );
       }
       await untilIdle(queues, dayStats.maxDepth);
@@ -274,7 +307,7 @@ export async function runSoak(settings: SoakSettings, adminUrl: string, log: (me
       if (!endOfDay) continue;
       const dayStart = start + day * DAY;
       const expired = await expireTrackerKeys(observer, prefix, logicalNow + MINUTE);
-      const reconciliation = await reconcileDay(database.sql, {
+      const reconciliation = await reconcileDayApart(database.url, {
         from: dayStart,
         to: logicalNow + MINUTE,
         wallets,
@@ -282,6 +315,7 @@ export async function runSoak(settings: SoakSettings, adminUrl: string, log: (me
         worldLeadMs: WORLD_LEAD_MS,
         positionsEveryMs: POSITIONS_EVERY,
         nftsEveryMs: NFTS_EVERY,
+        habits: settings.world === 'living',
       });
       const memory = await Promise.all(
         processes.filter((p) => p.running()).map(async (p) => ({ name: p.name, ...(await p.memory()) })),
@@ -339,8 +373,8 @@ export async function runSoak(settings: SoakSettings, adminUrl: string, log: (me
     return {
       figures,
       notes: [
-        `${round(minutesRun / (24 * 60), 2)} logical days of ${settings.days} asked (${new Date(start).toISOString().slice(0, 10)} on), ${settings.wallets} wallets, ${settings.tokens} tokens, default crons, ${settings.workers} \`chaintap worker\` processes and \`chaintap alerts\` on the logical clock (bench/support/logical-clock-preload.ts), the real scheduler in the bench process on a clock stepped minute by minute, each minute's jobs done before the next (no rate limit: simulator latency 0, UPSTREAM_RPS=10000); its own redis-server (append-only file); JOB_LOCK_MS=${JOB_LOCK_MS}`,
-        `faults: ${faults.length === 0 ? 'none' : faults.join('; ')}; Postgres is not restarted (the shared machine's server: other engineers' databases)`,
+        `${round(minutesRun / (24 * 60), 2)} logical days of ${settings.days} asked (${new Date(start).toISOString().slice(0, 10)} on), ${settings.wallets} wallets, ${settings.tokens} tokens, default crons, ${settings.workers} \`chaintap worker\` processes and \`chaintap alerts\` on the logical clock (bench/support/logical-clock-preload.ts), the real scheduler in the bench process on a clock stepped minute by minute, each minute's jobs done before the next (no rate limit: simulator latency 0, UPSTREAM_RPS=10000); the simulator's ${settings.world} world; its own redis-server (append-only file); JOB_LOCK_MS=${JOB_LOCK_MS}`,
+        `faults: ${faults.length === 0 ? 'none' : faults.join('; ')}`,
         `logical time does not reach Redis's and Postgres's clocks: the tick tracker's keys are deleted by the bench once their TTL passed in logical time; alert_events.created_at is Postgres's now() (real), so their retention is not exercised`,
         `simulator: ${simulatorStats.requests} requests, statuses ${JSON.stringify(simulatorStats.byStatus)}; processes wrote ${outputLines} lines to stderr${output.length ? `, the last: ${output.at(-1)}` : ''}`,
         `per-day figures and charts: ${settings.out}/soak-days.json, ${settings.out}/soak-*.svg`,
@@ -355,7 +389,8 @@ export async function runSoak(settings: SoakSettings, adminUrl: string, log: (me
     await webhook.close();
     await simulator.close();
     await redisServer.destroy();
-    await database.drop();
+    await database.drop().catch(() => undefined);
+    await postgresServer.destroy();
     rmSync(scratch, { recursive: true, force: true });
     clock.uninstall();
   }
@@ -532,6 +567,29 @@ function soakFigures(input: {
       unit: 'MB',
     });
   }
+  // Once every window short of a month has filled (raw bodies: 14 days; full-resolution snapshots:
+  // 7), the database grows only by what is kept on purpose or for longer than the run (prices,
+  // hourly snapshots, runs and alert events for 90 days): the same growth week after week.
+  const byDay = (n: number) => days.find((d) => d.day === n);
+  const steadyFrom = input.options.RAW_RETENTION_DAYS + 2;
+  const [weekStart, weekMiddle, weekEnd] = [byDay(steadyFrom), byDay(steadyFrom + 7), byDay(steadyFrom + 14)];
+  if (weekStart && weekMiddle && weekEnd) {
+    const first = dbBytes(weekMiddle) - dbBytes(weekStart);
+    const second = dbBytes(weekEnd) - dbBytes(weekMiddle);
+    figures.push(
+      {
+        name: `Postgres growth a day, days ${steadyFrom + 1}-${steadyFrom + 14}`,
+        value: round((first + second) / 14 / MB, 1),
+        unit: 'MB',
+      },
+      {
+        name: `Postgres growth, week over week (days ${steadyFrom + 1}-${steadyFrom + 7} against ${steadyFrom + 8}-${steadyFrom + 14})`,
+        value: round(Math.abs(second / first - 1), 3),
+        unit: '',
+        target: { op: '<=', value: 0.02 },
+      },
+    );
+  }
   const jobsPerSecond = input.jobs / input.realSeconds;
   figures.push(
     { name: 'jobs run', value: input.jobs, unit: '' },
@@ -575,8 +633,8 @@ export const soakScenario: Scenario = {
   description:
     '30 logical days (--days, --wallets, --tokens, --faults off) of the real scheduler, workers, maintenance and alerts against the simulator: sizes, memory, nothing lost',
   onlyByName: true,
-  async run({ services, log, settings = {} }) {
-    const result = await runSoak(soakSettings(settings), services.adminUrl, log);
+  async run({ log, settings = {} }) {
+    const result = await runSoak(soakSettings(settings), log);
     return { scenario: 'soak', ...result };
   },
 };

@@ -1,4 +1,6 @@
-import type { Sql } from 'postgres';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import postgres, { type Sql } from 'postgres';
 import type { WatchedAddress } from '../../src/db/stores/watchlist.ts';
 import { normalizeNftHoldings, normalizePositions } from '../../src/normalize/index.ts';
 import { simulatedNftAnswer, simulatedPositions } from '../../src/simulator/index.ts';
@@ -35,12 +37,14 @@ export interface ReconcileInput {
   worldLeadMs: number;
   positionsEveryMs: number;
   nftsEveryMs: number;
+  /** Whether the simulator runs the living world (`--habits`): the answers are then its. */
+  habits: boolean;
 }
 
 export async function reconcileDay(sql: Sql, input: ReconcileInput): Promise<DayReconciliation> {
   const { from, to } = input;
   const examples: string[] = [];
-  const world = { realShapes: true };
+  const world = { realShapes: true, habits: input.habits };
   const succeeded = async (dataset: string) => {
     const rows = await sql<{ target: string; tick: Date }[]>`
       select distinct target, tick from ingestion_runs
@@ -121,4 +125,39 @@ export async function reconcileDay(sql: Sql, input: ReconcileInput): Promise<Day
     housekeeping: maintenance!.count,
     examples,
   };
+}
+
+/**
+ * reconcileDay in a child process of its own: normalizing a day of answers (25,000 at 200 wallets)
+ * leaves the process that did it hundreds of MB bigger for a while, and the benchmark process's RSS
+ * is the scheduler's figure.
+ */
+export function reconcileDayApart(databaseUrl: string, input: ReconcileInput): Promise<DayReconciliation> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let result: DayReconciliation | undefined;
+    child.once('message', (message) => {
+      result = message as DayReconciliation;
+    });
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      result ? resolve(result) : reject(new Error(`the reconciliation process exited with ${code}`)),
+    );
+    child.send({ databaseUrl, input });
+  });
+}
+
+// As the child of reconcileDayApart: one request, one answer, then exit.
+if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
+  process.once('message', async (message) => {
+    const { databaseUrl, input } = message as { databaseUrl: string; input: ReconcileInput };
+    const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
+    try {
+      const reconciliation = await reconcileDay(sql, input);
+      await new Promise<void>((resolve) => process.send!(reconciliation, () => resolve()));
+    } finally {
+      await sql.end();
+    }
+    process.disconnect();
+  });
 }

@@ -16,13 +16,14 @@ import { PACING_MARGIN } from '../../src/upstream/rate-limiter.ts';
  *   the target's job still waiting (supersede.ts); the policy the targets selectDue picks, a target
  *   whose job still waits being passed over (refresh-slot.ts);
  * - a refresh answers the world at the time its request goes out: it sees every change since the
- *   previous refresh's request, each detected after (request time − change time);
+ *   previous refresh's request, each detected after (request time − change time), and counts them
+ *   as the slots they changed (substance.ts's count: two changes of one position are one);
  * - no latency, failure or retry; the 3 % headroom of the policy is left unspent.
  */
 
 export interface VirtualWorld {
-  /** Change times (ms, ascending) of a target's dataset in (fromMs, toMs]. */
-  changes(target: string, dataset: AddressDataset, fromMs: number, toMs: number): number[];
+  /** Changes (time in ms, ascending, and the slot changed) of a target's dataset in (fromMs, toMs]. */
+  changes(target: string, dataset: AddressDataset, fromMs: number, toMs: number): { atMs: number; slot: number }[];
 }
 
 export interface VirtualRunSettings {
@@ -68,8 +69,8 @@ interface TargetState {
   ratePerHour: number;
   /** The tick of its job waiting in the queue, if any. */
   waitingTick: number | null;
-  /** Its change times not yet seen, ascending. */
-  unseen: number[];
+  /** Its changes not yet seen, ascending. */
+  unseen: { atMs: number; slot: number }[];
   longestGapMs: number;
 }
 
@@ -161,22 +162,22 @@ export function runVirtualRefresh(world: VirtualWorld, settings: VirtualRunSetti
       state.longestGapMs = Math.max(state.longestGapMs, gap);
       if (atMs >= measureFromMs && gap > settings.maxAgeMs) overMaxAge[state.dataset].add(state.target);
     }
-    let changed = false;
-    while (state.unseen.length > 0 && state.unseen[0]! <= atMs) {
+    const slots = new Set<number>();
+    while (state.unseen.length > 0 && state.unseen[0]!.atMs <= atMs) {
       const change = state.unseen.shift()!;
-      changed = true;
-      if (change >= measureFromMs)
+      slots.add(change.slot);
+      if (change.atMs >= measureFromMs)
         result.changes.push({
           target: state.target,
           dataset: state.dataset,
-          atMs: change,
-          delayMs: atMs - change,
+          atMs: change.atMs,
+          delayMs: atMs - change.atMs,
           seen: true,
         });
     }
     if (state.lastTickMs !== null && job.tickMs > state.lastTickMs) {
       const since = Math.round((job.tickMs - state.lastTickMs) / 1000);
-      state.history = observe(state.history, [Math.round(job.tickMs / 1000), since, changed ? 1 : 0]);
+      state.history = observe(state.history, [Math.round(job.tickMs / 1000), since, slots.size]);
       state.ratePerHour = estimateChangeRate(state.history.evidence);
     }
     if (state.lastTickMs === null || job.tickMs > state.lastTickMs) state.lastTickMs = job.tickMs;
@@ -219,9 +220,9 @@ export function runVirtualRefresh(world: VirtualWorld, settings: VirtualRunSetti
       result.longestGapMs[dataset] = Math.max(result.longestGapMs[dataset], state.longestGapMs);
       // Unrefreshed for longer than the max age at the end (never refreshed at all, too).
       if (tail > settings.maxAgeMs) overMaxAge[dataset].add(state.target);
-      for (const change of state.unseen) {
-        if (change >= measureFromMs && change < endMs)
-          result.changes.push({ target: state.target, dataset, atMs: change, delayMs: endMs - change, seen: false });
+      for (const { atMs } of state.unseen) {
+        if (atMs >= measureFromMs && atMs < endMs)
+          result.changes.push({ target: state.target, dataset, atMs, delayMs: endMs - atMs, seen: false });
       }
     }
     result.overMaxAge[dataset] = overMaxAge[dataset].size;

@@ -14,7 +14,7 @@ import { QUEUE_NAMES } from '../../src/datasets.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { createScheduler } from '../../src/scheduler/scheduler.ts';
 import { simulatedToken } from '../../src/simulator/index.ts';
-import { worldChanges } from '../../src/simulator/changes.ts';
+import { worldChangeEvents, worldChanges } from '../../src/simulator/changes.ts';
 import { createCompressedClock } from '../support/compressed-clock.ts';
 import { BENCH_API_KEY, createBenchPipeline, WORLD_TIME } from '../support/pipeline.ts';
 import { benchAddress, benchCoinType } from '../support/scenario.ts';
@@ -123,7 +123,7 @@ try {
   }
   const e2e = delayStats(delays);
   const virtual = runVirtualRefresh(
-    { changes: (target, dataset, from, to) => worldChanges(target, dataset, from, to, SEED, { habits: true }) },
+    { changes: (target, dataset, from, to) => worldChangeEvents(target, dataset, from, to, SEED, { habits: true }) },
     {
       policy: 'rate',
       targets: wallets,

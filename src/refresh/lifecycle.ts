@@ -9,7 +9,7 @@ import {
 import type { Tx } from '../db/transaction.ts';
 import { estimateChangeRate, NO_EVIDENCE, observe, type History } from './change-rate.ts';
 import type { DatasetDemand, RefreshTarget } from './policy.ts';
-import { isChange, nftSubstance, positionsSubstance, type Substance } from './substance.ts';
+import { changeCount, nftSubstance, positionsSubstance, type Substance } from './substance.ts';
 
 /**
  * A target's refresh from due to next due (docs/architecture.md, "From cron to row"): the producer
@@ -47,9 +47,10 @@ export async function recordRefresh(tx: Tx, answer: RefreshAnswer): Promise<Refr
   }
   const sinceSeconds = previous ? tickSeconds - Math.floor(previous.lastTick.getTime() / 1000) : null;
   const compared = previous?.substance != null && answer.substance !== null && sinceSeconds !== null;
-  const changed = compared && isChange(previous.substance as Substance, answer.substance!);
+  const count = compared ? changeCount(previous.substance as Substance, answer.substance!) : 0;
+  const changed = count > 0;
   const before: History = { evidence: previous?.evidence ?? NO_EVIDENCE, recent: previous?.observations ?? [] };
-  const history = compared ? observe(before, [tickSeconds, sinceSeconds!, changed ? 1 : 0]) : before;
+  const history = compared ? observe(before, [tickSeconds, sinceSeconds!, count]) : before;
   const ratePerHour = estimateChangeRate(history.evidence);
   await saveRefreshTarget(tx, {
     dataset: answer.dataset,
@@ -118,11 +119,11 @@ export function historyFromStoredRefreshes(
   for (const refresh of refreshes) {
     const substance = storedSubstance(dataset, refresh);
     if (previous && refresh.tick > previous.tick) {
-      const changed = isChange(previous.substance, substance);
+      const count = changeCount(previous.substance, substance);
       const seconds = Math.round((refresh.tick.getTime() - previous.tick.getTime()) / 1000);
-      history = observe(history, [Math.floor(refresh.tick.getTime() / 1000), seconds, changed ? 1 : 0]);
+      history = observe(history, [Math.floor(refresh.tick.getTime() / 1000), seconds, count]);
       compared += 1;
-      if (changed) [changes, changedAt] = [changes + 1, refresh.tick];
+      if (count > 0) [changes, changedAt] = [changes + 1, refresh.tick];
     }
     previous = { tick: refresh.tick, substance };
   }

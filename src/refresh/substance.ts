@@ -79,25 +79,36 @@ export function nftSubstance(rows: NftContent): NftSubstance {
   return { collections };
 }
 
-/** Whether `next` differs in substance from `previous`: something appeared or went, or a measure moved. */
-export function isChange(previous: Substance, next: Substance): boolean {
+/**
+ * How many changes `next` shows against `previous`: the fewest events that explain the difference.
+ * Something that appeared or went, or a measure that moved, is one; a position (or collection) that
+ * went and another that appeared may be one move, so appeared and gone count as the larger of the
+ * two. 0: no change in substance. The estimator reads the count (change-rate.ts): a burst of changes
+ * between two refreshes says more than that something changed.
+ */
+export function changeCount(previous: Substance, next: Substance): number {
   if ('positions' in previous && 'positions' in next) {
-    return differentKeys(previous.positions, next.positions, (a, b) => differentKeys(a, b, moved));
+    return differences(previous.positions, next.positions, (a, b) => differences(a, b, moved) > 0);
   }
   if ('collections' in previous && 'collections' in next) {
-    return differentKeys(
+    return differences(
       previous.collections,
       next.collections,
       ([countA, digestA], [countB, digestB]) => countA !== countB || digestA !== digestB,
     );
   }
-  return true;
+  return 1;
 }
 
-function differentKeys<T>(a: Record<string, T>, b: Record<string, T>, differs: (x: T, y: T) => boolean): boolean {
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return true;
-  return keys.some((key) => !(key in b) || differs(a[key]!, b[key]!));
+function differences<T>(a: Record<string, T>, b: Record<string, T>, differs: (x: T, y: T) => boolean): number {
+  let gone = 0;
+  let changed = 0;
+  for (const key of Object.keys(a)) {
+    if (!(key in b)) gone += 1;
+    else if (differs(a[key]!, b[key]!)) changed += 1;
+  }
+  const appeared = Object.keys(b).length - (Object.keys(a).length - gone);
+  return Math.max(gone, appeared) + changed;
 }
 
 function moved(a: number, b: number): boolean {

@@ -28,11 +28,26 @@ export function worldChanges(
   seed: string = DEFAULT_SEED,
   world: Partial<SimulatorWorld> = {},
 ): number[] {
+  return worldChangeEvents(address, dataset, fromMs, toMs, seed, world).map((change) => change.atMs);
+}
+
+/** The changes of worldChanges with the slot each one changes (a position or collection slot, 0-based). */
+export function worldChangeEvents(
+  address: string,
+  dataset: WorldDataset,
+  fromMs: number,
+  toMs: number,
+  seed: string = DEFAULT_SEED,
+  world: Partial<SimulatorWorld> = {},
+): { atMs: number; slot: number }[] {
   if (!WORLD_DATASETS.includes(dataset))
     throw new InvalidInputError(`unknown dataset "${String(dataset)}": positions or nfts`);
   if (!Number.isSafeInteger(fromMs) || !Number.isSafeInteger(toMs) || toMs < fromMs)
     throw new InvalidInputError('the range must be two integer times (ms) with from <= to');
   const slots = dataset === 'positions' ? positionSlotCount(address, world) : nftSlotCount(address, seed, world);
   if (slots === 0) return [];
-  return eventsBetween(walletEvents(address, dataset, seed), fromMs, toMs).map((event) => event.atMs);
+  return eventsBetween(walletEvents(address, dataset, seed), fromMs, toMs).map((event) => ({
+    atMs: event.atMs,
+    slot: Math.floor(event.slotUnit * slots),
+  }));
 }

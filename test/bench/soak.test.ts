@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect, inject, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { runSoak, soakSettings } from '../../bench/scenarios/soak.ts';
 
 // The soak's own code paths on a few logical hours (the soak itself: `npm run bench -- soak`).
@@ -10,7 +10,7 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 it('runs the pipeline through logical hours, reconciles every slot and writes its figures and charts', async () => {
   const settings = soakSettings({ days: '0.05', wallets: '2', tokens: '2', faults: 'off', out });
-  const { figures } = await runSoak(settings, inject('pgAdminUrl'), () => undefined);
+  const { figures } = await runSoak(settings, () => undefined);
   const value = (name: string) => figures.find((figure) => figure.name === name)?.value;
   expect(value('jobs missing a succeeded run')).toBe(0);
   expect(value('slots whose rows differ from the simulator')).toBe(0);

@@ -68,10 +68,20 @@ describe('a target refresh', () => {
     // The tick of 30 minutes finishing after the one of 45: what it saw is out of date.
     await run(30, ANSWER);
     expect(await row('positions')).toMatchObject({ last_tick: at(45), compared: 2, changes: 1 });
+    // Two positions opened since: one refresh that saw two changes (the estimator reads the count).
+    const deposited = JSON.parse(ANSWER.replaceAll('"amount": 1520.75', '"amount": 2281.125')) as {
+      data: { positionId: string }[];
+    };
+    const pool = deposited.data[0]!;
+    deposited.data.push({ ...pool, positionId: '0xb0b1' }, { ...pool, positionId: '0xb0b2' });
+    await run(60, JSON.stringify(deposited));
+    const opened = await row('positions');
+    expect(opened).toMatchObject({ compared: 3, changes: 2, changed_at: at(60) });
+    expect(opened!.observations.at(-1)).toEqual([(TICK + 60 * MINUTE) / 1000, 900, 2]);
 
     const metrics = await pipeline.harness.context.metrics.refreshes.get();
     const byResult = Object.fromEntries(metrics.values.map((value) => [value.labels.result, value.value]));
-    expect(byResult).toEqual({ not_compared: 2, unchanged: 1, changed: 1 });
+    expect(byResult).toEqual({ not_compared: 2, unchanged: 1, changed: 2 });
   });
 
   it('of NFT holdings is recorded too', async () => {

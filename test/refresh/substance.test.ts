@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { normalizeNftHoldings, normalizePositions } from '../../src/normalize/index.ts';
-import { isChange, nftSubstance, positionsSubstance } from '../../src/refresh/substance.ts';
+import { changeCount, nftSubstance, positionsSubstance } from '../../src/refresh/substance.ts';
 import { nftHoldingsResponse, positionsResponse } from '../../src/upstream/schemas.ts';
 
 const TICK = new Date('2026-11-21T12:00:00Z');
@@ -46,7 +46,7 @@ describe('what counts as a change', () => {
       scale(object, 'value', 1.3);
       scale(object, 'usdValue', 1.3);
     });
-    expect(isChange(substanceOf(body), substanceOf(moved))).toBe(false);
+    expect(changeCount(substanceOf(body), substanceOf(moved))).toBe(0);
   });
 
   it.each(answers)('a position closed, opened or resized by more than 2 %: a change (%s)', (path) => {
@@ -62,19 +62,20 @@ describe('what counts as a change', () => {
       return substanceOf(copy);
     };
     expect(
-      isChange(
+      changeCount(
         before,
         withElement((elements) => elements.splice(stored, 1)),
       ),
-    ).toBe(true);
+      // An element may hold nested positions: each one gone counts.
+    ).toBeGreaterThanOrEqual(1);
     const opened = withElement((elements) => elements.push({ ...elements[stored]!, positionId: '0xfeedfeed' }));
-    expect(isChange(before, opened)).toBe(true);
+    expect(changeCount(before, opened)).toBeGreaterThanOrEqual(1);
     const resize = (factor: number) =>
       withElement((elements) => {
         elements[stored] = edited(elements[stored], (object) => scale(object, 'amount', factor)) as Json;
       });
-    expect(isChange(before, resize(1.1))).toBe(true);
-    expect(isChange(before, resize(1.005))).toBe(false);
+    expect(changeCount(before, resize(1.1))).toBeGreaterThanOrEqual(1);
+    expect(changeCount(before, resize(1.005))).toBe(0);
   });
 
   it("a pool's price swinging its current amounts along x·y = L² is no change; a deposit is", () => {
@@ -99,8 +100,28 @@ describe('what counts as a change', () => {
     });
     const before = substanceOf(pool(1000, 3000));
     // The price of SUI up 21 %: the pool sells SUI, its amounts move by 10 % each, L stays.
-    expect(isChange(before, substanceOf(pool(1000 / 1.1, 3000 * 1.1)))).toBe(false);
-    expect(isChange(before, substanceOf(pool(1100, 3300)))).toBe(true);
+    expect(changeCount(before, substanceOf(pool(1000 / 1.1, 3000 * 1.1)))).toBe(0);
+    expect(changeCount(before, substanceOf(pool(1100, 3300)))).toBe(1);
+  });
+
+  it('counts the fewest events that explain the difference: a burst shows as several changes', () => {
+    const position = (id: string, amount: number) => ({
+      positionId: id,
+      chain: 'sui',
+      type: 'staking',
+      current: { tokens: [{ amount, value: amount * 3, token: '0x2::sui::SUI' }] },
+    });
+    const before = substanceOf({ data: [position('0xa', 10), position('0xb', 20), position('0xc', 30)] });
+    // 0xa went and 0xd appeared: one move at least.
+    expect(
+      changeCount(before, substanceOf({ data: [position('0xd', 10), position('0xb', 20), position('0xc', 30)] })),
+    ).toBe(1);
+    // 0xa closed, 0xd and 0xe opened, 0xb resized: three at least (the closing may be one opening's move).
+    const burst = substanceOf({
+      data: [position('0xb', 25), position('0xc', 30), position('0xd', 1), position('0xe', 2)],
+    });
+    expect(changeCount(before, burst)).toBe(3);
+    expect(changeCount(burst, burst)).toBe(0);
   });
 
   it('NFT holdings: a count or a token id moving is a change, prices are not', () => {
@@ -119,10 +140,10 @@ describe('what counts as a change', () => {
       scale(object, 'marketPrice', 2);
       scale(object, 'floorPrice', 2);
     });
-    expect(isChange(before, substance(repriced))).toBe(false);
+    expect(changeCount(before, substance(repriced))).toBe(0);
     const fewer = structuredClone(body) as { data: { list?: unknown[] } | unknown[] };
     const groups = (Array.isArray(fewer.data) ? fewer.data : (fewer.data as { list: unknown[] }).list) as unknown[];
     groups.pop();
-    expect(isChange(before, substance(fewer))).toBe(true);
+    expect(changeCount(before, substance(fewer))).toBe(1);
   });
 });

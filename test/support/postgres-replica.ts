@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
 import { freePort } from './fault-redis-server.ts';
+import { POSTGRES_BIN as BIN, postgresUser } from './own-postgres.ts';
 import { waitFor } from './fault-processes.ts';
 
 const run = promisify(execFile);
-const BIN = '/usr/lib/postgresql/15/bin';
 
 /**
  * A throwaway PostgreSQL primary and a hot-standby replica streaming from it, each on a free local
@@ -31,14 +31,6 @@ export interface PostgresReplicaPair {
   stopPrimary(): Promise<void>;
   startPrimary(): Promise<void>;
   destroy(): Promise<void>;
-}
-
-/** initdb refuses to run as root: as root, the clusters belong to the `postgres` user and its commands run as it. */
-async function postgresUser(): Promise<{ uid: number; gid: number } | undefined> {
-  if (process.getuid?.() !== 0) return undefined;
-  const uid = Number((await run('id', ['-u', 'postgres'])).stdout.trim());
-  const gid = Number((await run('id', ['-g', 'postgres'])).stdout.trim());
-  return { uid, gid };
 }
 
 export async function startPostgresReplicaPair(): Promise<PostgresReplicaPair> {

@@ -170,7 +170,9 @@ export const refreshTargets = pgTable(
     /** The last comparisons, oldest first: [tick in epoch seconds, seconds since the previous, 1 changed / 0 not]. */
     observations: jsonb('observations').$type<[number, number, number][]>().notNull(),
     /** Every comparison, weighted by age: the estimator's sufficient statistics (src/refresh/change-rate.ts). */
-    evidence: jsonb('evidence').$type<{ at: number; quietHours: number; changed: [number, number][] }>().notNull(),
+    evidence: jsonb('evidence')
+      .$type<{ at: number; quietHours: number; changed: ([number, number] | [number, number, number])[] }>()
+      .notNull(),
     /** Positions: the USD price of each token the last answer carried, by `<chain>:<token>` (what a price move is measured from). */
     prices: jsonb('prices').$type<Record<string, number>>(),
     /** Estimated changes per hour (src/refresh/change-rate.ts). */

@@ -166,7 +166,7 @@ export function loadRecentChanges(database: Database, since: Date): Promise<Rece
   return runSql(database, 'status.read')<RecentChanges[]>`
     select r.dataset, count(*)::int as changes, round(avg((o ->> 1)::numeric) / 2)::int as "meanDelaySeconds"
     from refresh_targets r, jsonb_array_elements(r.observations) o
-    where (o ->> 0)::bigint >= ${Math.floor(since.getTime() / 1000)} and (o ->> 2)::int = 1
+    where (o ->> 0)::bigint >= ${Math.floor(since.getTime() / 1000)} and (o ->> 2)::int > 0
     group by r.dataset
     order by r.dataset`;
 }
