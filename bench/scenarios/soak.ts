@@ -239,6 +239,12 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
     );
 
     const live = (name: string) => processes.filter((p) => p.name === name && p.running()).at(-1);
+    let pendingDay: Promise<void> = Promise.resolve();
+    let reconcileFailure: unknown;
+    const settleDay = async () => {
+      await pendingDay;
+      if (reconcileFailure !== undefined) throw reconcileFailure;
+    };
     let dayStats = newDayStats();
     let minutesRun = 0;
     for (let minute = 0; minute < totalMinutes; minute++) {
@@ -307,7 +313,10 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
       if (!endOfDay) continue;
       const dayStart = start + day * DAY;
       const expired = await expireTrackerKeys(observer, prefix, logicalNow + MINUTE);
-      const reconciliation = await reconcileDayApart(database.url, {
+      // The day's reconciliation runs in a process of its own beside the next day's first steps:
+      // nothing of the day it reads changes after it (the retention windows are days behind).
+      await settleDay();
+      const reconciling = reconcileDayApart(database.url, {
         from: dayStart,
         to: logicalNow + MINUTE,
         wallets,
@@ -323,7 +332,7 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
       const own = process.memoryUsage();
       const [jobs] = await database.sql<{ count: number }[]>`
         select count(*)::int as count from ingestion_runs where tick >= ${new Date(dayStart)} and tick <= ${new Date(logicalNow)}`;
-      const entry: SoakDay = {
+      const measured: Omit<SoakDay, 'reconciliation'> = {
         day: day + 1,
         logicalDate: new Date(dayStart).toISOString().slice(0, 10),
         realSeconds: round((clock.realNow() - started) / 1000, 1),
@@ -339,22 +348,29 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
             { count: t.count, mean: t.count ? round(t.sum / t.count, 1) : 0, max: round(t.max, 1) },
           ]),
         ) as SoakDay['stepMs'],
-        reconciliation,
       };
-      days.push(entry);
-      const dbBytes = Object.values(entry.tables).reduce((sum, n) => sum + n, 0);
-      log(
-        `soak: day ${entry.day} (${entry.logicalDate}) after ${entry.realSeconds} s: ${entry.jobs} jobs, Postgres ${round(dbBytes / MB, 1)} MB, Redis ${round(entry.redis.usedMemory / MB, 1)} MB / ${entry.redis.keys} keys, ` +
-          `RSS ${entry.processes.map((p) => `${p.name} ${round(p.rss / MB)}`).join(', ')} MB; missing runs ${JSON.stringify(reconciliation.missingRuns)}, mismatches ${JSON.stringify(reconciliation.rowMismatches)}, price holes ${reconciliation.priceHoles}, housekeeping ${reconciliation.housekeeping}`,
+      pendingDay = reconciling.then(
+        (reconciliation) => {
+          const entry: SoakDay = { ...measured, reconciliation };
+          days.push(entry);
+          const dbBytes = Object.values(entry.tables).reduce((sum, n) => sum + n, 0);
+          log(
+            `soak: day ${entry.day} (${entry.logicalDate}) after ${entry.realSeconds} s: ${entry.jobs} jobs, Postgres ${round(dbBytes / MB, 1)} MB, Redis ${round(entry.redis.usedMemory / MB, 1)} MB / ${entry.redis.keys} keys, ` +
+              `RSS ${entry.processes.map((p) => `${p.name} ${round(p.rss / MB)}`).join(', ')} MB; missing runs ${JSON.stringify(reconciliation.missingRuns)}, mismatches ${JSON.stringify(reconciliation.rowMismatches)}, price holes ${reconciliation.priceHoles}, housekeeping ${reconciliation.housekeeping}`,
+          );
+          writeSoakResults(settings.out, { settings, start, days, faults, alerts: null, figures: [] });
+        },
+        (error: unknown) => {
+          reconcileFailure = error;
+        },
       );
       dayStats = newDayStats();
-      const overBudget = settings.maxMinutes > 0 && clock.realNow() - started > settings.maxMinutes * MINUTE;
-      writeSoakResults(settings.out, { settings, start, days, faults, alerts: null, figures: [] });
-      if (overBudget) {
-        log(`soak: stopping after day ${entry.day}: past --max-minutes ${settings.maxMinutes}`);
+      if (settings.maxMinutes > 0 && clock.realNow() - started > settings.maxMinutes * MINUTE) {
+        log(`soak: stopping after day ${measured.day}: past --max-minutes ${settings.maxMinutes}`);
         break;
       }
     }
+    await settleDay();
     await scheduler.stop();
     const alerts = await alertDeliveries(database.sql, webhook.deliveries);
     const [totals] = await database.sql<{ jobs: number }[]>`select count(*)::int as jobs from ingestion_runs`;
