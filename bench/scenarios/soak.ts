@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -140,8 +140,12 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
   const prefix = benchRedisPrefix();
   const output: string[] = [];
   let outputLines = 0;
+  // Every line the processes write to stderr, in the order it came (bench/results ignores it in git).
+  mkdirSync(settings.out, { recursive: true });
+  const processLog = createWriteStream(join(settings.out, 'soak-processes.log'));
   const onOutput = (line: string) => {
     outputLines += 1;
+    processLog.write(`${line}\n`);
     output.push(line.slice(0, 400));
     if (output.length > 50) output.shift();
   };
@@ -279,6 +283,26 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
           `day ${day + 1} ${clockOf(minuteOfDay)}: Postgres stopped (fast) and started again with the slot's jobs enqueued (${Math.round(performance.now() - down)} ms)`,
         );
       }
+      // A process that ended on its own is a finding; it is started again, as a supervisor would.
+      for (const process_ of processes.filter((p) => p.exitedOnItsOwn())) {
+        const how = process_.exitedOnItsOwn()!;
+        processes.splice(processes.indexOf(process_), 1);
+        const again =
+          process_.name === 'alerts'
+            ? spawnSoakProcess('alerts', ['alerts', '--rules', rulesFile], env, clock.now(), onOutput)
+            : startWorker(process_.name);
+        if (again.name === 'alerts') processes.push(again);
+        again.setLogicalTime(logicalNow);
+        faults.push(
+          `day ${day + 1} ${clockOf(minuteOfDay)}: ${process_.name} ended on its own (${how}), started again`,
+        );
+        log(
+          `soak: ${process_.name} ended on its own (${how}) on day ${day + 1} at ${clockOf(minuteOfDay)}; the last lines: ${output
+            .filter((line) => line.startsWith(`${process_.name}:`))
+            .slice(-3)
+            .join(' | ')}`,
+        );
+      }
       await untilIdle(queues, dayStats.maxDepth);
       const stepMs = performance.now() - stepStarted;
       minutesRun = minute + 1;
@@ -383,6 +407,7 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
       realSeconds,
       logicalDays: minutesRun / (24 * 60),
       options,
+      endedOnTheirOwn: faults.filter((fault) => fault.includes('ended on its own')).length,
     });
     const simulatorStats = await simulator.stats();
     writeSoakResults(settings.out, { settings, start, days, faults, alerts, figures });
@@ -408,6 +433,7 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
     await database.drop().catch(() => undefined);
     await postgresServer.destroy();
     rmSync(scratch, { recursive: true, force: true });
+    processLog.end();
     clock.uninstall();
   }
 }
@@ -489,6 +515,7 @@ function soakFigures(input: {
   jobs: number;
   realSeconds: number;
   options: Options;
+  endedOnTheirOwn: number;
 }): Figure[] {
   const { days, alerts } = input;
   const sum = (f: (day: SoakDay) => number) => days.reduce((total, day) => total + f(day), 0);
@@ -514,6 +541,12 @@ function soakFigures(input: {
     {
       name: 'whole days without a housekeeping run',
       value: days.filter((d) => d.stepMs.maintenance.count > 0 && d.reconciliation.housekeeping === 0).length,
+      unit: '',
+      target: { op: '==', value: 0 },
+    },
+    {
+      name: 'processes that ended on their own (a crash: started again)',
+      value: input.endedOnTheirOwn,
       unit: '',
       target: { op: '==', value: 0 },
     },

@@ -12,6 +12,8 @@ export interface SoakProcess {
   name: string;
   pid: number;
   running(): boolean;
+  /** Whether it ended without the soak asking (kill() or stop()), and how. */
+  exitedOnItsOwn(): string | undefined;
   setLogicalTime(logicalMs: number): void;
   /** Its heap as it reports it, and its RSS from /proc (VmRSS). */
   memory(): Promise<{ rss: number; heapUsed: number; heapTotal: number }>;
@@ -46,10 +48,15 @@ export function spawnSoakProcess(
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const running = () => child.exitCode === null && child.signalCode === null;
+  let asked = false;
   return {
     name,
     pid: child.pid!,
     running,
+    exitedOnItsOwn() {
+      if (asked || running()) return undefined;
+      return child.signalCode ? `signal ${child.signalCode}` : `exit code ${child.exitCode}`;
+    },
     setLogicalTime(ms) {
       if (running() && child.connected) child.send({ logicalMs: ms });
     },
@@ -69,10 +76,14 @@ export function spawnSoakProcess(
       return { rss, heapUsed: heap.heapUsed, heapTotal: heap.heapTotal };
     },
     async kill() {
+      asked = true;
       if (running()) child.kill('SIGKILL');
       await exited;
     },
-    stop: () => stopChild(child, 30_000),
+    stop: () => {
+      asked = true;
+      return stopChild(child, 30_000);
+    },
   };
 }
 
