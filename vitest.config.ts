@@ -8,6 +8,7 @@ const PACED = [
   'test/upstream/rate-limiter*.test.ts',
   'test/pipeline/worker-processes.test.ts',
   'test/pipeline/overload.test.ts',
+  'test/bench/cadence-end-to-end.test.ts',
 ];
 
 export default defineConfig({
