@@ -228,14 +228,16 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
         ],
       }),
     );
-    const startWorker = (name: string) => {
-      const worker = spawnSoakProcess(name, ['worker'], env, clock.now(), onOutput);
-      processes.push(worker);
-      return worker;
+    /** Starts a worker or the alerts process (again, after a kill or a crash) and counts it in. */
+    const startProcess = (name: string) => {
+      const args = name === 'alerts' ? ['alerts', '--rules', rulesFile] : ['worker'];
+      const started = spawnSoakProcess(name, args, env, clock.now(), onOutput);
+      processes.push(started);
+      return started;
     };
     const workerNames = Array.from({ length: settings.workers }, (_, i) => `worker-${i + 1}`);
-    for (const name of workerNames) startWorker(name);
-    processes.push(spawnSoakProcess('alerts', ['alerts', '--rules', rulesFile], env, clock.now(), onOutput));
+    for (const name of workerNames) startProcess(name);
+    startProcess('alerts');
     await workersReady(queues, settings.workers, processes);
     await scheduler.start();
     log(
@@ -267,7 +269,7 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
       ) {
         const name = workerNames[Math.floor(day / WORKER_KILL.everyDays) % workerNames.length]!;
         await live(name)?.kill();
-        startWorker(name).setLogicalTime(logicalNow);
+        startProcess(name).setLogicalTime(logicalNow);
         faults.push(
           `day ${day + 1} ${clockOf(minuteOfDay)}: ${name} killed (SIGKILL) with the slot's jobs enqueued, started again`,
         );
@@ -287,12 +289,7 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
       for (const process_ of processes.filter((p) => p.exitedOnItsOwn())) {
         const how = process_.exitedOnItsOwn()!;
         processes.splice(processes.indexOf(process_), 1);
-        const again =
-          process_.name === 'alerts'
-            ? spawnSoakProcess('alerts', ['alerts', '--rules', rulesFile], env, clock.now(), onOutput)
-            : startWorker(process_.name);
-        if (again.name === 'alerts') processes.push(again);
-        again.setLogicalTime(logicalNow);
+        startProcess(process_.name).setLogicalTime(logicalNow);
         faults.push(
           `day ${day + 1} ${clockOf(minuteOfDay)}: ${process_.name} ended on its own (${how}), started again`,
         );
