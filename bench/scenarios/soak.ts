@@ -28,6 +28,8 @@ import { spawnSoakProcess, type SoakProcess } from '../support/soak-processes.ts
 import { writeSoakResults, type SoakDay } from '../support/soak-results.ts';
 import { queueDepths, redisFigures, tableSizes } from '../support/soak-samples.ts';
 import { startSoakWebhook } from '../support/soak-webhook.ts';
+import { settledMemoryUsage } from '../support/settled-memory.ts';
+import { writeHeapSnapshot } from 'node:v8';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -350,7 +352,9 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
       const memory = await Promise.all(
         processes.filter((p) => p.running()).map(async (p) => ({ name: p.name, ...(await p.memory()) })),
       );
-      const own = process.memoryUsage();
+      const own = settledMemoryUsage();
+      if (process.env.SOAK_HEAP_SNAPSHOTS)
+        writeHeapSnapshot(join(process.env.SOAK_HEAP_SNAPSHOTS, `scheduler-day-${day + 1}.heapsnapshot`));
       const [jobs] = await database.sql<{ count: number }[]>`
         select count(*)::int as count from ingestion_runs where tick >= ${new Date(dayStart)} and tick <= ${new Date(logicalNow)}`;
       const measured: Omit<SoakDay, 'reconciliation'> = {

@@ -15,6 +15,7 @@ export type StoreOperation =
   | `partitions.${'ensure' | 'list' | 'detach' | 'reindex'}`
   | `downsample.${'delete' | 'record'}`
   | `compaction.${'vacuum' | 'record'}`
+  | 'retention.vacuum'
   | 'protocols.list'
   | 'refresh_targets.seed'
   | 'schema_drifts.record'

@@ -11,6 +11,7 @@ import { compactThinnedPartitions } from '../db/compact-partitions.ts';
 import { pruneIngestionRuns, pruneQuarantinedPayloads } from '../db/stores/jobs.ts';
 import { pruneAlertEvents } from '../db/stores/alert-events.ts';
 import { downsampleSnapshots } from '../db/downsample.ts';
+import { vacuumPrunedTables } from '../db/vacuum-pruned.ts';
 import { normalizeProtocols } from '../normalize/index.ts';
 import type { JobResult, MaintenanceJobData } from '../queue/jobs.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
@@ -42,7 +43,7 @@ export function processMaintenance(deps: IngestionDeps, client: UpstreamClient) 
 /**
  * The daily housekeeping, Postgres only (so it runs while the upstream is down): retention pruning
  * (raw bodies, quarantine, runs, sent alert events), partitions ahead, detaching old price
- * partitions, thinning and compacting the snapshot history.
+ * partitions, thinning and compacting the snapshot history, then VACUUM of the tables it pruned.
  */
 async function housekeeping(deps: IngestionDeps, job: Job<MaintenanceJobData>): Promise<JobResult> {
   const tick = new Date(job.data.tick);
@@ -69,6 +70,17 @@ async function housekeeping(deps: IngestionDeps, job: Job<MaintenanceJobData>): 
   const compaction = options.SNAPSHOT_COMPACTION
     ? await compactThinnedPartitions(deps.database, { ...tiers, thinnedAt: tick, ...COMPACTION_WAITS })
     : { compacted: [], busy: [] };
+  const pruneCounts: Record<string, number> = {
+    raw_responses: pruned,
+    quarantined_payloads: quarantinePruned,
+    ingestion_runs: runsPruned,
+    alert_events: alertEventsPruned,
+    ...downsampled.deleted,
+  };
+  const vacuumed = await vacuumPrunedTables(
+    deps.database,
+    Object.keys(pruneCounts).filter((table) => pruneCounts[table]! > 0),
+  );
   // Its own run record, for dataset_freshness.
   await commitJob(deps.database, {
     run: {
@@ -99,6 +111,7 @@ async function housekeeping(deps: IngestionDeps, job: Job<MaintenanceJobData>): 
       priceIndexesCompacted: compacted.length,
       snapshotsThinned: downsampled.deleted,
       partitionsCompacted: compaction.compacted,
+      tablesVacuumed: vacuumed,
     },
     'maintenance done',
   );

@@ -1,3 +1,4 @@
+import cron from 'node-cron';
 import { describe, expect, it } from 'vitest';
 import {
   cronMatcher,
@@ -12,6 +13,13 @@ const t = (iso: string) => new Date(iso);
 
 describe('cron slots (UTC, fake clock)', () => {
   const quarter = cronMatcher('*/15 * * * *');
+
+  it("leaves nothing in node-cron's task registry, however often a matcher is asked for", () => {
+    const before = cron.getTasks().size;
+    for (let i = 0; i < 1_000; i++) expect(cronMatcher('7,37 * * * *').matches(t('2026-10-01T00:37:00Z'))).toBe(true);
+    expect(cronMatcher('7,37 * * * *').matches(t('2026-10-01T00:38:00Z'))).toBe(false);
+    expect(cron.getTasks().size).toBe(before);
+  });
 
   it('lists the slots after one time up to another, oldest first', () => {
     const slots = slotsBetween(quarter, t('2026-01-01T00:00:00Z'), t('2026-01-01T01:07:30Z'), 100);

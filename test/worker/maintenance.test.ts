@@ -86,6 +86,29 @@ describe('the daily maintenance jobs', () => {
     expect(partition!.n).toBeGreaterThan(0);
   });
 
+  it("vacuums what it pruned: the next day's rows reuse the space of those past retention", async () => {
+    const { sql } = harness.database;
+    const rows = (from: string, target: string) => sql`
+      insert into raw_responses (received_at, dataset, endpoint, target, tick, http_status, sha256, body)
+      select ${new Date(from)}::timestamptz + i * interval '1 second', 'prices', '/tokens/sui/price', ${target},
+             ${new Date(from)}, 200, md5(i::text), repeat(md5(i::text || ${target}), 12)
+      from generate_series(1, 3000) i`;
+    const size = async () =>
+      (await sql<{ bytes: number }[]>`select pg_relation_size('raw_responses')::float8 as bytes`)[0]!.bytes;
+    await rows('2026-09-01T00:00:00Z', 'past retention');
+    const before = await size();
+
+    await runMaintenance(new Date('2026-11-27T03:30:00Z'));
+    await rows('2026-11-26T00:00:00Z', 'within retention');
+
+    const [counts] = await sql<{ old: number; recent: number }[]>`
+      select count(*) filter (where target = 'past retention')::int as old,
+             count(*) filter (where target = 'within retention')::int as recent from raw_responses`;
+    expect(counts).toEqual({ old: 0, recent: 3000 });
+    // Without the VACUUM the new rows would go after the dead ones: about twice the size.
+    expect(await size()).toBeLessThanOrEqual(before * 1.1);
+  });
+
   it('prunes quarantined payloads past QUARANTINE_RETENTION_DAYS, and none with 0', async () => {
     const { sql } = harness.database;
     const quarantined = (target: string, receivedAt: string) => sql`
