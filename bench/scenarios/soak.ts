@@ -353,6 +353,7 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
         processes.filter((p) => p.running()).map(async (p) => ({ name: p.name, ...(await p.memory()) })),
       );
       const own = settledMemoryUsage();
+      // To find what the scheduler's heap keeps: compare two days' snapshots (docs/benchmarks.md).
       if (process.env.SOAK_HEAP_SNAPSHOTS)
         writeHeapSnapshot(join(process.env.SOAK_HEAP_SNAPSHOTS, `scheduler-day-${day + 1}.heapsnapshot`));
       const [jobs] = await database.sql<{ count: number }[]>`
