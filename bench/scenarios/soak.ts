@@ -1,6 +1,7 @@
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { Redis } from 'ioredis';
 import type { Sql } from 'postgres';
 import { loadOptions, type Options } from '../../src/config/options.ts';
@@ -29,7 +30,6 @@ import { writeSoakResults, type SoakDay } from '../support/soak-results.ts';
 import { queueDepths, redisFigures, tableSizes } from '../support/soak-samples.ts';
 import { startSoakWebhook } from '../support/soak-webhook.ts';
 import { settledMemoryUsage } from '../support/settled-memory.ts';
-import { writeHeapSnapshot } from 'node:v8';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;

@@ -4,25 +4,15 @@ import cron from 'node-cron';
 // so two schedulers agree without talking to each other.
 const MINUTE = 60_000;
 
-export interface CronMatcher {
-  matches(time: Date): boolean;
+export function cronMatcher(expression: string) {
+  const task = cron.createTask(expression, () => {}, { timezone: 'Etc/UTC' });
+  // createTask keeps every task in node-cron's registry until destroyed, and the scheduler asks for
+  // matchers every slot (1,536 tasks a day leaked); a destroyed task still matches.
+  void task.destroy();
+  return { matches: (time: Date) => task.match(time) };
 }
 
-/** One matcher per expression (a handful, from the settings): the scheduler asks for one every slot. */
-const matchers = new Map<string, CronMatcher>();
-
-export function cronMatcher(expression: string): CronMatcher {
-  let matcher = matchers.get(expression);
-  if (matcher === undefined) {
-    const task = cron.createTask(expression, () => {}, { timezone: 'Etc/UTC' });
-    // createTask keeps every task in node-cron's registry until destroyed (a scheduler asking for a
-    // matcher each slot grew by 1,500 tasks a day); a destroyed task still matches.
-    void task.destroy();
-    matcher = { matches: (time: Date) => task.match(time) };
-    matchers.set(expression, matcher);
-  }
-  return matcher;
-}
+export type CronMatcher = ReturnType<typeof cronMatcher>;
 
 export function floorToMinute(time: Date): Date {
   return new Date(Math.floor(time.getTime() / MINUTE) * MINUTE);

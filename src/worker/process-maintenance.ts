@@ -77,10 +77,8 @@ async function housekeeping(deps: IngestionDeps, job: Job<MaintenanceJobData>): 
     alert_events: alertEventsPruned,
     ...downsampled.deleted,
   };
-  const vacuumed = await vacuumPrunedTables(
-    deps.database,
-    Object.keys(pruneCounts).filter((table) => pruneCounts[table]! > 0),
-  );
+  const vacuumed = Object.keys(pruneCounts).filter((table) => pruneCounts[table]! > 0);
+  await vacuumPrunedTables(deps.database, vacuumed);
   // Its own run record, for dataset_freshness.
   await commitJob(deps.database, {
     run: {
