@@ -27,7 +27,7 @@ import { startSimulatorProcess } from '../support/simulator-process.ts';
 import { reconcileDayApart } from '../support/soak-reconcile.ts';
 import { spawnSoakProcess, type SoakProcess } from '../support/soak-processes.ts';
 import { writeSoakResults, type SoakDay } from '../support/soak-results.ts';
-import { queueDepths, redisFigures, tableSizes } from '../support/soak-samples.ts';
+import { queueDepths, redisFigures, tableFigures } from '../support/soak-samples.ts';
 import { startSoakWebhook } from '../support/soak-webhook.ts';
 import { settledMemoryUsage } from '../support/settled-memory.ts';
 
@@ -259,6 +259,14 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
       const logicalNow = start + minute * MINUTE;
       const day = Math.floor(minute / (24 * 60));
       const minuteOfDay = minute % (24 * 60);
+      if (minuteOfDay === MAINTENANCE_MINUTE) {
+        // The previous day's reconciliation reads for a while: a snapshot of it still open when the
+        // housekeeping's VACUUM runs would keep the rows the housekeeping just thinned until the next
+        // day's VACUUM, making a day's growth depend on the bench's own timing.
+        const waitStarted = performance.now();
+        await settleDay();
+        dayStats.reconciliationWaitMs = performance.now() - waitStarted;
+      }
       clock.set(logicalNow);
       for (const process_ of processes) process_.setLogicalTime(logicalNow);
       await control.setClockOffset(logicalNow + WORLD_LEAD_MS - start);
@@ -363,10 +371,20 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
         logicalDate: new Date(dayStart).toISOString().slice(0, 10),
         realSeconds: round((clock.realNow() - started) / 1000, 1),
         jobs: jobs!.count,
-        tables: await tableSizes(database.sql),
+        ...(await tableFigures(database.sql)),
+        reconciliationWaitMs: round(dayStats.reconciliationWaitMs, 0),
         redis: await redisFigures(observer),
         trackerKeysExpired: expired,
-        processes: [...memory, { name: 'scheduler', rss: own.rss, heapUsed: own.heapUsed, heapTotal: own.heapTotal }],
+        processes: [
+          ...memory,
+          {
+            name: 'scheduler',
+            rss: own.rss,
+            heapUsed: own.heapUsed,
+            heapTotal: own.heapTotal,
+            youngGeneration: own.youngGeneration,
+          },
+        ],
         maxQueueDepth: dayStats.maxDepth,
         stepMs: Object.fromEntries(
           Object.entries(dayStats.stepMs).map(([kind, t]) => [
@@ -382,7 +400,7 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
           const dbBytes = Object.values(entry.tables).reduce((sum, n) => sum + n, 0);
           log(
             `soak: day ${entry.day} (${entry.logicalDate}) after ${entry.realSeconds} s: ${entry.jobs} jobs, Postgres ${round(dbBytes / MB, 1)} MB, Redis ${round(entry.redis.usedMemory / MB, 1)} MB / ${entry.redis.keys} keys, ` +
-              `RSS ${entry.processes.map((p) => `${p.name} ${round(p.rss / MB)}`).join(', ')} MB; missing runs ${JSON.stringify(reconciliation.missingRuns)}, mismatches ${JSON.stringify(reconciliation.rowMismatches)}, price holes ${reconciliation.priceHoles}, housekeeping ${reconciliation.housekeeping}`,
+              `RSS ${entry.processes.map((p) => `${p.name} ${round(p.rss / MB)}`).join(', ')} MB; missing runs ${JSON.stringify(reconciliation.missingRuns)}, mismatches ${JSON.stringify(reconciliation.rowMismatches)}, price holes ${reconciliation.priceHoles}, housekeeping ${reconciliation.housekeeping}; the housekeeping waited ${entry.reconciliationWaitMs} ms for the reconciliation`,
           );
           writeSoakResults(settings.out, { settings, start, days, faults, alerts: null, figures: [] });
         },
@@ -444,6 +462,7 @@ function newDayStats() {
   const times = () => ({ count: 0, sum: 0, max: 0 });
   return {
     maxDepth: {} as Record<string, number>,
+    reconciliationWaitMs: 0,
     stepMs: { prices: times(), positions: times(), nfts: times(), maintenance: times() } as Record<
       StepKind,
       { count: number; sum: number; max: number }
@@ -580,23 +599,26 @@ function soakFigures(input: {
       },
     );
   }
-  // RSS from day 3 on, per process (a worker started again after a kill starts a new series).
+  // RSS from day 3 on, per process (a worker started again after a kill starts a new series). The
+  // issue's target names the workers and the scheduler; the alerts process is reported beside them.
   const fromDay3 = days.filter((d) => d.day >= 3);
   if (fromDay3.length >= 2) {
-    const names = new Set(fromDay3.flatMap((d) => d.processes.map((p) => p.name)));
-    let worst = 0;
-    for (const name of names) {
+    const rssChange = (name: string) => {
       const rss = fromDay3
         .map((d) => d.processes.find((p) => p.name === name)?.rss)
         .filter((v): v is number => v !== undefined);
-      if (rss.length >= 2) worst = Math.max(worst, Math.max(...rss) / rss[0]! - 1, 1 - Math.min(...rss) / rss[0]!);
-    }
-    figures.push({
-      name: 'RSS, largest change from day 3 (any process)',
-      value: round(worst),
-      unit: '',
-      target: { op: '<=', value: 0.1 },
-    });
+      return rss.length >= 2 ? Math.max(Math.max(...rss) / rss[0]! - 1, 1 - Math.min(...rss) / rss[0]!) : 0;
+    };
+    const names = [...new Set(fromDay3.flatMap((d) => d.processes.map((p) => p.name)))];
+    figures.push(
+      {
+        name: 'RSS, largest change from day 3 (workers and scheduler)',
+        value: round(Math.max(0, ...names.filter((name) => name !== 'alerts').map(rssChange))),
+        unit: '',
+        target: { op: '<=', value: 0.1 },
+      },
+      { name: 'RSS, largest change from day 3 (alerts)', value: round(rssChange('alerts')), unit: '' },
+    );
   }
   // Tables with a retention window stop growing once it has filled: raw bodies (RAW_RETENTION_DAYS).
   const rawFull = days.filter((d) => d.day >= input.options.RAW_RETENTION_DAYS + 2);

@@ -1,4 +1,4 @@
-import { setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 // A full garbage collection on demand without starting node with --expose-gc: the flag set at run
@@ -11,7 +11,16 @@ const fullGc = runInNewContext('gc') as () => void;
  * keeps, not what it happened to leave for the collector at that moment (a leak shows here, garbage
  * does not).
  */
-export function settledMemoryUsage(): NodeJS.MemoryUsage {
+export function settledMemoryUsage(): SettledMemory {
   fullGc();
-  return process.memoryUsage();
+  const youngGeneration = getHeapSpaceStatistics()
+    .filter((space) => space.space_name === 'new_space' || space.space_name === 'new_large_object_space')
+    .reduce((sum, space) => sum + space.space_size, 0);
+  return { ...process.memoryUsage(), youngGeneration };
+}
+
+/** process.memoryUsage() with the bytes V8 holds for its young generation (part of heapTotal). */
+export interface SettledMemory extends NodeJS.MemoryUsage {
+  /** new_space and new_large_object_space: V8 grows them with the allocation rate, up to --max-semi-space-size. */
+  youngGeneration: number;
 }

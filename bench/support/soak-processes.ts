@@ -2,10 +2,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import type { SettledMemory } from './settled-memory.ts';
 import { extraSettings, nodeArgs, stopChild } from './worker-processes.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/chaintap.mjs', import.meta.url));
 const PRELOAD = fileURLToPath(new URL('./logical-clock-preload.ts', import.meta.url));
+
+/** RSS (VmRSS) and the V8 heap after a full garbage collection, in bytes. */
+export type ProcessMemory = { rss: number } & Pick<SettledMemory, 'heapUsed' | 'heapTotal' | 'youngGeneration'>;
 
 /** A chaintap process of the soak on its logical clock (logical-clock-preload.ts), told the time over IPC. */
 export interface SoakProcess {
@@ -16,7 +20,7 @@ export interface SoakProcess {
   exitedOnItsOwn(): string | undefined;
   setLogicalTime(logicalMs: number): void;
   /** Its heap as it reports it, and its RSS from /proc (VmRSS). */
-  memory(): Promise<{ rss: number; heapUsed: number; heapTotal: number }>;
+  memory(): Promise<ProcessMemory>;
   /** SIGKILL: a crash, nothing closed. */
   kill(): Promise<void>;
   /** SIGTERM (SIGKILL after 30 s). */
@@ -62,9 +66,9 @@ export function spawnSoakProcess(
     },
     async memory() {
       const rss = await rssOf(child.pid!);
-      const heap = await new Promise<NodeJS.MemoryUsage>((resolve, reject) => {
+      const heap = await new Promise<SettledMemory>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`${name} did not report its memory`)), 10_000);
-        const listener = (message: { memory?: NodeJS.MemoryUsage }) => {
+        const listener = (message: { memory?: SettledMemory }) => {
           if (!message.memory) return;
           clearTimeout(timer);
           child.off('message', listener);
@@ -73,7 +77,7 @@ export function spawnSoakProcess(
         child.on('message', listener);
         child.send({ memory: true });
       });
-      return { rss, heapUsed: heap.heapUsed, heapTotal: heap.heapTotal };
+      return { rss, heapUsed: heap.heapUsed, heapTotal: heap.heapTotal, youngGeneration: heap.youngGeneration };
     },
     async kill() {
       asked = true;

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DayReconciliation } from './soak-reconcile.ts';
+import type { ProcessMemory } from './soak-processes.ts';
 import type { Figure } from './report.ts';
 import { lineChartSvg, type ChartSeries } from './svg-chart.ts';
 
@@ -16,9 +17,15 @@ export interface SoakDay {
   jobs: number;
   /** Bytes per table (pg_total_relation_size, partitions in their parent). */
   tables: Record<string, number>;
+  /** Of those, the bytes of the table's indexes (pg_indexes_size). */
+  indexes: Record<string, number>;
+  /** Dead rows not yet vacuumed away per table (pg_stat_user_tables.n_dead_tup, an estimate). */
+  deadRows: Record<string, number>;
+  /** Real milliseconds the housekeeping minute waited for the previous day's reconciliation. */
+  reconciliationWaitMs: number;
   redis: { usedMemory: number; keys: number };
   trackerKeysExpired: number;
-  processes: { name: string; rss: number; heapUsed: number; heapTotal: number }[];
+  processes: ({ name: string } & ProcessMemory)[];
   /** The most jobs waiting or running per queue, sampled while each minute's jobs ran. */
   maxQueueDepth: Record<string, number>;
   /** Real milliseconds from a minute's slots firing until its jobs were all done, by kind of minute. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { runSoak, soakSettings } from '../../bench/scenarios/soak.ts';
+import type { SoakDay } from '../../bench/support/soak-results.ts';
 
 // The soak's own code paths on a few logical hours (the soak itself: `npm run bench -- soak`).
 const out = mkdtempSync(join(tmpdir(), 'chaintap-soak-test-'));
@@ -17,12 +18,16 @@ it('runs the pipeline through logical hours, reconciles every slot and writes it
   expect(value('price minutes without a price')).toBe(0);
   // 72 price minutes, 5 positions and 2 NFT slots of 2 wallets.
   expect(value('jobs run')).toBe(72 + 5 * 2 + 2 * 2);
-  const record = JSON.parse(readFileSync(join(out, 'soak-days.json'), 'utf8')) as {
-    days: { day: number; redis: { keys: number }; tables: Record<string, number> }[];
-  };
+  const record = JSON.parse(readFileSync(join(out, 'soak-days.json'), 'utf8')) as { days: SoakDay[] };
   expect(record.days).toHaveLength(1);
   expect(record.days[0]!.redis.keys).toBeGreaterThan(0);
-  expect(record.days[0]!.tables.token_price_points).toBeGreaterThan(0);
+  const [day] = record.days;
+  expect(day!.tables.token_price_points).toBeGreaterThan(0);
+  // Its indexes are part of its bytes: the primary key at least.
+  expect(day!.indexes.token_price_points).toBeGreaterThan(0);
+  expect(day!.indexes.token_price_points).toBeLessThan(day!.tables.token_price_points!);
+  expect(day!.processes.map((p) => p.name).sort()).toEqual(['alerts', 'scheduler', 'worker-1', 'worker-2']);
+  for (const p of day!.processes) expect(p.youngGeneration).toBeGreaterThan(0);
   const charts = readdirSync(out).filter((file) => file.endsWith('.svg'));
   expect(charts.sort()).toEqual([
     'soak-heap.svg',

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedPriceTimes, writeTokenPrices } from '../../src/db/index.ts';
+import { withTransaction } from '../../src/db/transaction.ts';
+import type { PricePoints } from '../../src/db/schema/rows.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { commit, priceRows, snapshotOf, SUI, USDC } from './job-helpers.ts';
 
@@ -194,5 +196,81 @@ describe('writeTokenPrices', () => {
     await expect(
       database.sql`select count(*)::int as n from latest_token_prices where coin_type like '%::nope::NOPE'`,
     ).resolves.toEqual([{ n: 0 }]);
+  });
+
+  describe('written by transactions at once (the positions jobs of a slot carry the same prices)', () => {
+    /** Harvested prices (a positions answer's), the rows the normalizer makes of `data`. */
+    const harvested = (data: unknown[], fetchedAt: Date): PricePoints => {
+      const rows = priceRows(data, fetchedAt);
+      return { tokens: rows.tokens, prices: rows.prices.map((price) => ({ ...price, origin: 'positions' as const })) };
+    };
+    /** A transaction that writes `points`, then stays open until released. */
+    const openWriter = (points: PricePoints) => {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let written!: (counts: Record<string, number>) => void;
+      const wrote = new Promise<Record<string, number>>((resolve) => (written = resolve));
+      const done = withTransaction(database, 'prices.write', async (tx) => {
+        written(await writeTokenPrices(tx, points));
+        await released;
+      });
+      return { wrote, release, done };
+    };
+    const waitingOnLocks = async (n: number) => {
+      for (let i = 0; i < 500; i++) {
+        const [row] = await database.sql<{ n: number }[]>`
+          select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock'`;
+        if (row!.n >= n) return;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error(`fewer than ${n} transactions waiting on a lock after 5 s`);
+    };
+    const within = <T>(promise: Promise<T>, ms: number) =>
+      Promise.race([
+        promise,
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still waiting after ${ms} ms`)), ms)),
+      ]);
+
+    it('a transaction holds no lock on a price another one inserted and it leaves as it is', async () => {
+      const data = [entry('0x2::sui::SUI', 3.5, minute(20)), entry(USDC, 1.0001, minute(20))];
+      const first = openWriter(harvested(data, minute(20)));
+      await first.wrote;
+      // Two more write the same prices while the first is open: both wait for it to commit...
+      const second = openWriter(harvested(data, minute(20)));
+      const third = openWriter(harvested(data, minute(20)));
+      await waitingOnLocks(2);
+      first.release();
+      await first.done;
+      // ...and then neither waits for the other, though both are still open.
+      await expect(within(Promise.all([second.wrote, third.wrote]), 5_000)).resolves.toEqual([{}, {}]);
+      second.release();
+      third.release();
+      await Promise.all([second.done, third.done]);
+      await expect(
+        database.sql`select count(*)::int as n from token_prices where price_time = ${minute(20)}`,
+      ).resolves.toEqual([{ n: 2 }]);
+    });
+
+    it('of two harvested prices written at once, the lower stays, whichever transaction inserted first', async () => {
+      for (const [at, order] of [
+        [minute(21), ['1.0003', '1.0002']],
+        [minute(22), ['1.0002', '1.0003']],
+      ] as const) {
+        const first = openWriter(harvested([entry(USDC, order[0], at)], at));
+        await first.wrote;
+        const second = openWriter(harvested([entry(USDC, order[1], at)], at));
+        await waitingOnLocks(1);
+        first.release();
+        await first.done;
+        // The second corrects the price only where its own is the lower one.
+        await expect(second.wrote).resolves.toEqual(order[1] === '1.0002' ? { token_prices: 1 } : {});
+        second.release();
+        await second.done;
+        await expect(
+          database.sql`select price, origin from token_prices where coin_type = ${USDC} and price_time = ${at}`,
+        ).resolves.toEqual([{ price: '1.0002', origin: 'positions' }]);
+      }
+    });
   });
 });

@@ -63,6 +63,11 @@ function incoming(sql: TransactionSql, points: PricePoint[]) {
  * One pass sorts the incoming rows: new (inserted here), stored alike (not even locked), or changed
  * (updated by updateChanged). A lateral LIMIT lookup (never flattened into a join) probes the key of
  * the row's one partition: as a join the planner may hash the whole table for a batch of 50.
+ *
+ * A row another transaction inserted meanwhile (every positions job of a slot carries the same
+ * tokens at the same time) is left alone by the insert and judged by updateChanged. An ON CONFLICT DO
+ * UPDATE would lock it even when nothing changes, until this job commits: the slot's jobs then queued
+ * behind each other on those rows, one whole transaction after another.
  */
 async function mergePoints(sql: TransactionSql, points: PricePoint[]): Promise<number> {
   const [row] = await sql<{ inserted: number; changed: number[] }[]>`
@@ -81,14 +86,14 @@ async function mergePoints(sql: TransactionSql, points: PricePoint[]): Promise<n
       select m.price_time, m.token_id, m.fetch_delay_s, m.source_id, m.price, m.price_24h_ago, m.origin
       from matched m
       where not m.stored
-      on conflict (token_id, price_time) do update
-        set price = excluded.price, price_24h_ago = excluded.price_24h_ago, source_id = excluded.source_id,
-            fetch_delay_s = excluded.fetch_delay_s, origin = excluded.origin
-        where ${replaces(sql, 'excluded', 'token_price_points')}
-      returning 1
+      on conflict (token_id, price_time) do nothing
+      returning token_id, price_time
     )
     select (select count(*) from inserted)::int as inserted,
-           (select coalesce(array_agg(n::int), '{}') from matched where stored and differs) as changed`;
+           (select coalesce(array_agg(m.n::int), '{}') from matched m
+            where case when m.stored then m.differs
+                       else not exists (select 1 from inserted x where x.token_id = m.token_id and x.price_time = m.price_time)
+                  end) as changed`;
   return (
     row!.inserted +
     (await updateChanged(
@@ -116,21 +121,27 @@ function replaces(sql: TransactionSql, incoming: string, stored: string) {
   end`;
 }
 
-/** Corrects prices an answer revised (rare), kept from hashing the whole table as in mergePoints. */
+/**
+ * Corrects prices an answer revised, or that another transaction inserted meanwhile, where this answer's
+ * price replaces it; locks only the rows it changes. Kept from hashing the whole table as in mergePoints.
+ */
 async function updateChanged(sql: TransactionSql, changed: PricePoint[]): Promise<number> {
   if (changed.length === 0) return 0;
-  await sql`set local enable_hashjoin = off`;
-  await sql`set local enable_mergejoin = off`;
-  const result = await sql`
-    update token_price_points p
-    set price = i.price, price_24h_ago = i.price_24h_ago, source_id = i.source_id, fetch_delay_s = i.fetch_delay_s,
-        origin = i.origin
-    from ${incoming(sql, changed)}
-    where p.token_id = i.token_id and p.price_time = i.price_time
-      -- Checked again on the row as it is now: another answer may have written it since it was read.
-      and ${replaces(sql, 'i', 'p')}`;
-  await sql`reset enable_hashjoin`;
-  await sql`reset enable_mergejoin`;
+  // Sent together: one round trip (it follows the merge in every slot's first jobs), run in order.
+  const [, , result] = await Promise.all([
+    sql`set local enable_hashjoin = off`,
+    sql`set local enable_mergejoin = off`,
+    sql`
+      update token_price_points p
+      set price = i.price, price_24h_ago = i.price_24h_ago, source_id = i.source_id, fetch_delay_s = i.fetch_delay_s,
+          origin = i.origin
+      from ${incoming(sql, changed)}
+      where p.token_id = i.token_id and p.price_time = i.price_time
+        -- Checked again on the row as it is now: another answer may have written it since it was read.
+        and ${replaces(sql, 'i', 'p')}`,
+    sql`reset enable_hashjoin`,
+    sql`reset enable_mergejoin`,
+  ]);
   return result.count;
 }
 
