@@ -19,8 +19,6 @@ export interface SoakDay {
   tables: Record<string, number>;
   /** Of those, the bytes of the table's indexes (pg_indexes_size). */
   indexes: Record<string, number>;
-  /** Dead rows not yet vacuumed away per table (pg_stat_user_tables.n_dead_tup, an estimate). */
-  deadRows: Record<string, number>;
   /** Real milliseconds the housekeeping minute waited for the previous day's reconciliation. */
   reconciliationWaitMs: number;
   redis: { usedMemory: number; keys: number };

@@ -3,26 +3,25 @@ import type { Sql } from 'postgres';
 import type { Queues } from '../../src/queue/queues.ts';
 
 /**
- * Per table (partitions counted in their parent): its bytes on disk with indexes and TOAST, the
- * bytes of its indexes alone, and its dead rows not yet vacuumed away (the statistics' estimate).
+ * Per table (partitions counted in their parent): its bytes on disk with indexes and TOAST, and the
+ * bytes of its indexes alone.
  */
 export async function tableFigures(
   sql: Sql,
-): Promise<{ tables: Record<string, number>; indexes: Record<string, number>; deadRows: Record<string, number> }> {
-  const rows = await sql<{ table: string; bytes: string; indexBytes: string; deadRows: string }[]>`
+): Promise<{ tables: Record<string, number>; indexes: Record<string, number> }> {
+  const rows = await sql<{ table: string; bytes: string; indexBytes: string }[]>`
     select coalesce(parent.relname, c.relname) as table, sum(pg_total_relation_size(c.oid)) as bytes,
-      sum(pg_indexes_size(c.oid)) as "indexBytes", sum(coalesce(s.n_dead_tup, 0)) as "deadRows"
+      sum(pg_indexes_size(c.oid)) as "indexBytes"
     from pg_class c
     join pg_namespace n on n.oid = c.relnamespace
     left join pg_inherits i on i.inhrelid = c.oid
     left join pg_class parent on parent.oid = i.inhparent
-    left join pg_stat_user_tables s on s.relid = c.oid
     where n.nspname = 'public' and c.relkind in ('r', 'p') and c.relname <> '__drizzle_migrations'
     group by 1
     order by 1`;
   const by = (value: (row: (typeof rows)[number]) => string) =>
     Object.fromEntries(rows.map((row) => [row.table, Number(value(row))]));
-  return { tables: by((row) => row.bytes), indexes: by((row) => row.indexBytes), deadRows: by((row) => row.deadRows) };
+  return { tables: by((row) => row.bytes), indexes: by((row) => row.indexBytes) };
 }
 
 /** used_memory and the key count of the soak's own Redis (no other user: both are the soak's). */

@@ -3,6 +3,7 @@ import { storedPriceTimes, writeTokenPrices } from '../../src/db/index.ts';
 import { withTransaction } from '../../src/db/transaction.ts';
 import type { PricePoints } from '../../src/db/schema/rows.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { waitFor } from '../support/fault-processes.ts';
 import { commit, priceRows, snapshotOf, SUI, USDC } from './job-helpers.ts';
 
 const T0 = new Date('2026-11-21T12:00:00Z');
@@ -216,16 +217,18 @@ describe('writeTokenPrices', () => {
       });
       return { wrote, release, done };
     };
-    const waitingOnLocks = async (n: number) => {
-      for (let i = 0; i < 500; i++) {
-        const [row] = await database.sql<{ n: number }[]>`
-          select count(*)::int as n from pg_stat_activity
-          where datname = current_database() and wait_event_type = 'Lock'`;
-        if (row!.n >= n) return;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      throw new Error(`fewer than ${n} transactions waiting on a lock after 5 s`);
-    };
+    const waitingOnLocks = (n: number) =>
+      waitFor(
+        `${n} transactions waiting on a lock`,
+        async () => {
+          const [row] = await database.sql<{ n: number }[]>`
+            select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock'`;
+          return row!.n >= n;
+        },
+        5_000,
+        10,
+      );
     const within = <T>(promise: Promise<T>, ms: number) =>
       Promise.race([
         promise,
