@@ -11,6 +11,11 @@ const PACED = [
   'test/bench/cadence-end-to-end.test.ts',
 ];
 
+// Most files wait on Postgres, Redis and child processes, the fault scenarios on restarts and
+// outages: four at a time keep 2 cores busy (three left a fifth of them idle). The fault scenarios
+// run among the others (the projects of one group share one count of workers).
+const FILES_AT_ONCE = 4;
+
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
@@ -24,8 +29,18 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.test.ts'],
           exclude: ['test/faults/**', 'node_modules/**', ...PACED],
-          // Most files wait on Postgres, Redis and child processes: three at a time keep 2 cores busy.
-          maxWorkers: 3,
+          maxWorkers: FILES_AT_ONCE,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        // The fault-injection scenarios: they kill processes and restart services (docs/reliability.md).
+        extends: true,
+        test: {
+          name: 'faults',
+          include: ['test/faults/**/*.test.ts'],
+          testTimeout: 300_000,
+          maxWorkers: FILES_AT_ONCE,
           sequence: { groupOrder: 0 },
         },
       },

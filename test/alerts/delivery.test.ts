@@ -155,6 +155,13 @@ it('SIGKILL between sending an event and recording it: sent again after a restar
   const [killed] = await harness.database.sql<Row[]>`
     select state, attempts from alert_events where event_key = ${key}`;
   expect(killed).toEqual({ state: 'pending', attempts: 0 });
+  // The killed process's claims keep their leases (30 s, docs/alerts.md): no other process sends
+  // them before. Here the leases run out now instead of in 30 s (the test's one shortcut).
+  const leased = await harness.database.sql<{ key: string }[]>`
+    update alert_events set lease_until = now()
+    where state = 'pending' and lease_until > now() + interval '20 seconds'
+    returning event_key as key`;
+  expect(leased.map((row) => row.key)).toContain(key);
 
   // Two processes take over together.
   const [second, third] = await Promise.all([startAlerts('alerts-2'), startAlerts('alerts-3')]);

@@ -13,8 +13,8 @@ import { priceGapsKey } from '../../src/queue/redis-keys.ts';
 // that slot's time. Every cron fires every minute: per slot the watchlist needs 1 price request and
 // one positions and one NFT request per address, and the quota gives QUOTA_PER_SECOND *
 // REAL_MS_PER_MINUTE / 1000 requests.
-const REAL_MS_PER_MINUTE = 1_500;
-const QUOTA_PER_SECOND = 6; // 9 requests per simulated minute
+const REAL_MS_PER_MINUTE = 1_000;
+const QUOTA_PER_SECOND = 9; // 9 requests per simulated minute
 const ADDRESSES = Array.from({ length: 30 }, (_, i) => `0x${(i + 1).toString(16).padStart(64, '0')}`);
 const TOKENS = [
   `0x${'2'.padStart(64, '0')}::sui::SUI`,
@@ -157,7 +157,7 @@ describe('a watchlist several times over the quota', () => {
 
     expect(superseded.positions).toBeGreaterThan(0);
     // Stalest first: about 8 positions requests a minute for 30 addresses, and every address had its turn.
-    // (The quota is per real second and the crons fire every 1.5 s: the refresh budget, per real hour,
+    // (The quota is per real second and the crons fire every second: the refresh budget, per real hour,
     // covers every address every slot, so the slots are as with a fixed cadence: docs/quota.md.)
     const [{ refreshed }] = await harness.database.sql<{ refreshed: number }[]>`
       select count(*)::int as refreshed from dataset_watermarks where dataset = 'positions'`;
@@ -191,6 +191,6 @@ describe('a watchlist several times over the quota', () => {
     expect(await priceHoles(harness, 1, last - 1)).toEqual([]);
     expect(await harness.connection.zcard(gapsKey)).toBe(0);
     expect(harness.simulator.stats().byStatus['429'] ?? 0).toBe(0);
-    // 8 overloaded minutes and at most 40 more of 1.5 s each, and their setup, on a loaded machine.
+    // 8 overloaded minutes and at most 40 more of a second each, and their setup, on a loaded machine.
   }, 150_000);
 });
