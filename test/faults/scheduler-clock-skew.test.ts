@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { normalizeCoinType } from '../../src/chain/coin-type.ts';
 import { addWatchedAddresses, addWatchedTokens } from '../../src/db/index.ts';
 import { redisTopology } from '../../src/config/redis-topology.ts';
+import { readQueueDepths } from '../../src/ops/queue-depths.ts';
 import { closeQueues, createQueues } from '../../src/queue/queues.ts';
 import { priceGapsKey } from '../../src/queue/redis-keys.ts';
 import { SNAPSHOT_CHANNEL } from '../../src/queue/tick-notification.ts';
@@ -12,6 +13,7 @@ import { sleep } from '../../src/runtime/sleep.ts';
 import { createScheduler, type Scheduler } from '../../src/scheduler/scheduler.ts';
 import { createWorkerPool, type WorkerPool } from '../../src/worker/workers.ts';
 import { createFakeSchedulerClock } from '../support/fake-scheduler-clock.ts';
+import { waitFor } from '../support/fault-processes.ts';
 import { faultWatchlist } from '../support/fault-scenario.ts';
 import { createPipelineHarness, producerDeps, WORLD_TIME, type PipelineHarness } from '../support/pipeline.ts';
 
@@ -88,17 +90,11 @@ function schedulerWith(clock: ReturnType<typeof createFakeSchedulerClock>, trueT
   };
 }
 
-/** Until no job of any queue waits or runs (at most 30 s: the assertions then say what is missing). */
-async function queuesIdle(): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const counts = await Promise.all(
-      Object.values(harness.queues).map((queue) => queue.getJobCounts('waiting', 'prioritized', 'active')),
-    );
-    if (counts.every((count) => count.waiting! + count.prioritized! + count.active! === 0)) return;
-    await sleep(20);
-  }
-}
+/** No job of any queue waiting or running. */
+const queuesIdle = async () =>
+  (await readQueueDepths(harness.queues)).every(
+    ({ counts }) => counts.waiting + counts.prioritized + counts.active === 0,
+  );
 
 /** The minutes from the first whole minute after `from` to `to`, every `everyMinutes`. */
 function slots(from: Date, to: Date, everyMinutes: number): string[] {
@@ -127,7 +123,7 @@ it('two schedulers 40 s apart enqueue every slot once: one request per job, the 
     // The jobs enqueued run before the world moves on, as they do within seconds in real time: on a
     // loaded machine an early price job could otherwise run after its slot's true time (then it
     // fetches its own minute and leaves nothing for the catch-up).
-    await queuesIdle();
+    await waitFor("the step's jobs run", queuesIdle, 30_000, 20);
   }
   // Every slot either scheduler reached: the fast one is 40 s ahead.
   const last = new Date(END.getTime() + SKEW_MS);
