@@ -18,13 +18,18 @@ function monthStart(time: Date, offset = 0): Date {
   return new Date(Date.UTC(time.getUTCFullYear(), time.getUTCMonth() + offset, 1));
 }
 
-/** Makes sure the table's partitions exist for every month of `times`, in one statement of the caller's transaction. */
+/**
+ * Makes sure the table's partitions exist for every month of `times`, in one statement of the
+ * caller's transaction; none for months this process ensured before (known-partitions.ts).
+ */
 export async function ensureMonthPartitions(tx: Tx, table: PartitionedTable, times: Date[]): Promise<void> {
-  const months = [...new Set(times.map(monthOf))];
+  const months = [...new Set(times.map(monthOf))].filter((month) => !tx.knownPartitions?.has(`${table}/${month}`));
+  if (months.length === 0) return;
   await tx.sql`
     select chaintap_ensure_month_partition(${table}, m.month)
     from unnest(${months}::date[]) with ordinality as m(month, n)
     order by m.n`;
+  for (const month of months) tx.knownPartitions?.add(`${table}/${month}`);
 }
 
 /**

@@ -2,6 +2,7 @@ import type postgres from 'postgres';
 import { describe } from '../errors.ts';
 import { sleep } from '../runtime/sleep.ts';
 import type { Database } from './client.ts';
+import { knownPartitions } from './known-partitions.ts';
 import type { RunRecord } from './stores/jobs.ts';
 
 /** The `store` label of chaintap_db_query_duration_seconds and logs: a fixed list keeps its cardinality small. */
@@ -25,6 +26,11 @@ export type StoreOperation =
 /** Deadlock and serialization failures: Postgres rolled the work back whole, so it may simply run again. */
 const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
 const MAX_ATTEMPTS = 4;
+/**
+ * A row routed to no partition (or another CHECK failure: Postgres gives both this SQLSTATE). With
+ * partitions believed to exist it runs once more, having forgotten them, so that it ensures its own.
+ */
+const CHECK_VIOLATION = '23514';
 
 /**
  * Runs one operation: the one place that retries (`work` must be the whole unit Postgres rolled
@@ -37,6 +43,7 @@ export async function runQuery<T>(
 ): Promise<T> {
   const { metrics, logger } = database.instrumentation ?? {};
   const stopTimer = metrics?.dbQueryDuration.startTimer({ store: operation });
+  let partitionsForgotten = false;
   for (let attempt = 1; ; attempt++) {
     try {
       const result = await work();
@@ -44,6 +51,13 @@ export async function runQuery<T>(
       return result;
     } catch (error) {
       const code = sqlState(error);
+      const partitions = knownPartitions(database);
+      if (code === CHECK_VIOLATION && !partitionsForgotten && partitions.size > 0) {
+        logger?.debug({ store: operation, sqlState: code }, 'a row routed to no partition; ensuring them again');
+        partitions.clear();
+        partitionsForgotten = true;
+        continue;
+      }
       if (attempt < MAX_ATTEMPTS && code !== undefined && RETRYABLE_SQLSTATES.has(code)) {
         logger?.debug(
           { store: operation, sqlState: code, attempt },

@@ -279,6 +279,18 @@ describe('elements quarantined alone and schema drifts', () => {
       last_seen_at: later,
       count: 2,
     });
+    // A tick within what this process recorded is not even sent: the row deleted behind its back stays
+    // deleted; another process's pool (which has not recorded it) writes it again.
+    await database.sql`delete from schema_drifts where field = 'prices.price'`;
+    await recordSchemaDrifts(database, 'prices', TICK, drifts.slice(0, 1));
+    expect((await read()).map((row) => row.field)).toEqual(['prices.timestamp']);
+    const another = createDatabase(database.url, { max: 1 });
+    try {
+      await recordSchemaDrifts(another, 'prices', TICK, drifts.slice(0, 1));
+    } finally {
+      await another.close();
+    }
+    expect((await read())[0]).toMatchObject({ field: 'prices.price', first_seen_at: TICK, last_seen_at: TICK });
     // What `chaintap status` and the status page show: what a tick of the last 24 hours brought.
     expect(await loadRecentSchemaDrifts(database)).toEqual([]);
     const now = new Date(Math.floor(Date.now() / 60_000) * 60_000);
