@@ -3,15 +3,21 @@ import type { Sql } from 'postgres';
 import type { Queues } from '../../src/queue/queues.ts';
 
 /**
- * Per table (partitions counted in their parent): its bytes on disk with indexes and TOAST, and the
- * bytes of its indexes alone.
+ * Per table (partitions counted in their parent): its bytes on disk with indexes and TOAST, the bytes
+ * of its indexes alone, and the free space in those files that Postgres reuses for new rows (as the
+ * free space map records it: pg_freespacemap, which the soak's database has; VACUUM fills it in).
  */
 export async function tableFigures(
   sql: Sql,
-): Promise<{ tables: Record<string, number>; indexes: Record<string, number> }> {
-  const rows = await sql<{ table: string; bytes: string; indexBytes: string }[]>`
+): Promise<{ tables: Record<string, number>; indexes: Record<string, number>; free: Record<string, number> }> {
+  const rows = await sql<{ table: string; bytes: string; indexBytes: string; freeBytes: string }[]>`
     select coalesce(parent.relname, c.relname) as table, sum(pg_total_relation_size(c.oid)) as bytes,
-      sum(pg_indexes_size(c.oid)) as "indexBytes"
+      sum(pg_indexes_size(c.oid)) as "indexBytes",
+      sum(case when c.relkind = 'r' then
+        (select coalesce(sum(f.avail), 0) from pg_freespace(c.oid) f)
+        + (select coalesce(sum(f.avail), 0) from pg_class t, pg_freespace(t.oid) f where t.oid = c.reltoastrelid)
+        + (select coalesce(sum(f.avail), 0) from pg_index x, pg_freespace(x.indexrelid) f where x.indrelid = c.oid)
+      else 0 end) as "freeBytes"
     from pg_class c
     join pg_namespace n on n.oid = c.relnamespace
     left join pg_inherits i on i.inhrelid = c.oid
@@ -21,7 +27,7 @@ export async function tableFigures(
     order by 1`;
   const by = (value: (row: (typeof rows)[number]) => string) =>
     Object.fromEntries(rows.map((row) => [row.table, Number(value(row))]));
-  return { tables: by((row) => row.bytes), indexes: by((row) => row.indexBytes) };
+  return { tables: by((row) => row.bytes), indexes: by((row) => row.indexBytes), free: by((row) => row.freeBytes) };
 }
 
 /** used_memory and the key count of the soak's own Redis (no other user: both are the soak's). */
