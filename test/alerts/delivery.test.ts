@@ -196,6 +196,11 @@ it('two alerts processes at once: each new event recorded once, delivered once, 
   const fresh = (await rows()).filter((row) => !before.has(row.key));
   expect(fresh.length).toBeGreaterThan(3);
   expect(fresh.every((row) => row.attempts === 1)).toBe(true);
+  // A process logs an event just after it records it (a loaded machine showed the row first).
+  await waitFor('the new events logged as fired and delivered', () => {
+    const [firedLines, deliveredLines] = ['alert fired', 'alert delivered'].map((m) => logged([second!, third!], m));
+    return fresh.every((row) => firedLines!.has(row.key) && deliveredLines!.has(row.key));
+  });
   // Both evaluated the tick (each got the NOTIFY); one recorded each event, one sent it.
   const fired = logged([second!, third!], 'alert fired');
   const delivered = logged([second!, third!], 'alert delivered');
