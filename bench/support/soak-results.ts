@@ -20,7 +20,7 @@ export interface SoakDay {
   /** Of those, the bytes of the table's indexes (pg_indexes_size). */
   indexes: Record<string, number>;
   /** Of those, the free space Postgres reuses for new rows (pg_freespacemap: heap, TOAST, indexes). */
-  free?: Record<string, number>;
+  free: Record<string, number>;
   /** Real milliseconds the housekeeping minute waited for the previous day's reconciliation. */
   reconciliationWaitMs: number;
   redis: { usedMemory: number; keys: number };
@@ -59,11 +59,11 @@ export function writeSoakResults(dir: string, record: SoakRecord): void {
     .map(({ table }) => table);
   const total: ChartSeries = {
     name: 'all tables',
-    values: days.map((d) => mb(Object.values(d.tables).reduce((sum, n) => sum + n, 0))),
+    values: days.map((d) => mb(totalBytes(d.tables))),
   };
   const inUse: ChartSeries = {
     name: 'all tables, in use (less reusable free space)',
-    values: days.map((d) => (d.free ? mb(bytesInUse(d)) : null)),
+    values: days.map((d) => mb(bytesInUse(d))),
   };
   const charts: Record<string, string> = {
     'soak-postgres.svg': lineChartSvg('Postgres size by table, end of each day', 'MB', [
@@ -98,10 +98,14 @@ export function writeSoakResults(dir: string, record: SoakRecord): void {
   for (const [file, svg] of Object.entries(charts)) writeFileSync(join(dir, file), svg);
 }
 
+/** The bytes of all tables together. */
+export function totalBytes(byTable: Record<string, number>): number {
+  return Object.values(byTable).reduce((sum, n) => sum + n, 0);
+}
+
 /** The database's bytes on disk less the free space it reuses for new rows. */
 export function bytesInUse(day: SoakDay): number {
-  const sum = (values: Record<string, number> | undefined) => Object.values(values ?? {}).reduce((a, n) => a + n, 0);
-  return sum(day.tables) - sum(day.free);
+  return totalBytes(day.tables) - totalBytes(day.free);
 }
 
 function processSeries(days: SoakDay[], value: (p: SoakDay['processes'][number]) => number | null): ChartSeries[] {

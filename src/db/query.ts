@@ -51,10 +51,9 @@ export async function runQuery<T>(
       return result;
     } catch (error) {
       const code = sqlState(error);
-      const partitions = knownPartitions(database);
-      if (code === CHECK_VIOLATION && !partitionsForgotten && partitions.size > 0) {
+      if (code === CHECK_VIOLATION && !partitionsForgotten && knownPartitions(database).size > 0) {
         logger?.debug({ store: operation, sqlState: code }, 'a row routed to no partition; ensuring them again');
-        partitions.clear();
+        knownPartitions(database).clear();
         partitionsForgotten = true;
         continue;
       }
