@@ -2,7 +2,6 @@ import { once } from 'node:events';
 import { loadOptions, type OptionOverrides } from '../config/options.ts';
 import { secretValues } from '../config/secrets.ts';
 import type { Context } from '../runtime/context.ts';
-import { isLostArrayTypeFetch } from '../db/driver-faults.ts';
 import { createLogger, type LoggerSettings } from '../runtime/logger.ts';
 import { createMetrics } from '../runtime/metrics.ts';
 import { abortOnSignals } from './signals.ts';
@@ -21,15 +20,6 @@ export function createCliContext(
   const signal = abortOnSignals((signal, second) =>
     second ? logger.warn({ signal }, 'second signal: exiting now') : logger.info({ signal }, 'shutting down'),
   );
-  // A known driver fault when Postgres drops a new connection (src/db/driver-faults.ts): logged, not
-  // fatal. Any other unhandled rejection still ends the process, as Node's default does.
-  process.on('unhandledRejection', (reason) => {
-    if (!isLostArrayTypeFetch(reason)) throw reason;
-    logger.warn(
-      { err: (reason as Error).message },
-      'a new Postgres connection was lost while starting; the driver reconnects',
-    );
-  });
   return { options, logger, metrics, signal };
 }
 

@@ -1,5 +1,5 @@
 import type { Database, TransactionSql } from './client.ts';
-import { isConnectionLost } from './driver-faults.ts';
+import { isConnectionLost } from './lost-connection.ts';
 import { knownPartitions } from './known-partitions.ts';
 import { runQuery, type StoreOperation } from './query.ts';
 

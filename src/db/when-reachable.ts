@@ -1,5 +1,5 @@
 import { sleep } from '../runtime/sleep.ts';
-import { isConnectionLost } from './driver-faults.ts';
+import { isConnectionLost } from './lost-connection.ts';
 
 interface ReachableWait {
   /** How long to keep trying after the first failure; then its error is thrown. */

@@ -12,7 +12,7 @@ import {
 import { useFaultScenario } from '../support/fault-setup.ts';
 
 // Postgres connections terminated mid-cycle (a dozen times), then the database unreachable for 10
-// seconds. The worker process survives it all (the driver faults of src/db/driver-faults.ts). Jobs
+// seconds. The worker process survives it all (the driver's faults, patches/postgres+3.4.9.patch). Jobs
 // retry with the default backoff (JOB_ATTEMPTS 5, JOB_BACKOFF_MS 2000: about 15 s or more before
 // the last attempt) and the cycle completes once Postgres is back. All the while a connection of the
 // test's own (spared by the terminations) checks that no job is ever half visible.

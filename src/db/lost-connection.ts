@@ -1,5 +1,5 @@
-// Faults of postgres.js 3.4.9 that would end the process when Postgres drops a connection, although
-// the data are safe (Postgres rolls the job's transaction back and the job is retried).
+// Whether an error means that the connection to Postgres is gone: the work is safe to run again on a
+// new one (Postgres rolled its transaction back).
 
 /** Driver and socket codes of a connection that is gone. */
 const LOST_CONNECTION_CODES = new Set([
@@ -19,18 +19,4 @@ export function isConnectionLost(error: unknown): boolean {
     if (severity === 'FATAL' || severity === 'PANIC') return true;
   }
   return false;
-}
-
-/**
- * The array-type fetch of a new connection, lost: the driver drops that promise, so it surfaces as an
- * unhandled rejection (porsager/postgres#1192, #1223), and fetches them again on its next connection.
- */
-export function isLostArrayTypeFetch(reason: unknown): boolean {
-  const query = (reason as { query?: unknown } | undefined)?.query;
-  return (
-    typeof query === 'string' &&
-    query.includes('b.typarray') &&
-    query.includes('pg_catalog.pg_type') &&
-    isConnectionLost(reason)
-  );
 }
