@@ -154,9 +154,14 @@ it('a new connection ended or cancelled while it fetches the array types: the pr
       await locker\`begin\`;
       await locker\`lock table pg_catalog.pg_type in access exclusive mode\`;
       releaseTypesQuery();
-      const [{ pid }] = await untilRow(() => locker\`
+      // A transaction reads pg_stat_activity once, unless told to read it again (the snapshot cleared);
+      // a new connection, to watch from, would wait on the lock as it starts.
+      const [{ pid }] = await untilRow(async () => {
+        await locker\`select pg_stat_clear_snapshot()\`;
+        return locker\`
         select pid from pg_stat_activity
-        where application_name = \${name} and wait_event_type = 'Lock' and query like '%b.typarray%'\`);
+        where application_name = \${name} and wait_event_type = 'Lock' and query like '%b.typarray%'\`;
+      });
       await locker\`select \${locker.unsafe(stop)}(\${pid})\`;
       await locker\`commit\`;
       locker.release();
