@@ -1,21 +1,16 @@
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeHeapSnapshot } from 'node:v8';
 import { Redis } from 'ioredis';
 import type { Sql } from 'postgres';
 import { loadOptions, type Options } from '../../src/config/options.ts';
 import { addWatchedAddresses, addWatchedTokens, ensurePartitions, listWatchedAddresses } from '../../src/db/index.ts';
 import { closeQueues, createQueues } from '../../src/queue/queues.ts';
-import { createTickTracker, TTL_SECONDS as TRACKER_TTL_SECONDS } from '../../src/queue/tick-tracker.ts';
-import { createLogger } from '../../src/runtime/logger.ts';
-import { createMetrics } from '../../src/runtime/metrics.ts';
+import { TTL_SECONDS as TRACKER_TTL_SECONDS } from '../../src/queue/tick-tracker.ts';
 import { createRedisConnection } from '../../src/runtime/redis-connection.ts';
 import { sleep } from '../../src/runtime/sleep.ts';
-import { createScheduler } from '../../src/scheduler/scheduler.ts';
 import { simulatedToken } from '../../src/simulator/index.ts';
 import { walletHabit } from '../../src/simulator/habits.ts';
-import { createFakeSchedulerClock } from '../../test/support/fake-scheduler-clock.ts';
 import { startOwnRedis } from '../../test/support/fault-redis-server.ts';
 import { startOwnPostgres } from '../../test/support/own-postgres.ts';
 import { installLogicalClock } from '../support/logical-clock.ts';
@@ -25,7 +20,12 @@ import { benchRedisPrefix, createBenchDatabase } from '../support/services.ts';
 import { simulatorControl } from '../support/simulator-control.ts';
 import { startSimulatorProcess } from '../support/simulator-process.ts';
 import { reconcileDayApart } from '../support/soak-reconcile.ts';
-import { spawnSoakProcess, type SoakProcess } from '../support/soak-processes.ts';
+import {
+  spawnSoakProcess,
+  spawnSoakScheduler,
+  type SoakProcess,
+  type SoakScheduler,
+} from '../support/soak-processes.ts';
 import { bytesInUse, totalBytes, writeSoakResults, type SoakDay } from '../support/soak-results.ts';
 import { queueDepths, redisFigures, tableFigures } from '../support/soak-samples.ts';
 import { startSoakWebhook } from '../support/soak-webhook.ts';
@@ -178,28 +178,11 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
     ALERT_WEBHOOK_NETWORKS: 'loopback',
   };
   const options: Options = loadOptions({}, env);
-  const context = {
-    options,
-    logger: createLogger({ level: 'error', secrets: [API_KEY], pretty: false, destination: process.stderr }),
-    metrics: createMetrics({ defaultMetrics: false }),
-    signal: new AbortController().signal,
-  };
   const redis = createRedisConnection(redisServer.url, 'producer');
   const observer = new Redis(redisServer.url, { maxRetriesPerRequest: null });
   const queues = createQueues(redis, prefix);
-  const tracker = createTickTracker(redis, prefix);
-  const schedulerClock = createFakeSchedulerClock(new Date(start - MINUTE));
-  const scheduler = createScheduler({
-    context,
-    database,
-    queues,
-    tracker,
-    redis,
-    clock: schedulerClock,
-    // The schedulers' clocks are compared with Redis's TIME by default: real time, a month behind.
-    referenceClock: async () => new Date(clock.now()),
-  });
   const processes: SoakProcess[] = [];
+  let scheduler: SoakScheduler | undefined;
   const days: SoakDay[] = [];
   const faults: string[] = [];
   try {
@@ -240,10 +223,15 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
       return started;
     };
     const workerNames = Array.from({ length: settings.workers }, (_, i) => `worker-${i + 1}`);
+    /** Starts the scheduler's process (again, after a crash), its clock at the last minute fired. */
+    const startScheduler = async (lastFiredMs: number) => {
+      scheduler = await spawnSoakScheduler(env, lastFiredMs, onOutput);
+      processes.push(scheduler);
+    };
     for (const name of workerNames) startProcess(name);
     startProcess('alerts');
     await workersReady(queues, settings.workers, processes);
-    await scheduler.start();
+    await startScheduler(start - MINUTE);
     log(
       `soak: ${settings.days} logical days from ${new Date(start).toISOString().slice(0, 10)}, ${settings.wallets} wallets, ${settings.tokens} tokens, ${settings.workers} workers, faults ${settings.faults ? 'on' : 'off'}, ${settings.world} world`,
     );
@@ -273,7 +261,9 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
       for (const process_ of processes) process_.setLogicalTime(logicalNow);
       await control.setClockOffset(logicalNow + WORLD_LEAD_MS - start);
       const stepStarted = performance.now();
-      await schedulerClock.advanceTo(new Date(logicalNow));
+      // A scheduler that ends before it has fired the minute is started again below, from that minute.
+      let lastFired = logicalNow;
+      await scheduler!.advanceTo(logicalNow).catch(() => void (lastFired = logicalNow - MINUTE));
       if (
         settings.faults &&
         minuteOfDay === WORKER_KILL.minute &&
@@ -301,7 +291,8 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
       for (const process_ of processes.filter((p) => p.exitedOnItsOwn())) {
         const how = process_.exitedOnItsOwn()!;
         processes.splice(processes.indexOf(process_), 1);
-        startProcess(process_.name).setLogicalTime(logicalNow);
+        if (process_ === scheduler) await startScheduler(lastFired);
+        else startProcess(process_.name).setLogicalTime(logicalNow);
         faults.push(
           `day ${day + 1} ${clockOf(minuteOfDay)}: ${process_.name} ended on its own (${how}), started again`,
         );
@@ -364,8 +355,10 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
       );
       const own = settledMemoryUsage();
       // To find what the scheduler's heap keeps: compare two days' snapshots (docs/benchmarks.md).
-      if (process.env.SOAK_HEAP_SNAPSHOTS)
-        writeHeapSnapshot(join(process.env.SOAK_HEAP_SNAPSHOTS, `scheduler-day-${day + 1}.heapsnapshot`));
+      if (process.env.SOAK_HEAP_SNAPSHOTS && scheduler?.running())
+        await scheduler.writeHeapSnapshot(
+          join(process.env.SOAK_HEAP_SNAPSHOTS, `scheduler-day-${day + 1}.heapsnapshot`),
+        );
       const [jobs] = await database.sql<{ count: number }[]>`
         select count(*)::int as count from ingestion_runs where tick >= ${new Date(dayStart)} and tick <= ${new Date(logicalNow)}`;
       const measured: Omit<SoakDay, 'reconciliation'> = {
@@ -380,7 +373,8 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
         processes: [
           ...memory,
           {
-            name: 'scheduler',
+            // The benchmark's own process: its bookkeeping, the reconciliation's results, the charts.
+            name: 'bench',
             rss: own.rss,
             heapUsed: own.heapUsed,
             heapTotal: own.heapTotal,
@@ -417,7 +411,7 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
       }
     }
     await settleDay();
-    await scheduler.stop();
+    await scheduler?.stop();
     const alerts = await alertDeliveries(database.sql, webhook.deliveries);
     const [totals] = await database.sql<{ jobs: number }[]>`select count(*)::int as jobs from ingestion_runs`;
     const realSeconds = (clock.realNow() - started) / 1000;
@@ -436,7 +430,7 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
     return {
       figures,
       notes: [
-        `${round(minutesRun / (24 * 60), 2)} logical days of ${settings.days} asked (${new Date(start).toISOString().slice(0, 10)} on), ${settings.wallets} wallets, ${settings.tokens} tokens, default crons, ${settings.workers} \`chaintap worker\` processes and \`chaintap alerts\` on the logical clock (bench/support/logical-clock-preload.ts), the real scheduler in the bench process on a clock stepped minute by minute, each minute's jobs done before the next (no rate limit: simulator latency 0, UPSTREAM_RPS=10000); the simulator's ${settings.world} world; its own redis-server (append-only file); JOB_LOCK_MS=${JOB_LOCK_MS}`,
+        `${round(minutesRun / (24 * 60), 2)} logical days of ${settings.days} asked (${new Date(start).toISOString().slice(0, 10)} on), ${settings.wallets} wallets, ${settings.tokens} tokens, default crons, ${settings.workers} \`chaintap worker\` processes and \`chaintap alerts\` on the logical clock (bench/support/logical-clock-preload.ts), the real scheduler in a process of its own (bench/support/soak-scheduler.ts) on a clock stepped minute by minute over IPC, each minute's jobs done before the next (no rate limit: simulator latency 0, UPSTREAM_RPS=10000); the simulator's ${settings.world} world; its own redis-server (append-only file); JOB_LOCK_MS=${JOB_LOCK_MS}`,
         `faults: ${faults.length === 0 ? 'none' : faults.join('; ')}`,
         `logical time does not reach Redis's and Postgres's clocks: the tick tracker's keys are deleted by the bench once their TTL passed in logical time; alert_events.created_at is Postgres's now() (real), so their retention is not exercised`,
         `simulator: ${simulatorStats.requests} requests, statuses ${JSON.stringify(simulatorStats.byStatus)}; processes wrote ${outputLines} lines to stderr${output.length ? `, the last: ${output.at(-1)}` : ''}`,
@@ -444,7 +438,6 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
       ],
     };
   } finally {
-    await scheduler.stop().catch(() => undefined);
     await Promise.all(processes.map((p) => p.stop()));
     await closeQueues(queues).catch(() => undefined);
     redis.disconnect();
@@ -602,7 +595,8 @@ function soakFigures(input: {
     );
   }
   // RSS from day 3 on, per process (a worker started again after a kill starts a new series). The
-  // issue's target names the workers and the scheduler; the alerts process is reported beside them.
+  // issue's target names the workers and the scheduler; the alerts process and the benchmark's own
+  // (its bookkeeping, not the pipeline's) are reported beside them.
   const fromDay3 = days.filter((d) => d.day >= 3);
   if (fromDay3.length >= 2) {
     const rssChange = (name: string) => {
@@ -615,11 +609,12 @@ function soakFigures(input: {
     figures.push(
       {
         name: 'RSS, largest change from day 3 (workers and scheduler)',
-        value: round(Math.max(0, ...names.filter((name) => name !== 'alerts').map(rssChange))),
+        value: round(Math.max(0, ...names.filter((name) => name !== 'alerts' && name !== 'bench').map(rssChange))),
         unit: '',
         target: { op: '<=', value: 0.1 },
       },
       { name: 'RSS, largest change from day 3 (alerts)', value: round(rssChange('alerts')), unit: '' },
+      { name: 'RSS, largest change from day 3 (the benchmark process)', value: round(rssChange('bench')), unit: '' },
     );
   }
   // Tables with a retention window stop growing once it has filled: raw bodies (RAW_RETENTION_DAYS).

@@ -7,6 +7,7 @@ import { extraSettings, nodeArgs, stopChild } from './worker-processes.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/chaintap.mjs', import.meta.url));
 const PRELOAD = fileURLToPath(new URL('./logical-clock-preload.ts', import.meta.url));
+const SCHEDULER = fileURLToPath(new URL('./soak-scheduler.ts', import.meta.url));
 
 /** RSS (VmRSS) and the V8 heap after a full garbage collection, in bytes. */
 export type ProcessMemory = { rss: number } & Pick<SettledMemory, 'heapUsed' | 'heapTotal' | 'youngGeneration'>;
@@ -27,6 +28,29 @@ export interface SoakProcess {
   stop(): Promise<void>;
 }
 
+/** The scheduler's process (soak-scheduler.ts): its cron slots fired up to a logical minute on request. */
+export interface SoakScheduler extends SoakProcess {
+  /** Resolves once its slots up to `logicalMs` were fired; rejects if it ends first. */
+  advanceTo(logicalMs: number): Promise<void>;
+  /** Writes a V8 heap snapshot of it to `path`. */
+  writeHeapSnapshot(path: string): Promise<void>;
+}
+
+/** The soak's scheduler, its clock at `logicalMs` (the last minute it fired), running once it says it is. */
+export async function spawnSoakScheduler(
+  env: Record<string, string>,
+  logicalMs: number,
+  onOutput: (line: string) => void,
+): Promise<SoakScheduler> {
+  const { process: started, ask } = spawnWithChannel('scheduler', SCHEDULER, [], env, logicalMs, onOutput);
+  await ask({}, 'ready', 60_000);
+  return {
+    ...started,
+    advanceTo: async (ms) => void (await ask({ advanceTo: ms }, 'advanced', 0)),
+    writeHeapSnapshot: async (path) => void (await ask({ heapSnapshot: path }, 'written', 120_000)),
+  };
+}
+
 export function spawnSoakProcess(
   name: string,
   args: string[],
@@ -34,7 +58,23 @@ export function spawnSoakProcess(
   logicalMs: number,
   onOutput: (line: string) => void,
 ): SoakProcess {
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs(), '--import', PRELOAD, CLI, ...args], {
+  return spawnWithChannel(name, CLI, args, env, logicalMs, onOutput).process;
+}
+
+/**
+ * `script` on the logical clock with its IPC channel; `ask` sends a message (none when empty) and
+ * resolves with the first answer that has `reply` (within `timeoutMs`, 0: no limit), or rejects
+ * when the process ends first.
+ */
+function spawnWithChannel(
+  name: string,
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  logicalMs: number,
+  onOutput: (line: string) => void,
+) {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs(), '--import', PRELOAD, script, ...args], {
     cwd: tmpdir(),
     env: {
       PATH: process.env.PATH ?? '',
@@ -52,8 +92,28 @@ export function spawnSoakProcess(
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const running = () => child.exitCode === null && child.signalCode === null;
+  const ask = (message: object, reply: string, timeoutMs: number) =>
+    new Promise<unknown>((resolve, reject) => {
+      const timer =
+        timeoutMs > 0 ? setTimeout(() => done(new Error(`${name} did not answer ${reply}`)), timeoutMs) : undefined;
+      const onMessage = (answer: Record<string, unknown>) => {
+        if (reply in answer) done(undefined, answer[reply]);
+      };
+      const onExit = () => done(new Error(`${name} ended before it answered ${reply}`));
+      const done = (error?: Error, value?: unknown) => {
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        if (error) reject(error);
+        else resolve(value);
+      };
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+      if (!running()) done(new Error(`${name} is not running`));
+      else if (Object.keys(message).length > 0) child.send(message);
+    });
   let asked = false;
-  return {
+  const process_: SoakProcess = {
     name,
     pid: child.pid!,
     running,
@@ -66,17 +126,7 @@ export function spawnSoakProcess(
     },
     async memory() {
       const rss = await rssOf(child.pid!);
-      const heap = await new Promise<SettledMemory>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${name} did not report its memory`)), 10_000);
-        const listener = (message: { memory?: SettledMemory }) => {
-          if (!message.memory) return;
-          clearTimeout(timer);
-          child.off('message', listener);
-          resolve(message.memory);
-        };
-        child.on('message', listener);
-        child.send({ memory: true });
-      });
+      const heap = (await ask({ memory: true }, 'memory', 10_000)) as SettledMemory;
       return { rss, heapUsed: heap.heapUsed, heapTotal: heap.heapTotal, youngGeneration: heap.youngGeneration };
     },
     async kill() {
@@ -89,6 +139,7 @@ export function spawnSoakProcess(
       return stopChild(child, 30_000);
     },
   };
+  return { process: process_, ask };
 }
 
 /** VmRSS of /proc/<pid>/status, in bytes. */
