@@ -27,7 +27,7 @@ import {
   type SoakScheduler,
 } from '../support/soak-processes.ts';
 import { bytesInUse, totalBytes, writeSoakResults, type SoakDay } from '../support/soak-results.ts';
-import { queueDepths, redisFigures, tableFigures } from '../support/soak-samples.ts';
+import { queueDepths, redisFigures, tableFigures, tableRows } from '../support/soak-samples.ts';
 import { startSoakWebhook } from '../support/soak-webhook.ts';
 import { settledMemoryUsage } from '../support/settled-memory.ts';
 
@@ -367,6 +367,7 @@ export async function runSoak(settings: SoakSettings, log: (message: string) => 
         realSeconds: round((clock.realNow() - started) / 1000, 1),
         jobs: jobs!.count,
         ...(await tableFigures(database.sql)),
+        rows: await tableRows(database.sql),
         reconciliationWaitMs: round(dayStats.reconciliationWaitMs, 0),
         redis: await redisFigures(observer),
         trackerKeysExpired: expired,

@@ -21,6 +21,8 @@ export interface SoakDay {
   indexes: Record<string, number>;
   /** Of those, the free space Postgres reuses for new rows (pg_freespacemap: heap, TOAST, indexes). */
   free: Record<string, number>;
+  /** Rows of the tables that grow with time (soak-samples.ts COUNTED_TABLES); absent in runs before 2026-11-30. */
+  rows?: Record<string, number>;
   /** Real milliseconds the housekeeping minute waited for the previous day's reconciliation. */
   reconciliationWaitMs: number;
   redis: { usedMemory: number; keys: number };

@@ -30,6 +30,31 @@ export async function tableFigures(
   return { tables: by((row) => row.bytes), indexes: by((row) => row.indexBytes), free: by((row) => row.freeBytes) };
 }
 
+/** The tables that grow with time (what the growth target counts), and those of what wallets ever held. */
+export const COUNTED_TABLES = [
+  'position_snapshot_points',
+  'nft_holding_snapshots',
+  'position_refreshes',
+  'nft_refreshes',
+  'token_price_points',
+  'ingestion_runs',
+  'raw_responses',
+  'alert_events',
+  'positions',
+  'nft_tokens',
+] as const;
+
+/** Rows per table of COUNTED_TABLES, counted (the statistics' estimates drift between VACUUMs). */
+export async function tableRows(sql: Sql): Promise<Record<string, number>> {
+  const counts = await Promise.all(
+    COUNTED_TABLES.map(
+      async (table) =>
+        [table, (await sql<{ n: number }[]>`select count(*)::int as n from ${sql(table)}`)[0]!.n] as const,
+    ),
+  );
+  return Object.fromEntries(counts);
+}
+
 /** used_memory and the key count of the soak's own Redis (no other user: both are the soak's). */
 export async function redisFigures(redis: Redis): Promise<{ usedMemory: number; keys: number }> {
   const info = await redis.info('memory');
