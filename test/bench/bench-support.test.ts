@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { achievedRate } from '../../bench/support/pipeline.ts';
 import { normalizedPrices, priceRows, PRICES_START } from '../../bench/support/price-rows.ts';
 import { formatTable, meetsTarget } from '../../bench/support/report.ts';
+import { growthByRows } from '../../bench/support/soak-growth.ts';
+import type { SoakDay } from '../../bench/support/soak-results.ts';
 import { bytesGrown, tableBytes, tablesBytes } from '../../bench/support/storage-size.ts';
 import { ensurePartitions, withTransaction, writeTokenPrices } from '../../src/db/index.ts';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.ts';
@@ -36,6 +38,31 @@ describe('bytes on disk of a partitioned table', () => {
     });
     expect(grown.token_price_points).toBe(written.total - empty.token_price_points!.total);
     expect(grown.token_catalog).toBeGreaterThan(0);
+  });
+});
+
+describe("the soak's growth against the rows kept", () => {
+  const day = (tables: Record<string, number>, rows: Record<string, number>) => ({ tables, rows }) as SoakDay;
+
+  it("prices each table's added rows at its bytes per row on the first day; uncounted tables explain nothing", () => {
+    const first = day({ prices: 1_000, snapshots: 4_000, catalog: 100 }, { prices: 10, snapshots: 20 });
+    const last = day({ prices: 1_500, snapshots: 5_000, catalog: 160, queue: 40 }, { prices: 15, snapshots: 24 });
+    const growth = growthByRows(first, last);
+    // 5 prices at 100 B and 4 snapshots at 200 B: 1,300 B; measured 500 + 1,000 + 60 + 40.
+    expect(growth.explained).toBe(1_300);
+    expect(growth.measured).toBe(1_600);
+    expect(growth.tables).toEqual([
+      { table: 'prices', rowsAdded: 5, bytesPerRow: 100, explained: 500, measured: 500 },
+      { table: 'snapshots', rowsAdded: 4, bytesPerRow: 200, explained: 800, measured: 1_000 },
+    ]);
+  });
+
+  it('counts a table empty on the first day as explaining nothing, and rows removed as negative', () => {
+    const first = day({ raw: 3_000, runs: 0 }, { raw: 30, runs: 0 });
+    const last = day({ raw: 2_900, runs: 800 }, { raw: 28, runs: 8 });
+    const growth = growthByRows(first, last);
+    expect(growth.explained).toBe(-200);
+    expect(growth.measured).toBe(700);
   });
 });
 

@@ -26,7 +26,11 @@ it('runs the pipeline through logical hours, reconciles every slot and writes it
   // Its indexes are part of its bytes: the primary key at least.
   expect(day!.indexes.token_price_points).toBeGreaterThan(0);
   expect(day!.indexes.token_price_points).toBeLessThan(day!.tables.token_price_points!);
-  expect(day!.processes.map((p) => p.name).sort()).toEqual(['alerts', 'scheduler', 'worker-1', 'worker-2']);
+  // The scheduler in a process of its own; the benchmark's own process beside it.
+  expect(day!.processes.map((p) => p.name).sort()).toEqual(['alerts', 'bench', 'scheduler', 'worker-1', 'worker-2']);
+  // Every run counted, as the figures count them.
+  expect(day!.rows?.ingestion_runs).toBe(72 + 5 * 2 + 2 * 2);
+  expect(day!.rows?.position_refreshes).toBe(5 * 2);
   for (const p of day!.processes) expect(p.youngGeneration).toBeGreaterThan(0);
   const charts = readdirSync(out).filter((file) => file.endsWith('.svg'));
   expect(charts.sort()).toEqual([
