@@ -16,7 +16,7 @@ export type StoreOperation =
   | `partitions.${'ensure' | 'list' | 'detach' | 'reindex'}`
   | `downsample.${'delete' | 'record'}`
   | `compaction.${'vacuum' | 'record'}`
-  | 'retention.vacuum'
+  | `retention.${'vacuum' | 'reindex'}`
   | 'protocols.list'
   | 'refresh_targets.seed'
   | 'schema_drifts.record'

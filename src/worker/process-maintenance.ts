@@ -11,6 +11,7 @@ import { compactThinnedPartitions } from '../db/compact-partitions.ts';
 import { pruneIngestionRuns, pruneQuarantinedPayloads } from '../db/stores/jobs.ts';
 import { pruneAlertEvents } from '../db/stores/alert-events.ts';
 import { downsampleSnapshots } from '../db/downsample.ts';
+import { reindexThinnedTables } from '../db/reindex-thinned.ts';
 import { vacuumPrunedTables } from '../db/vacuum-pruned.ts';
 import { normalizeProtocols } from '../normalize/index.ts';
 import type { JobResult, MaintenanceJobData } from '../queue/jobs.ts';
@@ -43,7 +44,8 @@ export function processMaintenance(deps: IngestionDeps, client: UpstreamClient) 
 /**
  * The daily housekeeping, Postgres only (so it runs while the upstream is down): retention pruning
  * (raw bodies, quarantine, runs, sent alert events), partitions ahead, detaching old price
- * partitions, thinning and compacting the snapshot history, then VACUUM of the tables it pruned.
+ * partitions, thinning and compacting the snapshot history, then VACUUM of the tables it pruned and
+ * a rebuild of the thinned tables' indexes that no compaction rewrites.
  */
 async function housekeeping(deps: IngestionDeps, job: Job<MaintenanceJobData>): Promise<JobResult> {
   const tick = new Date(job.data.tick);
@@ -79,6 +81,10 @@ async function housekeeping(deps: IngestionDeps, job: Job<MaintenanceJobData>): 
   };
   const vacuumed = Object.keys(pruneCounts).filter((table) => pruneCounts[table]! > 0);
   await vacuumPrunedTables(deps.database, vacuumed);
+  const reindexed = await reindexThinnedTables(
+    deps.database,
+    Object.keys(downsampled.deleted).filter((table) => downsampled.deleted[table]! > 0),
+  );
   // Its own run record, for dataset_freshness.
   await commitJob(deps.database, {
     run: {
@@ -110,6 +116,7 @@ async function housekeeping(deps: IngestionDeps, job: Job<MaintenanceJobData>): 
       snapshotsThinned: downsampled.deleted,
       partitionsCompacted: compaction.compacted,
       tablesVacuumed: vacuumed,
+      tablesReindexed: reindexed,
     },
     'maintenance done',
   );
