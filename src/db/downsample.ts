@@ -43,6 +43,9 @@ const GROUPS: readonly { snapshots: HistoryTable; refreshes: HistoryTable }[] = 
   },
 ];
 
+/** The refresh tables thinning deletes from: unpartitioned, so no monthly rewrite rebuilds them. */
+export const REFRESH_TABLES: readonly string[] = GROUPS.map((group) => group.refreshes.table);
+
 const DAY_MS = 86_400_000;
 /** Series per delete statement: a day of 15-minute ticks of 64 positions is about 6,000 snapshots. */
 const SERIES_PER_BATCH = 64;

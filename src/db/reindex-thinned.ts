@@ -1,8 +1,6 @@
 import type { Database } from './client.ts';
+import { REFRESH_TABLES } from './downsample.ts';
 import { runQuery } from './query.ts';
-
-/** The history tables that are not partitioned: no monthly rewrite (compact-partitions.ts) rebuilds them. */
-const UNPARTITIONED_HISTORY = ['position_refreshes', 'nft_refreshes'] as const;
 
 /**
  * Rebuilds, concurrently, the indexes of the unpartitioned history tables thinning deleted from.
@@ -14,7 +12,7 @@ const UNPARTITIONED_HISTORY = ['position_refreshes', 'nft_refreshes'] as const;
  * monthly rewrite instead. Returns the tables rebuilt.
  */
 export async function reindexThinnedTables(database: Database, thinned: readonly string[]): Promise<string[]> {
-  const tables = UNPARTITIONED_HISTORY.filter((table) => thinned.includes(table));
+  const tables = REFRESH_TABLES.filter((table) => thinned.includes(table));
   // Not in a transaction (REINDEX CONCURRENTLY cannot be): writers and readers go on meanwhile.
   for (const table of tables)
     await runQuery(

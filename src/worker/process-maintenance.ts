@@ -81,10 +81,8 @@ async function housekeeping(deps: IngestionDeps, job: Job<MaintenanceJobData>): 
   };
   const vacuumed = Object.keys(pruneCounts).filter((table) => pruneCounts[table]! > 0);
   await vacuumPrunedTables(deps.database, vacuumed);
-  const reindexed = await reindexThinnedTables(
-    deps.database,
-    Object.keys(downsampled.deleted).filter((table) => downsampled.deleted[table]! > 0),
-  );
+  // downsampled.deleted names only the tables it deleted rows from.
+  const reindexed = await reindexThinnedTables(deps.database, Object.keys(downsampled.deleted));
   // Its own run record, for dataset_freshness.
   await commitJob(deps.database, {
     run: {
